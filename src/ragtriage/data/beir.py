@@ -1,0 +1,79 @@
+"""The BEIR layout: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``.
+
+Following BEIR, the queries evaluated are those that appear in the split's qrels.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
+from ragtriage.data.readers import check_type, iter_records, read_text, require
+from ragtriage.errors import InputError
+
+
+def is_beir_dir(path: Path) -> bool:
+    return (path / "queries.jsonl").is_file() and (path / "qrels").is_dir()
+
+
+def load_corpus(path: Path) -> dict[str, Chunk]:
+    """``corpus.jsonl`` rows ``{_id|id, text, title?}`` keyed by id; duplicate ids are errors."""
+    corpus: dict[str, Chunk] = {}
+    for line, record in iter_records(path):
+        doc_id = _id(record, path, line)
+        text = require(record, "text", str, path, line)
+        title = check_type(record.get("title") or "", "title", str, path, line)
+        if doc_id in corpus:
+            raise InputError(f"duplicate chunk id {doc_id!r}", path=path, line=line, field="_id")
+        corpus[doc_id] = Chunk(id=doc_id, text=text, title=title)
+    return corpus
+
+
+def _id(record: dict, path: Path, line: int) -> str:
+    key = "_id" if "_id" in record else "id"
+    return str(require(record, key, (str, int), path, line))
+
+
+def read_beir_qrels(path: Path) -> list[tuple[int, str, str, int]]:
+    """``(line, query_id, doc_id, grade)`` rows of a BEIR qrels TSV (header optional)."""
+    rows = []
+    for number, raw in enumerate(read_text(path).splitlines(), start=1):
+        parts = raw.split("\t") if "\t" in raw else raw.split()
+        if not raw.strip() or (number == 1 and parts[0] in ("query-id", "query_id", "qid")):
+            continue
+        if len(parts) != 3:
+            raise InputError(
+                f"expected 3 tab-separated columns (query-id, corpus-id, score), got {len(parts)}",
+                path=path, line=number,
+            )
+        try:
+            grade = int(parts[2])
+        except ValueError:
+            raise InputError(
+                f"score {parts[2]!r} is not an integer", path=path, line=number, field="score"
+            ) from None
+        rows.append((number, parts[0], parts[1], grade))
+    return rows
+
+
+def load_beir(path: Path, split: str = "test") -> GoldenSet:
+    qrels_path = path / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        raise InputError(f"BEIR split {split!r} has no qrels file", path=qrels_path)
+    queries = {}
+    for line, record in iter_records(path / "queries.jsonl"):
+        queries[_id(record, path / "queries.jsonl", line)] = require(
+            record, "text", str, path / "queries.jsonl", line
+        )
+    relevance: dict[str, dict[str, int]] = {}
+    for line, qid, doc, grade in read_beir_qrels(qrels_path):
+        if qid not in queries:
+            raise InputError(
+                f"query {qid!r} is not in queries.jsonl", path=qrels_path, line=line,
+                field="query-id",
+            )
+        relevance.setdefault(qid, {})[doc] = grade
+    cases = [GoldenCase(id=q, query=queries[q], relevance=r) for q, r in relevance.items()]
+    corpus_path = path / "corpus.jsonl"
+    corpus = load_corpus(corpus_path) if corpus_path.is_file() else None
+    return GoldenSet(cases=cases, corpus=corpus, source=str(path))

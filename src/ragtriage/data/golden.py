@@ -1,0 +1,142 @@
+"""Load golden sets in the shapes people already write.
+
+Accepted per record (JSON list or JSONL), all fields but the query optional:
+
+* ``{"id", "query", "expected": [chunk ids], "tags", "reference_answer"}``
+* ``{"id", "query", "relevant_doc_ids": [...], "relevance_grades": {id: grade}}``
+
+An empty expected list marks an unanswerable query. A directory is read as
+``golden.jsonl``/``golden.json`` plus an optional ``corpus.jsonl``, or as a BEIR layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.beir import is_beir_dir, load_beir, load_corpus
+from ragtriage.data.models import GoldenCase, GoldenSet
+from ragtriage.data.readers import check_type, iter_records
+from ragtriage.errors import InputError
+
+GOLDEN_FILES = ("golden.jsonl", "golden.json")
+
+
+def load_golden(path: str | Path, *, split: str = "test") -> GoldenSet:
+    """Read a golden set from a file or a directory (see module docstring)."""
+    path = Path(path)
+    if path.is_dir():
+        return _load_dir(path, split)
+    return GoldenSet(cases=parse_golden_file(path), source=str(path))
+
+
+def _load_dir(path: Path, split: str) -> GoldenSet:
+    for name in GOLDEN_FILES:
+        if (path / name).is_file():
+            cases = parse_golden_file(path / name)
+            corpus_path = path / "corpus.jsonl"
+            corpus = load_corpus(corpus_path) if corpus_path.is_file() else None
+            return GoldenSet(cases=cases, corpus=corpus, source=str(path))
+    if is_beir_dir(path):
+        return load_beir(path, split)
+    raise InputError(
+        f"no golden set here: expected one of {', '.join(GOLDEN_FILES)} or a BEIR layout "
+        "(corpus.jsonl, queries.jsonl, qrels/<split>.tsv)",
+        path=path,
+    )
+
+
+def parse_golden_file(path: Path) -> list[GoldenCase]:
+    cases: list[GoldenCase] = []
+    first_line: dict[str, int] = {}
+    for line, record in iter_records(path):
+        case = parse_case(record, path, line)
+        if case.id in first_line:
+            raise InputError(
+                f"duplicate case id {case.id!r} (first on line {first_line[case.id]})",
+                path=path,
+                line=line,
+                field="id",
+            )
+        first_line[case.id] = line
+        cases.append(case)
+    if not cases:
+        raise InputError("golden set is empty", path=path)
+    return cases
+
+
+def parse_case(record: dict[str, Any], path: Path, line: int) -> GoldenCase:
+    """One golden record, validated field by field so errors can name the field."""
+    query = _query(record, path, line)
+    case_id = record.get("id", record.get("query_id"))
+    if case_id is None:
+        case_id = "q-" + hashlib.sha1(query.encode()).hexdigest()[:10]
+    check_type(case_id, "id", (str, int), path, line)
+    return GoldenCase(
+        id=str(case_id),
+        query=query,
+        relevance=_relevance(record, path, line),
+        tags=_tags(record, path, line),
+        reference_answer=_reference(record, path, line),
+    )
+
+
+def _query(record: dict[str, Any], path: Path, line: int) -> str:
+    key = "query" if "query" in record else "question" if "question" in record else None
+    if key is None:
+        raise InputError("missing required field", path=path, line=line, field="query")
+    query = check_type(record[key], key, str, path, line)
+    if not query.strip():
+        raise InputError("must not be empty", path=path, line=line, field=key)
+    return query
+
+
+def _relevance(record: dict[str, Any], path: Path, line: int) -> dict[str, int]:
+    keys = [k for k in ("expected", "relevant_doc_ids") if k in record]
+    if len(keys) > 1:
+        raise InputError(
+            "give either 'expected' or 'relevant_doc_ids', not both", path=path, line=line,
+            field="expected",
+        )
+    key = keys[0] if keys else None
+    if key is None and "relevance_grades" not in record:
+        raise InputError(
+            "missing required field (an empty list marks an unanswerable query)",
+            path=path, line=line, field="expected",
+        )
+    ids = check_type(record.get(key, []) if key else [], key or "expected", list, path, line)
+    relevance: dict[str, int] = {}
+    for doc in ids:
+        check_type(doc, f"{key}[]", (str, int), path, line)
+        relevance[str(doc)] = 1
+    grades = check_type(record.get("relevance_grades", {}), "relevance_grades", dict, path, line)
+    for doc, grade in grades.items():
+        check_type(grade, f"relevance_grades.{doc}", int, path, line)
+        if ids and str(doc) not in relevance and grade > 0:
+            raise InputError(
+                f"graded id {doc!r} is not in '{key}'", path=path, line=line,
+                field="relevance_grades",
+            )
+        relevance[str(doc)] = grade
+    return relevance
+
+
+def _tags(record: dict[str, Any], path: Path, line: int) -> tuple[str, ...]:
+    tags = record.get("tags", [])
+    if isinstance(tags, str):
+        return (tags,)
+    check_type(tags, "tags", list, path, line)
+    for tag in tags:
+        check_type(tag, "tags[]", str, path, line)
+    return tuple(dict.fromkeys(tags))
+
+
+def _reference(record: dict[str, Any], path: Path, line: int) -> str | None:
+    if "reference_answer" in record and record["reference_answer"] is not None:
+        return check_type(record["reference_answer"], "reference_answer", str, path, line)
+    answers = record.get("reference_answers")
+    if answers:
+        check_type(answers, "reference_answers", list, path, line)
+        return check_type(answers[0], "reference_answers[0]", str, path, line)
+    return None

@@ -1,0 +1,47 @@
+"""Errors a user can act on.
+
+Every problem with user input becomes one :class:`InputError` that names the file, the
+line and the field, so the command line can print one clear message and exit with
+code 2 instead of a traceback. Exit codes: 0 ok, 1 a gate/bar was missed, 2 unusable input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_INPUT = 2
+
+
+class RagtriageError(Exception):
+    """Base class: a failure ragtriage explains rather than crashes on."""
+
+    exit_code = EXIT_FAILED
+
+
+class InputError(RagtriageError):
+    """A file or argument that cannot be used, located as precisely as we can."""
+
+    exit_code = EXIT_INPUT
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.path or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+        field = f"field '{self.field}': " if self.field else ""
+        return f"{where}: {field}{self.message}"

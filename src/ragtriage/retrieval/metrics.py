@@ -1,0 +1,202 @@
+"""Retrieval metrics: small pure functions over a :class:`RankedBatch`, registered by name.
+
+Each takes the batch and an optional cutoff ``k`` and returns one float64 value per
+query. Formulas follow trec_eval 9.0.8 (``m_*.c``) and agree with it per query to 1e-9;
+the docstring of each names the trec_eval measure it equals. ``rel_i`` is 1 when the
+result at rank i has label >= the relevance level, ``R`` is the number of judged
+relevant documents, ``g_i`` the result's label (gain) where positive.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragtriage.errors import InputError
+from ragtriage.retrieval.ranking import RankedBatch
+
+MetricFn = Callable[[RankedBatch, int | None], np.ndarray]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    fn: MetricFn
+    cutoff: str  # "required", "optional" or "none"
+    trec: str
+
+
+REGISTRY: dict[str, MetricSpec] = {}
+ALIASES = {
+    "p": "precision",
+    "r": "recall",
+    "success": "hit_rate",
+    "hit": "hit_rate",
+    "hitrate": "hit_rate",
+    "recip_rank": "mrr",
+    "rr": "mrr",
+    "ndcg_cut": "ndcg",
+    "rprec": "r_precision",
+    "map_cut": "map",
+    "ap": "map",
+}
+
+
+def metric(name: str, cutoff: str, trec: str) -> Callable[[MetricFn], MetricFn]:
+    """Register ``fn`` under ``name``; ``cutoff`` says whether ``@k`` is required."""
+
+    def register(fn: MetricFn) -> MetricFn:
+        REGISTRY[name] = MetricSpec(name, fn, cutoff, trec)
+        return fn
+
+    return register
+
+
+def _top(batch: RankedBatch, k: int | None) -> np.ndarray:
+    rel = batch.relevant()
+    return rel if k is None else rel[:, :k]
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    den = np.asarray(den, dtype=np.float64)
+    return np.divide(num, den, out=np.zeros(np.shape(num), np.float64), where=den > 0)
+
+
+def _discount(width: int) -> np.ndarray:
+    return 1.0 / np.log2(np.arange(width, dtype=np.float64) + 2.0)
+
+
+@metric("precision", "required", "P_k")
+def precision(batch: RankedBatch, k: int | None) -> np.ndarray:
+    """P@k = sum_{i<=k} rel_i / k  (trec_eval ``P_k``; the divisor is k even when fewer
+    than k results were retrieved)."""
+    assert k is not None
+    return _top(batch, k).sum(axis=1) / float(k)
+
+
+@metric("recall", "required", "recall_k")
+def recall(batch: RankedBatch, k: int | None) -> np.ndarray:
+    """R@k = sum_{i<=k} rel_i / R  (trec_eval ``recall_k``; 0 when R = 0)."""
+    return _safe_div(_top(batch, k).sum(axis=1).astype(np.float64), batch.num_rel)
+
+
+@metric("hit_rate", "required", "success_k")
+def hit_rate(batch: RankedBatch, k: int | None) -> np.ndarray:
+    """Hit@k = 1 if any rel_i = 1 for i <= k else 0  (trec_eval ``success_k``)."""
+    return _top(batch, k).any(axis=1).astype(np.float64)
+
+
+@metric("mrr", "optional", "recip_rank")
+def mrr(batch: RankedBatch, k: int | None) -> np.ndarray:
+    """RR = 1 / (rank of the first relevant result), 0 if none (within k when given)
+    (trec_eval ``recip_rank``, which has no cutoff)."""
+    rel = _top(batch, k)
+    first = rel.argmax(axis=1)
+    found = rel.any(axis=1)
+    return np.where(found, 1.0 / (first + 1.0), 0.0)
+
+
+def _dcg(gains: np.ndarray, k: int | None) -> np.ndarray:
+    gains = gains if k is None else gains[:, :k]
+    return (gains * _discount(gains.shape[1])).sum(axis=1)
+
+
+def _ndcg(batch: RankedBatch, k: int | None, gain: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    labels = np.where(batch.labels > 0, batch.labels, 0).astype(np.float64)
+    ideal = np.where(batch.ideal > 0, batch.ideal, 0).astype(np.float64)
+    return _safe_div(_dcg(gain(labels), k), _dcg(gain(ideal), k))
+
+
+@metric("ndcg", "optional", "ndcg_cut_k")
+def ndcg(batch: RankedBatch, k: int | None) -> np.ndarray:
+    """nDCG@k = sum_{i<=k} g_i / log2(i+1) divided by the same sum over the ideal ordering
+    of *all* judged positive labels (trec_eval ``ndcg_cut_k``; ``ndcg`` without k). Gains
+    are the raw labels, whatever the relevance level, as in trec_eval."""
+    return _ndcg(batch, k, lambda g: g)
+
+
+@metric("ndcg_exp", "optional", "(none: ir_measures nDCG with exponential gain)")
+def ndcg_exp(batch: RankedBatch, k: int | None) -> np.ndarray:
+    """nDCG@k with gain 2^label - 1 (Burges et al.); equals ``ndcg`` for binary labels."""
+    return _ndcg(batch, k, lambda g: np.exp2(g) - 1.0)
+
+
+@metric("map", "optional", "map / map_cut_k")
+def average_precision(batch: RankedBatch, k: int | None) -> np.ndarray:
+    """AP@k = sum_{i<=k} rel_i * P@i / R  (trec_eval ``map``; ``map_cut_k`` with k: the
+    divisor stays R, all judged relevant documents)."""
+    rel = _top(batch, k).astype(np.float64)
+    ranks = np.arange(1, rel.shape[1] + 1, dtype=np.float64)
+    precision_at = np.cumsum(rel, axis=1) / ranks
+    return _safe_div((precision_at * rel).sum(axis=1), batch.num_rel)
+
+
+@metric("r_precision", "none", "Rprec")
+def r_precision(batch: RankedBatch, k: int | None) -> np.ndarray:
+    """R-Prec = sum_{i<=R} rel_i / R  (trec_eval ``Rprec``)."""
+    rel = batch.relevant()
+    cum = np.concatenate([np.zeros((rel.shape[0], 1)), np.cumsum(rel, axis=1)], axis=1)
+    at = np.minimum(batch.num_rel, rel.shape[1])
+    return _safe_div(cum[np.arange(rel.shape[0]), at], batch.num_rel)
+
+
+@dataclass(frozen=True, order=True)
+class Measure:
+    """A metric with its cutoff, parsed from text such as ``ndcg@10`` or ``P_5``."""
+
+    name: str
+    k: int | None = None
+
+    def __str__(self) -> str:
+        return self.name if self.k is None else f"{self.name}@{self.k}"
+
+    @property
+    def spec(self) -> MetricSpec:
+        return REGISTRY[self.name]
+
+    def __call__(self, batch: RankedBatch) -> np.ndarray:
+        return self.spec.fn(batch, self.k)
+
+
+_PATTERN = re.compile(r"^\s*([A-Za-z_]+?)(?:(?:@|_)(-?\d+))?\s*$")
+
+
+def parse_measure(text: str) -> Measure:
+    """``"ndcg@10"``, ``"P_5"``, ``"recip_rank"``, ``"success@1"`` -> :class:`Measure`."""
+    match = _PATTERN.match(text)
+    if not match:
+        raise InputError(f"cannot parse metric {text!r}; expected e.g. 'ndcg@10'", field="metrics")
+    raw, k_text = match.group(1).lower(), match.group(2)
+    name = ALIASES.get(raw, raw)
+    if name not in REGISTRY:
+        known = ", ".join(sorted(REGISTRY))
+        raise InputError(f"unknown metric {text!r}; known: {known}", field="metrics")
+    spec, k = REGISTRY[name], int(k_text) if k_text is not None else None
+    if k is not None and k < 1:
+        raise InputError(f"cutoff in {text!r} must be a positive integer", field="metrics")
+    if spec.cutoff == "required" and k is None:
+        raise InputError(f"metric {name!r} needs a cutoff, e.g. '{name}@10'", field="metrics")
+    if spec.cutoff == "none" and k is not None:
+        raise InputError(f"metric {name!r} takes no cutoff", field="metrics")
+    return Measure(name, k)
+
+
+def parse_measures(texts: list[str] | tuple[str, ...]) -> list[Measure]:
+    return list(dict.fromkeys(parse_measure(t) for t in texts))
+
+
+def expand(names: list[str], ks: list[int]) -> list[Measure]:
+    """``["recall", "ndcg@10", "mrr"]`` with ``ks=[1, 5]`` -> recall@1, recall@5, ndcg@10, mrr."""
+    out: list[str] = []
+    for name in names:
+        base = parse_measure(name) if "@" in name else None
+        if base is None and REGISTRY.get(ALIASES.get(name.lower(), name.lower())):
+            spec = REGISTRY[ALIASES.get(name.lower(), name.lower())]
+            if spec.cutoff == "required":
+                out.extend(f"{spec.name}@{k}" for k in ks)
+                continue
+        out.append(name)
+    return parse_measures(out)
