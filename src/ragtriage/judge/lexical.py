@@ -1,0 +1,56 @@
+"""The lexical judge: word overlap between answer and context, no model at all.
+
+A real baseline, not a toy: the share of the answer's content words (lower-cased,
+stopwords and citation markers such as ``[1]`` removed) that occur in the context. Every
+judge result carries it, so calibration can always ask whether a model beats it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each
+    few for from further had has have having he her here hers herself him himself his how
+    i if in into is it its itself just me more most my myself no nor not now of off on
+    once only or other our ours ourselves out over own same she should so some such than
+    that the their theirs them themselves then there these they this those through to too
+    under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves may might must shall one""".split()
+)
+_CITATION = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]")
+_WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of ``text`` without stopwords and citation markers."""
+    text = _CITATION.sub(" ", text).lower()
+    return [w for w in _WORD.findall(text) if w not in STOPWORDS]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Deterministic sentence split (punctuation followed by a capital or digit)."""
+    parts = (p.strip() for block in text.splitlines() for p in _SENTENCE.split(block))
+    return [p for p in parts if p]
+
+
+def lexical_support(answer: str, contexts: Sequence[str]) -> float | None:
+    """Share of the answer's content words found in the context; ``None`` if it has none."""
+    words = content_words(answer)
+    if not words:
+        return None
+    vocabulary = set(content_words(" ".join(contexts)))
+    return sum(w in vocabulary for w in words) / len(words)
+
+
+def sentence_support(answer: str, contexts: Sequence[str]) -> list[tuple[str, float | None]]:
+    """``(sentence, lexical support)`` for each sentence of the answer."""
+    vocabulary = set(content_words(" ".join(contexts)))
+    out: list[tuple[str, float | None]] = []
+    for sentence in split_sentences(answer):
+        words = content_words(sentence)
+        out.append((sentence, sum(w in vocabulary for w in words) / len(words) if words else None))
+    return out
