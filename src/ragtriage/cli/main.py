@@ -22,28 +22,29 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+
+@app.callback()
+def _root() -> None:
+    """Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage."""
+
+
 for module in (retrieval,):
     module.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit code instead of raising ``SystemExit`` when embedded."""
+    """Entry point; returns the exit code (0 ok, 1 a bar missed, 2 unusable input)."""
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, prog_name="ragtriage")
     except RagtriageError as exc:
         typer.echo(f"ragtriage: error: {exc}", err=True)
         return exc.exit_code
-    except typer.Exit as exc:
-        return exc.exit_code
-    except SystemExit as exc:  # click usage errors
-        return int(exc.code or 0)
-    except Exception as exc:  # click's own usage errors arrive as ClickException
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return 2
-        raise
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return int(exc.code or 0)
+        typer.echo(str(exc.code), err=True)
+        return 1
     return 0
 
 

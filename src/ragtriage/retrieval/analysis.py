@@ -1,0 +1,86 @@
+"""Beyond the averages: missed queries, unanswerable queries and the score threshold.
+
+All three read the ranked batches the metrics read, so they cost one pass and agree with
+the metrics on what was retrieved and at which rank.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragtriage.retrieval.ranking import RankedBatch
+from ragtriage.retrieval.report import ScoreSummary, ThresholdAnalysis
+
+
+def summarize(values: np.ndarray) -> ScoreSummary:
+    values = np.asarray(values, np.float64)
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return ScoreSummary(n=0)
+    p10, median, p90 = np.quantile(values, [0.1, 0.5, 0.9])
+    return ScoreSummary(
+        n=len(values), mean=float(values.mean()), median=float(median), p10=float(p10),
+        p90=float(p90),
+    )
+
+
+def auc(positive: np.ndarray, negative: np.ndarray) -> float | None:
+    """P(score of a positive > score of a negative), ties counting one half (Mann-Whitney)."""
+    if not len(positive) or not len(negative):
+        return None
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.concatenate([positive, negative]))
+    u = ranks[: len(positive)].sum() - len(positive) * (len(positive) + 1) / 2.0
+    return float(u / (len(positive) * len(negative)))
+
+
+def best_cutoff(positive: np.ndarray, negative: np.ndarray) -> tuple[float | None, float | None]:
+    """The score cut-off maximising Youden's J = TPR - FPR (keep results scoring >= it)."""
+    if not len(positive) or not len(negative):
+        return None, None
+    candidates = np.unique(np.concatenate([positive, negative]))
+    pos, neg = np.sort(positive), np.sort(negative)
+    tpr = 1.0 - np.searchsorted(pos, candidates, side="left") / len(pos)
+    fpr = 1.0 - np.searchsorted(neg, candidates, side="left") / len(neg)
+    j = tpr - fpr
+    best = int(np.argmax(j))
+    return float(candidates[best]), float(j[best])
+
+
+def threshold_analysis(batches: list[RankedBatch], answerable: np.ndarray, depth: int) -> ThresholdAnalysis:
+    """Relevant vs non-relevant scores in the top ``depth`` of answerable queries."""
+    rel_scores, non_scores = [], []
+    for batch in batches:
+        keep = answerable[batch.queries]
+        scores = batch.scores[keep, :depth]
+        relevant = batch.relevant()[keep, :depth]
+        retrieved = np.isfinite(scores)
+        rel_scores.append(scores[relevant & retrieved])
+        non_scores.append(scores[~relevant & retrieved])
+    pos = np.concatenate(rel_scores) if rel_scores else np.zeros(0)
+    neg = np.concatenate(non_scores) if non_scores else np.zeros(0)
+    cutoff, youden = best_cutoff(pos, neg)
+    separable = bool(len(pos) and len(neg) and pos.min() > neg.max())
+    return ThresholdAnalysis(
+        depth=depth,
+        relevant=summarize(pos),
+        non_relevant=summarize(neg),
+        auc=auc(pos, neg),
+        best_threshold=cutoff,
+        best_youden=youden,
+        separable=separable,
+        verdict=_verdict(pos, neg, cutoff, youden, separable),
+    )
+
+
+def _verdict(pos, neg, cutoff, youden, separable) -> str:
+    if cutoff is None:
+        return "not enough relevant and non-relevant results to compare their scores"
+    if separable:
+        return f"a cut-off at {cutoff:.4g} separates relevant from non-relevant results exactly"
+    return (
+        f"no cut-off separates them: the best, {cutoff:.4g}, keeps "
+        f"{(pos >= cutoff).mean():.0%} of relevant and {(neg >= cutoff).mean():.0%} of "
+        f"non-relevant results (Youden's J {youden:.2f})"
+    )

@@ -1,0 +1,157 @@
+"""Stage 1: score a retriever against a golden set, per query first.
+
+``evaluate_retrieval`` ranks, applies every metric to the ranked batches, and builds the
+report from the per-query rows: means with bootstrap intervals over answerable queries,
+per-tag slices, missed queries, the unanswerable section and the threshold analysis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ragtriage.data.golden import load_golden
+from ragtriage.data.models import GoldenSet
+from ragtriage.data.runs import load_run
+from ragtriage.data.tables import Qrels, Run
+from ragtriage.retrieval import sections
+from ragtriage.retrieval.analysis import threshold_analysis
+from ragtriage.retrieval.metrics import Measure, expand
+from ragtriage.retrieval.ranking import RankedBatch, rank
+from ragtriage.retrieval.report import MetricSummary, RetrievalConfig, RetrievalReport
+from ragtriage.stats import bootstrap_mean
+
+DEFAULT_METRICS = ("recall", "hit_rate", "precision", "mrr", "ndcg@10", "map")
+DEFAULT_KS = (1, 3, 5, 10)
+
+GoldenLike = GoldenSet | Qrels | str | Path | Sequence[Mapping[str, Any]]
+RunLike = Run | str | Path | Mapping[str, Sequence[str] | Mapping[str, float]]
+
+
+def evaluate_retrieval(
+    golden: GoldenLike,
+    run: RunLike,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    *,
+    k: Sequence[int] = DEFAULT_KS,
+    relevance_level: int = 1,
+    precision: str = "float32",
+    duplicates: str = "max",
+    missing: str = "zero",
+    miss_k: int | None = None,
+    seed: int = 20261129,
+    resamples: int = 2000,
+) -> RetrievalReport:
+    """Score ``run`` against ``golden``; see :class:`RetrievalReport` for what comes back.
+
+    ``metrics`` are names such as ``"ndcg@10"``; a name without a cutoff that needs one
+    (``"recall"``) is expanded over ``k``. Defaults reproduce trec_eval 9.0.8.
+    """
+    golden_set, qrels = _as_qrels(golden)
+    run_table = _as_run(run)
+    measures = expand(list(metrics), list(k))
+    miss_k = miss_k or max((m.k for m in measures if m.k), default=10)
+    config = RetrievalConfig(
+        metrics=[str(m) for m in measures], relevance_level=relevance_level, precision=precision,
+        duplicates=duplicates, missing=missing, miss_k=miss_k, seed=seed, resamples=resamples,
+    )
+    batches, stats = rank(
+        run_table, qrels, level=relevance_level, precision=precision, duplicates=duplicates
+    )
+    answerable = _answerable(qrels, relevance_level)
+    frame = per_query_frame(batches, measures, qrels)
+    skip = set(stats.missing_queries) if missing == "skip" else set()
+    scored = frame.index[answerable[_codes(qrels, frame.index)]].difference(pd.Index(skip))
+    per_query = frame.loc[scored]
+    return RetrievalReport(
+        config=config,
+        versions=sections.versions(),
+        golden=sections.golden_info(golden_set, qrels),
+        run={"source": run_table.source, "rows": len(run_table), "queries": len(run_table.query_ids)},
+        n_queries=len(qrels),
+        n_answerable=int(answerable.sum()),
+        n_unanswerable=int((~answerable).sum()),
+        aggregates=_aggregates(per_query, seed, resamples),
+        slices=sections.tag_slices(per_query, golden_set),
+        missed=sections.missed_queries(batches, qrels, answerable, run_table, golden_set, miss_k),
+        missing_queries=stats.missing_queries,
+        unanswerable=sections.unanswerable(batches, qrels, answerable, run_table, golden_set),
+        threshold=threshold_analysis(batches, answerable, miss_k),
+        warnings=sections.warnings(stats, missing),
+        per_query=per_query,
+    )
+
+
+def per_query_frame(batches: list[RankedBatch], measures: list[Measure], qrels: Qrels) -> pd.DataFrame:
+    """Query id x metric values for every query in ``qrels`` (golden-set order)."""
+    order = np.concatenate([b.queries for b in batches]) if batches else np.zeros(0, np.int64)
+    columns = {
+        str(m): np.concatenate([m(b) for b in batches]) if batches else np.zeros(0)
+        for m in measures
+    }
+    frame = pd.DataFrame(columns, index=pd.Index(qrels.query_ids[order], name="query_id"))
+    return frame.iloc[np.argsort(order, kind="stable")]
+
+
+def _aggregates(per_query: pd.DataFrame, seed: int, resamples: int) -> list[MetricSummary]:
+    out = []
+    for column in per_query.columns:
+        interval = bootstrap_mean(per_query[column].to_numpy(), resamples=resamples, seed=seed)
+        out.append(
+            MetricSummary(
+                metric=column, mean=interval.estimate, low=interval.low, high=interval.high,
+                n=interval.n,
+            )
+        )
+    return out
+
+
+def _answerable(qrels: Qrels, level: int) -> np.ndarray:
+    counts = np.bincount(qrels.query[qrels.label >= level], minlength=len(qrels))
+    return counts > 0
+
+
+def _codes(qrels: Qrels, ids: pd.Index) -> np.ndarray:
+    return pd.Index(qrels.query_ids).get_indexer(ids)
+
+
+def _as_qrels(golden: GoldenLike) -> tuple[GoldenSet | None, Qrels]:
+    if isinstance(golden, Qrels):
+        return None, golden
+    if isinstance(golden, str | Path):
+        golden = load_golden(golden)
+    elif not isinstance(golden, GoldenSet):
+        from ragtriage.data.golden import parse_case
+
+        cases = [parse_case(dict(r), Path("<python>"), i + 1) for i, r in enumerate(golden)]
+        golden = GoldenSet(cases=cases, source="<python>")
+    return golden, golden_qrels(golden)
+
+
+def golden_qrels(golden: GoldenSet) -> Qrels:
+    return Qrels.from_pairs(
+        (c.id for c in golden.cases),
+        ((c.id, doc, grade) for c in golden.cases for doc, grade in c.relevance.items()),
+        source=golden.source,
+    )
+
+
+def _as_run(run: RunLike) -> Run:
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, str | Path):
+        return load_run(run)
+    queries, docs, scores = [], [], []
+    for qid, ranked in run.items():
+        items = ranked.items() if isinstance(ranked, Mapping) else (
+            (doc, float(-i)) for i, doc in enumerate(ranked)
+        )
+        for doc, score in items:
+            queries.append(str(qid))
+            docs.append(str(doc))
+            scores.append(float(score))
+    return Run.from_columns(queries, docs, scores, source="<python>")

@@ -1,0 +1,126 @@
+"""Retrievers ragtriage can run itself: the embedded BM25 demo and user callables.
+
+A retriever maps a query to ranked chunks. The embedded BM25 (the ``bm25s`` package,
+k1=0.9, b=0.4 over title + text, English stopwords) lets stage 1 run with no user
+system at all; ``module:function`` callables plug in the user's own.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ragtriage.data.models import Chunk, GoldenSet
+from ragtriage.data.tables import Run
+from ragtriage.errors import InputError
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved chunk: its id, score and (when the retriever gives it) text."""
+
+    id: str
+    score: float
+    text: str = ""
+
+
+Retriever = Callable[[str, int], Sequence[Hit]]
+
+
+class BM25Retriever:
+    """Okapi BM25 over a corpus with ``bm25s``; deterministic and offline."""
+
+    def __init__(self, corpus: dict[str, Chunk], k1: float = 0.9, b: float = 0.4) -> None:
+        import bm25s
+
+        if not corpus:
+            raise InputError("the corpus is empty: BM25 has nothing to index", field="corpus")
+        self._bm25s = bm25s
+        self.chunks = list(corpus.values())
+        texts = [f"{c.title}\n{c.text}" if c.title else c.text for c in self.chunks]
+        self.model = bm25s.BM25(k1=k1, b=b)
+        self.model.index(self._tokens(texts), show_progress=False)
+
+    def _tokens(self, texts: list[str]):
+        return self._bm25s.tokenize(texts, stopwords="en", show_progress=False)
+
+    def search_many(self, queries: Sequence[str], k: int) -> list[list[Hit]]:
+        k = min(k, len(self.chunks))
+        docs, scores = self.model.retrieve(
+            self._tokens(list(queries)), k=k, show_progress=False, n_threads=1
+        )
+        return [
+            [
+                Hit(self.chunks[d].id, float(s), self.chunks[d].text)
+                for d, s in zip(row_docs, row_scores, strict=True)
+            ]
+            for row_docs, row_scores in zip(docs, scores, strict=True)
+        ]
+
+    def __call__(self, query: str, k: int) -> list[Hit]:
+        return self.search_many([query], k)[0]
+
+
+def load_callable(spec: str) -> Callable:
+    """Import ``module:function`` (the module must be importable from the current path)."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise InputError(f"expected 'module:function', got {spec!r}", field="retriever")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InputError(f"cannot import {module_name!r}: {exc}", field="retriever") from None
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise InputError(f"{module_name!r} has no attribute {attr!r}", field="retriever") from None
+
+
+def as_hits(result: Sequence, spec: str) -> list[Hit]:
+    """Normalise what a user retriever returned: Hits, dicts, (id, score) pairs or ids."""
+    hits = []
+    for rank, item in enumerate(result):
+        if isinstance(item, Hit):
+            hits.append(item)
+        elif isinstance(item, dict) and "id" in item:
+            hits.append(Hit(str(item["id"]), float(item.get("score", -rank)), item.get("text", "")))
+        elif isinstance(item, tuple | list) and len(item) >= 2:
+            hits.append(Hit(str(item[0]), float(item[1])))
+        elif isinstance(item, str | int):
+            hits.append(Hit(str(item), float(-rank)))
+        else:
+            raise InputError(f"retriever {spec} returned an unusable item: {item!r}", field="retriever")
+    return hits
+
+
+def run_retriever(golden: GoldenSet, retriever: str, k: int) -> tuple[Run, dict[str, list[Hit]]]:
+    """Run ``bm25`` (on the golden set's corpus) or a ``module:function`` over every query."""
+    queries = [c.query for c in golden.cases]
+    if retriever == "bm25":
+        if golden.corpus is None:
+            raise InputError(
+                "--retriever bm25 needs a corpus.jsonl beside the golden set", path=golden.source
+            )
+        results = BM25Retriever(golden.corpus).search_many(queries, k)
+    else:
+        fn = load_callable(retriever)
+        results = [as_hits(fn(q, k) if _takes_k(fn) else fn(q), retriever)[:k] for q in queries]
+    hits = {c.id: r for c, r in zip(golden.cases, results, strict=True)}
+    run = Run.from_columns(
+        [q for q, r in hits.items() for _ in r],
+        [h.id for r in hits.values() for h in r],
+        [h.score for r in hits.values() for h in r],
+        source=f"retriever:{retriever}",
+    )
+    return run, hits
+
+
+def _takes_k(fn: Callable) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return len(params) >= 2

@@ -1,0 +1,154 @@
+"""The report's sections that are not metric means: slices, missed and unanswerable queries."""
+
+from __future__ import annotations
+
+import platform
+from importlib.metadata import PackageNotFoundError, version
+
+import numpy as np
+import pandas as pd
+
+from ragtriage.data.models import GoldenSet
+from ragtriage.data.tables import Qrels, Run
+from ragtriage.retrieval.analysis import auc, summarize
+from ragtriage.retrieval.ranking import RankedBatch, RankingStats
+from ragtriage.retrieval.report import (
+    MissedQuery,
+    TagSlice,
+    UnanswerableQuery,
+    UnanswerableSection,
+)
+
+TOP_IDS = 3
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for package in ("ragtriage", "numpy", "pandas", "pyarrow"):
+        try:
+            out[package] = version(package)
+        except PackageNotFoundError:
+            out[package] = "unknown"
+    return out
+
+
+def golden_info(golden: GoldenSet | None, qrels: Qrels) -> dict[str, str | int]:
+    info: dict[str, str | int] = {"source": qrels.source, "queries": len(qrels)}
+    if golden is not None:
+        info["sha256"] = golden.content_hash()
+    return info
+
+
+def tag_slices(per_query: pd.DataFrame, golden: GoldenSet | None) -> list[TagSlice]:
+    """The same metric means per tag (a query with several tags counts in each)."""
+    if golden is None or per_query.empty:
+        return []
+    tags = golden.tags_by_case()
+    members: dict[str, list[str]] = {}
+    for query_id in per_query.index:
+        for tag in tags.get(query_id, ()):
+            members.setdefault(tag, []).append(query_id)
+    return [
+        TagSlice(tag=tag, n=len(ids), means=per_query.loc[ids].mean().to_dict())
+        for tag, ids in sorted(members.items())
+    ]
+
+
+def _rows(batches: list[RankedBatch], mask: np.ndarray):
+    """``(batch, row, query code)`` for every query selected by ``mask``."""
+    for batch in batches:
+        for row in np.flatnonzero(mask[batch.queries]):
+            yield batch, int(row), int(batch.queries[row])
+
+
+def _top_ids(batch: RankedBatch, row: int, run: Run) -> list[str]:
+    codes = batch.docs[row, :TOP_IDS]
+    return [str(run.doc_ids[c]) for c in codes if c >= 0]
+
+
+def missed_queries(
+    batches: list[RankedBatch],
+    qrels: Qrels,
+    answerable: np.ndarray,
+    run: Run,
+    golden: GoldenSet | None,
+    k: int,
+) -> list[MissedQuery]:
+    """Answerable queries with nothing relevant in the top ``k``, in golden-set order."""
+    missed: list[MissedQuery] = []
+    for batch, row, code in _rows(batches, answerable):
+        relevant = batch.relevant()[row]
+        if relevant[:k].any():
+            continue
+        query_id = str(qrels.query_ids[code])
+        hits = np.flatnonzero(relevant)
+        case = golden.case(query_id) if golden else None
+        missed.append(
+            MissedQuery(
+                query_id=query_id,
+                query=case.query if case else "",
+                tags=list(case.tags) if case else [],
+                expected=case.expected(batch.level) if case else [],
+                first_relevant_rank=int(hits[0]) + 1 if len(hits) else None,
+                top_ids=_top_ids(batch, row, run),
+            )
+        )
+    order = {q: i for i, q in enumerate(qrels.query_ids)}
+    return sorted(missed, key=lambda m: order[m.query_id])
+
+
+def unanswerable(
+    batches: list[RankedBatch],
+    qrels: Qrels,
+    answerable: np.ndarray,
+    run: Run,
+    golden: GoldenSet | None,
+) -> UnanswerableSection | None:
+    """Top-1 confidence on unanswerable vs answerable queries.
+
+    A retriever that is as sure of itself on questions the corpus cannot answer as on the
+    ones it can gives the generator no signal to abstain. ``confident`` marks unanswerable
+    queries whose top-1 score reaches the answerable queries' median top-1 score.
+    """
+    if answerable.all():
+        return None
+    top1 = np.full(len(qrels), np.nan)
+    for batch in batches:
+        top1[batch.queries] = batch.scores[:, 0]
+    median = np.nanmedian(top1[answerable]) if np.isfinite(top1[answerable]).any() else None
+    queries = []
+    for batch, row, code in _rows(batches, ~answerable):
+        score = top1[code]
+        query_id = str(qrels.query_ids[code])
+        queries.append(
+            UnanswerableQuery(
+                query_id=query_id,
+                query=golden.case(query_id).query if golden else "",
+                top1_score=float(score) if np.isfinite(score) else None,
+                top_ids=_top_ids(batch, row, run),
+                confident=bool(median is not None and np.isfinite(score) and score >= median),
+            )
+        )
+    pos, neg = top1[answerable], top1[~answerable]
+    return UnanswerableSection(
+        n=int((~answerable).sum()),
+        answerable_top1=summarize(pos),
+        unanswerable_top1=summarize(neg),
+        auc=auc(pos[np.isfinite(pos)], neg[np.isfinite(neg)]),
+        confident_threshold=float(median) if median is not None else None,
+        queries=queries,
+    )
+
+
+def warnings(stats: RankingStats, missing: str) -> list[str]:
+    out = []
+    if stats.missing_queries:
+        action = "skipped" if missing == "skip" else "scored 0"
+        out.append(f"{len(stats.missing_queries)} golden queries are not in the run ({action})")
+    if stats.unknown_queries:
+        out.append(f"{stats.unknown_queries} run queries are not in the golden set (ignored)")
+    if stats.duplicates:
+        out.append(
+            f"{stats.duplicates} duplicate (query, doc) rows in the run: kept the highest score"
+        )
+    return out
