@@ -27,7 +27,9 @@ def retrieval(
     metrics: Annotated[
         list[str] | None, typer.Option("--metrics", "-m", help="e.g. ndcg@10,recall,mrr")
     ] = None,
-    k: Annotated[list[str] | None, typer.Option(help="Cutoffs for metrics given without one.")] = None,
+    k: Annotated[
+        list[str] | None, typer.Option(help="Cutoffs for metrics given without one.")
+    ] = None,
     depth: Annotated[int, typer.Option(help="Results per query from --retriever.")] = 100,
     relevance_level: Annotated[int, typer.Option(help="Relevant = label >= this.")] = 1,
     float64: Annotated[bool, typer.Option(help="Compare scores as float64, not float32.")] = False,

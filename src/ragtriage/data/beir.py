@@ -44,7 +44,8 @@ def read_beir_qrels(path: Path) -> list[tuple[int, str, str, int]]:
         if len(parts) != 3:
             raise InputError(
                 f"expected 3 tab-separated columns (query-id, corpus-id, score), got {len(parts)}",
-                path=path, line=number,
+                path=path,
+                line=number,
             )
         try:
             grade = int(parts[2])
@@ -69,7 +70,9 @@ def load_beir(path: Path, split: str = "test") -> GoldenSet:
     for line, qid, doc, grade in read_beir_qrels(qrels_path):
         if qid not in queries:
             raise InputError(
-                f"query {qid!r} is not in queries.jsonl", path=qrels_path, line=line,
+                f"query {qid!r} is not in queries.jsonl",
+                path=qrels_path,
+                line=line,
                 field="query-id",
             )
         relevance.setdefault(qid, {})[doc] = grade

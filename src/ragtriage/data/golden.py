@@ -96,14 +96,18 @@ def _relevance(record: dict[str, Any], path: Path, line: int) -> dict[str, int]:
     keys = [k for k in ("expected", "relevant_doc_ids") if k in record]
     if len(keys) > 1:
         raise InputError(
-            "give either 'expected' or 'relevant_doc_ids', not both", path=path, line=line,
+            "give either 'expected' or 'relevant_doc_ids', not both",
+            path=path,
+            line=line,
             field="expected",
         )
     key = keys[0] if keys else None
     if key is None and "relevance_grades" not in record:
         raise InputError(
             "missing required field (an empty list marks an unanswerable query)",
-            path=path, line=line, field="expected",
+            path=path,
+            line=line,
+            field="expected",
         )
     ids = check_type(record.get(key, []) if key else [], key or "expected", list, path, line)
     relevance: dict[str, int] = {}
@@ -115,7 +119,9 @@ def _relevance(record: dict[str, Any], path: Path, line: int) -> dict[str, int]:
         check_type(grade, f"relevance_grades.{doc}", int, path, line)
         if ids and str(doc) not in relevance and grade > 0:
             raise InputError(
-                f"graded id {doc!r} is not in '{key}'", path=path, line=line,
+                f"graded id {doc!r} is not in '{key}'",
+                path=path,
+                line=line,
                 field="relevance_grades",
             )
         relevance[str(doc)] = grade

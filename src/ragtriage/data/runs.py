@@ -45,7 +45,9 @@ def read_jsonl_run(path: Path) -> Run:
         if query_id in seen:
             raise InputError(
                 f"query {query_id!r} already listed on line {seen[query_id]}",
-                path=path, line=line, field="query_id",
+                path=path,
+                line=line,
+                field="query_id",
             )
         seen[query_id] = line
         items = require(record, "retrieved", list, path, line)
@@ -74,7 +76,9 @@ def _ranked(items: list[Any], path: Path, line: int) -> list[tuple[str, float]]:
             has_scores = score is not None
         elif has_scores != (score is not None):
             raise InputError(
-                "either every retrieved item has a score or none has", path=path, line=line,
+                "either every retrieved item has a score or none has",
+                path=path,
+                line=line,
                 field=f"{field}.score",
             )
         pairs.append((doc, score if score is not None else float(-rank)))

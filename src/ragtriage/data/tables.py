@@ -22,7 +22,9 @@ def encode(values: pa.Array | pa.ChunkedArray | Sequence[str]) -> tuple[np.ndarr
     Python string order is code-point order, which equals strcmp's byte order on UTF-8:
     the order trec_eval breaks ties in.
     """
-    array = values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values, pa.string())
+    array = (
+        values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values, pa.string())
+    )
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
     if len(array) == 0:

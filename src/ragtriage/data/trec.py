@@ -101,7 +101,8 @@ def _slow_columns(
             raise InputError(
                 f"expected {len(names)} whitespace-separated columns "
                 f"({' '.join(names)}), got {len(parts)}",
-                path=path, line=number,
+                path=path,
+                line=number,
             )
         row = dict(zip(names, parts, strict=True))
         value = _number(row, score_field or label_field or "", path, number, bool(score_field))
@@ -133,5 +134,7 @@ def _raise_duplicate(path: Path, table: pa.Table) -> None:
     first = frame[frame.duplicated(["query", "doc"])].iloc[0]
     raise InputError(
         f"duplicate judgement for query {first['query']!r}, doc {first['doc']!r}",
-        path=path, line=int(first["line"]), field="doc",
+        path=path,
+        line=int(first["line"]),
+        field="doc",
     )

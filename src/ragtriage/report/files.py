@@ -31,4 +31,6 @@ def write_atomic(path: str | Path, text: str | bytes) -> Path:
 
 def write_json(path: str | Path, payload: BaseModel | dict[str, Any]) -> Path:
     data = payload.model_dump(mode="json") if isinstance(payload, BaseModel) else payload
-    return write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+    return write_atomic(
+        path, json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    )

@@ -63,13 +63,21 @@ def _slices(report: RetrievalReport, console: Console) -> None:
 def _missed(report: RetrievalReport, console: Console) -> None:
     k = report.config.miss_k
     console.print(
-        Text(f"Missed queries (nothing relevant in the top {k}): {len(report.missed)}", style="bold")
+        Text(
+            f"Missed queries (nothing relevant in the top {k}): {len(report.missed)}", style="bold"
+        )
     )
     for miss in report.missed[:MAX_LISTED]:
-        rank = f"first relevant at rank {miss.first_relevant_rank}" if miss.first_relevant_rank else "relevant never retrieved"
+        rank = (
+            f"first relevant at rank {miss.first_relevant_rank}"
+            if miss.first_relevant_rank
+            else "relevant never retrieved"
+        )
         line = Text(f"  {miss.query_id}  ")
         line.append(miss.query[:80] or "")
-        line.append(f"  [{', '.join(miss.tags)}] {rank}; top: {', '.join(miss.top_ids)}", style="dim")
+        line.append(
+            f"  [{', '.join(miss.tags)}] {rank}; top: {', '.join(miss.top_ids)}", style="dim"
+        )
         console.print(line)
     if len(report.missed) > MAX_LISTED:
         console.print(f"  ... {len(report.missed) - MAX_LISTED} more in the JSON output")
@@ -80,9 +88,10 @@ def _unanswerable(report: RetrievalReport, console: Console) -> None:
     if section is None:
         return
     confident = [q for q in section.queries if q.confident]
+    median = _fmt(section.unanswerable_top1.median)
     console.print(
         Text(
-            f"Unanswerable queries: {section.n}; median top-1 score {_fmt(section.unanswerable_top1.median)} "
+            f"Unanswerable queries: {section.n}; median top-1 score {median} "
             f"vs {_fmt(section.answerable_top1.median)} on answerable (AUC {_fmt(section.auc)}); "
             f"{len(confident)} retrieved as confidently as a typical answerable query",
             style="bold",

@@ -19,7 +19,10 @@ def summarize(values: np.ndarray) -> ScoreSummary:
         return ScoreSummary(n=0)
     p10, median, p90 = np.quantile(values, [0.1, 0.5, 0.9])
     return ScoreSummary(
-        n=len(values), mean=float(values.mean()), median=float(median), p10=float(p10),
+        n=len(values),
+        mean=float(values.mean()),
+        median=float(median),
+        p10=float(p10),
         p90=float(p90),
     )
 
@@ -48,7 +51,9 @@ def best_cutoff(positive: np.ndarray, negative: np.ndarray) -> tuple[float | Non
     return float(candidates[best]), float(j[best])
 
 
-def threshold_analysis(batches: list[RankedBatch], answerable: np.ndarray, depth: int) -> ThresholdAnalysis:
+def threshold_analysis(
+    batches: list[RankedBatch], answerable: np.ndarray, depth: int
+) -> ThresholdAnalysis:
     """Relevant vs non-relevant scores in the top ``depth`` of answerable queries."""
     rel_scores, non_scores = [], []
     for batch in batches:

@@ -56,8 +56,14 @@ def evaluate_retrieval(
     measures = expand(list(metrics), list(k))
     miss_k = miss_k or max((m.k for m in measures if m.k), default=10)
     config = RetrievalConfig(
-        metrics=[str(m) for m in measures], relevance_level=relevance_level, precision=precision,
-        duplicates=duplicates, missing=missing, miss_k=miss_k, seed=seed, resamples=resamples,
+        metrics=[str(m) for m in measures],
+        relevance_level=relevance_level,
+        precision=precision,
+        duplicates=duplicates,
+        missing=missing,
+        miss_k=miss_k,
+        seed=seed,
+        resamples=resamples,
     )
     batches, stats = rank(
         run_table, qrels, level=relevance_level, precision=precision, duplicates=duplicates
@@ -71,7 +77,11 @@ def evaluate_retrieval(
         config=config,
         versions=sections.versions(),
         golden=sections.golden_info(golden_set, qrels),
-        run={"source": run_table.source, "rows": len(run_table), "queries": len(run_table.query_ids)},
+        run={
+            "source": run_table.source,
+            "rows": len(run_table),
+            "queries": len(run_table.query_ids),
+        },
         n_queries=len(qrels),
         n_answerable=int(answerable.sum()),
         n_unanswerable=int((~answerable).sum()),
@@ -86,7 +96,9 @@ def evaluate_retrieval(
     )
 
 
-def per_query_frame(batches: list[RankedBatch], measures: list[Measure], qrels: Qrels) -> pd.DataFrame:
+def per_query_frame(
+    batches: list[RankedBatch], measures: list[Measure], qrels: Qrels
+) -> pd.DataFrame:
     """Query id x metric values for every query in ``qrels`` (golden-set order)."""
     order = np.concatenate([b.queries for b in batches]) if batches else np.zeros(0, np.int64)
     columns = {
@@ -103,7 +115,10 @@ def _aggregates(per_query: pd.DataFrame, seed: int, resamples: int) -> list[Metr
         interval = bootstrap_mean(per_query[column].to_numpy(), resamples=resamples, seed=seed)
         out.append(
             MetricSummary(
-                metric=column, mean=interval.estimate, low=interval.low, high=interval.high,
+                metric=column,
+                mean=interval.estimate,
+                low=interval.low,
+                high=interval.high,
                 n=interval.n,
             )
         )
@@ -147,8 +162,10 @@ def _as_run(run: RunLike) -> Run:
         return load_run(run)
     queries, docs, scores = [], [], []
     for qid, ranked in run.items():
-        items = ranked.items() if isinstance(ranked, Mapping) else (
-            (doc, float(-i)) for i, doc in enumerate(ranked)
+        items = (
+            ranked.items()
+            if isinstance(ranked, Mapping)
+            else ((doc, float(-i)) for i, doc in enumerate(ranked))
         )
         for doc, score in items:
             queries.append(str(qid))

@@ -104,7 +104,9 @@ def _dcg(gains: np.ndarray, k: int | None) -> np.ndarray:
     return (gains * _discount(gains.shape[1])).sum(axis=1)
 
 
-def _ndcg(batch: RankedBatch, k: int | None, gain: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+def _ndcg(
+    batch: RankedBatch, k: int | None, gain: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
     labels = np.where(batch.labels > 0, batch.labels, 0).astype(np.float64)
     ideal = np.where(batch.ideal > 0, batch.ideal, 0).astype(np.float64)
     return _safe_div(_dcg(gain(labels), k), _dcg(gain(ideal), k))

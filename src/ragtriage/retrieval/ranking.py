@@ -115,9 +115,9 @@ def rank(
         np.uint64
     )
     order, starts, counts = _group(golden_code, len(qrels.query_ids))
-    num_rel = np.bincount(
-        qrels.query[qrels.label >= level], minlength=len(qrels.query_ids)
-    ).astype(np.int64)
+    num_rel = np.bincount(qrels.query[qrels.label >= level], minlength=len(qrels.query_ids)).astype(
+        np.int64
+    )
     batches: list[RankedBatch] = []
     dup_total = 0
     for queries in _batches(counts, batch_cells):

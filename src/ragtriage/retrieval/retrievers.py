@@ -90,7 +90,9 @@ def as_hits(result: Sequence, spec: str) -> list[Hit]:
         elif isinstance(item, str | int):
             hits.append(Hit(str(item), float(-rank)))
         else:
-            raise InputError(f"retriever {spec} returned an unusable item: {item!r}", field="retriever")
+            raise InputError(
+                f"retriever {spec} returned an unusable item: {item!r}", field="retriever"
+            )
     return hits
 
 
