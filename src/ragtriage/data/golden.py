@@ -117,13 +117,6 @@ def _relevance(record: dict[str, Any], path: Path, line: int) -> dict[str, int]:
     grades = check_type(record.get("relevance_grades", {}), "relevance_grades", dict, path, line)
     for doc, grade in grades.items():
         check_type(grade, f"relevance_grades.{doc}", int, path, line)
-        if ids and str(doc) not in relevance and grade > 0:
-            raise InputError(
-                f"graded id {doc!r} is not in '{key}'",
-                path=path,
-                line=line,
-                field="relevance_grades",
-            )
         relevance[str(doc)] = grade
     return relevance
 

@@ -59,7 +59,8 @@ class RankingStats:
 def score_keys(score: np.ndarray, precision: Precision) -> np.ndarray:
     """uint32 keys that order like the scores (at the chosen precision)."""
     if precision == "float32":
-        bits = score.astype(np.float32).view(np.uint32)
+        # + 0.0 turns -0.0 into 0.0: trec_eval compares them equal (a tie, not an order)
+        bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32)
         negative = (bits & np.uint32(0x80000000)) != 0
         return np.where(negative, ~bits, bits | np.uint32(0x80000000)).astype(np.uint32)
     _, inverse = np.unique(score, return_inverse=True)
@@ -73,6 +74,8 @@ def _row_labels(run: Run, qrels: Qrels, golden_code: np.ndarray) -> np.ndarray:
     if qrels_doc is None or len(qrels.label) == 0:
         return np.full(len(run), PAD, np.int64)
     keep = qrels_doc >= 0
+    if not keep.any():
+        return np.full(len(run), PAD, np.int64)
     keys = qrels.query[keep].astype(np.int64) * n_docs + qrels_doc[keep]
     order = np.argsort(keys)
     keys, labels = keys[order], qrels.label[keep][order]
