@@ -1,0 +1,116 @@
+"""The audit's data: traces in, one labelled row per golden case out.
+
+``AuditResult`` is what ``results.json`` holds (versioned by ``schema_version``) and what
+every report renders; ``compare`` and ``gate`` read it back.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
+from ragtriage.retrieval.report import RetrievalReport
+
+SCHEMA_VERSION = "ragtriage.audit/1"
+
+
+class Label(StrEnum):
+    """Exactly one per case. ``unscored`` is never folded into pass or fail."""
+
+    PASS = "pass"
+    RETRIEVAL = "retrieval"  # answerable, no relevant chunk anywhere in the retrieved list
+    RANKING = "ranking"  # retrieved, but not among the chunks passed to the generator
+    GENERATION = "generation"  # right context, unfaithful/wrong answer; or hallucinated
+    UNSCORED = "unscored"  # the judge could not score the answer
+
+
+FAILURES = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION)
+
+
+class RetrievedChunk(BaseModel):
+    id: str
+    score: float | None = None
+    text: str = ""
+
+
+class Trace(BaseModel):
+    """What the system under test did for one golden query."""
+
+    query_id: str
+    retrieved: list[RetrievedChunk]
+    context_ids: list[str]  # the chunks actually passed to the generator
+    answer: str
+
+
+class CaseResult(BaseModel):
+    case_id: str
+    query: str
+    tags: list[str] = Field(default_factory=list)
+    answerable: bool
+    expected: list[str] = Field(default_factory=list)
+    retrieved_ids: list[str] = Field(default_factory=list)
+    retrieved_scores: list[float | None] = Field(default_factory=list)
+    context_ids: list[str] = Field(default_factory=list)
+    first_relevant_rank: int | None = None  # 1-based, in the retrieved list
+    relevant_in_context: bool = False
+    answer: str = ""
+    judge: JudgeResult | None = None
+    faithful: bool | None = None  # the calibrated decision; None when not scored
+    label: Label
+    reason: str
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Cluster(BaseModel):
+    """Failures sharing a stage and a tag, with the next action the pattern suggests."""
+
+    label: Label
+    tag: str
+    count: int
+    case_ids: list[str]
+    action: str
+
+
+class Estimate(BaseModel):
+    estimate: float
+    low: float
+    high: float
+
+
+class GenerationSummary(BaseModel):
+    n_judged: int
+    outcomes: dict[str, int]  # scored / no_claims / abstained / unscored
+    naive_faithful_rate: Estimate | None = None  # judge decisions taken at face value
+    corrected_faithful_rate: Estimate | None = None  # prediction-powered (calibration set)
+
+
+class CalibrationStatus(BaseModel):
+    source: str | None = None  # the calibration record used, if any
+    fingerprint: JudgeFingerprint | None = None
+    stale: list[str] = Field(default_factory=list)  # fingerprint fields that differ
+    threshold: float | None = None
+    kappa: Estimate | None = None
+    note: str = ""
+
+
+class AuditResult(BaseModel):
+    schema_version: str = SCHEMA_VERSION
+    created_at: str
+    config: dict[str, Any]
+    versions: dict[str, str]
+    golden: dict[str, Any]
+    traces: dict[str, Any]
+    judge_fingerprint: JudgeFingerprint
+    judge_usage: Usage
+    judge_cache: dict[str, int] = Field(default_factory=dict)
+    calibration: CalibrationStatus
+    retrieval: RetrievalReport
+    generation: GenerationSummary
+    counts: dict[str, int]  # label -> cases
+    clusters: list[Cluster]
+    cases: list[CaseResult]
+    warnings: list[str] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict)
