@@ -97,3 +97,69 @@ def _unanswerable(report: RetrievalReport, console: Console) -> None:
             style="bold",
         )
     )
+
+
+AUDIT_METRICS = ("recall@{k}", "hit_rate@{k}", "mrr", "ndcg@10")
+WORST_CASES = 8
+
+
+def audit_summary(result, console: Console) -> None:
+    """Stage metrics with intervals, failures by stage and tag, the worst cases."""
+    from ragtriage.triage.models import FAILURES
+
+    k = result.config.get("context_k", 3)
+    n = len(result.cases)
+    counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
+    console.print(Text(f"Audit of {n} cases: {counts}", style="bold"))
+    table = Table(title="Stage metrics", title_justify="left")
+    for column in ("stage", "metric", "value", "95% CI"):
+        table.add_column(column)
+    wanted = [m.format(k=k) for m in AUDIT_METRICS]
+    for agg in result.retrieval.aggregates:
+        if agg.metric in wanted:
+            table.add_row(
+                "retrieval", agg.metric, _fmt(agg.mean), f"[{_fmt(agg.low)}, {_fmt(agg.high)}]"
+            )
+    gen = result.generation
+    for name, est in (
+        ("faithful (judge)", gen.naive_faithful_rate),
+        ("faithful (bias-corrected)", gen.corrected_faithful_rate),
+    ):
+        if est is not None:
+            table.add_row(
+                "generation", name, _fmt(est.estimate), f"[{_fmt(est.low)}, {_fmt(est.high)}]"
+            )
+    console.print(table)
+    outcomes = ", ".join(f"{o} {c}" for o, c in gen.outcomes.items())
+    console.print(f"judge outcomes: {outcomes}")
+    style = (
+        "bold red" if result.calibration.stale or "UNCALIBRATED" in result.calibration.note else ""
+    )
+    console.print(Text(f"calibration: {result.calibration.note}", style=style))
+    _clusters(result, console)
+    worst = [c for c in result.cases if c.label in FAILURES or c.label.value == "unscored"]
+    order = {"generation": 0, "ranking": 1, "retrieval": 2, "unscored": 3}
+    worst.sort(key=lambda c: order.get(c.label.value, 9))
+    if worst:
+        console.print(Text("Worst cases:", style="bold"))
+    for case in worst[:WORST_CASES]:
+        line = Text(f"  [{case.label.value}] {case.case_id}: ")
+        line.append(case.query[:70])
+        line.append(f" - {case.reason}", style="dim")
+        console.print(line)
+    for warning in result.warnings:
+        console.print(Text(f"warning: {warning}", style="yellow"))
+    timings = ", ".join(f"{k} {v:.1f}" for k, v in result.timings.items())
+    console.print(f"timings (s): {timings}")
+
+
+def _clusters(result, console: Console) -> None:
+    if not result.clusters:
+        console.print("No failures.")
+        return
+    table = Table(title="Failures by stage and tag", title_justify="left")
+    for column in ("stage", "tag", "cases", "next action"):
+        table.add_column(column)
+    for cluster in result.clusters[:12]:
+        table.add_row(cluster.label.value, Text(cluster.tag), str(cluster.count), cluster.action)
+    console.print(table)

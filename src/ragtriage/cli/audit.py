@@ -1,0 +1,93 @@
+"""``ragtriage audit``: both stages, triage, reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ragtriage.cli.common import console, int_list, split_list
+from ragtriage.report.files import write_json
+from ragtriage.report.terminal import audit_summary
+from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
+from ragtriage.triage.audit import AuditConfig, audit
+
+
+def run(
+    golden: Annotated[Path, typer.Option(help="Golden set directory or file.")],
+    traces: Annotated[Path | None, typer.Option(help="Trace JSONL from your system.")] = None,
+    retriever: Annotated[str, typer.Option(help="'bm25' or module:function.")] = "bm25",
+    generator: Annotated[
+        str, typer.Option(help="'local' (embedded model), 'extractive' or module:function.")
+    ] = "local",
+    judge: Annotated[
+        str | None, typer.Option(help="Judge model: default embedded; 'lexical'; litellm id.")
+    ] = None,
+    strategy: Annotated[str | None, typer.Option(help="claims, sentences or lexical.")] = None,
+    calibration: Annotated[Path | None, typer.Option(help="Calibration record JSON.")] = None,
+    context_k: Annotated[int, typer.Option(help="Top k chunks passed to the generator.")] = 3,
+    depth: Annotated[int, typer.Option(help="Chunks retrieved per query.")] = 20,
+    metrics: Annotated[list[str] | None, typer.Option("--metrics", "-m")] = None,
+    k: Annotated[list[str] | None, typer.Option(help="Cutoffs for metrics without one.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Judge calls in flight (remote models).")] = 8,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for the local model.")] = None,
+    cache: Annotated[Path | None, typer.Option(help="Response cache (SQLite).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Audit only the first N cases.")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("results"),
+    quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+) -> None:
+    """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
+    (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
+    config = AuditConfig(
+        golden=golden,
+        traces=traces,
+        retriever=retriever,
+        generator=generator,
+        judge=judge,
+        strategy=strategy,
+        calibration=calibration,
+        context_k=context_k,
+        depth=depth,
+        metrics=split_list(metrics) or list(DEFAULT_METRICS),
+        k=int_list(k, "k") or list(DEFAULT_KS),
+        concurrency=concurrency,
+        cache=cache,
+        threads=threads,
+        limit=limit,
+    )
+    term = console(quiet)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=term,
+        transient=True,
+        disable=quiet or not term.is_terminal,
+    ) as bars:
+
+        def tick(stage: str, total: int):
+            task = bars.add_task(stage, total=total)
+            return lambda *_: bars.advance(task)
+
+        result = audit(config, tick)
+    paths = {"results": write_json(out / "results.json", result)}
+    paths.update(_reports(result, out))
+    if not quiet:
+        audit_summary(result, term)
+        for name, path in paths.items():
+            term.print(f"wrote {name}: {path}")
+
+
+def _reports(result, out: Path) -> dict[str, Path]:
+    try:
+        from ragtriage.report.writer import write_reports
+    except ImportError:  # the report writers are optional until installed
+        return {}
+    return write_reports(result, out)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="audit")(run)

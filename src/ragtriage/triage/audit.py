@@ -1,0 +1,188 @@
+"""``ragtriage audit``: both stages on one golden set, and one label per case.
+
+Flow: golden set -> traces (file, callables, or embedded BM25 + local model) -> stage 1
+on the retrieved lists -> stage 2 judge on every answer (cached, so an interrupted audit
+resumes for free) -> calibrated decisions -> triage -> clusters -> :class:`AuditResult`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.golden import load_golden
+from ragtriage.data.models import GoldenSet, file_sha256
+from ragtriage.judge.api import ajudge_run, resolve_model
+from ragtriage.judge.cache import ResponseCache, default_cache_path
+from ragtriage.judge.calls import Caller
+from ragtriage.judge.types import ContextChunk, JudgeItem
+from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
+from ragtriage.retrieval.sections import versions
+from ragtriage.triage import cases as case_rows
+from ragtriage.triage.actions import clusters
+from ragtriage.triage.calibrated import find_decider
+from ragtriage.triage.models import AuditResult, Trace
+from ragtriage.triage.system import chunk_texts, run_system
+from ragtriage.triage.traces import load_traces
+
+
+@dataclass
+class AuditConfig:
+    golden: Path
+    traces: Path | None = None
+    retriever: str = "bm25"
+    generator: str = "local"
+    judge: str | None = None  # None: the embedded local judge; "lexical"; a litellm model
+    strategy: str | None = None
+    calibration: Path | None = None
+    context_k: int = 3
+    depth: int = 20
+    metrics: list[str] = field(default_factory=lambda: list(DEFAULT_METRICS))
+    k: list[int] = field(default_factory=lambda: list(DEFAULT_KS))
+    concurrency: int = 8
+    cache: Path | None = None
+    threads: int | None = None
+    limit: int | None = None
+
+    def public(self) -> dict[str, Any]:
+        return {k: str(v) if isinstance(v, Path) else v for k, v in self.__dict__.items()}
+
+
+Tick = Callable[[str, int], Callable[[], None]]
+
+
+def _limited(golden: GoldenSet, limit: int | None) -> GoldenSet:
+    if not limit:
+        return golden
+    return golden.model_copy(update={"cases": golden.cases[:limit]})
+
+
+async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResult:
+    """Run the whole audit; ``tick(stage, total)`` returns a per-item progress callback."""
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    golden = _limited(load_golden(config.golden), config.limit)
+    store = ResponseCache(config.cache or default_cache_path())
+    try:
+        shared_model = None
+        if config.judge is None or config.generator == "local":
+            shared_model = resolve_model(None, threads=config.threads)
+        traces, warnings = await _traces(config, golden, store, shared_model, tick)
+        timings["system_s"] = time.perf_counter() - started
+
+        t0 = time.perf_counter()
+        retrieval = evaluate_retrieval(
+            golden,
+            case_rows.run_from_traces(traces, golden),
+            config.metrics,
+            k=config.k,
+            miss_k=config.context_k,
+        )
+        timings["retrieval_s"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        texts = chunk_texts(golden, traces)
+        items = [
+            _judge_item(case.id, case.query, traces.get(case.id), texts) for case in golden.cases
+        ]
+        judged_items = [i for i in items if i is not None]
+        judge_model, strategy = (
+            shared_model if config.judge is None else config.judge,
+            config.strategy,
+        )
+        if config.judge == "lexical":
+            judge_model, strategy = None, "lexical"
+        run = await ajudge_run(
+            judged_items,
+            judge_model,
+            strategy,
+            config.concurrency,
+            store,
+            on_result=tick("judge", len(judged_items)) if tick else None,
+            threads=config.threads,
+        )
+        timings["judge_s"] = time.perf_counter() - t0
+        decider = find_decider(config.calibration, run.fingerprint)
+        by_id = {r.item_id: r for r in run.results}
+        rows = case_rows.build(golden, traces, by_id, decider, retrieval)
+        generation = case_rows.generation_summary(rows, run.results, decider)
+    finally:
+        store.close()
+    timings["total_s"] = time.perf_counter() - started
+    return AuditResult(
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        config=config.public(),
+        versions=versions(),
+        golden={
+            "source": str(config.golden),
+            "sha256": golden.content_hash(),
+            "cases": len(golden.cases),
+        },
+        traces=_trace_info(config),
+        judge_fingerprint=run.fingerprint,
+        judge_usage=run.usage,
+        judge_cache=run.cache,
+        calibration=decider.status,
+        retrieval=retrieval,
+        generation=generation,
+        counts=case_rows.label_counts(rows),
+        clusters=clusters(rows),
+        cases=rows,
+        warnings=warnings + retrieval.warnings,
+        timings={k: round(v, 2) for k, v in timings.items()},
+    )
+
+
+async def _traces(config, golden, store, shared_model, tick) -> tuple[dict[str, Trace], list[str]]:
+    if config.traces is not None:
+        traces = load_traces(config.traces, config.context_k)
+        known = {c.id for c in golden.cases}
+        unknown = sorted(set(traces) - known)
+        missing = [c.id for c in golden.cases if c.id not in traces]
+        warnings = []
+        if unknown:
+            warnings.append(
+                f"{len(unknown)} traced queries are not in the golden set (ignored): "
+                + ", ".join(unknown[:10])
+            )
+        if missing:
+            warnings.append(
+                f"{len(missing)} golden queries have no trace (unscored): "
+                + ", ".join(missing[:10])
+            )
+        return {q: t for q, t in traces.items() if q in known}, warnings
+    caller = Caller(shared_model, store, concurrency=1) if config.generator == "local" else None
+    traces = await run_system(
+        golden,
+        config.retriever,
+        config.generator,
+        depth=config.depth,
+        context_k=config.context_k,
+        caller=caller,
+        progress=tick("generate", len(golden.cases)) if tick else None,
+    )
+    return traces, []
+
+
+def _judge_item(case_id: str, query: str, trace: Trace | None, texts: dict[str, str]):
+    if trace is None:
+        return None
+    chunks = tuple(
+        ContextChunk(id=cid, text=texts[cid]) for cid in trace.context_ids if cid in texts
+    )
+    return JudgeItem(id=case_id, question=query, contexts=chunks, answer=trace.answer)
+
+
+def _trace_info(config: AuditConfig) -> dict[str, Any]:
+    if config.traces is None:
+        return {"source": f"retriever={config.retriever}, generator={config.generator}"}
+    return {"source": str(config.traces), "sha256": file_sha256(config.traces)}
+
+
+def audit(config: AuditConfig, tick: Tick | None = None) -> AuditResult:
+    return asyncio.run(run_audit(config, tick))

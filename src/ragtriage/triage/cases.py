@@ -1,0 +1,115 @@
+"""One :class:`CaseResult` per golden case, and the counts built from them."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ragtriage.data.models import GoldenSet
+from ragtriage.data.tables import Run
+from ragtriage.judge.types import JudgeResult, Outcome
+from ragtriage.retrieval.report import RetrievalReport
+from ragtriage.triage.calibrated import Decider, naive_rate
+from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
+from ragtriage.triage.rules import Evidence, triage
+
+
+def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:
+    """The retrieved lists as a run; a chunk without a score is ranked by its position."""
+    queries, docs, scores = [], [], []
+    for case in golden.cases:
+        trace = traces.get(case.id)
+        for rank, chunk in enumerate(trace.retrieved if trace else []):
+            queries.append(case.id)
+            docs.append(chunk.id)
+            scores.append(chunk.score if chunk.score is not None else float(-rank))
+    return Run.from_columns(queries, docs, scores, source="traces")
+
+
+def build(
+    golden: GoldenSet,
+    traces: dict[str, Trace],
+    judged: dict[str, JudgeResult],
+    decider: Decider,
+    retrieval: RetrievalReport,
+) -> list[CaseResult]:
+    confident = set()
+    if retrieval.unanswerable is not None:
+        confident = {q.query_id for q in retrieval.unanswerable.queries if q.confident}
+    rows = []
+    for case in golden.cases:
+        trace = traces.get(case.id)
+        expected = case.expected()
+        result = judged.get(case.id)
+        if trace is None:
+            rows.append(_untraced(case, expected))
+            continue
+        ids = [c.id for c in trace.retrieved]
+        ranks = [i + 1 for i, cid in enumerate(ids) if cid in set(expected)]
+        evidence = Evidence(
+            answerable=bool(expected),
+            first_relevant_rank=ranks[0] if ranks else None,
+            relevant_in_context=bool(set(expected) & set(trace.context_ids)),
+            judge=result,
+            faithful=decider.decide(result) if result else None,
+        )
+        label, reason = triage(evidence)
+        if result is None and label == Label.UNSCORED:
+            reason = "no text for the chunks passed to the generator, so it could not be judged"
+        warnings = []
+        if not expected and case.id in confident:
+            warnings.append(
+                "retrieval warning: unanswerable query retrieved as confidently as a typical "
+                "answerable one"
+            )
+        rows.append(
+            CaseResult(
+                case_id=case.id,
+                query=case.query,
+                tags=list(case.tags),
+                answerable=bool(expected),
+                expected=expected,
+                retrieved_ids=ids,
+                retrieved_scores=[c.score for c in trace.retrieved],
+                context_ids=trace.context_ids,
+                first_relevant_rank=evidence.first_relevant_rank,
+                relevant_in_context=evidence.relevant_in_context,
+                answer=trace.answer,
+                judge=result,
+                faithful=evidence.faithful,
+                label=label,
+                reason=reason,
+                warnings=warnings,
+            )
+        )
+    return rows
+
+
+def _untraced(case, expected: list[str]) -> CaseResult:
+    return CaseResult(
+        case_id=case.id,
+        query=case.query,
+        tags=list(case.tags),
+        answerable=bool(expected),
+        expected=expected,
+        label=Label.UNSCORED,
+        reason="the system produced no trace for it",
+    )
+
+
+def label_counts(rows: list[CaseResult]) -> dict[str, int]:
+    counts = Counter(row.label.value for row in rows)
+    return {label.value: counts.get(label.value, 0) for label in Label}
+
+
+def generation_summary(
+    rows: list[CaseResult], results: list[JudgeResult], decider: Decider
+) -> GenerationSummary:
+    outcomes = Counter(r.outcome.value for r in results)
+    decisions = [row.faithful for row in rows if row.faithful is not None]
+    scored = [r for r in results if r.outcome == Outcome.SCORED]
+    return GenerationSummary(
+        n_judged=len(results),
+        outcomes={o.value: outcomes.get(o.value, 0) for o in Outcome},
+        naive_faithful_rate=naive_rate(decisions),
+        corrected_faithful_rate=decider.corrected_rate(scored) if scored else None,
+    )

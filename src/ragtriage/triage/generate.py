@@ -1,0 +1,79 @@
+"""Generators the audit can run itself: the embedded local model, an extractive baseline,
+and user callables ``module:function`` taking ``(query, chunks)`` and returning the answer.
+
+The local generator goes through the judge layer's :class:`Caller`, so its answers are
+cached like judge calls: re-running an audit regenerates nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+
+from ragtriage.judge.calls import Caller, Unscorable
+from ragtriage.judge.items import fence_contexts
+from ragtriage.judge.lexical import content_words, split_sentences
+from ragtriage.judge.models.base import ModelRequest
+from ragtriage.judge.prompts import load_prompt
+from ragtriage.judge.types import ContextChunk, Usage
+from ragtriage.retrieval.retrievers import Hit, load_callable
+
+ABSTAIN = "The context does not contain the answer."
+GENERATION_PROMPT = "generate.answer.v1"
+MAX_ANSWER_TOKENS = 96
+MIN_OVERLAP = 0.4
+
+AsyncGenerator = Callable[[str, Sequence[Hit]], "asyncio.Future[str]"]
+
+
+def extractive_answer(query: str, chunks: Sequence[Hit]) -> str:
+    """The context sentence sharing most content words with the query, or an abstention.
+
+    A deterministic, model-free generator: a floor for comparison and a fast way to
+    exercise the whole audit.
+    """
+    wanted = set(content_words(query))
+    best, best_share = "", 0.0
+    for chunk in chunks:
+        for sentence in split_sentences(chunk.text):
+            words = set(content_words(sentence))
+            share = len(wanted & words) / len(wanted) if wanted else 0.0
+            if share > best_share:
+                best, best_share = sentence, share
+    return best if best_share >= MIN_OVERLAP else ABSTAIN
+
+
+class LocalGenerator:
+    """Greedy answers from a chat model through the cached, retrying caller."""
+
+    def __init__(self, caller: Caller) -> None:
+        self.caller = caller
+        self.prompt = load_prompt(GENERATION_PROMPT)
+        self.usage = Usage()
+
+    async def __call__(self, query: str, chunks: Sequence[Hit]) -> str:
+        context = fence_contexts(ContextChunk(id=c.id, text=c.text) for c in chunks)
+        request = ModelRequest(
+            messages=self.prompt.render(context=context, question=query),
+            prompt_sha256=self.prompt.sha256,
+            mode="text",
+            max_tokens=MAX_ANSWER_TOKENS,
+        )
+        try:
+            response = await self.caller.raw(request, self.usage)
+        except Unscorable as exc:
+            return f"[generation failed: {exc}]"
+        return response.text.strip()
+
+
+def sync_generator(spec: str) -> Callable[[str, Sequence[Hit]], str]:
+    """``extractive`` or a user ``module:function``."""
+    if spec == "extractive":
+        return extractive_answer
+    fn = load_callable(spec)
+
+    def call(query: str, chunks: Sequence[Hit]) -> str:
+        answer = fn(query, list(chunks))
+        return answer if isinstance(answer, str) else str(answer)
+
+    return call

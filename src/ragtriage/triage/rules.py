@@ -1,0 +1,78 @@
+"""The triage rules: exactly one label per case, with the reason in words.
+
+* answerable, no relevant chunk anywhere in the retrieved list -> ``retrieval``
+* a relevant chunk retrieved but not passed to the generator -> ``ranking``
+* a relevant chunk reached the generator, and the judge could not score the answer ->
+  ``unscored``; the answer abstained, asserted nothing, or was judged unfaithful ->
+  ``generation``; otherwise ``pass``
+* unanswerable: the system abstained (or asserted nothing) -> ``pass``; it answered and the
+  judge found the answer unsupported by its context -> ``generation`` (hallucinated);
+  judge failure -> ``unscored``. A confident retrieval on it is a warning, not a label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragtriage.judge.types import JudgeResult, Outcome
+from ragtriage.triage.models import Label
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What triage needs to know about one case."""
+
+    answerable: bool
+    first_relevant_rank: int | None  # 1-based rank of the first relevant retrieved chunk
+    relevant_in_context: bool
+    judge: JudgeResult | None
+    faithful: bool | None  # the calibrated decision on a scored answer
+
+
+def triage(e: Evidence) -> tuple[Label, str]:
+    if e.answerable:
+        return _answerable(e)
+    return _unanswerable(e)
+
+
+def _answerable(e: Evidence) -> tuple[Label, str]:
+    if e.first_relevant_rank is None:
+        return Label.RETRIEVAL, "no relevant chunk was retrieved"
+    if not e.relevant_in_context:
+        return (
+            Label.RANKING,
+            f"a relevant chunk was retrieved at rank {e.first_relevant_rank} but not passed "
+            "to the generator",
+        )
+    return _judged(e, abstain_is=Label.GENERATION)
+
+
+def _unanswerable(e: Evidence) -> tuple[Label, str]:
+    return _judged(e, abstain_is=Label.PASS)
+
+
+def _judged(e: Evidence, abstain_is: Label) -> tuple[Label, str]:
+    if e.judge is None or e.judge.outcome == Outcome.UNSCORED:
+        reason = e.judge.reason if e.judge else "no judge result"
+        return Label.UNSCORED, f"the judge could not score the answer: {reason}"
+    if e.judge.outcome in (Outcome.ABSTAINED, Outcome.NO_CLAIMS):
+        what = "abstained" if e.judge.outcome == Outcome.ABSTAINED else "asserted nothing"
+        if abstain_is == Label.PASS:
+            return Label.PASS, f"unanswerable query and the answer {what}"
+        return Label.GENERATION, f"the relevant chunk was in context but the answer {what}"
+    if e.faithful is None:
+        return Label.UNSCORED, "the judge score could not be turned into a decision"
+    score = f"judge score {e.judge.score:.2f}" if e.judge.score is not None else "judge"
+    if not e.faithful:
+        if e.answerable:
+            return (
+                Label.GENERATION,
+                f"relevant context was passed but the answer is unfaithful ({score})",
+            )
+        return Label.GENERATION, f"unanswerable query answered with unsupported claims ({score})"
+    if e.answerable:
+        return Label.PASS, f"relevant context passed and the answer is faithful ({score})"
+    return (
+        Label.PASS,
+        f"unanswerable query answered only with claims its context supports ({score})",
+    )

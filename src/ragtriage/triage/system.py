@@ -1,0 +1,63 @@
+"""Get the system's behaviour as traces: from a trace file, or by running a retriever and
+a generator (the embedded BM25 + local model by default, or user callables)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+
+from ragtriage.data.models import GoldenSet
+from ragtriage.judge.calls import Caller
+from ragtriage.retrieval.retrievers import Hit, run_retriever
+from ragtriage.triage.generate import LocalGenerator, sync_generator
+from ragtriage.triage.models import RetrievedChunk, Trace
+
+Progress = Callable[[], None]
+
+
+def chunk_texts(golden: GoldenSet, traces: dict[str, Trace]) -> dict[str, str]:
+    """Text of every chunk we know: from the traces first, then the golden corpus."""
+    texts = {cid: c.text for cid, c in (golden.corpus or {}).items()}
+    for trace in traces.values():
+        texts.update({c.id: c.text for c in trace.retrieved if c.text})
+    return texts
+
+
+async def run_system(
+    golden: GoldenSet,
+    retriever: str,
+    generator: str,
+    *,
+    depth: int,
+    context_k: int,
+    caller: Caller | None,
+    progress: Progress | None = None,
+) -> dict[str, Trace]:
+    """Retrieve for every golden query, pass the top ``context_k`` on, generate answers."""
+    _, hits = run_retriever(golden, retriever, depth)
+    if generator == "local":
+        assert caller is not None, "the local generator needs a model caller"
+        generate = LocalGenerator(caller)
+    else:
+        generate = _as_async(sync_generator(generator))
+    traces: dict[str, Trace] = {}
+    for case in golden.cases:
+        ranked = hits[case.id]
+        context = ranked[:context_k]
+        answer = await generate(case.query, context)
+        traces[case.id] = Trace(
+            query_id=case.id,
+            retrieved=[RetrievedChunk(id=h.id, score=h.score, text=h.text) for h in ranked],
+            context_ids=[h.id for h in context],
+            answer=answer,
+        )
+        if progress:
+            progress()
+    return traces
+
+
+def _as_async(fn: Callable[[str, Sequence[Hit]], str]):
+    async def call(query: str, chunks: Sequence[Hit]) -> str:
+        return await asyncio.to_thread(fn, query, chunks)
+
+    return call

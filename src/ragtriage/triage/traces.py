@@ -1,0 +1,84 @@
+"""Load trace files: what the system under test retrieved, passed on and answered.
+
+One JSONL line per golden query: ``query_id``, ``retrieved`` (ranked; items ``{id, score?,
+text?}`` or plain ids), ``context_ids`` (the chunks passed to the generator) or
+``context_k`` (the top k were passed), and ``answer``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.readers import check_type, iter_records, require
+from ragtriage.errors import InputError
+from ragtriage.triage.models import RetrievedChunk, Trace
+
+
+def load_traces(path: str | Path, default_k: int) -> dict[str, Trace]:
+    """Traces keyed by query id; a query listed twice is an error."""
+    path = Path(path)
+    traces: dict[str, Trace] = {}
+    first: dict[str, int] = {}
+    for line, record in iter_records(path):
+        trace = parse_trace(record, path, line, default_k)
+        if trace.query_id in first:
+            raise InputError(
+                f"query {trace.query_id!r} already traced on line {first[trace.query_id]}",
+                path=path,
+                line=line,
+                field="query_id",
+            )
+        first[trace.query_id] = line
+        traces[trace.query_id] = trace
+    if not traces:
+        raise InputError("trace file is empty", path=path)
+    return traces
+
+
+def parse_trace(record: dict[str, Any], path: Path, line: int, default_k: int) -> Trace:
+    query_id = str(require(record, "query_id", (str, int), path, line))
+    items = require(record, "retrieved", list, path, line)
+    retrieved = [_chunk(item, i, path, line) for i, item in enumerate(items)]
+    answer = require(record, "answer", str, path, line)
+    return Trace(
+        query_id=query_id,
+        retrieved=retrieved,
+        context_ids=_context_ids(record, retrieved, path, line, default_k),
+        answer=answer,
+    )
+
+
+def _chunk(item: Any, rank: int, path: Path, line: int) -> RetrievedChunk:
+    field = f"retrieved[{rank}]"
+    if isinstance(item, str | int) and not isinstance(item, bool):
+        return RetrievedChunk(id=str(item))
+    check_type(item, field, dict, path, line)
+    chunk_id = str(require(item, "id", (str, int), path, line))
+    score = item.get("score")
+    if score is not None:
+        score = float(check_type(score, f"{field}.score", (int, float), path, line))
+    text = check_type(item.get("text") or "", f"{field}.text", str, path, line)
+    return RetrievedChunk(id=chunk_id, score=score, text=text)
+
+
+def _context_ids(
+    record: dict[str, Any], retrieved: list[RetrievedChunk], path: Path, line: int, k: int
+) -> list[str]:
+    if "context_ids" in record and "context_k" in record:
+        raise InputError(
+            "give either 'context_ids' or 'context_k', not both",
+            path=path,
+            line=line,
+            field="context_ids",
+        )
+    if "context_ids" in record:
+        ids = check_type(record["context_ids"], "context_ids", list, path, line)
+        for value in ids:
+            check_type(value, "context_ids[]", (str, int), path, line)
+        return [str(v) for v in ids]
+    if "context_k" in record:
+        k = check_type(record["context_k"], "context_k", int, path, line)
+        if k < 0:
+            raise InputError("must be >= 0", path=path, line=line, field="context_k")
+    return [c.id for c in retrieved[:k]]
