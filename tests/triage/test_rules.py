@@ -1,0 +1,82 @@
+"""Every triage rule, one case each: exactly one label and a reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
+from ragtriage.triage.actions import clusters, next_action
+from ragtriage.triage.models import CaseResult, Label
+from ragtriage.triage.rules import Evidence, triage
+
+FP = JudgeFingerprint(judge="lexical", model="none")
+
+
+def judged(outcome: Outcome, score: float | None = None) -> JudgeResult:
+    return JudgeResult(item_id="x", outcome=outcome, score=score, fingerprint=FP)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "label", "fragment"),
+    [
+        (Evidence(True, None, False, judged(Outcome.SCORED, 1.0), True), Label.RETRIEVAL,
+         "no relevant chunk"),
+        (Evidence(True, 7, False, judged(Outcome.SCORED, 1.0), True), Label.RANKING, "rank 7"),
+        (Evidence(True, 1, True, judged(Outcome.SCORED, 0.2), False), Label.GENERATION,
+         "unfaithful"),
+        (Evidence(True, 1, True, judged(Outcome.ABSTAINED), None), Label.GENERATION, "abstained"),
+        (Evidence(True, 1, True, judged(Outcome.NO_CLAIMS), None), Label.GENERATION,
+         "asserted nothing"),
+        (Evidence(True, 1, True, judged(Outcome.UNSCORED), None), Label.UNSCORED, "could not"),
+        (Evidence(True, 1, True, None, None), Label.UNSCORED, "no judge result"),
+        (Evidence(True, 2, True, judged(Outcome.SCORED, 0.9), True), Label.PASS, "faithful"),
+        (Evidence(False, None, False, judged(Outcome.ABSTAINED), None), Label.PASS, "abstained"),
+        (Evidence(False, None, False, judged(Outcome.NO_CLAIMS), None), Label.PASS, "nothing"),
+        (Evidence(False, None, False, judged(Outcome.SCORED, 0.1), False), Label.GENERATION,
+         "unsupported"),
+        (Evidence(False, None, False, judged(Outcome.SCORED, 0.9), True), Label.PASS,
+         "supports"),
+        (Evidence(False, None, False, judged(Outcome.UNSCORED), None), Label.UNSCORED, "could not"),
+    ],
+)
+def test_triage_rules(evidence, label, fragment):
+    got, reason = triage(evidence)
+    assert got == label
+    assert fragment in reason
+
+
+def test_retrieval_failure_wins_over_a_faithful_answer():
+    # answer faithful to the wrong context is still a retrieval failure
+    assert triage(Evidence(True, None, False, judged(Outcome.SCORED, 1.0), True))[0] == (
+        Label.RETRIEVAL
+    )
+
+
+def case(case_id: str, label: Label, tags: list[str], answerable: bool = True) -> CaseResult:
+    return CaseResult(case_id=case_id, query="q", tags=tags, answerable=answerable, label=label,
+                      reason="r")
+
+
+def test_clusters_group_by_stage_and_tag_with_actions():
+    rows = [
+        case("a", Label.RETRIEVAL, ["product-code"]),
+        case("b", Label.RETRIEVAL, ["product-code", "paraphrase"]),
+        case("c", Label.RANKING, []),
+        case("d", Label.PASS, ["product-code"]),
+        case("e", Label.GENERATION, ["unanswerable"], answerable=False),
+        case("f", Label.UNSCORED, ["product-code"]),
+    ]
+    got = {(c.label, c.tag): c for c in clusters(rows)}
+    assert got[(Label.RETRIEVAL, "product-code")].count == 2
+    assert "keyword" in got[(Label.RETRIEVAL, "product-code")].action
+    assert got[(Label.RANKING, "(untagged)")].case_ids == ["c"]
+    assert "reranker" in got[(Label.RANKING, "(untagged)")].action
+    assert "abstention" in got[(Label.GENERATION, "unanswerable")].action
+    assert all(c.label != Label.UNSCORED and c.label != Label.PASS for c in got.values())
+    assert clusters(rows)[0].tag == "product-code"  # largest first
+
+
+def test_next_actions_follow_the_seeds():
+    assert "chunking" in next_action(Label.RETRIEVAL, "multi-section")
+    assert "hybrid" in next_action(Label.RETRIEVAL, "exact-code")
+    assert "prompt" in next_action(Label.GENERATION, "paraphrase")
