@@ -19,7 +19,7 @@ from ragtriage.judge.types import ContextChunk, Usage
 from ragtriage.retrieval.retrievers import Hit, load_callable
 
 ABSTAIN = "The context does not contain the answer."
-GENERATION_PROMPT = "generate.answer.v1"
+GENERATION_PROMPT = "generate.answer.v1.md"
 MAX_ANSWER_TOKENS = 96
 MIN_OVERLAP = 0.4
 
