@@ -17,8 +17,11 @@ HANDBOOK = ROOT / "golden_sets/handbook"
 
 
 def test_audit_with_embedded_bm25_extractive_and_lexical_judge(tmp_path):
-    result = audit(AuditConfig(golden=HANDBOOK, generator="extractive", judge="lexical",
-                               cache=tmp_path / "c.sqlite"))
+    result = audit(
+        AuditConfig(
+            golden=HANDBOOK, generator="extractive", judge="lexical", cache=tmp_path / "c.sqlite"
+        )
+    )
     assert len(result.cases) == 16
     assert sum(result.counts.values()) == 16  # exactly one label per case
     assert result.judge_fingerprint.judge == "lexical"
@@ -37,44 +40,84 @@ def write_traces(path, rows):
 
 def test_trace_file_gives_every_label(tmp_path):
     golden = tmp_path / "golden.jsonl"
-    golden.write_text("\n".join(json.dumps(r) for r in [
-        {"id": "ret", "query": "q1", "expected": ["a"], "tags": ["product-code"]},
-        {"id": "rank", "query": "q2", "expected": ["b"]},
-        {"id": "gen", "query": "q3", "expected": ["c"]},
-        {"id": "ok", "query": "q4", "expected": ["d"]},
-        {"id": "un-pass", "query": "q5", "expected": []},
-        {"id": "un-gen", "query": "q6", "expected": []},
-        {"id": "untraced", "query": "q7", "expected": ["e"]},
-    ]) + "\n")
+    golden.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"id": "ret", "query": "q1", "expected": ["a"], "tags": ["product-code"]},
+                {"id": "rank", "query": "q2", "expected": ["b"]},
+                {"id": "gen", "query": "q3", "expected": ["c"]},
+                {"id": "ok", "query": "q4", "expected": ["d"]},
+                {"id": "un-pass", "query": "q5", "expected": []},
+                {"id": "un-gen", "query": "q6", "expected": []},
+                {"id": "untraced", "query": "q7", "expected": ["e"]},
+            ]
+        )
+        + "\n"
+    )
     chunk = {
-        "a": "Alpha text.", "b": "The N4-300 has four drive bays.",
-        "c": "The warranty lasts three years.", "d": "Port 5443 is used for remote access.",
+        "a": "Alpha text.",
+        "b": "The N4-300 has four drive bays.",
+        "c": "The warranty lasts three years.",
+        "d": "Port 5443 is used for remote access.",
         "x": "Unrelated words about cooking pasta.",
     }
 
     def r(*ids):
         return [{"id": i, "score": 10.0 - n, "text": chunk[i]} for n, i in enumerate(ids)]
 
-    traces = write_traces(tmp_path / "t.jsonl", [
-        {"query_id": "ret", "retrieved": r("x"), "context_k": 1,
-         "answer": "Unrelated words about cooking pasta."},
-        {"query_id": "rank", "retrieved": r("x", "b"), "context_ids": ["x"],
-         "answer": "Unrelated words about cooking pasta."},
-        {"query_id": "gen", "retrieved": r("c"), "context_ids": ["c"],
-         "answer": "The guarantee covers seventeen decades on Mars exclusively."},
-        {"query_id": "ok", "retrieved": r("d"), "answer": "Port 5443 is used for remote access."},
-        {"query_id": "un-pass", "retrieved": r("x"),
-         "answer": "The context does not contain the answer."},
-        {"query_id": "un-gen", "retrieved": r("x"),
-         "answer": "Zebras migrate across Patagonian glaciers every winter."},
-        {"query_id": "stray", "retrieved": [], "answer": ""},
-    ])
-    result = audit(AuditConfig(golden=golden, traces=traces, judge="lexical", context_k=1,
-                               cache=tmp_path / "c.sqlite"))
+    traces = write_traces(
+        tmp_path / "t.jsonl",
+        [
+            {
+                "query_id": "ret",
+                "retrieved": r("x"),
+                "context_k": 1,
+                "answer": "Unrelated words about cooking pasta.",
+            },
+            {
+                "query_id": "rank",
+                "retrieved": r("x", "b"),
+                "context_ids": ["x"],
+                "answer": "Unrelated words about cooking pasta.",
+            },
+            {
+                "query_id": "gen",
+                "retrieved": r("c"),
+                "context_ids": ["c"],
+                "answer": "The guarantee covers seventeen decades on Mars exclusively.",
+            },
+            {
+                "query_id": "ok",
+                "retrieved": r("d"),
+                "answer": "Port 5443 is used for remote access.",
+            },
+            {
+                "query_id": "un-pass",
+                "retrieved": r("x"),
+                "answer": "The context does not contain the answer.",
+            },
+            {
+                "query_id": "un-gen",
+                "retrieved": r("x"),
+                "answer": "Zebras migrate across Patagonian glaciers every winter.",
+            },
+            {"query_id": "stray", "retrieved": [], "answer": ""},
+        ],
+    )
+    result = audit(
+        AuditConfig(
+            golden=golden, traces=traces, judge="lexical", context_k=1, cache=tmp_path / "c.sqlite"
+        )
+    )
     labels = {row.case_id: row.label for row in result.cases}
     assert labels == {
-        "ret": Label.RETRIEVAL, "rank": Label.RANKING, "gen": Label.GENERATION,
-        "ok": Label.PASS, "un-pass": Label.PASS, "un-gen": Label.GENERATION,
+        "ret": Label.RETRIEVAL,
+        "rank": Label.RANKING,
+        "gen": Label.GENERATION,
+        "ok": Label.PASS,
+        "un-pass": Label.PASS,
+        "un-gen": Label.GENERATION,
         "untraced": Label.UNSCORED,
     }
     assert any("not in the golden set" in w and "stray" in w for w in result.warnings)
@@ -87,8 +130,21 @@ def test_trace_file_gives_every_label(tmp_path):
 
 def test_results_json_round_trips_and_cli_exit_codes(tmp_path, capsys):
     out = tmp_path / "out"
-    code = main(["audit", "--golden", str(HANDBOOK), "--generator", "extractive", "--judge",
-                 "lexical", "--cache", str(tmp_path / "c.sqlite"), "-o", str(out)])
+    code = main(
+        [
+            "audit",
+            "--golden",
+            str(HANDBOOK),
+            "--generator",
+            "extractive",
+            "--judge",
+            "lexical",
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "-o",
+            str(out),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "Audit of 16 cases" in text and "Stage metrics" in text
@@ -105,11 +161,15 @@ def test_results_json_round_trips_and_cli_exit_codes(tmp_path, capsys):
         ('{"retrieved": [], "answer": "a"}', "query_id"),
         ('{"query_id": "q", "answer": "a"}', "retrieved"),
         ('{"query_id": "q", "retrieved": []}', "answer"),
-        ('{"query_id": "q", "retrieved": [{"id": "a", "score": "x"}], "answer": ""}',
-         "retrieved[0].score"),
+        (
+            '{"query_id": "q", "retrieved": [{"id": "a", "score": "x"}], "answer": ""}',
+            "retrieved[0].score",
+        ),
         ('{"query_id": "q", "retrieved": [], "answer": "", "context_k": -1}', "context_k"),
-        ('{"query_id": "q", "retrieved": [], "answer": "", "context_k": 1, "context_ids": []}',
-         "context_ids"),
+        (
+            '{"query_id": "q", "retrieved": [], "answer": "", "context_k": 1, "context_ids": []}',
+            "context_ids",
+        ),
     ],
 )
 def test_trace_errors_name_file_line_field(tmp_path, line, field):

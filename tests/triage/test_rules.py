@@ -19,23 +19,34 @@ def judged(outcome: Outcome, score: float | None = None) -> JudgeResult:
 @pytest.mark.parametrize(
     ("evidence", "label", "fragment"),
     [
-        (Evidence(True, None, False, judged(Outcome.SCORED, 1.0), True), Label.RETRIEVAL,
-         "no relevant chunk"),
+        (
+            Evidence(True, None, False, judged(Outcome.SCORED, 1.0), True),
+            Label.RETRIEVAL,
+            "no relevant chunk",
+        ),
         (Evidence(True, 7, False, judged(Outcome.SCORED, 1.0), True), Label.RANKING, "rank 7"),
-        (Evidence(True, 1, True, judged(Outcome.SCORED, 0.2), False), Label.GENERATION,
-         "unfaithful"),
+        (
+            Evidence(True, 1, True, judged(Outcome.SCORED, 0.2), False),
+            Label.GENERATION,
+            "unfaithful",
+        ),
         (Evidence(True, 1, True, judged(Outcome.ABSTAINED), None), Label.GENERATION, "abstained"),
-        (Evidence(True, 1, True, judged(Outcome.NO_CLAIMS), None), Label.GENERATION,
-         "asserted nothing"),
+        (
+            Evidence(True, 1, True, judged(Outcome.NO_CLAIMS), None),
+            Label.GENERATION,
+            "asserted nothing",
+        ),
         (Evidence(True, 1, True, judged(Outcome.UNSCORED), None), Label.UNSCORED, "could not"),
         (Evidence(True, 1, True, None, None), Label.UNSCORED, "no judge result"),
         (Evidence(True, 2, True, judged(Outcome.SCORED, 0.9), True), Label.PASS, "faithful"),
         (Evidence(False, None, False, judged(Outcome.ABSTAINED), None), Label.PASS, "abstained"),
         (Evidence(False, None, False, judged(Outcome.NO_CLAIMS), None), Label.PASS, "nothing"),
-        (Evidence(False, None, False, judged(Outcome.SCORED, 0.1), False), Label.GENERATION,
-         "unsupported"),
-        (Evidence(False, None, False, judged(Outcome.SCORED, 0.9), True), Label.PASS,
-         "supports"),
+        (
+            Evidence(False, None, False, judged(Outcome.SCORED, 0.1), False),
+            Label.GENERATION,
+            "unsupported",
+        ),
+        (Evidence(False, None, False, judged(Outcome.SCORED, 0.9), True), Label.PASS, "supports"),
         (Evidence(False, None, False, judged(Outcome.UNSCORED), None), Label.UNSCORED, "could not"),
     ],
 )
@@ -53,8 +64,9 @@ def test_retrieval_failure_wins_over_a_faithful_answer():
 
 
 def case(case_id: str, label: Label, tags: list[str], answerable: bool = True) -> CaseResult:
-    return CaseResult(case_id=case_id, query="q", tags=tags, answerable=answerable, label=label,
-                      reason="r")
+    return CaseResult(
+        case_id=case_id, query="q", tags=tags, answerable=answerable, label=label, reason="r"
+    )
 
 
 def test_clusters_group_by_stage_and_tag_with_actions():

@@ -35,6 +35,9 @@ def run(
     threads: Annotated[int | None, typer.Option(help="CPU threads for the local model.")] = None,
     cache: Annotated[Path | None, typer.Option(help="Response cache (SQLite).")] = None,
     limit: Annotated[int | None, typer.Option(help="Audit only the first N cases.")] = None,
+    check_reference: Annotated[
+        bool, typer.Option(help="Claims judges: also judge answers against reference_answer.")
+    ] = True,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("results"),
     quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
 ) -> None:

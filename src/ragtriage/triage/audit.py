@@ -48,9 +48,15 @@ class AuditConfig:
     cache: Path | None = None
     threads: int | None = None
     limit: int | None = None
+    check_reference: bool = True  # claims judges: also judge answers against reference_answer
 
     def public(self) -> dict[str, Any]:
-        return {k: str(v) if isinstance(v, Path) else v for k, v in self.__dict__.items()}
+        """The config as JSON values (a model object is recorded by its name)."""
+        plain = (str, int, float, bool, list, type(None))
+        return {
+            k: v if isinstance(v, plain) else getattr(v, "name", str(v))
+            for k, v in self.__dict__.items()
+        }
 
 
 Tick = Callable[[str, int], Callable[[], None]]
@@ -106,10 +112,13 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             on_result=tick("judge", len(judged_items)) if tick else None,
             threads=config.threads,
         )
+        reference = {}
+        if run.fingerprint.judge == "claims" and config.check_reference:
+            reference = await _reference_check(golden, traces, judge_model, strategy, config, store)
         timings["judge_s"] = time.perf_counter() - t0
         decider = find_decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
-        rows = case_rows.build(golden, traces, by_id, decider, retrieval)
+        rows = case_rows.build(golden, traces, by_id, decider, retrieval, reference)
         generation = case_rows.generation_summary(rows, run.results, decider)
     finally:
         store.close()
@@ -167,6 +176,27 @@ async def _traces(config, golden, store, shared_model, tick) -> tuple[dict[str, 
         progress=tick("generate", len(golden.cases)) if tick else None,
     )
     return traces, []
+
+
+async def _reference_check(golden, traces, model, strategy, config, store) -> dict[str, Any]:
+    """Judge each answer against its golden reference answer, to catch contradictions.
+
+    Only claims judges give a ``contradicted`` verdict, so only they run this check.
+    """
+    items = [
+        JudgeItem(
+            id=c.id,
+            question=c.query,
+            answer=traces[c.id].answer,
+            contexts=(ContextChunk(id="reference", text=c.reference_answer),),
+        )
+        for c in golden.cases
+        if c.reference_answer and c.id in traces and c.expected()
+    ]
+    if not items:
+        return {}
+    run = await ajudge_run(items, model, strategy, config.concurrency, store)
+    return {r.item_id: r for r in run.results}
 
 
 def _judge_item(case_id: str, query: str, trace: Trace | None, texts: dict[str, str]):

@@ -6,7 +6,7 @@ from collections import Counter
 
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.tables import Run
-from ragtriage.judge.types import JudgeResult, Outcome
+from ragtriage.judge.types import JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.report import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
 from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
@@ -31,6 +31,7 @@ def build(
     judged: dict[str, JudgeResult],
     decider: Decider,
     retrieval: RetrievalReport,
+    reference: dict[str, JudgeResult] | None = None,
 ) -> list[CaseResult]:
     confident = set()
     if retrieval.unanswerable is not None:
@@ -51,6 +52,7 @@ def build(
             relevant_in_context=bool(set(expected) & set(trace.context_ids)),
             judge=result,
             faithful=decider.decide(result) if result else None,
+            contradicted=contradicted_claims((reference or {}).get(case.id)),
         )
         label, reason = triage(evidence)
         if result is None and label == Label.UNSCORED:
@@ -82,6 +84,13 @@ def build(
             )
         )
     return rows
+
+
+def contradicted_claims(result: JudgeResult | None) -> list[str] | None:
+    """Claims of the answer that the reference answer contradicts (None if not checked)."""
+    if result is None or result.outcome != Outcome.SCORED:
+        return None
+    return [c.text for c in result.claims if c.verdict == Verdict.CONTRADICTED]
 
 
 def _untraced(case, expected: list[str]) -> CaseResult:

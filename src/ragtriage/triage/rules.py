@@ -3,8 +3,9 @@
 * answerable, no relevant chunk anywhere in the retrieved list -> ``retrieval``
 * a relevant chunk retrieved but not passed to the generator -> ``ranking``
 * a relevant chunk reached the generator, and the judge could not score the answer ->
-  ``unscored``; the answer abstained, asserted nothing, or was judged unfaithful ->
-  ``generation``; otherwise ``pass``
+  ``unscored``; the answer abstained, asserted nothing, was judged unfaithful, or
+  contradicts the golden reference answer (claims judges only) -> ``generation``;
+  otherwise ``pass``
 * unanswerable: the system abstained (or asserted nothing) -> ``pass``; it answered and the
   judge found the answer unsupported by its context -> ``generation`` (hallucinated);
   judge failure -> ``unscored``. A confident retrieval on it is a warning, not a label.
@@ -27,6 +28,7 @@ class Evidence:
     relevant_in_context: bool
     judge: JudgeResult | None
     faithful: bool | None  # the calibrated decision on a scored answer
+    contradicted: list[str] | None = None  # answer claims the reference answer contradicts
 
 
 def triage(e: Evidence) -> tuple[Label, str]:
@@ -44,7 +46,10 @@ def _answerable(e: Evidence) -> tuple[Label, str]:
             f"a relevant chunk was retrieved at rank {e.first_relevant_rank} but not passed "
             "to the generator",
         )
-    return _judged(e, abstain_is=Label.GENERATION)
+    label, reason = _judged(e, abstain_is=Label.GENERATION)
+    if label == Label.PASS and e.contradicted:
+        return Label.GENERATION, f"the answer contradicts the reference answer: {e.contradicted[0]}"
+    return label, reason
 
 
 def _unanswerable(e: Evidence) -> tuple[Label, str]:

@@ -1,0 +1,61 @@
+"""A claims judge also checks answers against the golden reference answer."""
+
+from __future__ import annotations
+
+import json
+
+from ragtriage.judge.models.base import ModelResponse
+from ragtriage.triage.audit import AuditConfig, audit
+from ragtriage.triage.models import Label
+from tests.judge.fakes import ScriptedModel
+
+
+def claims_reply(request, number):
+    """Supported by the retrieved context; contradicted by the reference answer."""
+    prompt = "\n".join(m.content for m in request.messages)
+    verdict = "contradicted" if 'id="reference"' in prompt else "supported"
+    body = {"kind": "claims", "claims": [{"claim": "It has six bays.", "verdict": verdict}]}
+    return ModelResponse(text=json.dumps(body), prompt_tokens=10, completion_tokens=5)
+
+
+def test_answer_contradicting_the_reference_is_a_generation_failure(tmp_path):
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(
+        json.dumps(
+            {
+                "id": "q",
+                "query": "How many bays?",
+                "expected": ["a"],
+                "reference_answer": "It has four bays.",
+            }
+        )
+        + "\n"
+    )
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        json.dumps(
+            {
+                "query_id": "q",
+                "answer": "It has six bays.",
+                "retrieved": [{"id": "a", "text": "Bays: six."}],
+            }
+        )
+        + "\n"
+    )
+    model = ScriptedModel(claims_reply)
+    config = AuditConfig(golden=golden, traces=traces, judge=model, cache=tmp_path / "c.sqlite")
+    result = audit(config)
+    row = result.cases[0]
+    assert row.label == Label.GENERATION and "contradicts the reference" in row.reason
+    assert model.calls == 2  # the answer against its context, then against the reference
+    assert result.config["judge"] == "fake/model"
+    no_check = audit(
+        AuditConfig(
+            golden=golden,
+            traces=traces,
+            judge=model,
+            cache=tmp_path / "c.sqlite",
+            check_reference=False,
+        )
+    )
+    assert no_check.cases[0].label == Label.PASS
