@@ -35,6 +35,12 @@ def run(
     threads: Annotated[int | None, typer.Option(help="CPU threads for the local model.")] = None,
     cache: Annotated[Path | None, typer.Option(help="Response cache (SQLite).")] = None,
     limit: Annotated[int | None, typer.Option(help="Audit only the first N cases.")] = None,
+    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible judge URL.")] = None,
+    json_mode: Annotated[str | None, typer.Option(help="How JSON is requested.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds per judge call.")] = None,
+    holdout: Annotated[
+        bool, typer.Option(help="Audit the held-back slice (logged next to the golden set).")
+    ] = False,
     check_reference: Annotated[
         bool, typer.Option(help="Claims judges: also judge answers against reference_answer.")
     ] = True,
@@ -59,6 +65,11 @@ def run(
         cache=cache,
         threads=threads,
         limit=limit,
+        check_reference=check_reference,
+        api_base=api_base,
+        json_mode=json_mode,
+        timeout=timeout,
+        holdout=holdout,
     )
     term = console(quiet)
     with Progress(

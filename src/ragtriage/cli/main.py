@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from ragtriage.cli import retrieval
+from ragtriage.cli import audit, calibrate, compare, gate, golden, judge, retrieval
 from ragtriage.errors import RagtriageError
 
 app = typer.Typer(
@@ -23,13 +23,12 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage."""
 
 
-for module in (retrieval,):
+for module in (retrieval, judge, calibrate, audit, compare, gate, golden):
     module.register(app)
 
 

@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from ragtriage.cli.common import console, int_list, split_list
+from ragtriage.data.check import with_corpus
 from ragtriage.data.golden import load_golden
-from ragtriage.data.trec import read_trec_qrels
+from ragtriage.data.holdout import evaluated_slice, log_reveal, render_split
+from ragtriage.data.trec import read_progress, read_trec_qrels
 from ragtriage.errors import InputError
 from ragtriage.report.files import write_json
 from ragtriage.report.terminal import retrieval_summary
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
+from ragtriage.retrieval.leaks import render_leaks
+from ragtriage.retrieval.overlap import render_overlap
+from ragtriage.retrieval.repeat import render_repeat, repeated
+from ragtriage.retrieval.report import RetrievalReport
 from ragtriage.retrieval.retrievers import run_retriever
 
 
@@ -39,6 +56,21 @@ def retrieval(
     ] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write JSON here.")] = None,
     quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+    holdout: Annotated[
+        bool, typer.Option(help="Score the held-out slice (logged beside the golden set).")
+    ] = False,
+    corpus: Annotated[
+        Path | None, typer.Option(help="corpus.jsonl (chunk tenants, hash, BM25) if not beside.")
+    ] = None,
+    leak_k: Annotated[
+        int | None, typer.Option(help="Depth of the access-control check (default: largest k).")
+    ] = None,
+    reference_run: Annotated[
+        Path | None, typer.Option(help="Exact-search run: report overlap@k of --run against it.")
+    ] = None,
+    repeat: Annotated[
+        int, typer.Option(help="Run --retriever N times; report the spread across runs.")
+    ] = 1,
 ) -> None:
     """Score a retriever against a golden set: metrics per query, means with 95% CIs,
     per-tag slices, missed queries, unanswerable queries and a score-threshold analysis."""
@@ -49,13 +81,70 @@ def retrieval(
     if duplicates not in ("max", "error"):
         raise InputError("must be 'max' or 'error'", field="duplicates")
     target = load_golden(golden) if golden else read_trec_qrels(qrels)
+    if corpus is not None:
+        target = with_corpus(target, corpus)
+    if repeat > 1 and not retriever:
+        raise InputError("--repeat needs --retriever (a run file is one draw)", field="repeat")
+    split = "holdout" if holdout else None
+
+    def score(run_table) -> RetrievalReport:
+        return _evaluate(target, run_table, metrics, k, relevance_level, float64, duplicates,
+                         skip_missing, split, leak_k, reference_run)
+
     if retriever:
         if qrels is not None:
             raise InputError("--retriever needs --golden (with a corpus)", field="retriever")
-        run_table, _ = run_retriever(target, retriever, depth)
+        cases = evaluated_slice(target, holdout)
+        if repeat > 1:
+            report = repeated(repeat, lambda: run_retriever(cases, retriever, depth), score)
+        else:
+            report = score(run_retriever(cases, retriever, depth)[0])
     else:
-        run_table = run
-    report = evaluate_retrieval(
+        with reading_progress(quiet):
+            report = score(run)
+    if holdout:
+        report = log_reveal(report, golden)
+    if output:
+        write_json(output, report)
+    if not quiet:
+        out = console()
+        retrieval_summary(report, out)
+        for render in (render_split, render_leaks, render_overlap, render_repeat):
+            render(report, out)
+        if output:
+            out.print(f"wrote {output}")
+
+
+@contextmanager
+def reading_progress(quiet: bool) -> Iterator[None]:
+    """A transient progress bar on stderr while a run file is read (a 4 GB run takes a
+    while); nothing at all with --quiet or when stderr is not a terminal."""
+    stderr = Console(stderr=True)
+    if quiet or not stderr.is_terminal:
+        yield
+        return
+    with Progress(
+        TextColumn("reading {task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=stderr,
+        transient=True,
+    ) as bar:
+        tasks: dict[Path, TaskID] = {}
+
+        def update(path: Path, done: int, total: int) -> None:
+            if path not in tasks:
+                tasks[path] = bar.add_task(path.name, total=total)
+            bar.update(tasks[path], completed=done)
+
+        with read_progress(update):
+            yield
+
+
+def _evaluate(target, run_table, metrics, k, relevance_level, float64, duplicates, skip_missing,
+              split, leak_k, reference_run) -> RetrievalReport:
+    return evaluate_retrieval(
         target,
         run_table,
         split_list(metrics) or list(DEFAULT_METRICS),
@@ -64,14 +153,10 @@ def retrieval(
         precision="float64" if float64 else "float32",
         duplicates=duplicates,
         missing="skip" if skip_missing else "zero",
+        split=split,
+        leak_k=leak_k,
+        reference=reference_run,
     )
-    if output:
-        write_json(output, report)
-    if not quiet:
-        out = console()
-        retrieval_summary(report, out)
-        if output:
-            out.print(f"wrote {output}")
 
 
 def register(app: typer.Typer) -> None:

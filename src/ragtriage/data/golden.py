@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data.beir import is_beir_dir, load_beir, load_corpus
-from ragtriage.data.models import GoldenCase, GoldenSet
-from ragtriage.data.readers import check_type, iter_records
+from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
+from ragtriage.data.readers import check_type, iter_records, read_text
 from ragtriage.errors import InputError
 
 GOLDEN_FILES = ("golden.jsonl", "golden.json")
@@ -36,7 +36,7 @@ def _load_dir(path: Path, split: str) -> GoldenSet:
         if (path / name).is_file():
             cases = parse_golden_file(path / name)
             corpus_path = path / "corpus.jsonl"
-            corpus = load_corpus(corpus_path) if corpus_path.is_file() else None
+            corpus = load_chunks(corpus_path) if corpus_path.is_file() else None
             return GoldenSet(cases=cases, corpus=corpus, source=str(path))
     if is_beir_dir(path):
         return load_beir(path, split)
@@ -79,6 +79,7 @@ def parse_case(record: dict[str, Any], path: Path, line: int) -> GoldenCase:
         relevance=_relevance(record, path, line),
         tags=_tags(record, path, line),
         reference_answer=_reference(record, path, line),
+        **_lifecycle(record, path, line),
     )
 
 
@@ -139,3 +140,44 @@ def _reference(record: dict[str, Any], path: Path, line: int) -> str | None:
         check_type(answers, "reference_answers", list, path, line)
         return check_type(answers[0], "reference_answers[0]", str, path, line)
     return None
+
+
+def _id_list(record: dict[str, Any], key: str, path: Path, line: int) -> tuple[str, ...]:
+    ids = check_type(record.get(key) or [], key, list, path, line)
+    for doc in ids:
+        check_type(doc, f"{key}[]", (str, int), path, line)
+    return tuple(dict.fromkeys(str(doc) for doc in ids))
+
+
+def _lifecycle(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    """The optional access-control, split and provenance fields (docs/golden-sets.md)."""
+    out: dict[str, Any] = {
+        "forbidden": _id_list(record, "forbidden", path, line),
+        "acl": _id_list(record, "acl", path, line),
+    }
+    for key in ("tenant", "source"):
+        if record.get(key) is not None:
+            out[key] = check_type(record[key], key, str, path, line)
+    split = record.get("split")
+    if split is not None:
+        if split not in ("dev", "holdout"):
+            raise InputError(
+                f"must be 'dev' or 'holdout', got {split!r}", path=path, line=line, field="split"
+            )
+        out["split"] = split
+    return out
+
+
+def load_chunks(path: Path) -> dict[str, Chunk]:
+    """``load_corpus`` plus each chunk's optional ``tenant`` (read only when the file has one:
+    a second pass over a corpus without tenants would cost time for nothing)."""
+    corpus = load_corpus(path)
+    if '"tenant"' not in read_text(path):
+        return corpus
+    for line, record in iter_records(path):
+        tenant = record.get("tenant")
+        if tenant is not None:
+            check_type(tenant, "tenant", str, path, line)
+            doc_id = str(record.get("_id", record.get("id")))
+            corpus[doc_id] = corpus[doc_id].model_copy(update={"tenant": tenant})
+    return corpus

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +24,7 @@ class Chunk(BaseModel):
     id: str
     text: str
     title: str = ""
+    tenant: str | None = None  # owner of the chunk; None = public (see retrieval/leaks.py)
 
 
 class GoldenCase(BaseModel):
@@ -35,6 +37,22 @@ class GoldenCase(BaseModel):
     relevance: dict[str, int] = Field(default_factory=dict)
     tags: tuple[str, ...] = ()
     reference_answer: str | None = None
+    # Access control: ids that must never be retrieved; the tenants whose chunks the user
+    # may see (``tenant`` is shorthand for a one-entry ``acl``). See retrieval/leaks.py.
+    forbidden: tuple[str, ...] = ()
+    tenant: str | None = None
+    acl: tuple[str, ...] = ()
+    split: Literal["dev", "holdout"] = "dev"  # "holdout": held back (data/holdout.py)
+    source: str | None = None  # where the case came from (e.g. an audited failure)
+
+    def canonical(self) -> dict:
+        """JSON fields for hashing; the optional fields above only when set, so hashes of
+        golden sets written before they existed do not change."""
+        data = self.model_dump(mode="json")
+        for name in _OPTIONAL_FIELDS:
+            if data[name] == _DEFAULTS[name]:
+                del data[name]
+        return data
 
     def expected(self, level: int = 1) -> list[str]:
         """Chunk ids judged relevant at ``level`` or above (trec_eval's relevance level)."""
@@ -59,13 +77,25 @@ class GoldenSet(BaseModel):
 
     def content_hash(self) -> str:
         """sha256 of the cases' canonical JSON: two results on different sets can be told apart."""
-        payload = json.dumps(
-            [case.model_dump(mode="json") for case in self.cases], sort_keys=True
-        ).encode()
+        payload = json.dumps([case.canonical() for case in self.cases], sort_keys=True).encode()
         return hashlib.sha256(payload).hexdigest()
 
     def tags_by_case(self) -> dict[str, tuple[str, ...]]:
         return {case.id: case.tags for case in self.cases}
+
+
+_OPTIONAL_FIELDS = ("forbidden", "tenant", "acl", "split", "source")
+_DEFAULTS = {"forbidden": [], "tenant": None, "acl": [], "split": "dev", "source": None}
+
+
+def corpus_sha256(corpus: dict[str, Chunk]) -> str:
+    """sha256 of the chunks' canonical JSON in id order: blind to file layout and row order,
+    so it changes exactly when a chunk is added, deleted, re-chunked or re-worded."""
+    digest = hashlib.sha256()
+    for doc_id in sorted(corpus):
+        row = corpus[doc_id].model_dump(mode="json", exclude_none=True)
+        digest.update(json.dumps(row, sort_keys=True).encode() + b"\n")
+    return digest.hexdigest()
 
 
 def file_sha256(path: Path) -> str:

@@ -15,27 +15,130 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
+def as_arrow(values: pa.Array | pa.ChunkedArray | Sequence[str]) -> pa.ChunkedArray:
+    """Strings as an arrow chunked array (no copy when they already are arrow)."""
+    if isinstance(values, pa.ChunkedArray):
+        return values
+    if isinstance(values, pa.Array):
+        return pa.chunked_array([values])
+    return pa.chunked_array(
+        [pa.array(list(values) if not isinstance(values, list) else values, pa.string())]
+    )
+
+
 def encode(values: pa.Array | pa.ChunkedArray | Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, uniques)`` with ``uniques`` sorted ascending and ``uniques[codes] == values``.
 
-    Sorting the dictionary (not the rows) keeps this linear in the number of rows.
-    Python string order is code-point order, which equals strcmp's byte order on UTF-8:
-    the order trec_eval breaks ties in.
+    Only the first value of each run of equal neighbours is hashed (a TREC run lists each
+    query's rows together, so a hundred million query cells are a million runs), and the
+    dictionary is sorted by arrow, never as Python objects. Arrow compares UTF-8 bytes,
+    which is code-point order: Python's string order and trec_eval's strcmp order.
     """
-    array = (
-        values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values, pa.string())
-    )
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
-    if len(array) == 0:
+    array = as_arrow(values)
+    n = len(array)
+    if n == 0:
         return np.zeros(0, np.int32), np.zeros(0, object)
-    encoded = pc.dictionary_encode(array)
-    dictionary = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
-    order = np.argsort(dictionary, kind="stable")
+    starts = run_starts(array)
+    heads = array.take(pa.array(starts)) if len(starts) < n else array
+    encoded = pc.dictionary_encode(heads).combine_chunks()
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
     remap = np.empty(len(order), np.int32)
     remap[order] = np.arange(len(order), dtype=np.int32)
     codes = remap[encoded.indices.to_numpy(zero_copy_only=False)]
-    return codes, dictionary[order]
+    if len(starts) < n:
+        codes = np.repeat(codes, np.diff(np.append(starts, n)))
+    uniques = encoded.dictionary.take(pa.array(order)).to_numpy(zero_copy_only=False)
+    return codes, uniques.astype(object, copy=False)
+
+
+def run_starts(array: pa.ChunkedArray) -> np.ndarray:
+    """Indices where a value differs from its predecessor (always including 0)."""
+    n = len(array)
+    if n < 2:
+        return np.zeros(n, np.int64)
+    differs = pc.not_equal(array.slice(1), array.slice(0, n - 1))
+    changed = np.flatnonzero(np.asarray(differs.to_numpy(zero_copy_only=False), bool)) + 1
+    return np.concatenate([[0], changed]).astype(np.int64)
+
+
+def doc_words(values: pa.Array | pa.ChunkedArray | Sequence[str] | np.ndarray) -> np.ndarray:
+    """Each string's UTF-8 bytes, NUL-padded to a common width, as ``[n, width]`` uint64 words.
+
+    Comparing rows of words (first word first, as unsigned integers) compares the strings
+    byte by byte, as strcmp does: what trec_eval's doc-id tie-break and duplicate check
+    need, at a fixed cost per row and without hashing strings into a dictionary. (A doc id
+    ending in NUL characters would equal the same id without them; ids never do.)
+    """
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    array = as_arrow(values)
+    if len(array) == 0:
+        return np.zeros((0, 1), np.uint64)
+    array = pa.chunked_array([c.cast(pa.string()) for c in array.chunks], pa.string())
+    longest = pc.max(pc.binary_length(array)).as_py() or 0
+    width = max(1, -(-longest // 8))
+    out = np.empty((len(array), width), np.uint64)
+    start = 0
+    for chunk in array.chunks:
+        out[start : start + len(chunk)] = _chunk_words(chunk, width)
+        start += len(chunk)
+    return out
+
+
+def _chunk_words(chunk: pa.Array, width: int) -> np.ndarray:
+    """``[len(chunk), width]`` words; arrow pads ASCII ids in one pass, numpy the rest."""
+    return chunk_words_be(chunk, width).astype(np.uint64)
+
+
+def chunk_words_be(chunk: pa.Array, width: int) -> np.ndarray:
+    """Like :func:`doc_words` for one chunk, as big-endian words (a view when possible).
+
+    ``utf8_rpad`` pads by characters, so the padded bytes are exactly ``8 * width`` a row
+    only when every id is ASCII; otherwise the ids are padded byte-wise by numpy.
+    """
+    n = len(chunk)
+    nbytes = 8 * width
+    if n == 0:
+        return np.zeros((0, width), ">u8")
+    padded = pc.utf8_rpad(chunk, width=nbytes, padding="\0")
+    offsets = np.frombuffer(padded.buffers()[1], np.int32, n + 1, padded.offset * 4)
+    if int(offsets[-1]) - int(offsets[0]) == n * nbytes:
+        raw = np.frombuffer(padded.buffers()[2], np.uint8, n * nbytes, int(offsets[0]))
+    else:
+        raw = _pad_bytes(chunk.cast(pa.binary()), nbytes)
+    return raw.view(">u8").reshape(n, width)
+
+
+def _pad_bytes(chunk: pa.Array, nbytes: int) -> np.ndarray:
+    """NUL-padded bytes of a binary array, for ids arrow cannot pad by characters."""
+    n = len(chunk)
+    offsets = np.frombuffer(chunk.buffers()[1], np.int32, n + 1, chunk.offset * 4).astype(np.int64)
+    data = (
+        np.frombuffer(chunk.buffers()[2], np.uint8) if chunk.buffers()[2] else np.zeros(0, np.uint8)
+    )
+    lengths = np.diff(offsets)
+    out = np.zeros((n, nbytes), np.uint8)
+    rows = np.repeat(np.arange(n), lengths)
+    cols = np.arange(int(lengths.sum())) - np.repeat(offsets[:-1] - offsets[0], lengths)
+    out[rows, cols] = data[offsets[0] : offsets[-1]]
+    return out.reshape(-1)
+
+
+def words_to_arrow(words: np.ndarray) -> pa.Array:
+    """The strings back from :func:`doc_words`, as an arrow string array."""
+    n, width = words.shape
+    buffer = pa.py_buffer(np.ascontiguousarray(words, ">u8").tobytes())
+    fixed = pa.FixedSizeBinaryArray.from_buffers(pa.binary(8 * width), n, [None, buffer])
+    trimmed = pc.utf8_rtrim(fixed.cast(pa.binary()).cast(pa.string()), characters="\0")
+    return trimmed
+
+
+def words_to_strings(words: np.ndarray) -> list[str]:
+    """A few rows of words back to Python strings (for messages and report listings)."""
+    width = words.shape[1] if words.ndim == 2 else 1
+    raw = np.ascontiguousarray(words.reshape(-1, width), ">u8").tobytes()
+    size = 8 * width
+    return [raw[i : i + size].rstrip(b"\0").decode("utf-8") for i in range(0, len(raw), size)]
 
 
 @dataclass(frozen=True)
@@ -72,32 +175,81 @@ class Qrels:
         return len(self.query_ids)
 
 
-@dataclass(frozen=True)
 class Run:
     """A retriever's ranked output: one row per (query, doc) with its score.
 
-    ``doc_ids`` is sorted, so ``doc`` codes compare like the doc id strings.
+    Doc ids are held as :func:`doc_words` (fixed-width big-endian words), which is all the
+    ranking kernel reads: comparing words compares the ids, so no global dictionary of a
+    hundred million strings is built to evaluate a run. ``doc_ids`` (sorted) and ``doc``
+    (codes into it, so codes compare like the ids) are derived on first use, or given.
     """
 
-    query_ids: np.ndarray
-    doc_ids: np.ndarray
-    query: np.ndarray
-    doc: np.ndarray
-    score: np.ndarray
-    source: str = ""
+    def __init__(
+        self,
+        query_ids: np.ndarray,
+        doc_ids: np.ndarray | None = None,
+        query: np.ndarray | None = None,
+        doc: np.ndarray | None = None,
+        score: np.ndarray | None = None,
+        source: str = "",
+        *,
+        words: np.ndarray | None = None,
+    ) -> None:
+        if query is None or score is None:
+            raise TypeError("Run needs query codes and scores")
+        if words is None and (doc_ids is None or doc is None):
+            raise TypeError("Run needs doc_ids and doc codes, or doc words")
+        self.query_ids = query_ids
+        self.query = query
+        self.score = score
+        self.source = source
+        self._doc_ids = doc_ids
+        self._doc = doc
+        self._words = words
+        self.sha256: str | None = None  # of the file read, when the reader took it
 
     @classmethod
     def from_columns(
         cls,
-        queries: pa.Array | Sequence[str],
-        docs: pa.Array | Sequence[str],
+        queries: pa.Array | pa.ChunkedArray | Sequence[str],
+        docs: pa.Array | pa.ChunkedArray | Sequence[str],
         scores: np.ndarray | Sequence[float],
         source: str = "",
     ) -> Run:
         query, query_ids = encode(queries)
-        doc, doc_ids = encode(docs)
         score = np.asarray(scores, dtype=np.float64)
-        return cls(query_ids, doc_ids, query, doc, score, source)
+        return cls(query_ids, None, query, None, score, source, words=doc_words(docs))
+
+    @property
+    def words(self) -> np.ndarray:
+        """``[rows, width]`` uint64 words of each row's doc id (see :func:`doc_words`)."""
+        if self._words is None:
+            assert self._doc_ids is not None and self._doc is not None
+            self._words = doc_words(self._doc_ids)[self._doc]
+        return self._words
+
+    @property
+    def doc_ids(self) -> np.ndarray:
+        """Sorted unique doc ids (built on first use: costly for very large runs)."""
+        self._encode_docs()
+        return self._doc_ids  # type: ignore[return-value]
+
+    @property
+    def doc(self) -> np.ndarray:
+        """Each row's code into :attr:`doc_ids`."""
+        self._encode_docs()
+        return self._doc  # type: ignore[return-value]
+
+    def doc_strings(self, rows: np.ndarray) -> list[str]:
+        """Doc ids of the given rows, without building :attr:`doc_ids`."""
+        return words_to_strings(self.words[np.asarray(rows, np.int64)])
+
+    def _encode_docs(self) -> None:
+        if self._doc is None:
+            self._doc, self._doc_ids = encode(words_to_arrow(self.words))
 
     def __len__(self) -> int:
         return len(self.score)
+
+    def __repr__(self) -> str:
+        return f"Run({len(self.query_ids)} queries, {len(self)} rows, source={self.source!r})"

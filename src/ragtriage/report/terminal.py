@@ -136,6 +136,11 @@ def audit_summary(result, console: Console) -> None:
         "bold red" if result.calibration.stale or "UNCALIBRATED" in result.calibration.note else ""
     )
     console.print(Text(f"calibration: {result.calibration.note}", style=style))
+    from ragtriage.data.holdout import render_split
+    from ragtriage.retrieval.leaks import render_leaks
+
+    render_split(result.retrieval, console)
+    render_leaks(result.retrieval, console)
     _clusters(result, console)
     worst = [c for c in result.cases if c.label in FAILURES or c.label.value == "unscored"]
     order = {"generation": 0, "ranking": 1, "retrieval": 2, "unscored": 3}

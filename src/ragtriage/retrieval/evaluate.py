@@ -15,14 +15,22 @@ import numpy as np
 import pandas as pd
 
 from ragtriage.data.golden import load_golden
-from ragtriage.data.models import GoldenSet
+from ragtriage.data.holdout import Split, apply_split
+from ragtriage.data.models import GoldenSet, corpus_sha256, file_sha256
 from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.retrieval import sections
 from ragtriage.retrieval.analysis import threshold_analysis
+from ragtriage.retrieval.leaks import find_leaks, leak_warnings
 from ragtriage.retrieval.metrics import Measure, expand
+from ragtriage.retrieval.overlap import compare_runs, cutoffs
 from ragtriage.retrieval.ranking import RankedBatch, rank
-from ragtriage.retrieval.report import MetricSummary, RetrievalConfig, RetrievalReport
+from ragtriage.retrieval.report import (
+    MetricSummary,
+    OverlapSection,
+    RetrievalConfig,
+    RetrievalReport,
+)
 from ragtriage.stats import bootstrap_mean
 
 DEFAULT_METRICS = ("recall", "hit_rate", "precision", "mrr", "ndcg@10", "map")
@@ -45,14 +53,21 @@ def evaluate_retrieval(
     miss_k: int | None = None,
     seed: int = 20261129,
     resamples: int = 2000,
+    split: Split | None = None,
+    leak_k: int | None = None,
+    reference: RunLike | None = None,
 ) -> RetrievalReport:
     """Score ``run`` against ``golden``; see :class:`RetrievalReport` for what comes back.
 
     ``metrics`` are names such as ``"ndcg@10"``; a name without a cutoff that needs one
     (``"recall"``) is expanded over ``k``. Defaults reproduce trec_eval 9.0.8.
+    ``split``: which slice of a golden set with held-out cases to score (default ``dev``;
+    see data/holdout.py). ``leak_k``: depth of the access-control check (default: the
+    largest cutoff). ``reference``: an exact-search run to report overlap@k against.
     """
-    golden_set, qrels = _as_qrels(golden)
+    full_golden, qrels = _as_qrels(golden)
     run_table = _as_run(run)
+    golden_set, qrels, run_table, split_section = apply_split(full_golden, qrels, run_table, split)
     measures = expand(list(metrics), list(k))
     miss_k = miss_k or max((m.k for m in measures if m.k), default=10)
     config = RetrievalConfig(
@@ -71,16 +86,20 @@ def evaluate_retrieval(
     answerable = _answerable(qrels, relevance_level)
     frame = per_query_frame(batches, measures, qrels)
     skip = set(stats.missing_queries) if missing == "skip" else set()
-    scored = frame.index[answerable[_codes(qrels, frame.index)]].difference(pd.Index(skip))
-    per_query = frame.loc[scored]
+    if skip:
+        scored = frame.index[answerable[_codes(qrels, frame.index)]].difference(pd.Index(skip))
+        per_query = frame.loc[scored]
+    else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
+        per_query = frame[answerable]
     return RetrievalReport(
         config=config,
         versions=sections.versions(),
-        golden=sections.golden_info(golden_set, qrels),
+        golden=_golden_info(full_golden, qrels),
         run={
             "source": run_table.source,
             "rows": len(run_table),
             "queries": len(run_table.query_ids),
+            **_run_sha256(run, run_table),
         },
         n_queries=len(qrels),
         n_answerable=int(answerable.sum()),
@@ -91,9 +110,40 @@ def evaluate_retrieval(
         missing_queries=stats.missing_queries,
         unanswerable=sections.unanswerable(batches, qrels, answerable, run_table, golden_set),
         threshold=threshold_analysis(batches, answerable, miss_k),
-        warnings=sections.warnings(stats, missing),
+        warnings=sections.warnings(stats, missing)
+        + sections.missed_cap_warning(batches, answerable, miss_k)
+        + leak_warnings(golden_set),
         per_query=per_query,
+        split=split_section,
+        leaks=find_leaks(batches, qrels, run_table, golden_set, leak_k or miss_k),
+        reference_overlap=_overlap(batches, qrels, run_table, reference, config),
     )
+
+
+def _overlap(batches, qrels, run_table, reference, config) -> OverlapSection | None:
+    if reference is None:
+        return None
+    return compare_runs(
+        batches, qrels, run_table, _as_run(reference), cutoffs(config.metrics),
+        precision=config.precision, sha256=_run_sha256(reference).get("sha256"),
+    )
+
+
+def _golden_info(golden: GoldenSet | None, qrels: Qrels) -> dict[str, Any]:
+    """Source, size and content hashes of the golden set (all of it) and of its corpus."""
+    info: dict[str, Any] = dict(sections.golden_info(golden, qrels))
+    if golden is not None and golden.corpus is not None:
+        info["corpus_sha256"] = corpus_sha256(golden.corpus)
+        info["corpus_chunks"] = len(golden.corpus)
+    return info
+
+
+def _run_sha256(run: RunLike, table: Run | None = None) -> dict[str, str]:
+    if isinstance(run, str | Path) and Path(run).is_file():
+        if table is not None and table.sha256:  # taken while reading: no second pass
+            return {"sha256": table.sha256}
+        return {"sha256": file_sha256(Path(run))}
+    return {}
 
 
 def per_query_frame(

@@ -10,20 +10,24 @@ length so that one long list does not pad every other row.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from ragtriage.data.tables import Qrels, Run
+from ragtriage.data.tables import Qrels, Run, doc_words
 from ragtriage.errors import InputError
 
 Precision = Literal["float32", "float64"]
 DuplicatePolicy = Literal["max", "error"]
 PAD = -1
-BATCH_CELLS = 1 << 24
+BATCH_CELLS = 1 << 22
+WORKERS = min(os.cpu_count() or 1, 4)
 
 
 @dataclass(frozen=True)
@@ -32,19 +36,50 @@ class RankedBatch:
 
     ``labels[i, r]`` is the label of the result at rank ``r + 1`` of query ``queries[i]``;
     ``-1`` stands for an unjudged result and for ranks past the end of the list.
+    ``rows`` holds the run row at each rank (``-1`` past the end); ``scores`` and ``docs``
+    are read through it.
     ``ideal`` holds each query's positive labels sorted descending (0-padded).
     """
 
     queries: np.ndarray
     labels: np.ndarray
-    scores: np.ndarray
-    docs: np.ndarray
+    rows: np.ndarray
     num_rel: np.ndarray
     ideal: np.ndarray
     level: int
+    run: Run | None = field(default=None, repr=False, compare=False)
 
     def relevant(self) -> np.ndarray:
         return self.labels >= self.level
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Each ranked result's score (NaN past the end), gathered on use: a float64
+        matrix per batch would double the memory a million-query run needs."""
+        return self.top_scores(None)
+
+    def top_scores(self, k: int | None) -> np.ndarray:
+        """``scores[:, :k]`` without gathering the ranks below ``k``."""
+        rows = self.rows if k is None else self.rows[:, :k]
+        valid = rows >= 0
+        if self.run is None or not len(self.run):
+            return np.full(rows.shape, np.nan)
+        return np.where(valid, self.run.score[np.where(valid, rows, 0)], np.nan)
+
+    @property
+    def docs(self) -> np.ndarray:
+        """Doc codes (into ``run.doc_ids``) at each rank, ``-1`` past the end."""
+        if self.run is None or not len(self.run):
+            return np.full(self.rows.shape, -1, np.int64)
+        valid = self.rows >= 0
+        return np.where(valid, self.run.doc[np.where(valid, self.rows, 0)], -1)
+
+    def doc_ids(self, row: int, k: int) -> list[str]:
+        """The ids of query ``row``'s top ``k`` results, without a global doc dictionary."""
+        if self.run is None:
+            return []
+        rows = self.rows[row, :k]
+        return self.run.doc_strings(rows[rows >= 0])
 
 
 @dataclass(frozen=True)
@@ -57,47 +92,99 @@ class RankingStats:
 
 
 def score_keys(score: np.ndarray, precision: Precision) -> np.ndarray:
-    """uint32 keys that order like the scores (at the chosen precision)."""
+    """Non-zero uint32 keys that order like the scores (at the chosen precision).
+
+    Keys are only ever compared within one query, so float64 keys may be ranks among the
+    scores given (one batch), not the whole run.
+    """
     if precision == "float32":
         # + 0.0 turns -0.0 into 0.0: trec_eval compares them equal (a tie, not an order)
         bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32)
         negative = (bits & np.uint32(0x80000000)) != 0
         return np.where(negative, ~bits, bits | np.uint32(0x80000000)).astype(np.uint32)
-    _, inverse = np.unique(score, return_inverse=True)
-    return (inverse.astype(np.uint64) + 1).astype(np.uint32)
+    return _dense_ranks(score) + np.uint32(1)
 
 
-def _row_labels(run: Run, qrels: Qrels, golden_code: np.ndarray) -> np.ndarray:
-    """Label of each run row (``-1`` when unjudged), by a sorted-key join on codes."""
-    n_docs = np.int64(len(run.doc_ids) + 1)
-    qrels_doc = pd.Index(run.doc_ids).get_indexer(qrels.doc) if len(run.doc_ids) else None
-    if qrels_doc is None or len(qrels.label) == 0:
-        return np.full(len(run), PAD, np.int64)
-    keep = qrels_doc >= 0
-    if not keep.any():
-        return np.full(len(run), PAD, np.int64)
-    keys = qrels.query[keep].astype(np.int64) * n_docs + qrels_doc[keep]
-    order = np.argsort(keys)
-    keys, labels = keys[order], qrels.label[keep][order]
-    row_keys = golden_code.astype(np.int64) * n_docs + run.doc
-    pos = np.searchsorted(keys, row_keys).clip(max=max(len(keys) - 1, 0))
-    hit = (golden_code >= 0) & (keys[pos] == row_keys) if len(keys) else np.zeros(len(run), bool)
-    return np.where(hit, labels[pos], PAD)
+def _dense_ranks(values: np.ndarray) -> np.ndarray:
+    """0-based ranks among the distinct values (``-0.0 == 0.0``; NaNs equal, last), as
+    ``np.unique(return_inverse=True)`` gives, by one sort (np.unique hashes: slower)."""
+    flat = values.ravel()
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    new = np.ones(len(flat), bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    new[1:] &= ~(np.isnan(ordered[1:]) & np.isnan(ordered[:-1]))
+    ranks = np.empty(len(flat), np.uint32)
+    ranks[order] = np.cumsum(new, dtype=np.int64) - 1
+    return ranks.reshape(values.shape)
 
 
-def _ideal_matrix(qrels: Qrels, queries: np.ndarray) -> np.ndarray:
-    positive = qrels.label > 0
-    q, lab = qrels.query[positive], qrels.label[positive]
-    order = np.lexsort((-lab, q))
-    q, lab = q[order], lab[order]
-    starts = np.searchsorted(q, queries)
-    counts = np.searchsorted(q, queries, side="right") - starts
-    width = max(int(counts.max(initial=0)), 1)
-    ideal = np.zeros((len(queries), width), np.int64)
-    rows = np.repeat(np.arange(len(queries)), counts)
-    cols = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    ideal[rows, cols] = lab[np.repeat(starts, counts) + cols]
-    return ideal
+@dataclass(frozen=True)
+class _Judged:
+    """Qrels entries as doc words grouped by query: ``start``/``count`` index ``words``."""
+
+    words: np.ndarray
+    label: np.ndarray
+    start: np.ndarray
+    count: np.ndarray
+
+    @classmethod
+    def build(cls, qrels: Qrels, width: int) -> _Judged:
+        """Judged docs that a run doc could equal (ids no wider than the run's words)."""
+        n_queries = len(qrels.query_ids)
+        words = doc_words(qrels.doc) if len(qrels.doc) else np.zeros((0, 1), np.uint64)
+        fits = (words[:, width:] == 0).all(axis=1) if words.shape[1] > width else None
+        query, label, words = qrels.query, qrels.label, words[:, :width]
+        if fits is not None:
+            query, label, words = query[fits], label[fits], words[fits]
+        if words.shape[1] < width:
+            words = np.pad(words, ((0, 0), (0, width - words.shape[1])))
+        order = np.argsort(query, kind="stable")
+        count = np.bincount(query, minlength=n_queries).astype(np.int64)
+        return cls(words[order], label[order], np.cumsum(count) - count, count)
+
+
+@dataclass(frozen=True)
+class _Ideal:
+    """Positive labels sorted by query, then label descending, computed once per ranking."""
+
+    query: np.ndarray
+    label: np.ndarray
+
+    @classmethod
+    def build(cls, qrels: Qrels) -> _Ideal:
+        positive = qrels.label > 0
+        q, lab = qrels.query[positive], qrels.label[positive]
+        order = np.lexsort((-lab, q))
+        return cls(q[order], lab[order])
+
+    def matrix(self, queries: np.ndarray) -> np.ndarray:
+        starts = np.searchsorted(self.query, queries)
+        counts = np.searchsorted(self.query, queries, side="right") - starts
+        width = max(int(counts.max(initial=0)), 1)
+        ideal = np.zeros((len(queries), width), np.int64)
+        rows = np.repeat(np.arange(len(queries)), counts)
+        cols = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        ideal[rows, cols] = self.label[np.repeat(starts, counts) + cols]
+        return ideal
+
+
+@dataclass(frozen=True)
+class _Context:
+    """Everything a batch needs, computed once per ranking."""
+
+    run: Run
+    qrels: Qrels
+    order: np.ndarray | None
+    starts: np.ndarray
+    counts: np.ndarray
+    num_rel: np.ndarray
+    judged: _Judged
+    ideal: _Ideal
+    label_dtype: np.dtype
+    level: int
+    precision: Precision
+    duplicates: DuplicatePolicy
 
 
 def rank(
@@ -110,122 +197,242 @@ def rank(
     batch_cells: int = BATCH_CELLS,
 ) -> tuple[list[RankedBatch], RankingStats]:
     """Ranked label batches for every query in ``qrels`` (missing queries get empty rows)."""
+    n_queries = len(qrels.query_ids)
     to_golden = pd.Index(qrels.query_ids).get_indexer(run.query_ids) if len(run) else None
-    golden_code = to_golden[run.query] if to_golden is not None else np.zeros(0, np.int64)
-    unknown = int((to_golden < 0).sum()) if to_golden is not None else 0
-    labels = _row_labels(run, qrels, golden_code)
-    keys = (score_keys(run.score, precision).astype(np.uint64) << np.uint64(32)) | run.doc.astype(
-        np.uint64
-    )
-    order, starts, counts = _group(golden_code, len(qrels.query_ids))
-    num_rel = np.bincount(qrels.query[qrels.label >= level], minlength=len(qrels.query_ids)).astype(
-        np.int64
+    if to_golden is not None:
+        golden_code = to_golden.astype(np.int32)[run.query]
+        unknown = int((to_golden < 0).sum())
+    else:
+        golden_code, unknown = np.zeros(0, np.int32), 0
+    order, starts, counts = _group(golden_code, n_queries)
+    del golden_code
+    num_rel = np.bincount(qrels.query[qrels.label >= level], minlength=n_queries).astype(np.int64)
+    context = _Context(
+        run=run,
+        qrels=qrels,
+        order=order,
+        starts=starts,
+        counts=counts,
+        num_rel=num_rel,
+        judged=_Judged.build(qrels, run.words.shape[1] if len(run) else 1),
+        ideal=_Ideal.build(qrels),
+        label_dtype=_label_dtype(qrels.label),
+        level=level,
+        precision=precision,
+        duplicates=duplicates,
     )
     batches: list[RankedBatch] = []
     dup_total = 0
-    for queries in _batches(counts, batch_cells):
-        batch, dups = _build_batch(
-            queries, order, starts, counts, keys, labels, run, qrels, num_rel, level, duplicates
-        )
-        batches.append(batch)
-        dup_total += dups
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:  # numpy sorts release the GIL
+        for batch, dups in pool.map(
+            partial(_build_batch, ctx=context), _batches(counts, batch_cells)
+        ):
+            batches.append(batch)
+            dup_total += dups
     missing = qrels.query_ids[counts == 0].tolist()
     return batches, RankingStats(missing, unknown, dup_total)
 
 
-def _group(golden_code: np.ndarray, n_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A row order grouping rows by query (identity if already grouped), with offsets."""
-    counts = np.bincount(golden_code[golden_code >= 0], minlength=n_queries)
-    if len(golden_code) and (golden_code >= 0).all() and _is_grouped(golden_code, counts):
-        order = np.arange(len(golden_code))
+def _label_dtype(labels: np.ndarray) -> np.dtype:
+    """The narrowest signed integer type holding every label and the ``-1`` padding."""
+    if not len(labels):
+        return np.dtype(np.int8)
+    low, high = min(int(labels.min()), PAD), max(int(labels.max()), 0)
+    return np.promote_types(np.min_scalar_type(low), np.min_scalar_type(-high - 1))
+
+
+def _group(
+    golden_code: np.ndarray, n_queries: int
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """A row order grouping rows by query (``None``: already grouped), with offsets.
+
+    TREC runs list each query's rows together, so the check works on runs of equal codes
+    (a million, not a hundred million rows); rows of queries outside the golden set are
+    never read, wherever they are.
+    """
+    n_rows = len(golden_code)
+    heads = np.flatnonzero(golden_code[1:] != golden_code[:-1]) + 1
+    heads = np.concatenate([np.zeros(min(n_rows, 1), np.int64), heads])
+    code = golden_code[heads]
+    known = code >= 0
+    lengths = np.diff(np.append(heads, n_rows))
+    counts = np.bincount(code[known], weights=lengths[known], minlength=n_queries)
+    counts = counts.astype(np.int64)
+    seen = np.sort(code[known])
+    if not (seen[1:] == seen[:-1]).any():  # each golden query is one run of rows
         starts = np.zeros(n_queries, np.int64)
-        first = np.flatnonzero(np.r_[True, golden_code[1:] != golden_code[:-1]])
-        starts[golden_code[first]] = first
-        return order, starts, counts
+        starts[code[known]] = heads[known]
+        return None, starts, counts
     valid = np.flatnonzero(golden_code >= 0)
     order = valid[np.argsort(golden_code[valid], kind="stable")]
-    starts = np.cumsum(counts) - counts
-    return order, starts, counts
-
-
-def _is_grouped(code: np.ndarray, counts: np.ndarray) -> bool:
-    changes = int(np.count_nonzero(code[1:] != code[:-1]))
-    return changes == int(np.count_nonzero(counts)) - 1
+    return order, np.cumsum(counts) - counts, counts
 
 
 def _batches(counts: np.ndarray, batch_cells: int) -> Iterator[np.ndarray]:
     """Query indices in batches of similar list length, each about ``batch_cells`` cells."""
     width = np.maximum(counts, 1)
     bucket = np.ceil(np.log2(width)).astype(np.int64)
-    for b in np.unique(bucket):
+    for b in np.flatnonzero(np.bincount(bucket)):
         members = np.flatnonzero(bucket == b)
         per_batch = max(batch_cells // int(width[members].max()), 1)
         for i in range(0, len(members), per_batch):
             yield members[i : i + per_batch]
 
 
-def _build_batch(
-    queries: np.ndarray,
-    order: np.ndarray,
-    starts: np.ndarray,
-    counts: np.ndarray,
-    keys: np.ndarray,
-    labels: np.ndarray,
-    run: Run,
-    qrels: Qrels,
-    num_rel: np.ndarray,
-    level: int,
-    duplicates: DuplicatePolicy,
-) -> tuple[RankedBatch, int]:
-    n = counts[queries]
-    depth = max(int(n.max(initial=0)), 1)
-    rows = np.repeat(np.arange(len(queries)), n)
-    cols = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
-    src = order[np.repeat(starts[queries], n) + cols]
-    key_m = np.zeros((len(queries), depth), np.uint64)
-    key_m[rows, cols] = keys[src]
-    src_m = np.full((len(queries), depth), -1, np.int64)
-    src_m[rows, cols] = src
-    ranked = np.take_along_axis(src_m, np.argsort(~key_m, axis=1), axis=1)
-    ranked, dups = _drop_duplicates(ranked, run, queries, qrels, duplicates)
+def _build_batch(queries: np.ndarray, ctx: _Context) -> tuple[RankedBatch, int]:
+    run = ctx.run
+    n = ctx.counts[queries]
+    ranked = _ranked_rows(queries, n, ctx)
+    words = run.words[np.where(ranked >= 0, ranked, 0)] if len(run) else None
+    ranked, dups = _drop_duplicates(ranked, words, queries, ctx)
     valid = ranked >= 0
-    safe = np.where(valid, ranked, 0)
     batch = RankedBatch(
         queries=queries,
-        labels=np.where(valid, labels[safe], PAD),
-        scores=np.where(valid, run.score[safe] if len(run) else 0.0, np.nan),
-        docs=np.where(valid, run.doc[safe] if len(run) else 0, -1),
-        num_rel=num_rel[queries],
-        ideal=_ideal_matrix(qrels, queries),
-        level=level,
+        labels=_labels(queries, valid, words, ctx),
+        rows=ranked.astype(np.int32) if len(run) < 2**31 else ranked,
+        num_rel=ctx.num_rel[queries],
+        ideal=ctx.ideal.matrix(queries),
+        level=ctx.level,
+        run=run,
     )
     return batch, dups
 
 
+def _ranked_rows(queries: np.ndarray, n: np.ndarray, ctx: _Context) -> np.ndarray:
+    """``[queries, depth]`` run rows in trec_eval order (score desc, doc id desc), -1 padded.
+
+    Sorting *values* row-wise is several times cheaper than an argsort, so each cell's key
+    packs its score key over its position in the query's list, and the position gives the
+    row back. That orders by score alone: the few rows where two scores tie are then
+    re-sorted with the doc ids as the tie-break.
+    """
+    depth = max(int(n.max(initial=0)), 1)
+    first = ctx.starts[queries][:, None]
+    cols = np.arange(depth, dtype=np.int64)
+    full = bool((n == depth).all())  # the common case: every list equally long
+    valid = np.ones((len(queries), depth), bool) if full else cols < n[:, None]
+    at = first + cols if full else np.where(valid, first + cols, 0)
+    src = ctx.order[at] if ctx.order is not None else at
+    score = ctx.run.score[src] if len(ctx.run) else np.zeros(src.shape)
+    del src, at
+    keys = score_keys(score, ctx.precision).astype(np.uint64) << np.uint64(32)
+    del score
+    keys |= cols.astype(np.uint64)
+    keys = ~keys  # ascending sort of the complement: score descending, padding last
+    if not full:
+        keys[~valid] = ~np.uint64(0)
+    keys.sort(axis=1)
+    at = first + (~keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    if not full:
+        at = np.where(valid, at, 0)
+    ranked = ctx.order[at] if ctx.order is not None else at
+    if not full:
+        ranked = np.where(valid, ranked, PAD)
+    high = ~keys >> np.uint64(32)
+    ties = np.flatnonzero(((high[:, 1:] == high[:, :-1]) & valid[:, 1:]).any(axis=1))
+    if len(ties):
+        ranked[ties] = _break_ties(ranked[ties], high[ties], ctx.run.words)
+    return ranked
+
+
+def _break_ties(ranked: np.ndarray, high: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """Rows re-sorted exactly: score key descending, then doc id descending (strcmp)."""
+    cell_words = words[np.where(ranked >= 0, ranked, 0)]
+    keys = [~cell_words[..., j] for j in range(cell_words.shape[-1] - 1, -1, -1)]
+    perm = np.lexsort([*keys, ~high], axis=-1)  # padding (high 0) sorts last
+    return np.take_along_axis(ranked, perm, axis=1)
+
+
 def _drop_duplicates(
-    ranked: np.ndarray, run: Run, queries: np.ndarray, qrels: Qrels, policy: DuplicatePolicy
+    ranked: np.ndarray, words: np.ndarray | None, queries: np.ndarray, ctx: _Context
 ) -> tuple[np.ndarray, int]:
-    """Keep the best-ranked copy of a doc listed twice for one query; count the rest."""
-    if not len(run):
+    """Keep the best-ranked copy of a doc listed twice for one query; count the rest.
+
+    A row-wise sort of one 64-bit fingerprint per doc finds the rows that may hold a
+    duplicate; only those are checked exactly, on the full doc words.
+    """
+    if words is None:
         return ranked, 0
-    docs = np.where(ranked >= 0, run.doc[np.where(ranked >= 0, ranked, 0)], -1)
-    by_doc = np.argsort(docs, axis=1, kind="stable")
-    sorted_docs = np.take_along_axis(docs, by_doc, axis=1)
-    dup_sorted = np.zeros_like(sorted_docs, bool)
-    dup_sorted[:, 1:] = (sorted_docs[:, 1:] == sorted_docs[:, :-1]) & (sorted_docs[:, 1:] >= 0)
-    count = int(dup_sorted.sum())
-    if count == 0:
+    valid = ranked >= 0
+    print_ = _fingerprint(words)
+    print_ = np.where(valid, print_, 0)
+    print_.sort(axis=1)
+    pairs = (print_[:, 1:] == print_[:, :-1]).sum(axis=1)
+    padding = np.maximum((~valid).sum(axis=1) - 1, 0)
+    suspects = np.flatnonzero(pairs > padding)
+    if not len(suspects):
         return ranked, 0
-    if policy == "error":
-        row, col = np.argwhere(dup_sorted)[0]
-        doc = run.doc_ids[sorted_docs[row, col]]
+    kept, dup = _exact_duplicates(ranked[suspects], words[suspects])
+    count = int(dup.sum())
+    if count and ctx.duplicates == "error":
+        row, col = np.argwhere(dup)[0]
+        doc = ctx.run.doc_strings(ranked[suspects][row : row + 1, col])[0]
         raise InputError(
             f"doc {doc!r} is listed more than once for query "
-            f"{qrels.query_ids[queries[row]]!r} (use duplicates='max' to keep the best score)",
-            path=run.source or None,
+            f"{ctx.qrels.query_ids[queries[suspects[row]]]!r} "
+            "(use duplicates='max' to keep the best score)",
+            path=ctx.run.source or None,
         )
+    if count:
+        ranked = ranked.copy()
+        ranked[suspects] = kept
+        words[suspects] = ctx.run.words[np.where(kept >= 0, kept, 0)]
+    return ranked, count
+
+
+def _fingerprint(words: np.ndarray) -> np.ndarray:
+    """One uint64 per cell, equal for equal docs (the word itself for ids up to 8 bytes)."""
+    out = words[..., 0].copy()
+    for j in range(1, words.shape[-1]):
+        out ^= words[..., j]
+        out *= np.uint64(0x9E3779B97F4A7C15)
+    return out
+
+
+def _exact_duplicates(ranked: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(compacted rows, duplicate mask)``: later copies of a doc removed, order kept."""
+    valid = ranked >= 0
+    position = np.broadcast_to(np.arange(ranked.shape[1]), ranked.shape)
+    keys = [words[..., j] for j in range(words.shape[-1] - 1, -1, -1)]
+    by_doc = np.lexsort([position, *keys, ~valid], axis=-1)
+    sorted_words = np.take_along_axis(words, by_doc[..., None], axis=1)
+    sorted_valid = np.take_along_axis(valid, by_doc, axis=1)
+    dup_sorted = np.zeros(ranked.shape, bool)
+    dup_sorted[:, 1:] = (
+        (sorted_words[:, 1:] == sorted_words[:, :-1]).all(axis=-1)
+        & sorted_valid[:, 1:]
+        & sorted_valid[:, :-1]
+    )
     dup = np.zeros_like(dup_sorted)
     np.put_along_axis(dup, by_doc, dup_sorted, axis=1)
     keep_first = np.argsort(dup, axis=1, kind="stable")
-    compacted = np.take_along_axis(np.where(dup, -1, ranked), keep_first, axis=1)
-    return compacted, count
+    compacted = np.take_along_axis(np.where(dup, PAD, ranked), keep_first, axis=1)
+    return compacted, dup
+
+
+def _labels(
+    queries: np.ndarray, valid: np.ndarray, words: np.ndarray | None, ctx: _Context
+) -> np.ndarray:
+    """Each ranked cell's judged label (``-1`` if unjudged or padding).
+
+    Judged docs per query are few, so the j-th judged doc of every query is compared
+    with the whole row at once: one vectorised pass per judgement depth, no join.
+    """
+    labels = np.full(valid.shape, PAD, ctx.label_dtype)
+    if words is None:
+        return labels
+    judged = ctx.judged
+    count, start = judged.count[queries], judged.start[queries]
+    for j in range(int(count.max(initial=0))):
+        rows = np.flatnonzero(count > j)
+        entry = start[rows] + j
+        every = len(rows) == len(queries)
+        cells = words if every else words[rows]
+        match = (cells == judged.words[entry][:, None, :]).all(axis=-1)
+        match &= valid if every else valid[rows]
+        value = judged.label[entry].astype(ctx.label_dtype)[:, None]
+        if every:
+            np.copyto(labels, np.broadcast_to(value, labels.shape), where=match)
+        else:
+            labels[rows] = np.where(match, value, labels[rows])
+    return labels

@@ -89,6 +89,69 @@ class ThresholdAnalysis(BaseModel):
     best_youden: float | None = None
     separable: bool = False
     verdict: str = ""
+    # Optional raw scores ("relevant", "non_relevant") for the HTML report's histograms;
+    # without them the report plots the summaries above.
+    score_samples: dict[str, list[float]] | None = None
+
+
+class Leak(BaseModel):
+    """A forbidden chunk (another tenant's, admin-only...) in a query's top k."""
+
+    query_id: str
+    forbidden_id: str
+    rank: int  # 1-based
+
+
+class LeakSection(BaseModel):
+    """Access-control check over the cases that carry ``forbidden``/``tenant``/``acl``."""
+
+    k: int
+    n_cases_checked: int
+    n_leaking: int  # cases with any forbidden id in the top k: the gate fails above 0
+    cases: list[Leak] = Field(default_factory=list)
+
+
+class SplitInfo(BaseModel):
+    """Which slice of the golden set this report evaluated (data/holdout.py)."""
+
+    evaluated: Literal["dev", "holdout", "all"]
+    n_dev: int
+    n_holdout: int
+    reveal_log: str | None = None
+    reveals: int | None = None  # how many times the held-out slice has been looked at
+
+
+class QueryOverlap(BaseModel):
+    query_id: str
+    overlap: float
+
+
+class OverlapSection(BaseModel):
+    """overlap@k between this run and a reference (exact-search) run of the same queries."""
+
+    source: str
+    sha256: str | None = None
+    n_queries: int
+    missing_in_reference: list[str] = Field(default_factory=list)
+    means: dict[str, float]  # "overlap@k" -> mean over queries in both runs
+    lowest: list[QueryOverlap] = Field(default_factory=list)  # at the largest k
+
+
+class MetricSpread(BaseModel):
+    metric: str
+    mean: float
+    min: float
+    max: float
+    std: float  # sample standard deviation (ddof=1) of the run means
+
+
+class RepeatSection(BaseModel):
+    """The same retriever run ``n_runs`` times: how much the metrics and rankings move."""
+
+    n_runs: int
+    k: int
+    metrics: list[MetricSpread]
+    changed_queries: list[str] = Field(default_factory=list)  # top k differs between runs
 
 
 class RetrievalReport(BaseModel):
@@ -110,6 +173,10 @@ class RetrievalReport(BaseModel):
     threshold: ThresholdAnalysis | None = None
     warnings: list[str] = Field(default_factory=list)
     per_query: pd.DataFrame
+    split: SplitInfo | None = None
+    leaks: LeakSection | None = None
+    reference_overlap: OverlapSection | None = None
+    repeat: RepeatSection | None = None
 
     @field_serializer("per_query")
     def _dump_per_query(self, frame: pd.DataFrame) -> dict[str, dict[str, float]]:

@@ -20,6 +20,7 @@ from ragtriage.retrieval.report import (
 )
 
 TOP_IDS = 3
+MAX_MISSED = 1000
 
 
 def versions() -> dict[str, str]:
@@ -62,8 +63,19 @@ def _rows(batches: list[RankedBatch], mask: np.ndarray):
 
 
 def _top_ids(batch: RankedBatch, row: int, run: Run) -> list[str]:
-    codes = batch.docs[row, :TOP_IDS]
-    return [str(run.doc_ids[c]) for c in codes if c >= 0]
+    return batch.doc_ids(row, TOP_IDS)
+
+
+def _top_ids_of(batch: RankedBatch, rows: np.ndarray) -> list[list[str]]:
+    """Top ids of many rows with one decode (tens of thousands of unanswerable queries)."""
+    top = batch.rows[rows, :TOP_IDS]
+    if batch.run is None or not len(batch.run):
+        return [[] for _ in rows]
+    flat = batch.run.doc_strings(top[top >= 0])
+    ends = np.cumsum((top >= 0).sum(axis=1))
+    return [
+        flat[end - count : end] for end, count in zip(ends, (top >= 0).sum(axis=1), strict=True)
+    ]
 
 
 def missed_queries(
@@ -74,16 +86,23 @@ def missed_queries(
     golden: GoldenSet | None,
     k: int,
 ) -> list[MissedQuery]:
-    """Answerable queries with nothing relevant in the top ``k``, in golden-set order."""
-    missed: list[MissedQuery] = []
-    for batch, row, code in _rows(batches, answerable):
-        relevant = batch.relevant()[row]
-        if relevant[:k].any():
-            continue
+    """Answerable queries with nothing relevant in the top ``k``, in golden-set order.
+
+    Found with one vectorised pass per batch; at most ``MAX_MISSED`` are listed (the first
+    in golden-set order), since a list of a million misses is read by nobody and costs a
+    pydantic object each: :func:`count_missed` gives the full count.
+    """
+    missed = _missed_mask(batches, answerable, k)
+    codes = np.flatnonzero(missed)[:MAX_MISSED]
+    where = _locate(batches, codes)
+    out: list[MissedQuery] = []
+    for code in codes:
+        batch, row = where[int(code)]
+        relevant = batch.labels[row] >= batch.level
         query_id = str(qrels.query_ids[code])
         hits = np.flatnonzero(relevant)
         case = golden.case(query_id) if golden else None
-        missed.append(
+        out.append(
             MissedQuery(
                 query_id=query_id,
                 query=case.query if case else "",
@@ -93,8 +112,45 @@ def missed_queries(
                 top_ids=_top_ids(batch, row, run),
             )
         )
-    order = {q: i for i, q in enumerate(qrels.query_ids)}
-    return sorted(missed, key=lambda m: order[m.query_id])
+    return out
+
+
+def count_missed(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> int:
+    """How many answerable queries have nothing relevant in the top ``k``."""
+    return int(_missed_mask(batches, answerable, k).sum())
+
+
+def missed_cap_warning(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> list[str]:
+    """A warning when :func:`missed_queries` listed only the first ``MAX_MISSED``."""
+    n = count_missed(batches, answerable, k)
+    if n <= MAX_MISSED:
+        return []
+    return [
+        f"{n} answerable queries have nothing relevant in the top {k}; "
+        f"the report lists the first {MAX_MISSED} (golden-set order)"
+    ]
+
+
+def _missed_mask(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> np.ndarray:
+    """Per golden query: answerable and nothing relevant in the top ``k``."""
+    missed = np.zeros(len(answerable), bool)
+    for batch in batches:
+        hit = (batch.labels[:, :k] >= batch.level).any(axis=1)
+        missed[batch.queries] = answerable[batch.queries] & ~hit
+    return missed
+
+
+def _locate(batches: list[RankedBatch], codes: np.ndarray) -> dict[int, tuple[RankedBatch, int]]:
+    """``query code -> (batch, row)`` for the given codes only."""
+    wanted = set(codes.tolist())
+    out: dict[int, tuple[RankedBatch, int]] = {}
+    for batch in batches:
+        rows = np.flatnonzero(np.isin(batch.queries, codes))
+        for row in rows:
+            code = int(batch.queries[row])
+            if code in wanted:
+                out[code] = (batch, int(row))
+    return out
 
 
 def unanswerable(
@@ -114,21 +170,24 @@ def unanswerable(
         return None
     top1 = np.full(len(qrels), np.nan)
     for batch in batches:
-        top1[batch.queries] = batch.scores[:, 0]
+        top1[batch.queries] = batch.top_scores(1)[:, 0]
     median = np.nanmedian(top1[answerable]) if np.isfinite(top1[answerable]).any() else None
     queries = []
-    for batch, row, code in _rows(batches, ~answerable):
-        score = top1[code]
-        query_id = str(qrels.query_ids[code])
-        queries.append(
-            UnanswerableQuery(
-                query_id=query_id,
-                query=golden.case(query_id).query if golden else "",
-                top1_score=float(score) if np.isfinite(score) else None,
-                top_ids=_top_ids(batch, row, run),
-                confident=bool(median is not None and np.isfinite(score) and score >= median),
+    for batch in batches:
+        rows = np.flatnonzero(~answerable[batch.queries])
+        for row, top_ids in zip(rows, _top_ids_of(batch, rows), strict=True):
+            code = int(batch.queries[row])
+            score = top1[code]
+            query_id = str(qrels.query_ids[code])
+            queries.append(
+                UnanswerableQuery(
+                    query_id=query_id,
+                    query=golden.case(query_id).query if golden else "",
+                    top1_score=float(score) if np.isfinite(score) else None,
+                    top_ids=top_ids,
+                    confident=bool(median is not None and np.isfinite(score) and score >= median),
+                )
             )
-        )
     pos, neg = top1[answerable], top1[~answerable]
     return UnanswerableSection(
         n=int((~answerable).sum()),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data.golden import load_golden
+from ragtriage.data.holdout import evaluated_slice, log_reveal
 from ragtriage.data.models import GoldenSet, file_sha256
 from ragtriage.judge.api import ajudge_run, resolve_model
 from ragtriage.judge.cache import ResponseCache, default_cache_path
@@ -49,6 +50,10 @@ class AuditConfig:
     threads: int | None = None
     limit: int | None = None
     check_reference: bool = True  # claims judges: also judge answers against reference_answer
+    api_base: str | None = None  # OpenAI-compatible endpoint for a litellm judge
+    json_mode: str | None = None
+    timeout: float | None = None
+    holdout: bool = False  # audit the held-back slice instead of the development slice
 
     def public(self) -> dict[str, Any]:
         """The config as JSON values (a model object is recorded by its name)."""
@@ -72,7 +77,8 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     """Run the whole audit; ``tick(stage, total)`` returns a per-item progress callback."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    golden = _limited(load_golden(config.golden), config.limit)
+    full = _limited(load_golden(config.golden), config.limit)
+    golden = evaluated_slice(full, config.holdout)  # held-out cases are not even run
     store = ResponseCache(config.cache or default_cache_path())
     try:
         shared_model = None
@@ -83,12 +89,15 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
 
         t0 = time.perf_counter()
         retrieval = evaluate_retrieval(
-            golden,
+            full,
             case_rows.run_from_traces(traces, golden),
             config.metrics,
             k=config.k,
             miss_k=config.context_k,
+            split="holdout" if config.holdout else None,
         )
+        if config.holdout:
+            retrieval = log_reveal(retrieval, config.golden)
         timings["retrieval_s"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -110,7 +119,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             config.concurrency,
             store,
             on_result=tick("judge", len(judged_items)) if tick else None,
-            threads=config.threads,
+            **_judge_options(config),
         )
         reference = {}
         if run.fingerprint.judge == "claims" and config.check_reference:
@@ -195,8 +204,20 @@ async def _reference_check(golden, traces, model, strategy, config, store) -> di
     ]
     if not items:
         return {}
-    run = await ajudge_run(items, model, strategy, config.concurrency, store)
+    run = await ajudge_run(
+        items, model, strategy, config.concurrency, store, **_judge_options(config)
+    )
     return {r.item_id: r for r in run.results}
+
+
+def _judge_options(config: AuditConfig) -> dict[str, Any]:
+    options = {
+        "threads": config.threads,
+        "api_base": config.api_base,
+        "json_mode": config.json_mode,
+        "timeout": config.timeout,
+    }
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def _judge_item(case_id: str, query: str, trace: Trace | None, texts: dict[str, str]):

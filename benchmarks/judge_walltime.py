@@ -1,0 +1,51 @@
+"""Wall time of the embedded judge on N answers, then an unchanged re-run (cache).
+
+    nice -n 10 python benchmarks/judge_walltime.py --answers FILE --limit 100 \
+        --cache .ragtriage/bench.sqlite --threads 1
+
+The first pass pays for every call that is not already in ``--cache`` (use a fresh path
+for a cold figure); the second pass must make zero calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from pathlib import Path
+
+from ragtriage.judge.api import ajudge_run
+from ragtriage.judge.items import load_answers
+from ragtriage.judge.models.local import LocalModel
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+DEFAULT = DATA / "begin_wow_faithfulness" / "begin_wow_faithfulness.jsonl"
+
+
+def timed(items, model, cache: Path) -> dict:
+    start = time.perf_counter()
+    run = asyncio.run(ajudge_run(items, model, None, 1, cache))
+    return {"wall_s": round(time.perf_counter() - start, 2), "calls": run.usage.calls,
+            "cached_calls": run.usage.cached_calls, "prompt_tokens": run.usage.prompt_tokens}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--answers", type=Path, default=DEFAULT)
+    parser.add_argument("--limit", type=int, default=100)
+    parser.add_argument("--cache", type=Path, default=ROOT / ".ragtriage" / "bench.sqlite")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    items = load_answers(args.answers)[: args.limit]
+    model = LocalModel(n_threads=args.threads)
+    model._load()  # load time is not judging time
+    first = timed(items, model, args.cache)
+    second = timed(items, model, args.cache)
+    print(json.dumps({"items": len(items), "threads": args.threads, "first": first,
+                      "rerun": second}))
+
+
+if __name__ == "__main__":
+    main()

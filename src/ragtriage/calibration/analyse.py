@@ -1,0 +1,280 @@
+"""Calibrate one judge's results against the human grades: the whole computation.
+
+Pure given its inputs (seeded folds and bootstrap), so the same grades and judge results
+always give the same record. Every item is accounted for: scored items with a human label
+enter the agreement figures; others are listed as unscored (with the judge's outcome) or
+tied (graders split evenly).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+
+from ragtriage.calibration.agreement import agreement, cohen_kappa
+from ragtriage.calibration.combine import combination_features, fit_logistic, usable_features
+from ragtriage.calibration.grades import GradedItem
+from ragtriage.calibration.intergrader import krippendorff_alpha_nominal
+from ragtriage.calibration.judges import answer_tokens, package_version
+from ragtriage.calibration.ppi import ppi_rate
+from ragtriage.calibration.record import (
+    CalibrationRecord,
+    Cost,
+    LabelledItem,
+    MethodResult,
+    PPIDemo,
+    ScopeReport,
+    UnscoredItem,
+)
+from ragtriage.calibration.rules import LOG_SUFFIXES, Table, result_features
+from ragtriage.calibration.threshold import (
+    cross_fit,
+    fit_majority,
+    fit_threshold,
+    stratified_folds,
+    subset,
+)
+from ragtriage.errors import InputError
+from ragtriage.judge.lexical import lexical_support
+from ragtriage.judge.types import JudgeResult, Outcome
+from ragtriage.stats import bootstrap_statistic
+
+Fit = Callable[[Table, np.ndarray], object]
+# The combination replaces the plain threshold on the judge's score only when its
+# cross-validated kappa is higher by this much: a four-weight model has to earn its place.
+COMBINATION_MARGIN = 0.02
+
+
+def _fit_score(table: Table, y: np.ndarray):
+    return fit_threshold(table["score"], y, "score", direction=1)
+
+
+def _fit_signal(name: str, direction: int | None) -> Fit:
+    return lambda table, y: fit_threshold(table[name], y, name, direction=direction)
+
+
+def _fit_combination(features: list[str]) -> Fit:
+    return lambda table, y: fit_logistic(table, y, features)
+
+
+def _features(item: GradedItem, result: JudgeResult) -> dict[str, float]:
+    """The result's score and signals; ``lexical`` and a length computed from the graded
+    text when the judge does not report them (for the baselines and the per-signal table
+    only: decision rules use what the judge reports, as the audit will see it)."""
+    row = result_features(result)
+    if "lexical" not in row and item.answer is not None:
+        lex = lexical_support(item.answer, list(item.contexts))
+        if lex is not None:
+            row["lexical"] = lex
+    if not any(k.endswith(LOG_SUFFIXES) for k in row) and item.answer is not None:
+        row["answer_tokens"] = answer_tokens(item.answer)
+    return row
+
+
+def _table(rows: list[dict[str, float]]) -> Table:
+    names = sorted({k for r in rows for k in r})
+    return {k: np.array([r.get(k, np.nan) for r in rows], dtype=float) for k in names}
+
+
+def _distinct(table: Table, names: list[str]) -> list[str]:
+    """Drop features identical to an earlier one (the lexical judge's score is 'lexical')."""
+    keep: list[str] = []
+    for name in names:
+        if not any(np.allclose(table[name], table[k], equal_nan=True) for k in keep):
+            keep.append(name)
+    return keep
+
+
+class _Scope:
+    def __init__(self, idx, y, table, grades, folds, seed, resamples):
+        self.idx, self.y, self.table = idx, y[idx], subset(table, idx)
+        self.grades, self.folds = grades[idx], folds[idx]
+        self.seed, self.resamples = seed, resamples
+        self.oof: dict[str, np.ndarray] = {}
+
+    def method(self, name: str, fit: Fit, *, scores: bool = False) -> tuple[MethodResult, list]:
+        oof, rules = cross_fit(fit, self.table, self.y, self.folds)
+        rule = fit(self.table, self.y)
+        full = rule.predict(self.table)  # type: ignore[attr-defined]
+        ok = np.isfinite(oof)  # an item lacking this signal has no decision by it
+        extra = {"scores": self.table["score"][ok], "grades": self.grades[ok]} if scores else {}
+        cv = agreement(self.y[ok], oof[ok], resamples=self.resamples, seed=self.seed, **extra)
+        in_kappa = agreement(self.y[ok], np.nan_to_num(full[ok]), resamples=0).kappa
+        self.oof[name] = oof
+        return MethodResult(name=name, cv=cv, in_sample_kappa=in_kappa, rule=rule), rules
+
+    def kappa_difference(self, a: str, b: str) -> tuple[float, float, float]:
+        """Cross-validated kappa of method ``a`` minus that of ``b`` on the same items, with
+        a paired percentile-bootstrap 95 % interval (items resampled together, so the
+        interval reflects the difference, not two independent uncertainties)."""
+        ok = np.isfinite(self.oof[a]) & np.isfinite(self.oof[b])
+        y, da, db = self.y[ok], self.oof[a][ok], self.oof[b][ok]
+
+        def diff(idx: np.ndarray) -> float:
+            return cohen_kappa(y[idx], da[idx]) - cohen_kappa(y[idx], db[idx])
+
+        low, high = bootstrap_statistic(len(y), diff, resamples=self.resamples, seed=self.seed)
+        return diff(np.arange(len(y))), low, high
+
+
+def calibrate(
+    items: list[GradedItem], results: list[JudgeResult], *, judge_name: str,
+    grades_digest: dict[str, str], seed: int = 20261129, folds: int = 5, resamples: int = 2000,
+    seconds: float | None = None, ppi_fraction: float = 0.5,
+) -> CalibrationRecord:
+    """Agreement, thresholds, baselines, combination and a PPI check, per dataset and pooled."""
+    if not results:
+        raise InputError("no judge results to calibrate")
+    prints = {r.fingerprint.model_dump_json() for r in results}
+    if len(prints) > 1:
+        raise InputError("judge results from several judges (fingerprints) in one calibration")
+    by_id = {r.item_id: r for r in results}
+    graded_ids = {i.id for i in items}
+    warnings = []
+    extra = len(set(by_id) - graded_ids)
+    if extra:
+        warnings.append(f"{extra} judge results have no human grade and were not used")
+    unscored, tied, used, rows = [], [], [], []
+    for item in items:
+        result = by_id.get(item.id)
+        if item.label is None:
+            tied.append(item)
+        elif result is None:
+            unscored.append((item, UnscoredItem(id=item.id, outcome="missing",
+                                                reason="no judge result for this item")))
+        elif result.outcome != Outcome.SCORED:
+            unscored.append((item, UnscoredItem(id=item.id, outcome=str(result.outcome),
+                                                reason=result.reason)))
+        else:
+            used.append(item)
+            rows.append(_features(item, result))
+    if len(used) < 2 * folds or len({i.label for i in used}) < 2:
+        raise InputError(f"only {len(used)} graded items were scored (need {2 * folds} or more, "
+                         "both faithful and unfaithful) to calibrate")
+    table = _table(rows)
+    derived = {k for k in table if not any(k in r.signals or k == "score"
+                                           for r in results if r.outcome == Outcome.SCORED)}
+    y = np.array([float(i.label) for i in used])
+    grades = np.array([np.nan if i.grade is None else i.grade for i in used])
+    fold_of = stratified_folds([f"{i.dataset}|{i.label}" for i in used], folds, seed)
+    datasets = sorted({i.dataset for i in items})
+    scope_names = ["pooled", *datasets] if len(datasets) > 1 else datasets
+    signal_names = _distinct(table, ["score", *[k for k in table if k != "score"]])
+    is_lexical_judge = results[0].fingerprint.judge == "lexical"
+    scopes, pooled_choice = {}, None
+    for name in scope_names:
+        mask = np.array([name in ("pooled", i.dataset) for i in used])
+        sc = _Scope(np.flatnonzero(mask), y, table, grades, fold_of, seed, resamples)
+        in_scope = [i for i in items if name in ("pooled", i.dataset)]
+        report, choice = _scope_report(
+            name, sc, in_scope, signal_names, derived, is_lexical_judge, folds, ppi_fraction)
+        report.unscored = [u for i, u in unscored if name in ("pooled", i.dataset)]
+        report.tied = [i.id for i in tied if name in ("pooled", i.dataset)]
+        if report.beats_lexical and report.vs_lexical and report.vs_lexical[1] <= 0:
+            d, lo, hi = report.vs_lexical
+            warnings.append(f"{name}: the judge's lead over the lexical baseline is within noise "
+                            f"(kappa difference {d:+.2f}, paired 95 % CI [{lo:+.2f}, {hi:+.2f}])")
+        if report.beats_lexical is False:
+            best = max(m.cv.kappa for m in report.signals if m.name in ("score", "combination"))
+            lex = next(b.cv.kappa for b in report.baselines if b.name == "lexical")
+            warnings.append(f"{name}: the judge does not beat the lexical baseline "
+                            f"(cross-validated kappa {best:.2f} vs {lex:.2f}): "
+                            "not worth its cost here")
+        scopes[name] = report
+        if name == scope_names[0]:
+            pooled_choice = choice
+    assert pooled_choice is not None
+    chosen, chosen_folds = pooled_choice
+    oof = np.full(len(used), np.nan)
+    for f, rule in enumerate(chosen_folds):
+        oof[fold_of == f] = rule.predict(subset(table, fold_of == f))
+    full = chosen.rule.predict(table)
+    decided = {i.id: (oof[k], full[k], fold_of[k]) for k, i in enumerate(used)}
+    records = []
+    for item in items:
+        result = by_id.get(item.id)
+        cv_d, full_d, fold = decided.get(item.id, (np.nan, np.nan, None))
+        records.append(LabelledItem(
+            id=item.id, dataset=item.dataset, human=item.label,
+            outcome=str(result.outcome) if result else "missing",
+            score=result.score if result else None, grade=item.grade,
+            fold=None if fold is None else int(fold),
+            decision_cv=None if np.isnan(cv_d) else bool(cv_d),
+            decision=None if np.isnan(full_d) else bool(full_d),
+        ))
+    n_judged = max(1, len([r for r in results if r.item_id in graded_ids]))
+    judged = [r for r in results if r.item_id in graded_ids]
+    cost = Cost(
+        calls_per_item=sum(r.usage.calls + r.usage.cached_calls for r in judged) / n_judged,
+        usd_per_item=sum(r.usage.cost_usd for r in judged) / n_judged,
+        seconds_per_item=None if seconds is None else seconds / n_judged,
+    )
+    if unscored:
+        kinds = Counter(u.outcome for _, u in unscored)
+        warnings.append("not scored and so not in the agreement figures: " + ", ".join(
+            f"{n} {k}" for k, n in sorted(kinds.items())))
+    return CalibrationRecord(
+        package_version=package_version(), judge_name=judge_name,
+        fingerprint=results[0].fingerprint, grades=grades_digest, seed=seed, folds=folds,
+        resamples=resamples, rule=chosen.rule, rule_name=chosen.name, fold_rules=chosen_folds,
+        scopes=scopes, items=records, cost=cost, warnings=warnings,
+    )
+
+
+def _scope_report(name, sc: _Scope, in_scope, signal_names, derived, is_lexical_judge, folds,
+                  ppi_fraction) -> tuple[ScopeReport, tuple[MethodResult, list]]:
+    """Everything measured on one scope, and the rule it would choose (score threshold, or
+    the combination when that is better by :data:`COMBINATION_MARGIN`) with its fold rules."""
+    main, fold_rules = sc.method("score", _fit_score, scores=True)
+    in_sample = agreement(sc.y, main.rule.predict(sc.table), scores=sc.table["score"],
+                          grades=sc.grades, resamples=sc.resamples, seed=sc.seed)
+    usable = usable_features(sc.table, signal_names)
+    signals = [main]
+    signals += [sc.method(s, _fit_signal(s, None))[0] for s in usable if s != "score"]
+    # only signals the judge reports itself, so that decide() sees the same inputs
+    reported = sorted(k for k in sc.table if k not in derived)
+    combo_features = _distinct(sc.table, combination_features(usable_features(sc.table, reported)))
+    combo, combo_rules = sc.method("combination", _fit_combination(combo_features))
+    signals.append(combo)
+    baselines = [sc.method("majority", lambda t, yy: fit_majority(yy))[0]]
+    if "lexical" in sc.table and np.isfinite(sc.table["lexical"]).mean() >= 0.9:
+        baselines.append(sc.method("lexical", _fit_signal("lexical", 1))[0])
+    lex = next((b.cv.kappa for b in baselines if b.name == "lexical"), None)
+    best = max(signals, key=lambda m: np.nan_to_num(m.cv.kappa, nan=-1))
+    use_combo = combo.cv.kappa >= main.cv.kappa + COMBINATION_MARGIN
+    beats, vs_lexical = None, None
+    if not is_lexical_judge and lex is not None:
+        beats = bool(max(main.cv.kappa, combo.cv.kappa) > lex)
+        vs_lexical = sc.kappa_difference("combination" if use_combo else "score", "lexical")
+    fit = _fit_combination(combo_features) if use_combo else _fit_score
+    multi = [[g.label for g in i.grades] for i in in_scope if len(i.grades) > 1]
+    report = ScopeReport(
+        scope=name, n_items=len(in_scope), n_agreement=len(sc.y),
+        threshold=main.rule.threshold, fold_thresholds=[r.threshold for r in fold_rules],
+        cv=main.cv, in_sample=in_sample, signals=signals, baselines=baselines,
+        best_signal=best.name, beats_lexical=beats, vs_lexical=vs_lexical,
+        krippendorff_alpha=krippendorff_alpha_nominal(multi), n_multi_graded=len(multi),
+        ppi=_ppi_demo(sc, fit, folds, sc.seed, ppi_fraction),
+    )
+    return report, ((combo, combo_rules) if use_combo else (main, fold_rules))
+
+
+def _ppi_demo(sc: _Scope, fit: Fit, folds: int, seed: int, fraction: float) -> PPIDemo | None:
+    """Hide the labels of a seeded (1 - fraction) of the items, estimate their faithful rate
+    by cross-fitted PPI from the rest, and keep the hidden truth beside it."""
+    n = len(sc.y)
+    rng = np.random.default_rng(seed + 1)
+    labelled = np.zeros(n, dtype=bool)
+    labelled[rng.permutation(n)[: int(round(fraction * n))]] = True
+    if labelled.sum() < 2 * folds or (~labelled).sum() < 2 or len(np.unique(sc.y[labelled])) < 2:
+        return None
+    lab_table, unl_table = subset(sc.table, labelled), subset(sc.table, ~labelled)
+    k = stratified_folds([str(v) for v in sc.y[labelled]], folds, seed)
+    oof, rules = cross_fit(fit, lab_table, sc.y[labelled], k)
+    f_u = np.mean([r.predict(unl_table) for r in rules], axis=0)
+    keep_l, keep_u = np.isfinite(oof), np.isfinite(f_u)
+    estimate = ppi_rate(f_u[keep_u], oof[keep_l], sc.y[labelled][keep_l])
+    return PPIDemo(estimate=estimate, hidden_human_rate=float(sc.y[~labelled].mean()),
+                   labelled_fraction=fraction)

@@ -1,0 +1,199 @@
+"""Human grades: read CSV/JSON/JSONL grade files and fold several graders into one item.
+
+A grade row names the graded answer (``id`` or ``case_id``), says whether a person found
+it faithful (``label``) and optionally carries an ordinal ``grade``, the ``grader`` and
+``notes``. Rows with the same id are several graders of one item: the item's label is
+their majority, and a tie is reported (never silently resolved or dropped).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ragtriage.data.readers import check_type, iter_records, read_text
+from ragtriage.errors import InputError
+from ragtriage.judge.types import ContextChunk, JudgeItem
+
+_TRUE = {"true", "t", "yes", "y", "1", "faithful", "supported"}
+_FALSE = {"false", "f", "no", "n", "0", "unfaithful", "unsupported", "not faithful"}
+SUFFIXES = (".jsonl", ".json", ".csv")
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class HumanGrade(BaseModel):
+    """One grader's judgement of one answer (one row of a grades file)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    dataset: str
+    label: bool
+    grade: float | None = None
+    grader: str | None = None
+    notes: str = ""
+    question: str = ""
+    contexts: tuple[str, ...] = ()
+    answer: str | None = None
+    answer_sha256: str | None = None
+    source: str = ""  # file:line, for messages
+
+
+class GradedItem(BaseModel):
+    """An answer with all its grades folded: the unit calibration works on."""
+
+    id: str
+    dataset: str
+    label: bool | None  # majority label; None when the graders tie
+    grade: float | None = None  # mean ordinal grade, if given
+    grades: list[HumanGrade]
+    question: str = ""
+    contexts: tuple[str, ...] = ()
+    answer: str | None = None
+    answer_sha256: str | None = None
+
+    def judge_item(self) -> JudgeItem:
+        if self.answer is None:
+            raise InputError(
+                "the grade has no answer text, so a judge cannot be run on it "
+                "(give recorded judge results with --judged)",
+                path=self.grades[0].source,
+                field="answer",
+            )
+        chunks = tuple(ContextChunk(id=f"c{i}", text=t) for i, t in enumerate(self.contexts))
+        return JudgeItem(id=self.id, question=self.question, contexts=chunks, answer=self.answer)
+
+
+def parse_label(value: Any, path: Path, line: int) -> bool:
+    """Accept JSON booleans, 0/1 and the usual words; anything else is an input error."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise InputError(f"expected true/false, got {value!r}", path=path, line=line, field="label")
+
+
+def _row_to_grade(row: dict[str, Any], dataset: str, path: Path, line: int) -> HumanGrade:
+    key = "id" if row.get("id") not in (None, "") else "case_id"
+    if row.get(key) in (None, ""):
+        raise InputError("missing required field (or 'case_id')", path=path, line=line, field="id")
+    if "label" not in row:
+        raise InputError("missing required field", path=path, line=line, field="label")
+    grade = row.get("grade")
+    if grade in ("", None):
+        grade = None
+    else:
+        try:
+            grade = float(grade) if not isinstance(grade, bool) else None
+        except (TypeError, ValueError):
+            grade = None
+        if grade is None:
+            raise InputError(f"expected a number, got {row['grade']!r}", path=path, line=line,
+                             field="grade")
+    contexts = row.get("contexts") or []
+    if isinstance(contexts, str):  # CSV: a JSON list in one cell, or one plain passage
+        try:
+            contexts = json.loads(contexts) if contexts.lstrip().startswith("[") else [contexts]
+        except ValueError:
+            raise InputError("not a JSON list", path=path, line=line, field="contexts") from None
+    check_type(contexts, "contexts", list, path, line)
+    contexts = [_context_text(c, path, line) for c in contexts]
+    answer = row.get("answer")
+    if answer is not None:
+        check_type(answer, "answer", str, path, line)
+    digest = row.get("answer_sha256") or row.get("answer_hash") or None
+    if answer is not None and digest and digest.lower() != sha256_text(answer):
+        raise InputError("does not match the sha256 of 'answer'", path=path, line=line,
+                         field="answer_sha256")
+    return HumanGrade(
+        id=str(row[key]), dataset=str(row.get("dataset") or dataset),
+        label=parse_label(row["label"], path, line), grade=grade,
+        grader=(str(row["grader"]) if row.get("grader") not in (None, "") else None),
+        notes=str(row.get("notes") or ""), question=str(row.get("question") or ""),
+        contexts=tuple(contexts), answer=answer,
+        answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
+        source=f"{path}:{line}",
+    )
+
+
+def _context_text(chunk: Any, path: Path, line: int) -> str:
+    """A context is a string or ``{"text": ...}``; anything else is an input error."""
+    if isinstance(chunk, str):
+        return chunk
+    check_type(chunk, "contexts[]", dict, path, line)
+    return check_type(chunk.get("text", ""), "contexts[].text", str, path, line)
+
+
+def _iter_csv(path: Path):
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    for row in reader:
+        yield reader.line_num, {k.strip(): v for k, v in row.items() if k}
+
+
+def read_grades(path: Path, dataset: str | None = None) -> list[HumanGrade]:
+    """All grade rows of one file; ``dataset`` defaults to the file's directory name."""
+    dataset = dataset or path.parent.name
+    rows = _iter_csv(path) if path.suffix.lower() == ".csv" else iter_records(path)
+    return [_row_to_grade(row, dataset, path, line) for line, row in rows]
+
+
+def grade_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise InputError("no such file or directory", path=path)
+    files = sorted(
+        p for p in path.rglob("*")
+        if p.suffix.lower() in SUFFIXES and p.is_file()
+        and not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
+    )
+    if not files:
+        raise InputError(f"no grade files ({', '.join(SUFFIXES)}) found", path=path)
+    return files
+
+
+def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
+    """Group rows by id: majority label (None on a tie), mean grade, first text seen."""
+    by_id: dict[str, list[HumanGrade]] = defaultdict(list)
+    for grade in grades:
+        by_id[grade.id].append(grade)
+    items = []
+    for item_id, rows in by_id.items():
+        first = rows[0]
+        hashes = {r.answer_sha256 for r in rows if r.answer_sha256}
+        if len(hashes) > 1:
+            raise InputError(f"item {item_id!r} is graded on different answers",
+                             path=rows[1].source, field="answer")
+        yes = sum(r.label for r in rows)
+        label = None if 2 * yes == len(rows) else 2 * yes > len(rows)
+        ordinal = [r.grade for r in rows if r.grade is not None]
+        items.append(GradedItem(
+            id=item_id, dataset=first.dataset, label=label,
+            grade=sum(ordinal) / len(ordinal) if ordinal else None, grades=rows,
+            question=first.question, contexts=first.contexts,
+            answer=next((r.answer for r in rows if r.answer is not None), None),
+            answer_sha256=next(iter(hashes), None),
+        ))
+    return items
+
+
+def load_grades(path: Path | str) -> list[GradedItem]:
+    """Every graded item under ``path`` (a file or a directory of grade files; folders
+    starting with ``_`` or ``.``, e.g. ``_judged/`` with recorded judge results, are skipped)."""
+    path = Path(path)
+    rows = []
+    for file in grade_files(path):
+        rows.extend(read_grades(file))
+    return fold_grades(rows)

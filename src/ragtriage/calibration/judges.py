@@ -1,0 +1,115 @@
+"""Judge results for calibration: run a judge on the graded items, or read recorded ones.
+
+Every judge goes through the normal judge path (:func:`ragtriage.judge.api.
+judge_faithfulness`, so its response cache is used); ``lexical`` needs no model. A spec is
+``lexical``, ``default`` (the embedded local judge), a strategy name, a model name or
+``STRATEGY@MODEL``. Before running a model, recorded results of the *same fingerprint*
+(``<grades>/_judged/*.jsonl``) are used if they cover the graded items, so the default
+``ragtriage calibrate`` is offline and fast on a fresh checkout; a changed prompt, model
+or parameter changes the fingerprint and the recording is ignored.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ragtriage.data.readers import iter_records
+from ragtriage.errors import InputError
+from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult
+
+LEXICAL = "lexical"
+RECORDED_DIR = "_judged"
+
+
+def package_version() -> str:
+    from ragtriage import __version__
+
+    return __version__
+
+
+def answer_tokens(answer: str) -> float:
+    """Answer length in whitespace-separated tokens (used when a judge reports no length)."""
+    return float(len(answer.split()))
+
+
+def _api():
+    try:
+        from ragtriage.judge import api
+    except ImportError as exc:  # pragma: no cover - judge package incomplete
+        raise InputError(f"the judge package is not usable ({exc}); "
+                         "give recorded results with --judged FILE") from None
+    return api
+
+
+def parse_spec(spec: str) -> tuple[str | None, str | None]:
+    """``STRATEGY@MODEL`` -> (strategy, model); a bare name is a strategy if the judge
+    package knows it, else a model; ``default`` -> (None, None), the package default."""
+    if spec == "default":
+        return None, None
+    if "@" in spec:
+        strategy, model = spec.split("@", 1)
+        return strategy or None, model or None
+    strategies = set(getattr(_api(), "STRATEGIES", ()))
+    return (spec, None) if spec in strategies else (None, spec)
+
+
+def spec_fingerprint(spec: str) -> JudgeFingerprint:
+    """The fingerprint a spec would produce, without loading a model or calling one."""
+    strategy, model = parse_spec(spec)
+    return _api().fingerprint(model=model, strategy=strategy)
+
+
+def find_recorded(fingerprint: JudgeFingerprint, directory: Path, ids: set[str]) -> Path | None:
+    """The recorded results file in ``directory`` with exactly this fingerprint that covers
+    the most ids in ``ids`` (graded items it lacks are then reported as missing)."""
+    if not directory.is_dir():
+        return None
+    best: tuple[int, Path] | None = None
+    for path in sorted(directory.glob("*.jsonl")):
+        try:
+            results = read_judged(path)
+        except InputError:
+            continue
+        covered = len(ids & {r.item_id for r in results})
+        if results[0].fingerprint == fingerprint and covered and (not best or covered > best[0]):
+            best = (covered, path)
+    return best[1] if best else None
+
+
+def run_judge(
+    spec: str, items: list[JudgeItem], recorded: Path | None = None
+) -> tuple[list[JudgeResult], float | None, str]:
+    """``(results, seconds, source)``: recorded results of the same fingerprint from
+    ``recorded`` when there are any (seconds None), else the judge run on every item."""
+    strategy, model = parse_spec(spec) if spec != LEXICAL else (LEXICAL, None)
+    if spec != LEXICAL and recorded is not None:
+        path = find_recorded(spec_fingerprint(spec), recorded, {i.id for i in items})
+        if path is not None:
+            return read_judged(path), None, f"recorded {path}"
+    start = time.perf_counter()
+    results = _api().judge_faithfulness(
+        items, model=model, strategy=strategy, **({"cache": None} if spec == LEXICAL else {}))
+    return list(results), time.perf_counter() - start, "ran"
+
+
+def read_judged(path: Path) -> list[JudgeResult]:
+    """Recorded judge results (JSON list or JSONL of :class:`JudgeResult`), all from one
+    judge: several fingerprints in one file is an input error."""
+    results = []
+    for line, obj in iter_records(path):
+        try:
+            results.append(JudgeResult.model_validate(obj))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or None
+            raise InputError(err["msg"], path=path, line=line, field=field) from None
+    if not results:
+        raise InputError("no judge results in the file", path=path)
+    prints = {r.fingerprint.model_dump_json() for r in results}
+    if len(prints) > 1:
+        raise InputError(f"results of {len(prints)} different judge fingerprints in one file; "
+                         "give one file per judge", path=path, field="fingerprint")
+    return results

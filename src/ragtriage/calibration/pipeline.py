@@ -1,0 +1,109 @@
+"""``ragtriage calibrate`` without the command line: grades in, records and plots out."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragtriage.calibration.analyse import calibrate
+from ragtriage.calibration.grades import GradedItem, grade_files, load_grades
+from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
+from ragtriage.calibration.ppi import PPIEstimate
+from ragtriage.calibration.record import CalibrationRecord, is_stale
+from ragtriage.judge.types import JudgeResult
+
+
+@dataclass
+class JudgeRun:
+    name: str
+    record: CalibrationRecord
+    record_path: Path
+    plots: list[Path] = field(default_factory=list)
+    audit_ppi: PPIEstimate | None = None
+    source: str = ""  # "ran" or "recorded <file>"
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "judge"
+
+
+def recorded_dir(grades: Path) -> Path:
+    """Where recorded judge results for these grades live: ``<grades dir>/_judged``."""
+    return (grades if grades.is_dir() else grades.parent) / RECORDED_DIR
+
+
+def digest_files(path: Path) -> dict[str, str]:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in grade_files(path)}
+
+
+def _sources(judges: list[str], judged: list[Path]) -> list[tuple[str, Path | None]]:
+    sources: list[tuple[str, Path | None]] = [(j, None) for j in judges]
+    sources += [(p.stem, p) for p in judged]
+    return sources or [("default", None)]
+
+
+def run_calibration(
+    grades: Path, *, judges: list[str] = (), judged: list[Path] = (), out: Path | None = None,
+    folds: int = 5, seed: int = 20261129, resamples: int = 2000, plots: bool = True,
+    audit: Path | None = None, ppi_fraction: float = 0.5,
+    items: list[GradedItem] | None = None,
+) -> list[JudgeRun]:
+    """Calibrate every judge (run or recorded) on the grades under ``grades``; write
+    ``<out>/<judge>/calibration.json`` and its PNGs when ``out`` is given."""
+    items = items if items is not None else load_grades(grades)
+    digest = digest_files(grades)
+    audit_results = read_judged(audit) if audit else None
+    runs = []
+    judge_items = None
+    for name, path in _sources(list(judges), list(judged)):
+        if path is None:
+            if judge_items is None:
+                judge_items = [i.judge_item() for i in items]
+            results, seconds, source = run_judge(name, judge_items, recorded_dir(grades))
+        else:
+            results, seconds, source = read_judged(path), None, f"recorded {path}"
+        record = calibrate(items, results, judge_name=_name(name, results), grades_digest=digest,
+                           seed=seed, folds=folds, resamples=resamples, seconds=seconds,
+                           ppi_fraction=ppi_fraction)
+        run = JudgeRun(name=record.judge_name, record=record, record_path=Path(), source=source)
+        if path is not None:
+            record.warnings += stale_warnings(record)
+        if out is not None:
+            target = out / slug(record.judge_name)
+            run.record_path = record.save(target / "calibration.json")
+            if plots:
+                from ragtriage.calibration.plots import write_plots
+
+                run.plots = write_plots(record, target)
+        if audit_results is not None:
+            run.audit_ppi = record.ppi(audit_results)
+        runs.append(run)
+    return runs
+
+
+def stale_warnings(record: CalibrationRecord) -> list[str]:
+    """For recorded results: does today's judge of the same strategy and model still have
+    their fingerprint? (Names and hashes only: no model is loaded or called.)"""
+    fp = record.fingerprint
+    try:
+        from ragtriage.judge import api
+
+        model = None if fp.model == "none" else fp.model
+        current = api.fingerprint(model=model, strategy=fp.judge)
+    except Exception:  # noqa: BLE001 - an unknown judge cannot be compared, not an error
+        return []
+    stale = is_stale(record, current)
+    if not stale:
+        return []
+    return [f"STALE: these recorded results are from a judge that differs from today's "
+            f"{fp.judge}@{fp.model} in {', '.join(stale)}; the calibration applies to the "
+            "recorded judge only (audits with today's judge will be flagged stale)"]
+
+
+def _name(spec: str, results: list[JudgeResult]) -> str:
+    fp = results[0].fingerprint if results else None
+    if spec in ("default",) and fp is not None:
+        return f"{fp.judge}@{fp.model}"
+    return spec

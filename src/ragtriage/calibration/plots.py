@@ -1,0 +1,100 @@
+"""Pictures of a calibration (matplotlib, Agg backend, PNG): the confusion matrix, kappa
+against the threshold, and the judge's scores for faithful vs unfaithful items."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ragtriage.calibration.record import CalibrationRecord
+from ragtriage.calibration.threshold import candidate_thresholds, kappa_curve
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _scope_data(record: CalibrationRecord, scope: str) -> tuple[np.ndarray, np.ndarray]:
+    rows = [i for i in record.items if (scope == "pooled" or i.dataset == scope)
+            and i.human is not None and i.score is not None and i.outcome == "scored"]
+    return np.array([i.score for i in rows], float), np.array([i.human for i in rows], float)
+
+
+def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
+    """Write ``confusion.png``, ``kappa_threshold.png`` and ``score_distribution.png`` (one
+    panel per scope) into ``directory`` and return their paths."""
+    plt = _plt()
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    scopes = list(record.scopes)
+    title = record.judge_name
+    if record.fingerprint.model not in title:
+        title += f" ({record.fingerprint.model})"
+    paths = []
+
+    fig, axes = plt.subplots(1, len(scopes), figsize=(3.6 * len(scopes), 3.4), squeeze=False)
+    for ax, name in zip(axes[0], scopes, strict=True):
+        cm = np.array(record.scopes[name].cv.confusion)
+        ax.imshow(cm, cmap="Blues")
+        for (r, c), v in np.ndenumerate(cm):
+            ax.text(c, r, str(v), ha="center", va="center",
+                    color="white" if v > cm.max() / 2 else "black", fontsize=12)
+        ax.set_xticks([0, 1], ["unfaithful", "faithful"])
+        ax.set_yticks([0, 1], ["unfaithful", "faithful"])
+        ax.set_xlabel("judge (cross-validated)")
+        ax.set_ylabel("human")
+        s = record.scopes[name]
+        ci = f"[{s.cv.kappa_low:.2f}, {s.cv.kappa_high:.2f}]"
+        ax.set_title(f"{name}: kappa {s.cv.kappa:.2f} {ci}", fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    paths.append(_save(fig, directory / "confusion.png", plt))
+
+    fig, axes = plt.subplots(1, len(scopes), figsize=(4 * len(scopes), 3.2), squeeze=False)
+    for ax, name in zip(axes[0], scopes, strict=True):
+        x, y = _scope_data(record, name)
+        s = record.scopes[name]
+        if len(x):
+            grid = np.unique(np.concatenate([np.linspace(x.min(), x.max(), 200),
+                                             candidate_thresholds(x)]))
+            ax.plot(grid, kappa_curve(x, y, grid), color="C0", label="in-sample kappa")
+        ax.axvline(s.threshold, color="C3", ls="--", label=f"chosen {s.threshold:.3f}")
+        for t in s.fold_thresholds:
+            ax.axvline(t, color="C3", alpha=0.25, lw=0.8)
+        ax.axhline(s.cv.kappa, color="C2", ls=":", label=f"CV kappa {s.cv.kappa:.2f}")
+        ax.set_xlabel("threshold on judge score")
+        ax.set_ylabel("Cohen's kappa")
+        ax.set_title(name, fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle(title + ": kappa against threshold (faint lines: fold thresholds)", fontsize=10)
+    fig.tight_layout()
+    paths.append(_save(fig, directory / "kappa_threshold.png", plt))
+
+    fig, axes = plt.subplots(1, len(scopes), figsize=(4 * len(scopes), 3.2), squeeze=False)
+    for ax, name in zip(axes[0], scopes, strict=True):
+        x, y = _scope_data(record, name)
+        bins = np.linspace(min(0.0, x.min(initial=0)), max(1.0, x.max(initial=1)), 21)
+        ax.hist(x[y == 1], bins=bins, alpha=0.6, color="C2", label=f"faithful (n={int(y.sum())})")
+        ax.hist(x[y == 0], bins=bins, alpha=0.6, color="C3",
+                label=f"unfaithful (n={int((y == 0).sum())})")
+        ax.axvline(record.scopes[name].threshold, color="black", ls="--", label="threshold")
+        ax.set_xlabel("judge score")
+        ax.set_ylabel("items")
+        ax.set_title(name, fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle(title + ": judge scores by human label", fontsize=10)
+    fig.tight_layout()
+    paths.append(_save(fig, directory / "score_distribution.png", plt))
+    return paths
+
+
+def _save(fig, path: Path, plt) -> Path:
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

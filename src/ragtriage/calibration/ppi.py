@@ -1,0 +1,84 @@
+"""Prediction-powered inference (PPI) for the faithfulness rate of a whole audit.
+
+The judge's faithful rate on the audit's (unlabelled) answers is biased by whatever the
+judge systematically gets wrong. PPI (Angelopoulos et al., Science 2023) corrects it with
+the human-graded items:
+
+    theta = lam * mean(f(X_unlabelled)) + mean(Y - lam * f(X_labelled))
+
+The second term, the "rectifier", is the judge's average error measured where people
+graded; theta is unbiased for the human rate for any judge f (fixed independently of the
+labelled items, or cross-fitted). Its variance is
+
+    Var = lam^2 * Var(f_u) / N + Var(Y - lam * f_l) / n
+
+so the 95 % interval is theta +/- z_{0.975} sqrt(Var). lam = 1 is classical PPI; power
+tuning picks lam = Cov(Y, f_l) / ((1 + n/N) Var(f)) (PPI++, Angelopoulos et al. 2023),
+which is never worse than the human-only mean asymptotically. The interval is clipped to
+[0, 1], the range of a rate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel
+
+
+class PPIEstimate(BaseModel):
+    estimate: float
+    low: float
+    high: float
+    naive: float  # the judge's own rate on the unlabelled answers
+    naive_low: float
+    naive_high: float
+    correction: float  # mean(Y - lam f_l)
+    lam: float
+    n_labelled: int
+    n_unlabelled: int
+    level: float = 0.95
+
+
+def _z(level: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf(0.5 + level / 2.0))
+
+
+def ppi_rate(
+    judge_unlabelled, judge_labelled, human_labelled, *, level: float = 0.95,
+    power_tuning: bool = False,
+) -> PPIEstimate:
+    """Bias-corrected faithful rate with its interval (see the module docstring).
+
+    ``judge_unlabelled``: the judge's decisions (0/1) or probabilities on the audit's
+    answers; ``judge_labelled`` and ``human_labelled``: the judge and the human on the
+    graded answers, pairwise. NaNs (items without a decision) must be removed by the caller.
+    """
+    f_u = np.asarray(judge_unlabelled, float)
+    f_l = np.asarray(judge_labelled, float)
+    y = np.asarray(human_labelled, float)
+    if len(f_l) != len(y):
+        raise ValueError("judge_labelled and human_labelled differ in length")
+    n, big_n = len(y), len(f_u)
+    if n < 2 or big_n < 2:
+        raise ValueError("PPI needs at least two labelled and two unlabelled items")
+    if not (np.all(np.isfinite(f_u)) and np.all(np.isfinite(f_l)) and np.all(np.isfinite(y))):
+        raise ValueError("PPI inputs must be finite (drop unscored items first)")
+    lam = 1.0
+    if power_tuning:
+        f_all = np.concatenate([f_l, f_u])
+        var_f = float(np.var(f_all, ddof=1))
+        cov = float(np.cov(y, f_l, ddof=1)[0, 1]) if n > 1 else 0.0
+        lam = float(np.clip(cov / ((1 + n / big_n) * var_f), 0.0, 1.0)) if var_f > 0 else 0.0
+    rect = y - lam * f_l
+    theta = lam * f_u.mean() + rect.mean()
+    se = np.sqrt(lam**2 * f_u.var(ddof=1) / big_n + rect.var(ddof=1) / n)
+    z = _z(level)
+    naive = float(f_u.mean())
+    naive_se = float(f_u.std(ddof=1) / np.sqrt(big_n))
+    return PPIEstimate(
+        estimate=float(theta), low=float(max(0.0, theta - z * se)),
+        high=float(min(1.0, theta + z * se)), naive=naive,
+        naive_low=max(0.0, naive - z * naive_se), naive_high=min(1.0, naive + z * naive_se),
+        correction=float(rect.mean()), lam=lam, n_labelled=n, n_unlabelled=big_n, level=level,
+    )

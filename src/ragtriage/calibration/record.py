@@ -1,0 +1,191 @@
+"""The calibration record: everything calibration measured, tied to the judge it measured.
+
+The audit loads it (:func:`load_calibration`), decides faithful/unfaithful with the same
+rule (:meth:`CalibrationRecord.decide`), checks that its judge is the calibrated one
+(:func:`is_stale`) and corrects its faithful rate with the graded items
+(:meth:`CalibrationRecord.ppi`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field, ValidationError
+
+from ragtriage.calibration.agreement import Agreement
+from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
+from ragtriage.calibration.rules import Rule, decide_one
+from ragtriage.errors import InputError, RagtriageError
+from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
+
+SCHEMA = "ragtriage.calibration/1"
+
+
+class MethodResult(BaseModel):
+    """One way of deciding (a signal's threshold, the combination, a baseline) on a scope."""
+
+    name: str
+    cv: Agreement  # out-of-fold decisions, the figure to believe
+    in_sample_kappa: float  # the rule fitted and measured on all items (optimistic)
+    rule: Rule  # fitted on all items of the scope
+
+
+class UnscoredItem(BaseModel):
+    id: str
+    outcome: str  # no_claims / abstained / unscored / missing (no judge result)
+    reason: str = ""
+
+
+class PPIDemo(BaseModel):
+    """PPI on a seeded split of the graded items: labels of the 'unlabelled' part hidden,
+    then compared with the estimate (``hidden_human_rate``)."""
+
+    estimate: PPIEstimate
+    hidden_human_rate: float
+    labelled_fraction: float
+
+
+class ScopeReport(BaseModel):
+    """Calibration of one dataset, or of all of them pooled."""
+
+    scope: str
+    n_items: int
+    n_agreement: int  # scored and with a (non-tied) human label
+    unscored: list[UnscoredItem] = Field(default_factory=list)
+    tied: list[str] = Field(default_factory=list)  # graders split evenly
+    threshold: float  # on the judge score, chosen on all items of the scope
+    fold_thresholds: list[float]
+    cv: Agreement
+    in_sample: Agreement
+    signals: list[MethodResult]  # each signal alone and the combination
+    baselines: list[MethodResult]  # majority class, lexical overlap
+    best_signal: str
+    beats_lexical: bool | None
+    # kappa(decision rule) - kappa(lexical), cross-validated, with its paired bootstrap CI
+    vs_lexical: tuple[float, float, float] | None = None
+    krippendorff_alpha: float | None = None
+    n_multi_graded: int = 0
+    ppi: PPIDemo | None = None
+
+
+class LabelledItem(BaseModel):
+    id: str
+    dataset: str
+    human: bool | None
+    outcome: str
+    score: float | None = None
+    grade: float | None = None
+    fold: int | None = None
+    decision_cv: bool | None = None  # out-of-fold decision of the record's rule
+    decision: bool | None = None  # the record's rule fitted on all items
+
+
+class Cost(BaseModel):
+    calls_per_item: float = 0.0  # model calls an item needs (cache hits included)
+    usd_per_item: float = 0.0
+    seconds_per_item: float | None = None  # None for recorded results
+
+
+class CalibrationRecord(BaseModel):
+    schema_: str = Field(SCHEMA, alias="schema")
+    package_version: str
+    judge_name: str
+    fingerprint: JudgeFingerprint
+    grades: dict[str, str]  # grade file -> sha256 of its bytes
+    seed: int
+    folds: int
+    resamples: int
+    rule: Rule  # how decide() decides
+    rule_name: str
+    fold_rules: list[Rule]  # the rule refitted without each fold (cross-fitted PPI)
+    scopes: dict[str, ScopeReport]
+    items: list[LabelledItem]
+    cost: Cost
+    warnings: list[str] = Field(default_factory=list)
+
+    model_config = {"populate_by_name": True}
+
+    def decide(self, result: JudgeResult) -> bool | None:
+        """Faithful (True) / unfaithful (False) by the calibrated rule; None for outcomes
+        other than ``scored`` (and for a result lacking the rule's signal)."""
+        return decide_one(self.rule, result)
+
+    def ppi(self, unlabelled: list[JudgeResult], scope: str = "pooled",
+            level: float = 0.95, power_tuning: bool = False) -> PPIEstimate:
+        """Bias-corrected faithful rate of an audit's scored answers (cross-fitted PPI:
+        graded items use their out-of-fold decisions, audit answers the average decision
+        of the fold rules, so the judge is never scored on the items that fitted it)."""
+        f_u = []
+        for result in unlabelled:
+            if result.outcome != Outcome.SCORED:
+                continue
+            votes = [decide_one(rule, result) for rule in self.fold_rules]
+            votes = [v for v in votes if v is not None]
+            if votes:
+                f_u.append(float(np.mean(votes)))
+        labelled = [i for i in self.items if (scope == "pooled" or i.dataset == scope)
+                    and i.human is not None and i.decision_cv is not None]
+        return ppi_rate(f_u, [float(i.decision_cv) for i in labelled],
+                        [float(i.human) for i in labelled], level=level,
+                        power_tuning=power_tuning)
+
+    def save(self, path: Path | str) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = self.model_dump_json(indent=1, by_alias=True)
+        path.write_text(text + "\n", encoding="utf-8")
+        return path
+
+
+def load_calibration(path: Path | str) -> CalibrationRecord:
+    """Read a calibration record; a missing or malformed file is an :class:`InputError`."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("calibration record not found", path=path) from None
+    except ValueError as exc:
+        raise InputError(f"not a calibration record: {exc}", path=path) from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise InputError(f"not a calibration record (expected schema {SCHEMA})", path=path,
+                         field="schema")
+    try:
+        return CalibrationRecord.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise InputError(err["msg"], path=path,
+                         field=".".join(str(p) for p in err["loc"])) from None
+
+
+def is_stale(record: CalibrationRecord, fingerprint: JudgeFingerprint) -> list[str]:
+    """The fingerprint fields in which ``fingerprint`` differs from the calibrated judge's:
+    ``judge``, ``model``, ``params.<name>``, ``prompt_sha256.<file>``, ``package_version``.
+    Empty when the calibration applies."""
+    old, new = record.fingerprint, fingerprint
+    diff = [f for f in ("judge", "model") if getattr(old, f) != getattr(new, f)]
+    for group in ("params", "prompt_sha256"):
+        a, b = getattr(old, group), getattr(new, group)
+        diff += [f"{group}.{k}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    if old.package_version != new.package_version:
+        diff.append("package_version")
+    return diff
+
+
+class StaleCalibrationError(RagtriageError):
+    """The judge in use is not the judge the calibration was measured on."""
+
+
+def ensure_fresh(record: CalibrationRecord, fingerprint: JudgeFingerprint) -> None:
+    """Raise :class:`StaleCalibrationError` naming the differing fields (for a CI gate)."""
+    stale = is_stale(record, fingerprint)
+    if stale:
+        raise StaleCalibrationError(
+            f"the calibration was measured on judge {record.judge_name!r} and does not match "
+            f"the judge in use: {', '.join(stale)} differ; recalibrate (ragtriage calibrate)"
+        )
+
+
+__all__ = ["CalibrationRecord", "StaleCalibrationError", "ensure_fresh", "is_stale",
+           "load_calibration"]

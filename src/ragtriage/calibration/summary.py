@@ -1,0 +1,138 @@
+"""The terminal summary of ``ragtriage calibrate`` (rich tables)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ragtriage.calibration.pipeline import JudgeRun
+
+
+def _k(v: float | None) -> str:
+    return "n/a" if v is None or v != v else f"{v:.2f}"
+
+
+def _ci(a) -> str:
+    return f"{_k(a.kappa)} [{_k(a.kappa_low)}, {_k(a.kappa_high)}]"
+
+
+def print_run(run: JudgeRun, console: Console) -> None:
+    rec = run.record
+    fp = rec.fingerprint
+    console.print(f"\n[bold]judge {rec.judge_name}[/bold]  (judge={fp.judge}, model={fp.model}, "
+                  f"ragtriage {fp.package_version or '?'}; {rec.folds}-fold CV, seed {rec.seed}, "
+                  f"{rec.resamples} bootstrap resamples; results: {run.source or 'ran'})")
+    t = Table(title="agreement with the human grades (kappa: Cohen's, bootstrap 95 % CI)")
+    for col in ("scope", "items", "scored", "threshold", "kappa CV [95% CI]", "kappa in-sample",
+                "acc CV", "F1 unfaithful", "human / judge faithful", "rho, tau", "alpha graders"):
+        t.add_column(col, justify="left" if col == "scope" else "right")
+    for name, s in rec.scopes.items():
+        rank = "n/a" if s.cv.spearman is None else f"{s.cv.spearman:.2f}, {s.cv.kendall:.2f}"
+        t.add_row(name, str(s.n_items), str(s.n_agreement), f"{s.threshold:.3f}", _ci(s.cv),
+                  _k(s.in_sample.kappa), _k(s.cv.accuracy), _k(s.cv.f1_unfaithful),
+                  f"{s.cv.human_faithful_rate:.2f} / {s.cv.judge_faithful_rate:.2f}", rank,
+                  _k(s.krippendorff_alpha) if s.n_multi_graded else "1 grader")
+    console.print(t)
+    t = Table(title="kappa of each signal alone, the combination and the baselines: "
+                    "cross-validated (in-sample)")
+    t.add_column("signal / baseline")
+    for name in rec.scopes:
+        t.add_column(name, justify="right")
+    rows: list[tuple[str, str]] = []
+    for s in rec.scopes.values():
+        rows += [(m.name, "signals") for m in s.signals if (m.name, "signals") not in rows]
+        rows += [(m.name, "baselines") for m in s.baselines if (m.name, "baselines") not in rows]
+    labels = {"score": "judge score", "combination": "combination (logistic)"}
+    for n, kind in rows:
+        cells = []
+        for s in rec.scopes.values():
+            m = next((m for m in getattr(s, kind) if m.name == n), None)
+            cells.append("" if m is None else f"{_k(m.cv.kappa)} ({_k(m.in_sample_kappa)})")
+        t.add_row(f"baseline: {n}" if kind == "baselines" else labels.get(n, n), *cells)
+    console.print(t)
+    diffs = [f"{n} {d:+.2f} [{lo:+.2f}, {hi:+.2f}]" for n, s in rec.scopes.items()
+             if s.vs_lexical for d, lo, hi in [s.vs_lexical]]
+    if diffs:
+        console.print("judge minus lexical baseline, CV kappa (paired bootstrap 95 % CI): "
+                      + "; ".join(diffs))
+    t = Table(title="faithful rate: naive judge vs prediction-powered (PPI) on a seeded split "
+                    "(labels of the other part hidden)")
+    for col in ("scope", "labelled / hidden", "naive judge rate", "PPI rate [95% CI]",
+                "hidden human rate"):
+        t.add_column(col, justify="right")
+    for name, s in rec.scopes.items():
+        if s.ppi is None:
+            continue
+        e = s.ppi.estimate
+        t.add_row(name, f"{e.n_labelled} / {e.n_unlabelled}", f"{e.naive:.3f}",
+                  f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]", f"{s.ppi.hidden_human_rate:.3f}")
+    console.print(t)
+    if run.audit_ppi is not None:
+        e = run.audit_ppi
+        console.print(f"audit faithful rate: naive {e.naive:.3f}, PPI-corrected {e.estimate:.3f} "
+                      f"[{e.low:.3f}, {e.high:.3f}] ({e.n_unlabelled} answers, "
+                      f"{e.n_labelled} graded)")
+    console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
+    for name, s in rec.scopes.items():
+        if s.unscored:
+            listed = ", ".join(f"{u.id} ({u.outcome})" for u in s.unscored[:8])
+            more = f" and {len(s.unscored) - 8} more" if len(s.unscored) > 8 else ""
+            console.print(f"{name}: {len(s.unscored)} not scored: {listed}{more}")
+        if s.tied:
+            console.print(f"{name}: {len(s.tied)} items with tied graders left out: "
+                          + ", ".join(s.tied[:8]))
+    for w in rec.warnings:
+        style = "bold red" if w.startswith("STALE") else "yellow"
+        console.print(f"[{style}]warning:[/{style}] {w}")
+    c = rec.cost
+    sec = "recorded" if c.seconds_per_item is None else f"{c.seconds_per_item:.3f} s"
+    console.print(f"cost per item: {c.calls_per_item:.2f} calls, ${c.usd_per_item:.5f}, {sec}")
+    if run.record_path.name:
+        console.print(f"wrote {run.record_path}" + "".join(f", {p}" for p in run.plots))
+
+
+def _rule(rec) -> str:
+    r = rec.rule
+    if r.kind == "threshold":
+        op = ">=" if r.direction == 1 else "<="
+        return f"faithful if {r.feature} {op} {r.threshold:.4f}"
+    if r.kind == "logistic":
+        terms = " ".join(f"{w:+.2f}*z({f})" for f, w in zip(r.features, r.coef, strict=True))
+        return f"faithful if sigmoid({r.intercept:+.2f} {terms}) >= {r.threshold:.3f}"
+    return f"always {'faithful' if r.value else 'unfaithful'}"
+
+
+def _versus(scope) -> str:
+    if scope.vs_lexical is None:
+        return "-"
+    d, lo, hi = scope.vs_lexical
+    verdict = "NOT better" if not scope.beats_lexical else ("within noise" if lo <= 0 else "better")
+    return f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}] {verdict}"
+
+
+def print_comparison(runs: list[JudgeRun], console: Console) -> None:
+    """Judges ranked by pooled cross-validated kappa (best decision rule of each)."""
+    t = Table(title="judges ranked by cross-validated kappa (pooled)")
+    for col in ("rank", "judge", "kappa CV [95% CI]", "per dataset", "minus lexical [95% CI]",
+                "calls/item", "$/item", "s/item"):
+        t.add_column(col, justify="left" if col == "judge" else "right")
+
+    def chosen(run: JudgeRun):
+        s = next(iter(run.record.scopes.values()))
+        return next(m for m in s.signals if m.name == run.record.rule_name)
+
+    def key(run: JudgeRun) -> float:
+        kappa = chosen(run).cv.kappa
+        return kappa if kappa == kappa else -2.0
+
+    for rank, run in enumerate(sorted(runs, key=key, reverse=True), start=1):
+        rec = run.record
+        first = next(iter(rec.scopes.values()))
+        per = ", ".join(f"{n} {_k(s.cv.kappa)}" for n, s in list(rec.scopes.items())[1:])
+        label = f"{rec.judge_name} ({rec.rule_name})"
+        sec = rec.cost.seconds_per_item
+        t.add_row(str(rank), label, _ci(chosen(run).cv), per or "-",
+                  _versus(first),
+                  f"{rec.cost.calls_per_item:.2f}", f"{rec.cost.usd_per_item:.5f}",
+                  "recorded" if sec is None else f"{sec:.3f}")
+    console.print(t)

@@ -1,0 +1,69 @@
+"""``ragtriage calibrate``: measure a faithfulness judge against human grades."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragtriage.errors import EXIT_FAILED, InputError
+
+HELP = (
+    "Calibrate the faithfulness judge against human grades.\n\n"
+    "Runs the judge on every graded answer (recorded results of the same judge fingerprint "
+    "are reused; --judged FILE reads others), reports agreement per dataset and pooled "
+    "(Cohen's kappa with a bootstrap 95 % interval), the kappa-maximising threshold chosen "
+    "by cross-validation, baselines (majority class, lexical overlap), a logistic "
+    "combination of the judge's signals and the PPI-corrected faithful rate, and writes "
+    "<out>/<judge>/calibration.json with PNG plots. Several judges are ranked by "
+    "cross-validated kappa. Offline by default."
+)
+
+
+def calibrate_command(
+    grades: Annotated[Path, typer.Argument(help="grade file or directory")] = Path("human_grades"),
+    judge: Annotated[list[str] | None, typer.Option(
+        "--judge", "-j", help="judge to run: 'lexical', STRATEGY, MODEL or STRATEGY@MODEL "
+        "(repeatable; default: the embedded local judge)")] = None,
+    judged: Annotated[list[Path] | None, typer.Option(
+        "--judged", help="recorded judge results (JSONL of JudgeResult), repeatable")] = None,
+    out: Annotated[Path, typer.Option(help="output directory")] = Path("calibration"),
+    folds: Annotated[int, typer.Option(min=2, max=20, help="cross-validation folds")] = 5,
+    seed: Annotated[int, typer.Option(help="seed for folds, bootstrap and splits")] = 20261129,
+    resamples: Annotated[int, typer.Option(min=100, help="bootstrap resamples")] = 2000,
+    plots: Annotated[bool, typer.Option(help="write PNG plots")] = True,
+    audit: Annotated[Path | None, typer.Option(
+        help="judge results of an audit's unlabelled answers: print their PPI-corrected "
+        "faithful rate")] = None,
+    ppi_labelled: Annotated[float, typer.Option(
+        min=0.1, max=0.9, help="share of graded items kept labelled in the PPI check")] = 0.5,
+    require_beats_lexical: Annotated[bool, typer.Option(
+        help="exit 1 if a judge does not beat the lexical baseline's CV kappa (pooled)")] = False,
+) -> None:
+    from rich.console import Console
+
+    from ragtriage.calibration.pipeline import run_calibration
+    from ragtriage.calibration.summary import print_comparison, print_run
+
+    if not grades.exists():
+        raise InputError("no such grade file or directory", path=grades)
+    console = Console(width=160)
+    start = time.perf_counter()
+    runs = run_calibration(grades, judges=judge or [], judged=judged or [], out=out, folds=folds,
+                           seed=seed, resamples=resamples, plots=plots, audit=audit,
+                           ppi_fraction=ppi_labelled)
+    for run in runs:
+        print_run(run, console)
+    if len(runs) > 1:
+        print_comparison(runs, console)
+    console.print(f"took {time.perf_counter() - start:.1f} s")
+    losers = [r.name for r in runs if next(iter(r.record.scopes.values())).beats_lexical is False]
+    if require_beats_lexical and losers:
+        console.print(f"[red]judge(s) not beating the lexical baseline: {', '.join(losers)}")
+        raise typer.Exit(EXIT_FAILED)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("calibrate", help=HELP)(calibrate_command)

@@ -1,0 +1,119 @@
+"""``ragtriage golden``: the golden set's life (split, check, add)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from ragtriage.cli.common import console, split_list
+from ragtriage.data import grow
+from ragtriage.data.check import check_golden, render_check
+from ragtriage.data.golden import load_chunks, load_golden
+from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
+from ragtriage.errors import EXIT_FAILED, InputError
+from ragtriage.report.files import write_json
+
+app = typer.Typer(help="Manage a golden set: held-out split, validity check, growth.",
+                  no_args_is_help=True)
+
+
+@app.command()
+def split(
+    golden: Annotated[Path, typer.Option(help="Golden set file or directory.")],
+    fraction: Annotated[float, typer.Option(help="Share of cases to hold back.")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed of the choice (recorded nowhere else).")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Write here (a directory gets the corpus too) instead "
+                                       "of rewriting the golden file.")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Re-split a set that already has a holdout.")] = False,
+) -> None:
+    """Mark a seeded fraction of cases (per answerable/unanswerable stratum) as held out."""
+    golden_set = load_golden(golden)
+    source = grow.golden_file(golden)
+    if not source.is_file():
+        raise InputError("golden split needs a golden.jsonl/.json (not a BEIR layout)", path=golden)
+    if has_holdout(golden_set) and not force:
+        raise InputError("already has held-out cases: re-splitting would move cases you have "
+                         "not looked at into the development slice (use --force)", path=source,
+                         field="split")
+    assignment = assign_holdout(golden_set, fraction, seed)
+    written = write_split(source, assignment, out)
+    held = [cid for cid, s in assignment.items() if s == "holdout"]
+    console().print(f"{len(held)} of {len(assignment)} cases held out (seed {seed}); "
+                    f"wrote {written}")
+
+
+@app.command()
+def check(
+    golden: Annotated[Path, typer.Option(help="Golden set file or directory.")],
+    corpus: Annotated[Path | None, typer.Option(help="corpus.jsonl (default: beside it).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write JSON.")] = None,
+    quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+) -> None:
+    """Expected ids missing from the corpus, duplicate queries, untagged cases.
+    Exit 1 on missing ids or duplicates (untagged cases only warn)."""
+    golden_set = load_golden(golden)
+    report = check_golden(golden_set, load_chunks(corpus) if corpus else None)
+    if output:
+        write_json(output, report)
+    if not quiet:
+        render_check(report, console())
+    if not report.ok:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _expected(values: list[str] | None, case_ids: list[str]) -> dict[str, list[str]]:
+    """``--expected CASE=id1,id2`` (or ``--expected id1,id2`` with a single ``--case``)."""
+    out: dict[str, list[str]] = {}
+    for value in values or []:
+        case, sep, ids = value.partition("=")
+        if not sep:
+            if len(case_ids) != 1:
+                raise InputError("with several cases write --expected CASE=id1,id2",
+                                 field="expected")
+            case, ids = case_ids[0], value
+        out[case] = split_list([ids])
+    return out
+
+
+@app.command()
+def add(
+    from_: Annotated[Path, typer.Option("--from", help="An audit's results.json.")],
+    to: Annotated[Path, typer.Option(help="Golden set file or directory to extend.")],
+    case: Annotated[list[str] | None, typer.Option(help="Case id (repeatable).")] = None,
+    failed: Annotated[bool, typer.Option(help="Every failing case.")] = False,
+    expected: Annotated[
+        list[str] | None, typer.Option(help="CASE=id1,id2: the ids you judge relevant "
+                                            "(default: the ones the audit used).")
+    ] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="Extra tags for the new cases.")] = None,
+    note: Annotated[str, typer.Option(help="Appended to each case's source note.")] = "",
+    dry_run: Annotated[bool, typer.Option(help="Show what would be added; write nothing.")] = False,
+) -> None:
+    """Turn audited failures into golden cases (refusing duplicates)."""
+    case_ids = split_list(case)
+    planned = grow.plan(from_, to, case_ids, failed, _expected(expected, case_ids),
+                        split_list(tag), note)
+    out = console()
+    verb = "would add" if dry_run else "adding"
+    out.print(Text(f"{verb} {len(planned.records)} cases to {planned.target}", style="bold"))
+    for rec in planned.records:
+        out.print(Text("  " + json.dumps(rec, ensure_ascii=False)))
+        retrieved = ", ".join(planned.retrieved.get(rec["id"], []))
+        out.print(Text(f"    retrieved: {retrieved or '-'}", style="dim"))
+    for refusal in planned.refused:
+        out.print(Text(f"  refused {refusal.case_id}: {refusal.reason}", style="yellow"))
+    if planned.records and not dry_run:
+        grow.apply(planned)
+        out.print(f"wrote {planned.target}")
+    if not planned.records:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def register(parent: typer.Typer) -> None:
+    parent.add_typer(app, name="golden")

@@ -1,0 +1,102 @@
+"""``ragtriage judge``: stage 2, faithfulness of each answer to its context."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragtriage.cli.common import console
+from ragtriage.errors import InputError
+from ragtriage.judge.api import (
+    STRATEGIES,
+    _open_cache,
+    ajudge_run,
+    fingerprint_of,
+    resolve_model,
+    resolve_strategy,
+)
+from ragtriage.judge.cache import default_cache_path
+from ragtriage.judge.estimate import estimate
+from ragtriage.judge.items import load_answers
+from ragtriage.judge.types import Outcome
+from ragtriage.report.files import write_atomic, write_json
+
+H_OUTPUT = "Write results here: .json (with totals) or .jsonl (one result a line)."
+H_MODEL = "litellm model string; 'local' (default, embedded, offline) or 'replay:FILE'."
+H_STRATEGY = f"One of {', '.join(STRATEGIES)} (default: sentences local, claims otherwise)."
+H_CACHE = "SQLite cache (default .ragtriage/cache.sqlite or $RAGTRIAGE_CACHE)."
+H_JSON = "How to request JSON: json_schema | json_object_schema (llama.cpp) | json_object | none."
+H_CONTEXT = "Evidence budget in characters per answer (0: whole context)."
+H_SENTENCES = "sentences strategy: score at most N sentences, least word-supported first."
+
+
+def judge(
+    answers: Annotated[Path, typer.Option(help="JSONL/JSON: id, question, contexts, answer.")],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help=H_OUTPUT)] = None,
+    model: Annotated[str | None, typer.Option(help=H_MODEL)] = None,
+    strategy: Annotated[str | None, typer.Option(help=H_STRATEGY)] = None,
+    concurrency: Annotated[int, typer.Option(help="Calls in flight at most.")] = 8,
+    cache: Annotated[Path | None, typer.Option(help=H_CACHE)] = None,
+    no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk cache.")] = False,
+    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
+    json_mode: Annotated[str | None, typer.Option(help=H_JSON)] = None,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for the local model.")] = None,
+    context_chars: Annotated[int | None, typer.Option(help=H_CONTEXT)] = None,
+    max_sentences: Annotated[int | None, typer.Option(help=H_SENTENCES)] = None,
+    dry_run: Annotated[bool, typer.Option(help="Estimate calls, tokens, cost only.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+) -> None:
+    """Judge each answer's faithfulness: scored, no_claims, abstained or unscored (with reason)."""
+    if concurrency < 1:
+        raise InputError("must be at least 1", field="concurrency")
+    if strategy is not None and strategy not in STRATEGIES:
+        raise InputError(f"must be one of {', '.join(STRATEGIES)}", field="strategy")
+    if json_mode not in (None, "json_schema", "json_object_schema", "json_object", "none"):
+        raise InputError("unknown JSON mode", field="json-mode")
+    items = load_answers(answers)
+    options = {"threads": threads, "api_base": api_base, "json_mode": json_mode,
+               "context_chars": context_chars, "max_sentences": max_sentences}
+    cache_arg = None if no_cache else (cache or default_cache_path())
+    out = console(quiet)
+    if dry_run:
+        chat = None if strategy == "lexical" else resolve_model(model, **options)
+        strat = resolve_strategy(strategy, chat, **options)
+        est = estimate(items, chat, strat, fingerprint_of(strat, chat), _open_cache(cache_arg))
+        out.print_json(est.model_dump_json())
+        if output:
+            write_json(output, est)
+        return
+    run = asyncio.run(ajudge_run(items, model, strategy, concurrency, cache_arg, **options))
+    if output:
+        _write(output, run)
+    counts = {o.value: sum(r.outcome == o for r in run.results) for o in Outcome}
+    summary = ", ".join(f"{k} {v}" for k, v in counts.items())
+    out.print(f"judged {len(run.results)} answers: {summary}")
+    u = run.usage
+    out.print(
+        f"calls {u.calls}, cached {u.cached_calls}, "
+        f"tokens {u.prompt_tokens}+{u.completion_tokens}, cost ${u.cost_usd:.4f}"
+    )
+    if output:
+        out.print(f"wrote {output}")
+
+
+def _write(path: Path, run) -> None:
+    if path.suffix == ".jsonl":
+        lines = (r.model_dump_json() for r in run.results)
+        write_atomic(path, "\n".join(lines) + "\n")
+        return
+    write_json(path, {
+        "fingerprint": run.fingerprint.model_dump(mode="json"),
+        "usage": run.usage.model_dump(mode="json"),
+        "cache": run.cache,
+        "results": [json.loads(r.model_dump_json()) for r in run.results],
+    })
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="judge")(judge)

@@ -1,0 +1,160 @@
+"""Grow a golden set from audited failures (``ragtriage golden add``).
+
+The failures an audit finds are the queries a golden set most needs: they are real, they
+are hard, and after a fix they guard against regressions. ``golden add`` turns chosen
+cases of a ``results.json`` into golden records that keep the query, the ids the user
+marks as expected (by default the ones the audit judged against), the tags, and a
+``source`` note saying which audit, case and label they came from. A case whose id or
+query (exact or near duplicate, as in ``golden check``) is already in the target set is
+refused, so the set never weighs one question twice.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ragtriage.data.check import NEAR_DUPLICATE, jaccard, normalise
+from ragtriage.data.golden import GOLDEN_FILES, load_chunks, parse_case
+from ragtriage.data.models import file_sha256
+from ragtriage.data.readers import iter_records, read_text
+from ragtriage.errors import InputError
+from ragtriage.report.files import write_atomic
+from ragtriage.report.results import load_result
+from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
+
+
+class Refusal(BaseModel):
+    case_id: str
+    reason: str
+
+
+class GrowPlan(BaseModel):
+    target: str
+    records: list[dict[str, Any]] = Field(default_factory=list)
+    refused: list[Refusal] = Field(default_factory=list)
+    retrieved: dict[str, list[str]] = Field(default_factory=dict)  # to help mark expected ids
+
+
+def golden_file(target: Path) -> Path:
+    """The golden file to extend: the path itself, or ``golden.jsonl`` in a directory."""
+    if not target.is_dir():
+        return target
+    for name in GOLDEN_FILES:
+        if (target / name).is_file():
+            return target / name
+    return target / GOLDEN_FILES[0]
+
+
+def load_audit(path: Path) -> AuditResult:
+    result = load_result(path)
+    if not isinstance(result, AuditResult):
+        raise InputError(
+            "expected an audit results.json (retrieval reports hold no answers or labels)",
+            path=path,
+            field="schema_version",
+        )
+    return result
+
+
+def select(result: AuditResult, case_ids: list[str], failed: bool) -> list[CaseResult]:
+    """The named cases, or every failing one (retrieval, ranking, generation)."""
+    if bool(case_ids) == failed:
+        raise InputError("give --case ID (repeatable) or --failed, not both", field="case")
+    if failed:
+        return [c for c in result.cases if c.label in FAILURES]
+    by_id = {c.case_id: c for c in result.cases}
+    unknown = [c for c in case_ids if c not in by_id]
+    if unknown:
+        raise InputError(f"not in the results: {', '.join(unknown)}", field="case")
+    return [by_id[c] for c in case_ids]
+
+
+def record(case: CaseResult, expected: list[str] | None, tags: list[str], note: str) -> dict:
+    return {
+        "id": case.case_id,
+        "query": case.query,
+        "expected": expected if expected is not None else list(case.expected),
+        "tags": list(dict.fromkeys([*case.tags, *tags])),
+        "source": note,
+    }
+
+
+def source_note(results: Path, case: CaseResult, extra: str = "") -> str:
+    note = (
+        f"audit {results.name} (sha256 {file_sha256(results)[:12]}) case {case.case_id}: "
+        f"{case.label.value}: {case.reason}"
+    )
+    return f"{note}; {extra}" if extra else note
+
+
+def existing(target: Path) -> list[dict[str, Any]]:
+    return [r for _, r in iter_records(target)] if target.is_file() else []
+
+
+def duplicate_of(rec: dict[str, Any], others: list[dict[str, Any]]) -> str | None:
+    """Why ``rec`` duplicates one of ``others`` (same id, or exact/near-duplicate query)."""
+    text = normalise(rec["query"])
+    tokens = frozenset(text.split())
+    for other in others:
+        other_id = str(other.get("id", other.get("query_id", "")))
+        if other_id == rec["id"]:
+            return f"id {other_id!r} is already in the golden set"
+        other_text = normalise(str(other.get("query", other.get("question", ""))))
+        if other_text == text or jaccard(tokens, frozenset(other_text.split())) >= NEAR_DUPLICATE:
+            return f"query duplicates case {other_id!r}"
+    return None
+
+
+def corpus_ids(path: Path) -> set[str] | None:
+    return set(load_chunks(path)) if path.is_file() else None
+
+
+def unknown_ids(rec: dict[str, Any], known: set[str] | None) -> str | None:
+    """Expected ids must exist in the target's corpus, or the new case is invalid at birth."""
+    missing = [doc for doc in rec["expected"] if known is not None and doc not in known]
+    return f"expected ids not in the corpus: {', '.join(missing)}" if missing else None
+
+
+def plan(
+    results: Path,
+    target: Path,
+    case_ids: list[str],
+    failed: bool,
+    expected: dict[str, list[str]],
+    tags: list[str],
+    note: str = "",
+) -> GrowPlan:
+    """What ``golden add`` would write; nothing is written here."""
+    audit_result = load_audit(results)
+    path = golden_file(target)
+    taken = existing(path)
+    known = corpus_ids(path.parent / "corpus.jsonl")
+    out = GrowPlan(target=str(path))
+    for case in select(audit_result, case_ids, failed):
+        rec = record(case, expected.get(case.case_id), tags, source_note(results, case, note))
+        parse_case(dict(rec), path, len(taken) + 1)  # the record must load like any other
+        reason = duplicate_of(rec, taken) or unknown_ids(rec, known)
+        if reason:
+            out.refused.append(Refusal(case_id=case.case_id, reason=reason))
+            continue
+        taken.append(rec)
+        out.records.append(rec)
+        out.retrieved[case.case_id] = case.retrieved_ids[:10]
+    return out
+
+
+def apply(grow: GrowPlan) -> Path:
+    """Append the planned records to the target (JSONL; a JSON list stays a list)."""
+    path = Path(grow.target)
+    text = read_text(path) if path.is_file() else ""
+    if text.lstrip().startswith("["):
+        rows = [r for _, r in iter_records(path)] + grow.records
+        return write_atomic(path, json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
+    if text and not text.endswith("\n"):
+        text += "\n"
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in grow.records)
+    return write_atomic(path, text + lines)

@@ -1,0 +1,173 @@
+"""``ragtriage.judge_faithfulness``: judge answers for faithfulness to their context.
+
+No model named means the embedded local judge (offline, strategy ``sentences``); a
+litellm model string means strategy ``claims``; ``lexical`` needs no model. Every item
+ends in exactly one outcome class, and every result carries the lexical signal, the
+judge's fingerprint (what a calibration is valid for) and its usage, cache hits included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragtriage import __version__
+from ragtriage.judge.cache import ResponseCache, default_cache_path
+from ragtriage.judge.calls import Caller, RetryPolicy
+from ragtriage.judge.items import coerce_items
+from ragtriage.judge.models.base import ChatModel
+from ragtriage.judge.strategies.claims import ClaimStrategy
+from ragtriage.judge.strategies.common import precheck
+from ragtriage.judge.strategies.lexical_strategy import LexicalStrategy
+from ragtriage.judge.strategies.sentences import SentenceStrategy
+from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult, Usage
+
+STRATEGIES = ("claims", "sentences", "lexical")
+_DEFAULT = object()
+
+
+def resolve_model(model: str | ChatModel | None, **options: Any) -> ChatModel:
+    """``None``/``"local"``: embedded judge; ``"replay:PATH"``: a recording; else litellm.
+
+    ``options``: ``threads`` (local), ``api_base``, ``json_mode``, ``timeout`` (litellm).
+    """
+    if model is not None and not isinstance(model, str):
+        return model
+    if model is None or model == "local" or model.startswith("local/"):
+        from ragtriage.judge.models.local import LocalModel
+
+        return LocalModel(n_threads=options.get("threads"))
+    if model.startswith("replay:"):
+        from ragtriage.judge.models.replay import ReplayModel
+
+        return ReplayModel.load(Path(model.removeprefix("replay:")))
+    from ragtriage.judge.models.litellm_model import LiteLLMModel
+
+    keep = {k: options[k] for k in ("api_base", "json_mode", "timeout") if options.get(k)}
+    return LiteLLMModel(model, **keep)
+
+
+def resolve_strategy(strategy: str | None, model: ChatModel | None, **options: Any):
+    """The strategy object; default ``sentences`` for local models, ``claims`` otherwise."""
+    if strategy is None:
+        strategy = "sentences" if (model is None or model.local) else "claims"
+    if strategy == "lexical":
+        return LexicalStrategy()
+    context_chars = options.get("context_chars")
+    if strategy == "sentences":
+        extra = {} if options.get("max_sentences") is None else {
+            "max_sentences": options["max_sentences"]}
+        return SentenceStrategy(
+            context_chars=500 if context_chars is None else context_chars, **extra)
+    if strategy == "claims":
+        return ClaimStrategy(context_chars=context_chars or 0)
+    raise ValueError(f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
+
+
+def fingerprint_of(strategy, model: ChatModel | None) -> JudgeFingerprint:
+    params = {**({} if model is None else model.params), **strategy.params}
+    return JudgeFingerprint(
+        judge=strategy.name, model="none" if model is None else model.name,
+        params={k: v for k, v in params.items() if isinstance(v, str | int | float | bool | None)},
+        prompt_sha256=dict(strategy.prompt_sha256), package_version=__version__,
+    )
+
+
+def fingerprint(
+    model: str | ChatModel | None = None, strategy: str | None = None, **options: Any
+) -> JudgeFingerprint:
+    """What a calibration is valid for; a stored calibration is stale when this differs.
+
+    Loads no weights and makes no call: only names, parameters and prompt hashes.
+    """
+    if strategy == "lexical":
+        return fingerprint_of(LexicalStrategy(), None)
+    chat = resolve_model(model, **options)
+    return fingerprint_of(resolve_strategy(strategy, chat, **options), chat)
+
+
+@dataclass
+class JudgeRun:
+    results: list[JudgeResult]
+    usage: Usage
+    cache: dict[str, int]
+    fingerprint: JudgeFingerprint
+
+
+async def ajudge_run(
+    items: Iterable[JudgeItem | Mapping[str, Any]],
+    model: str | ChatModel | None = None,
+    strategy: str | None = None,
+    concurrency: int = 8,
+    cache: Path | ResponseCache | None | object = _DEFAULT,
+    on_result: Callable[[JudgeResult], None] | None = None,
+    retry: RetryPolicy | None = None,
+    **options: Any,
+) -> JudgeRun:
+    """Judge every item; results keep the input order. ``cache=None`` disables the disk cache."""
+    items = list(coerce_items(items))
+    chat = None if strategy == "lexical" else resolve_model(model, **options)
+    strat = resolve_strategy(strategy, chat, **options)
+    fp = fingerprint_of(strat, chat)
+    store = _open_cache(cache if chat is not None else None)  # lexical: nothing to cache
+    policy = retry or RetryPolicy()
+    caller = Caller(chat, store, concurrency, policy) if chat is not None else None
+    # A local model runs one call at a time; interleaving answers would evict the shared
+    # context prefix from its KV cache, so answers are judged one after another.
+    gate = asyncio.Semaphore(1 if chat is None or chat.local else concurrency)
+
+    async def one(item: JudgeItem) -> JudgeResult:
+        async with gate:
+            result = precheck(item, fp) or await strat.judge(item, caller, fp)
+        if on_result is not None:
+            on_result(result)
+        return result
+
+    try:
+        results = list(await asyncio.gather(*(one(i) for i in items)))
+    finally:
+        stats = store.stats
+        if store is not cache:
+            store.close()
+    total = caller.usage if caller is not None else Usage()
+    counts = {"hits": stats.hits, "misses": stats.misses, "writes": stats.writes}
+    return JudgeRun(results=results, usage=total, cache=counts, fingerprint=fp)
+
+
+def _open_cache(cache: Path | ResponseCache | None | object) -> ResponseCache:
+    if isinstance(cache, ResponseCache):
+        return cache
+    if cache is _DEFAULT:
+        return ResponseCache(default_cache_path())
+    return ResponseCache(Path(cache) if cache is not None else None)  # type: ignore[arg-type]
+
+
+async def ajudge_faithfulness(items, model=None, strategy=None, concurrency=8, cache=_DEFAULT,
+                              **options: Any) -> list[JudgeResult]:
+    """Async variant of :func:`judge_faithfulness` (for callers already in an event loop)."""
+    run = await ajudge_run(items, model, strategy, concurrency, cache, **options)
+    return run.results
+
+
+def judge_faithfulness(
+    items: Iterable[JudgeItem | Mapping[str, Any]],
+    model: str | ChatModel | None = None,
+    strategy: str | None = None,
+    concurrency: int = 8,
+    cache: Path | ResponseCache | None | object = _DEFAULT,
+    **options: Any,
+) -> list[JudgeResult]:
+    """Judge answers for faithfulness; one :class:`JudgeResult` per item, in input order.
+
+    ``model``: ``None`` (embedded local judge), a litellm model string, ``"replay:PATH"``
+    or a :class:`ChatModel`. ``strategy``: ``claims``, ``sentences`` or ``lexical``.
+    ``cache``: a path (default ``.ragtriage/cache.sqlite`` or ``$RAGTRIAGE_CACHE``), or
+    ``None`` for no disk cache. Options: ``threads``, ``api_base``, ``json_mode``,
+    ``timeout``, ``context_chars``.
+    """
+    return asyncio.run(
+        ajudge_faithfulness(items, model, strategy, concurrency, cache, **options)
+    )

@@ -1,0 +1,97 @@
+"""``--dry-run``: calls, tokens and cost before spending anything.
+
+Builds exactly the requests a real run would send (so cached ones are known and not
+counted as to pay), counts prompt tokens with litellm's tokenizer for the model (falling
+back to characters / 4), assumes a completion size per strategy, and prices with
+litellm's local cost map (zero for local models; unknown models are reported as such).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from ragtriage.judge.cache import ResponseCache
+from ragtriage.judge.lexical import split_sentences
+from ragtriage.judge.models.base import ChatModel, ModelRequest, cache_key
+from ragtriage.judge.strategies.common import precheck
+from ragtriage.judge.types import JudgeFingerprint, JudgeItem
+
+
+class Estimate(BaseModel):
+    items: int
+    items_needing_no_call: int
+    calls: int
+    cached_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None  # None: the model is not in litellm's cost map
+    note: str = ""
+
+
+def _tokens(model: ChatModel, request: ModelRequest) -> int:
+    messages = [m.model_dump() for m in request.messages]
+    if not model.local:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        try:
+            import litellm
+
+            return int(litellm.token_counter(model=model.name, messages=messages))
+        except Exception:  # unknown tokenizer: fall through to the rough count
+            pass
+    return sum(len(m["content"]) for m in messages) // 4 + 4 * len(messages)
+
+
+def _completion_tokens(strategy_name: str, item: JudgeItem) -> int:
+    if strategy_name == "sentences":
+        return 8
+    return 30 + 45 * len(split_sentences(item.answer))  # ~1.5 claims per sentence, JSON
+
+
+def _requests(strategy: Any, item: JudgeItem) -> list[ModelRequest]:
+    if strategy.name == "sentences":
+        return strategy.requests(item)[1]
+    if strategy.name == "claims":
+        return [strategy.request(item)]
+    return []
+
+
+def estimate(
+    items: Iterable[JudgeItem], model: ChatModel | None, strategy: Any,
+    fingerprint: JudgeFingerprint, cache: ResponseCache,
+) -> Estimate:
+    calls = cached = prompt = completion = skipped = n = 0
+    for item in items:
+        n += 1
+        if precheck(item, fingerprint) is not None or model is None:
+            skipped += 1
+            continue
+        for request in _requests(strategy, item):
+            if cache.get(cache_key(model, request)) is not None:
+                cached += 1
+                continue
+            calls += 1
+            prompt += _tokens(model, request)
+            completion += _completion_tokens(strategy.name, item)
+    cost, note = _price(model, prompt, completion)
+    return Estimate(
+        items=n, items_needing_no_call=skipped, calls=calls, cached_calls=cached,
+        prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost, note=note,
+    )
+
+
+def _price(model: ChatModel | None, prompt: int, completion: int) -> tuple[float | None, str]:
+    if model is None or model.local:
+        return 0.0, "local model: no cost"
+    try:
+        import litellm
+
+        p, c = litellm.cost_per_token(
+            model=model.name, prompt_tokens=prompt, completion_tokens=completion
+        )
+        return float(p + c), "priced with litellm's bundled cost map"
+    except Exception:
+        return None, f"{model.name} is not in litellm's cost map: cost unknown"

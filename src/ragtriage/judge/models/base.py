@@ -1,0 +1,91 @@
+"""The model layer's protocol: one request/response shape for every backend.
+
+Strategies build a :class:`ModelRequest`; a backend (litellm, embedded llama.cpp, the
+replay double) turns it into a :class:`ModelResponse`. Because a request is a frozen,
+JSON-serialisable value, its hash is the cache key, and the replay double can serve
+recordings keyed exactly like the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class ModelRequest(BaseModel):
+    """Everything that determines a model's output (besides the model itself)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    messages: tuple[Message, ...]
+    prompt_sha256: str = ""  # of the prompt file the messages were rendered from
+    schema_name: str = "answer"
+    json_schema: dict[str, Any] | None = None
+    # "choice": score the first token of ``choice_prefix`` continuations (a local judge's
+    # probability); "json": generate a JSON document matching ``json_schema``; "text": free.
+    mode: Literal["json", "choice", "text"] = "json"
+    choices: tuple[str, ...] = ()
+    choice_prefix: str = ""
+    max_tokens: int = 512
+    temperature: float = 0.0
+
+
+class ModelResponse(BaseModel):
+    text: str
+    choice_logprobs: dict[str, float] = Field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class TransientModelError(Exception):
+    """Worth retrying: rate limit (429), timeout, connection error, 5xx."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentModelError(Exception):
+    """Not worth retrying (bad request, auth, missing recording): the item is unscored."""
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A judge or generator model. ``name`` and ``params`` identify its outputs."""
+
+    name: str
+    params: dict[str, Any]
+    local: bool  # costs nothing; callers may skip cost estimates
+
+    async def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+    def generate(self, prompt: str | list[dict[str, str]], max_tokens: int = 512) -> str: ...
+
+
+def cache_key(model: ChatModel, request: ModelRequest) -> str:
+    """Content address of one call: model, output-changing parameters, prompt hash, inputs."""
+    payload = {
+        "model": model.name,
+        "params": model.params,
+        "request": request.model_dump(mode="json"),
+    }
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def as_messages(prompt: str | list[dict[str, str]]) -> tuple[Message, ...]:
+    """A plain prompt becomes one user message; a chat list is validated."""
+    if isinstance(prompt, str):
+        return (Message(role="user", content=prompt),)
+    return tuple(Message(**m) for m in prompt)

@@ -1,0 +1,72 @@
+"""The replay double: serves recorded responses keyed exactly like the cache.
+
+A recording is JSONL: a header line ``{"model", "params", "note"}`` naming the real
+model run it came from, then one ``{"key", "response"}`` per call. The double takes the
+recorded model's name and params, so :func:`cache_key` of a request equals the key the
+real run stored, and tests and CI replay a judge without a model or a network. A request
+that was never recorded is a permanent error (the item ends ``unscored`` with the reason),
+never a made-up answer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ragtriage.judge.cache import ResponseCache
+from ragtriage.judge.models.base import (
+    ModelRequest,
+    ModelResponse,
+    PermanentModelError,
+    as_messages,
+    cache_key,
+)
+
+
+class ReplayModel:
+    local = True  # replay costs nothing
+
+    def __init__(self, name: str, params: dict[str, Any], responses: dict[str, ModelResponse]):
+        self.name = name
+        self.params = params
+        self.responses = responses
+        self.calls = 0
+
+    @classmethod
+    def load(cls, path: Path) -> ReplayModel:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        header = json.loads(lines[0])
+        responses = {}
+        for line in lines[1:]:
+            if line.strip():
+                row = json.loads(line)
+                responses[row["key"]] = ModelResponse.model_validate(row["response"])
+        return cls(header["model"], header.get("params", {}), responses)
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        self.calls += 1
+        key = cache_key(self, request)
+        if key not in self.responses:
+            raise PermanentModelError(f"no recorded response for request {key[:12]}")
+        return self.responses[key]
+
+    def generate(self, prompt: str | list[dict[str, str]], max_tokens: int = 512) -> str:
+        import asyncio
+
+        request = ModelRequest(messages=as_messages(prompt), mode="text", max_tokens=max_tokens)
+        return asyncio.run(self.complete(request)).text
+
+
+def write_recording(
+    cache: ResponseCache, model: str, params: dict[str, Any], path: Path, note: str,
+    keys: set[str] | None = None,
+) -> int:
+    """Export a model's cached responses (optionally only ``keys``) as a recording."""
+    rows = [(k, r) for k, r in cache.items(model) if keys is None or k in keys]
+    with path.open("w", encoding="utf-8") as out:
+        out.write(json.dumps({"model": model, "params": params, "note": note}) + "\n")
+        for key, response in rows:
+            body = response.model_dump(mode="json", exclude_defaults=True)
+            out.write(json.dumps({"key": key, "response": body}, separators=(",", ":")) + "\n")
+    return len(rows)

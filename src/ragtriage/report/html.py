@@ -1,0 +1,132 @@
+"""The audit as one self-contained HTML file: figures inline, nothing fetched.
+
+Three layers keep hostile corpus text inert. Jinja2 autoescaping is on for every value,
+and a ``finalize`` hook strips control characters from each one; the template builds no
+event handler, URL or style from data; and a ``Content-Security-Policy`` meta tag
+(``default-src 'none'``) forbids script and network access even if an escape is missed.
+Figures are PNG data URIs, the only thing the policy lets the page load.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from ragtriage.errors import InputError
+from ragtriage.report import plots
+from ragtriage.report.text import strip_controls
+from ragtriage.report.views import (
+    LABEL_ORDER,
+    LABEL_TITLES,
+    fmt,
+    fmt_estimate,
+    label_counts,
+    ordered_cases,
+    stale_message,
+)
+from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# An extra figure: a PNG file, or (caption, PNG bytes).
+ExtraPng = str | Path | tuple[str, bytes]
+
+
+def _finalize(value: object) -> object:
+    """Every ``{{ value }}`` passes here before autoescaping: strip control characters.
+
+    Filters such as ``join`` return already-escaped ``Markup``; removing characters from it
+    cannot create a tag, so it is cleaned too and stays ``Markup``.
+    """
+    if isinstance(value, Markup):
+        return Markup(strip_controls(str(value), keep_newlines=True))
+    if isinstance(value, str):
+        return strip_controls(value, keep_newlines=True)
+    return value
+
+
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("ragtriage.report", "templates"),
+        autoescape=True,
+        finalize=_finalize,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def data_uri(png: bytes) -> str:
+    """A ``data:image/png;base64`` URI (base64 holds no character HTML treats specially)."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _extra(item: ExtraPng) -> tuple[str, bytes]:
+    if isinstance(item, tuple):
+        caption, png = item
+    else:
+        path = Path(item)
+        try:
+            png = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read figure: {exc.strerror}", path=path) from None
+        caption = path.stem.replace("_", " ")
+    if not png.startswith(PNG_SIGNATURE):
+        raise InputError("not a PNG image", path=str(caption))
+    return str(caption), png
+
+
+def _figures(result: AuditResult) -> dict[str, str | None]:
+    made = {
+        "metrics": plots.metric_bars(result.retrieval),
+        "scores": plots.score_distributions(result.retrieval.threshold),
+        "failures": plots.failure_breakdown(result),
+    }
+    return {name: data_uri(png) if png else None for name, png in made.items()}
+
+
+def _case_view(case: CaseResult) -> dict[str, object]:
+    expected = set(case.expected)
+    context = set(case.context_ids)
+    scores = case.retrieved_scores + [None] * (len(case.retrieved_ids) - len(case.retrieved_scores))
+    judge = case.judge
+    return {
+        "case": case,
+        "failed": case.label in FAILURES,
+        "retrieved": [
+            {"rank": i + 1, "id": doc, "score": fmt(score), "relevant": doc in expected,
+             "in_context": doc in context}
+            for i, (doc, score) in enumerate(zip(case.retrieved_ids, scores, strict=False))
+        ],
+        "score": fmt(judge.score, 3) if judge else "-",
+        "outcome": judge.outcome.value if judge else "not judged",
+        "claims": judge.claims if judge else [],
+        "judge_reason": judge.reason if judge else "",
+    }
+
+
+def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str:
+    """The whole report as one HTML string; ``extra_pngs`` (e.g. the calibration confusion
+    matrix from :func:`ragtriage.calibration.plots.write_plots`) go in the calibration
+    section."""
+    counts = label_counts(result)
+    extras = [{"caption": c, "uri": data_uri(png)} for c, png in map(_extra, extra_pngs)]
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        csp=CSP,
+        r=result,
+        counts=[(LABEL_TITLES[label], label.value, counts[label]) for label in LABEL_ORDER],
+        failed=sum(counts[label] for label in FAILURES),
+        total=sum(counts.values()),
+        stale=stale_message(result),
+        figures=_figures(result),
+        extras=extras,
+        clusters=sorted(result.clusters, key=lambda c: (LABEL_ORDER.index(c.label), -c.count)),
+        cases=[_case_view(c) for c in ordered_cases(result)],
+        fmt=fmt,
+        fmt_estimate=fmt_estimate,
+    )

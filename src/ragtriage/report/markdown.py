@@ -1,0 +1,208 @@
+"""The audit as a pull-request comment (GitHub-flavoured markdown).
+
+Everything that came from the corpus, the queries, the answers, ids or tags goes through
+:func:`escape`: markdown and HTML specials are neutralised and control characters
+stripped, so a hostile chunk cannot inject a link, an image, raw HTML, a heading, a
+mention or an extra table column into the comment.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragtriage.report.compare import Comparison
+from ragtriage.report.text import clean
+from ragtriage.report.views import (
+    LABEL_ORDER,
+    LABEL_TITLES,
+    fmt,
+    fmt_estimate,
+    label_counts,
+    ordered_cases,
+    stale_message,
+)
+from ragtriage.triage.models import FAILURES, AuditResult
+
+MAX_CASES = 15
+MAX_CLUSTERS = 20
+QUERY_CHARS = 120
+REASON_CHARS = 200
+
+# HTML specials become entities; markdown punctuation gets a backslash (CommonMark lets
+# any ASCII punctuation be escaped, and GFM tables honour ``\|``). An ``@`` that could
+# start a mention gets a word joiner after it, so "@org/team" in the data notifies no one
+# (``recall@5``, preceded by a letter, is not a mention and is left alone).
+_REPLACEMENTS = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    '"': "&quot;",
+    **{ch: "\\" + ch for ch in "\\`*_{}[]()#!|~"},
+}
+_SPECIAL = re.compile("[" + re.escape("".join(_REPLACEMENTS)) + "]")
+_MENTION = re.compile(r"(?<![\w])@")
+
+
+def escape(text: object, limit: int | None = None) -> str:
+    """One line of untrusted text as inert markdown (shortened to ``limit`` first)."""
+    escaped = _SPECIAL.sub(lambda m: _REPLACEMENTS[m.group(0)], clean(text, limit))
+    return _MENTION.sub("@\u2060", escaped)
+
+
+def render_markdown(result: AuditResult) -> str:
+    """The audit in a few sections, headline first, sized for a pull-request comment."""
+    parts = [
+        _headline(result),
+        _leaks(result),
+        _calibration(result),
+        _retrieval(result),
+        _generation(result),
+        _clusters(result),
+        _cases(result),
+        _warnings(result),
+    ]
+    return "\n\n".join(p for p in parts if p).rstrip() + "\n"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _headline(result: AuditResult) -> str:
+    counts = label_counts(result)
+    total = sum(counts.values())
+    failed = sum(counts[label] for label in FAILURES)
+    rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]
+    return (
+        f"## ragtriage audit: {failed} of {total} cases failing\n\n"
+        + _table(["label", "cases"], rows)
+    )
+
+
+def _leaks(result: AuditResult) -> str:
+    section = result.retrieval.leaks
+    if section is None or not section.n_leaking:
+        return ""
+    lines = [f"> [!CAUTION]\n> **Access control: {section.n_leaking} of "
+             f"{section.n_cases_checked} checked cases retrieved a forbidden chunk in the "
+             f"top {section.k}.**"]
+    lines += [f"> - {escape(leak.query_id, 60)}: {escape(leak.forbidden_id, 60)} at rank "
+              f"{leak.rank}" for leak in section.cases[:MAX_CASES]]
+    return "\n".join(lines)
+
+
+def _calibration(result: AuditResult) -> str:
+    cal = result.calibration
+    lines = []
+    message = stale_message(result)
+    if message:
+        lines.append(f"> [!WARNING]\n> **{escape(message)}**\n")
+    lines.append("### Calibration")
+    source = escape(cal.source, 120) if cal.source else "none (judge decisions are uncalibrated)"
+    lines.append(f"- record: {source}")
+    lines.append(f"- threshold: {fmt(cal.threshold, 3)}; kappa: {escape(fmt_estimate(cal.kappa))}")
+    if cal.note:
+        lines.append(f"- note: {escape(cal.note, REASON_CHARS)}")
+    return "\n".join(lines)
+
+
+def _retrieval(result: AuditResult) -> str:
+    report = result.retrieval
+    rows = [
+        [escape(a.metric), fmt(a.mean), f"{fmt(a.low)} to {fmt(a.high)}", str(a.n)]
+        for a in report.aggregates
+    ]
+    title = f"### Stage 1: retrieval ({report.n_answerable} answerable queries)"
+    text = title + "\n\n" + _table(["metric", "mean", "95% CI", "n"], rows)
+    if report.threshold and report.threshold.verdict:
+        text += f"\n\nScore threshold: {escape(report.threshold.verdict)}"
+    return text
+
+
+def _generation(result: AuditResult) -> str:
+    gen = result.generation
+    outcomes = ", ".join(f"{escape(k)} {v}" for k, v in sorted(gen.outcomes.items()))
+    rows = [
+        ["naive (judge at face value)", escape(fmt_estimate(gen.naive_faithful_rate))],
+        ["corrected (prediction-powered)", escape(fmt_estimate(gen.corrected_faithful_rate))],
+    ]
+    return (
+        f"### Stage 2: generation ({gen.n_judged} answers judged; {outcomes or 'no outcomes'})"
+        "\n\n" + _table(["faithful rate", "estimate [95% CI]"], rows)
+    )
+
+
+def _clusters(result: AuditResult) -> str:
+    if not result.clusters:
+        return ""
+    ordered = sorted(result.clusters, key=lambda c: (LABEL_ORDER.index(c.label), -c.count))
+    rows = [
+        [escape(c.label.value), escape(c.tag, 60), str(c.count), escape(c.action, REASON_CHARS)]
+        for c in ordered[:MAX_CLUSTERS]
+    ]
+    text = "### Failure clusters\n\n" + _table(["stage", "tag", "cases", "suggested action"], rows)
+    if len(ordered) > MAX_CLUSTERS:
+        text += f"\n\n{len(ordered) - MAX_CLUSTERS} more clusters in the HTML report."
+    return text
+
+
+def _cases(result: AuditResult) -> str:
+    cases = ordered_cases(result)[:MAX_CASES]
+    if not cases:
+        return ""
+    rows = [
+        [
+            escape(c.case_id, 40),
+            escape(c.label.value),
+            escape(c.query, QUERY_CHARS),
+            escape(c.reason, REASON_CHARS),
+        ]
+        for c in cases
+    ]
+    more = len(result.cases) - len(cases)
+    text = "### Worst cases\n\n" + _table(["case", "label", "query", "reason"], rows)
+    return text + (f"\n\n{more} more cases in the HTML report." if more > 0 else "")
+
+
+def _warnings(result: AuditResult) -> str:
+    warnings = [*result.warnings, *result.retrieval.warnings]
+    if not warnings:
+        return ""
+    return "### Warnings\n\n" + "\n".join(f"- {escape(w, REASON_CHARS)}" for w in warnings)
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.4f}"
+
+
+def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
+    rows = []
+    for d in diffs:
+        interval = "-" if d.low is None else f"{_signed(d.low)} to {_signed(d.high)}"
+        real = d.low is not None and (d.low > 0 or d.high < 0) and (d.p_value or 1) < 0.05
+        p_value = "-" if d.p_value is None else f"{d.p_value:.4f}"
+        rows.append([*([escape(d.tag, 60)] if tagged else []), escape(d.name), str(d.n),
+                     fmt(d.base), fmt(d.candidate), _signed(d.diff),
+                     f"**{interval}**" if real else interval, p_value])
+    return rows
+
+
+def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> str:
+    """``ragtriage compare`` as markdown for the same comment. An interval is bold when it
+    excludes 0 and p < 0.05: with few queries the percentile bootstrap is too narrow, so
+    the interval alone would overstate a difference."""
+    header = ["metric", "n", "base", "candidate", "diff", "95% CI", "p"]
+    parts = [f"### Compared with the baseline ({comparison.n_common} queries in common)"]
+    parts += [f"> [!WARNING]\n> {escape(w, REASON_CHARS)}" for w in comparison.warnings]
+    parts.append(_table(header, _diff_rows(comparison.metrics)))
+    if comparison.rates:
+        parts.append(_table(header, _diff_rows(comparison.rates)))
+    if comparison.kind == "audit":
+        flips = [f"- {escape(f.case_id, 60)}: {f.old.value} -> {f.new.value}"
+                 for f in comparison.flips[:max_flips]]
+        more = len(comparison.flips) - len(flips)
+        parts.append(f"Label flips: {len(comparison.flips)}" + ("\n\n" if flips else "")
+                     + "\n".join(flips) + (f"\n- ... {more} more" if more > 0 else ""))
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,61 @@
+"""Reading a result back: an audit (``results.json``) or a ``ragtriage retrieval`` output.
+
+``compare`` and ``gate`` accept either; the ``schema_version`` says which one a file is,
+and every problem (missing file, bad JSON, unknown schema, invalid field) is one
+:class:`~ragtriage.errors.InputError` (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ragtriage.errors import InputError
+from ragtriage.retrieval.report import SCHEMA_VERSION as RETRIEVAL_SCHEMA
+from ragtriage.retrieval.report import RetrievalReport
+from ragtriage.triage.models import SCHEMA_VERSION as AUDIT_SCHEMA
+from ragtriage.triage.models import AuditResult
+
+Result = AuditResult | RetrievalReport
+MODELS: dict[str, type[Result]] = {AUDIT_SCHEMA: AuditResult, RETRIEVAL_SCHEMA: RetrievalReport}
+
+
+def load_result(path: str | Path) -> Result:
+    """Parse ``path`` as whichever result its ``schema_version`` names."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read: {exc}", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object", path=path)
+    version = data.get("schema_version")
+    model = MODELS.get(version) if isinstance(version, str) else None
+    if model is None:
+        known = " or ".join(MODELS)
+        raise InputError(f"unknown schema_version {version!r}; expected {known}", path=path,
+                         field="schema_version")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"])
+        raise InputError(error["msg"], path=path, field=field) from None
+
+
+def retrieval_of(result: Result) -> RetrievalReport:
+    return result.retrieval if isinstance(result, AuditResult) else result
+
+
+def golden_sha256(result: Result) -> str | None:
+    """The golden set's content hash, from the audit or its embedded retrieval report."""
+    for golden in (getattr(result, "golden", None), retrieval_of(result).golden):
+        if isinstance(golden, dict) and isinstance(golden.get("sha256"), str):
+            return golden["sha256"]
+    return None

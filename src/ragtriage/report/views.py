@@ -1,0 +1,62 @@
+"""What the markdown and HTML reports share: case order, headline counts, number formats."""
+
+from __future__ import annotations
+
+import math
+
+from ragtriage.triage.models import AuditResult, CaseResult, Estimate, Label
+
+# Failures first, in pipeline order, then cases the judge could not score, then passes.
+LABEL_ORDER = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION, Label.UNSCORED, Label.PASS)
+LABEL_TITLES = {
+    Label.RETRIEVAL: "retrieval failure",
+    Label.RANKING: "ranking failure",
+    Label.GENERATION: "generation failure",
+    Label.UNSCORED: "unscored",
+    Label.PASS: "pass",
+}
+
+
+def label_counts(result: AuditResult) -> dict[Label, int]:
+    """Cases per label, every label present; counted from the cases when ``counts`` is empty."""
+    if result.counts:
+        return {label: int(result.counts.get(label.value, 0)) for label in LABEL_ORDER}
+    return {label: sum(c.label == label for c in result.cases) for label in LABEL_ORDER}
+
+
+def ordered_cases(result: AuditResult) -> list[CaseResult]:
+    """Worst first: by label (failures first), then the lowest judge score, then file order."""
+    rank = {label: i for i, label in enumerate(LABEL_ORDER)}
+
+    def key(item: tuple[int, CaseResult]) -> tuple[int, float, int]:
+        index, case = item
+        score = case.judge.score if case.judge and case.judge.score is not None else 1.0
+        return rank[case.label], score, index
+
+    return [case for _, case in sorted(enumerate(result.cases), key=key)]
+
+
+def fmt(value: float | None, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def fmt_estimate(estimate: Estimate | None, digits: int = 3) -> str:
+    """``0.812 [0.750, 0.870]``, or ``-`` when there is no estimate."""
+    if estimate is None:
+        return "-"
+    low, high = fmt(estimate.low, digits), fmt(estimate.high, digits)
+    return f"{fmt(estimate.estimate, digits)} [{low}, {high}]"
+
+
+def stale_message(result: AuditResult) -> str | None:
+    """The warning a stale calibration deserves, or None when it is current."""
+    stale = result.calibration.stale
+    if not stale:
+        return None
+    return (
+        "The judge calibration is STALE: the judge differs from the calibrated one in "
+        f"{', '.join(stale)}. Faithfulness decisions and corrected rates are not "
+        "validated until the judge is re-calibrated (ragtriage calibrate)."
+    )

@@ -1,0 +1,54 @@
+"""In-process fake models for unit tests (no network, no weights)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from ragtriage.judge.models.base import ModelRequest, ModelResponse
+
+
+class ScriptedModel:
+    """Answers with ``script(request, call_number)``; may raise to simulate failures."""
+
+    def __init__(
+        self,
+        script: Callable[[ModelRequest, int], ModelResponse],
+        *,
+        local: bool = False,
+        delay: float = 0.0,
+        name: str = "fake/model",
+    ) -> None:
+        self.name = name
+        self.params: dict = {}
+        self.local = local
+        self.script = script
+        self.delay = delay
+        self.calls = 0
+        self.in_flight = 0
+        self.peak = 0
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        self.calls += 1
+        number = self.calls
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay)
+            return self.script(request, number)
+        finally:
+            self.in_flight -= 1
+
+    def generate(self, prompt, max_tokens: int = 512) -> str:
+        return "generated"
+
+
+def choice(p_true: float) -> ModelResponse:
+    """A ``choice`` response with the given P(true)."""
+    import math
+
+    return ModelResponse(
+        text="true" if p_true >= 0.5 else "false",
+        choice_logprobs={"true": math.log(p_true), "false": math.log(1 - p_true)},
+        prompt_tokens=50,
+    )

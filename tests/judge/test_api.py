@@ -1,0 +1,54 @@
+"""The Python API: fingerprints, model resolution, the async variant."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from ragtriage import judge_faithfulness
+from ragtriage.errors import InputError
+from ragtriage.judge.api import ajudge_faithfulness, fingerprint, resolve_model
+from ragtriage.judge.models.base import ChatModel
+from tests.judge.fakes import ScriptedModel, choice
+
+
+def test_fingerprint_is_stable_and_tracks_what_changes_output():
+    local = fingerprint()  # no weights loaded, no call made
+    assert local == fingerprint(model="local")
+    assert local.judge == "sentences" and local.model.startswith("local/qwen2.5")
+    assert set(local.prompt_sha256) == {"faithfulness.sentence.v1.md"}
+    assert fingerprint(context_chars=2000) != local
+    hosted = fingerprint(model="openai/gpt-4o-mini")
+    assert hosted.judge == "claims" and hosted.params["json_mode"] == "json_schema"
+    assert fingerprint(model="openai/x", api_base="http://a/v1") != fingerprint(
+        model="openai/x", api_base="http://b/v1")
+    assert fingerprint(strategy="lexical").model == "none"
+
+
+def test_resolve_model_kinds():
+    assert isinstance(resolve_model("hosted_vllm/qwen"), ChatModel)
+    assert resolve_model("hosted_vllm/qwen").json_mode == "json_object_schema"
+    assert resolve_model(None).local
+
+
+def test_async_variant_and_dict_items():
+    seen = []
+    model = ScriptedModel(lambda r, n: seen.append(r) or choice(0.9), local=True)
+    items = [{"id": 7, "question": "q", "contexts": [{"id": "d1", "text": "Alpha beta."}],
+              "answer": "Alpha beta."}]
+    [result] = asyncio.run(ajudge_faithfulness(items, model=model, cache=None))
+    assert result.item_id == "7" and result.score == pytest.approx((0.9 + 1.0) / 2)
+    assert '<chunk id="d1">' in seen[0].messages[-1].content
+
+
+def test_bad_dict_item_is_an_input_error():
+    with pytest.raises(InputError, match="answer"):
+        judge_faithfulness([{"id": "a", "question": "q", "contexts": []}], strategy="lexical",
+                           cache=None)
+
+
+def test_unknown_strategy_is_rejected():
+    with pytest.raises(ValueError, match="unknown strategy"):
+        judge_faithfulness([], strategy="vibes", model=ScriptedModel(lambda r, n: None),
+                           cache=None)

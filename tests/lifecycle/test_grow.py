@@ -1,0 +1,107 @@
+"""``golden add``: audited failures become golden cases; duplicates are refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragtriage.cli.main import main
+from ragtriage.data.golden import load_golden
+from ragtriage.report.files import write_json
+from ragtriage.retrieval.evaluate import evaluate_retrieval
+from ragtriage.triage.audit import AuditConfig, audit
+from tests.lifecycle.conftest import write_jsonl
+
+CHUNKS = {"a": "Alpha text.", "b": "The N4-300 has four drive bays.", "x": "Cooking pasta."}
+
+
+@pytest.fixture
+def audited(tmp_path):
+    """An audit (trace file, lexical judge) with a retrieval failure and a ranking failure."""
+    source = write_jsonl(tmp_path / "prod" / "golden.jsonl", [
+        {"id": "ret", "query": "What is alpha?", "expected": ["a"], "tags": ["prod"]},
+        {"id": "rank", "query": "How many bays does the N4-300 have?", "expected": ["b"]},
+        {"id": "ok", "query": "pasta?", "expected": ["x"]},
+    ])
+    write_jsonl(tmp_path / "prod" / "corpus.jsonl",
+                [{"id": k, "text": v} for k, v in CHUNKS.items()])
+
+    def hits(*ids):
+        return [{"id": i, "score": 10.0 - n, "text": CHUNKS[i]} for n, i in enumerate(ids)]
+
+    traces = write_jsonl(tmp_path / "traces.jsonl", [
+        {"query_id": "ret", "retrieved": hits("x"), "context_ids": ["x"], "answer": "Pasta."},
+        {"query_id": "rank", "retrieved": hits("x", "b"), "context_ids": ["x"],
+         "answer": "Cooking pasta."},
+        {"query_id": "ok", "retrieved": hits("x"), "context_ids": ["x"],
+         "answer": "Cooking pasta."},
+    ])
+    result = audit(AuditConfig(golden=source, traces=traces, judge="lexical", context_k=1,
+                               cache=tmp_path / "c.sqlite"))
+    labels = {c.case_id: c.label.value for c in result.cases}
+    assert labels["ret"] == "retrieval" and labels["rank"] == "ranking"
+    results = write_json(tmp_path / "results.json", result)
+    target = write_jsonl(tmp_path / "curated" / "golden.jsonl", [
+        {"id": "old", "query": "Where is port 5443 used?", "expected": ["a"], "tags": ["t"]}])
+    write_jsonl(tmp_path / "curated" / "corpus.jsonl",
+                [{"id": k, "text": v} for k, v in CHUNKS.items()])
+    return results, target
+
+
+def test_dry_run_previews_and_writes_nothing(audited, capsys):
+    results, target = audited
+    before = target.read_text()
+    assert main(["golden", "add", "--from", str(results), "--to", str(target.parent),
+                 "--failed", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "would add 2 cases" in out and '"id": "ret"' in out and '"id": "rank"' in out
+    assert "    retrieved: x, b" in out  # what the system returned, to pick expected ids from
+    assert target.read_text() == before
+
+
+def test_add_keeps_query_marked_ids_tags_and_source(audited, capsys):
+    results, target = audited
+    assert main(["golden", "add", "--from", str(results), "--to", str(target),
+                 "--case", "ret", "--expected", "a,b", "--tag", "from-audit"]) == 0
+    golden = load_golden(target)
+    new = golden.case("ret")
+    assert new.query == "What is alpha?" and new.expected() == ["a", "b"]
+    assert new.tags == ("prod", "from-audit")
+    assert new.source.startswith("audit results.json (sha256 ")
+    assert "case ret: retrieval" in new.source
+    assert target.read_text().splitlines()[0].startswith('{"id": "old"')  # appended, not rewritten
+
+
+def test_duplicates_are_refused(audited, capsys):
+    results, target = audited
+    add_rank = ["golden", "add", "--from", str(results), "--to", str(target), "--case", "rank"]
+    assert main(add_rank) == 0
+    capsys.readouterr()
+    # the same id again, then the same query under another id: both refused, exit 1
+    assert main(add_rank) == 1
+    assert "refused rank: id 'rank' is already in the golden set" in capsys.readouterr().out
+    lines = target.read_text().splitlines()
+    lines[-1] = lines[-1].replace('"id": "rank"', '"id": "renamed"')
+    target.write_text("\n".join(lines) + "\n")
+    assert main(add_rank) == 1
+    assert "query duplicates case 'renamed'" in capsys.readouterr().out
+    assert len(load_golden(target).cases) == 2
+
+
+def test_expected_ids_must_exist_in_the_target_corpus(audited, capsys):
+    results, target = audited
+    assert main(["golden", "add", "--from", str(results), "--to", str(target), "--case", "ret",
+                 "--expected", "ret=nope"]) == 1
+    assert "expected ids not in the corpus: nope" in capsys.readouterr().out
+
+
+def test_input_errors(audited, tmp_path, capsys):
+    results, target = audited
+    base = ["golden", "add", "--from", str(results), "--to", str(target)]
+    assert main([*base, "--case", "missing"]) == 2
+    assert main([*base, "--case", "ret", "--failed"]) == 2
+    assert main([*base, "--case", "ret", "--case", "rank", "--expected", "a"]) == 2
+    report = write_json(tmp_path / "retrieval.json",
+                        evaluate_retrieval(target, {"old": ["a"]}, ["mrr"]))
+    capsys.readouterr()
+    assert main(["golden", "add", "--from", str(report), "--to", str(target), "--failed"]) == 2
+    assert "expected an audit results.json" in capsys.readouterr().err

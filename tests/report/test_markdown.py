@@ -1,0 +1,104 @@
+"""The pull-request comment: right numbers, and hostile data rendered as inert text.
+
+The escaping is checked by rendering the comment with a real CommonMark + tables parser
+(markdown-it-py, which rich already depends on) and inspecting the HTML it produces.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+
+from ragtriage.report.markdown import escape, render_markdown
+from tests.report.conftest import make_audit, with_leaks
+
+PARSER = MarkdownIt("commonmark").enable("table")
+
+
+def _html(markdown: str) -> str:
+    return PARSER.render(markdown)
+
+
+def test_headline_sections_and_numbers(audit):
+    text = render_markdown(audit)
+    assert text.startswith("## ragtriage audit: 5 of 10 cases failing")
+    assert "| retrieval failure | 2 |" in text and "| pass | 4 |" in text
+    assert "| unscored | 1 |" in text
+    recall = audit.retrieval.aggregate("recall@5")
+    assert f"| recall@5 | {recall.mean:.4f} | {recall.low:.4f} to {recall.high:.4f} | 10 |" in text
+    assert "naive (judge at face value) | 0.800 \\[0.600, 0.950\\]" in text
+    assert "corrected (prediction-powered) | 0.750 \\[0.500, 0.900\\]" in text
+    assert "| ranking | numeric | 1 | add chunks for numeric |" in text
+    assert "STALE" not in text
+
+
+def test_worst_cases_come_failures_first(audit):
+    text = render_markdown(audit)
+    section = text.split("### Worst cases")[1]
+    labels = re.findall(r"^\| q\d+ \| (\w+) \|", section, flags=re.M)
+    assert labels[:6] == ["retrieval", "retrieval", "ranking", "ranking", "generation",
+                          "unscored"]
+    assert set(labels[6:]) == {"pass"}
+
+
+def test_stale_calibration_is_a_prominent_warning_before_the_metrics():
+    text = render_markdown(make_audit(stale=["model", "prompt_sha256"]))
+    warning = text.index("> [!WARNING]")
+    assert warning < text.index("### Stage 1")
+    assert "STALE" in text[warning:text.index("### Calibration")]
+    assert "model, prompt\\_sha256" in text
+
+
+def test_hostile_strings_render_as_inert_text(hostile_audit):
+    text = render_markdown(hostile_audit)
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202e]", text)
+    html = _html(text)
+    # No link, image or raw HTML survives: only the parser's own tags appear.
+    tags = set(re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", html))
+    assert tags <= {"h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
+                    "blockquote", "strong"}, tags
+    assert not re.findall(r"<[^>]*\b(?:href|src|on\w+)=", html)
+    assert "<a " not in html and "<img" not in html and "<script" not in html
+    # ...and the payload is still shown, as text.
+    assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in html
+    assert "[x](javascript:document.title='pwned')" in html
+
+
+def test_table_breaking_pipes_stay_inside_their_cell(hostile_audit):
+    html = _html(render_markdown(hostile_audit))
+    tables = html.split("<table>")[1:]
+    assert len(tables) == 5
+    for table in tables:
+        header = table.split("</thead>")[0].count("<th>")
+        for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], flags=re.S):
+            assert row.count("<td>") == header
+    assert "a|b" in html
+
+
+def test_escape_neutralises_each_special_character():
+    assert escape("[x](javascript:alert(1))") == "\\[x\\]\\(javascript:alert\\(1\\)\\)"
+    assert escape("<img src=x onerror=alert(1)>").startswith("&lt;img src=x onerror=")
+    assert escape("a & b") == "a &amp; b"
+    assert escape("# h *b* _i_ `c` !x |") == "\\# h \\*b\\* \\_i\\_ \\`c\\` \\!x \\|"
+    assert escape("back\\slash") == "back\\\\slash"
+    assert escape("line\nbreak\ttab\x00\x1b\u202eend") == "line break tabend"
+    assert escape("ping @org/team, not recall@5") == "ping @\u2060org/team, not recall@5"
+    assert escape("x" * 50, 10) == "x" * 9 + "\u2026"
+
+
+def test_an_empty_audit_still_renders(empty_audit):
+    text = render_markdown(empty_audit)
+    assert text.startswith("## ragtriage audit: 0 of 0 cases failing")
+    assert "### Worst cases" not in text and "### Failure clusters" not in text
+    assert "none (judge decisions are uncalibrated)" in text
+    assert "| naive (judge at face value) | - |" in text
+
+
+def test_leaks_are_a_caution_at_the_top(audit):
+    text = render_markdown(with_leaks(audit, [("q01", "<b>secret</b>|x", 2)]))
+    caution = text.index("> [!CAUTION]")
+    assert caution < text.index("### Calibration")
+    assert "1 of 4 checked cases retrieved a forbidden chunk in the top 5" in text
+    assert "> - q01: &lt;b&gt;secret&lt;/b&gt;\\|x at rank 2" in text
+    assert "CAUTION" not in render_markdown(with_leaks(audit, []))
