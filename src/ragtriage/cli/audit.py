@@ -8,9 +8,12 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ragtriage.calibration.plots import write_plots
+from ragtriage.calibration.record import load_calibration
 from ragtriage.cli.common import console, int_list, split_list
 from ragtriage.report.files import write_json
 from ragtriage.report.terminal import audit_summary
+from ragtriage.report.writer import write_reports
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.triage.audit import AuditConfig, audit
 
@@ -96,11 +99,12 @@ def run(
 
 
 def _reports(result, out: Path) -> dict[str, Path]:
-    try:
-        from ragtriage.report.writer import write_reports
-    except ImportError:  # the report writers are optional until installed
-        return {}
-    return write_reports(result, out)
+    """report.md and report.html; the calibration's plots go into the HTML when one was used."""
+    pngs: list[Path] = []
+    if result.calibration.source:
+        record = load_calibration(result.calibration.source)
+        pngs = write_plots(record, out / "calibration")
+    return write_reports(result, out, extra_pngs=pngs)
 
 
 def register(app: typer.Typer) -> None:
