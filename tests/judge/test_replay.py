@@ -70,3 +70,19 @@ def test_unrecorded_request_is_unscored_not_invented():
     run = asyncio.run(ajudge_run([item], model=model, cache=None))
     assert run.results[0].outcome == Outcome.UNSCORED
     assert "no recorded response" in run.results[0].reason
+
+
+def test_seeded_cache_makes_the_real_model_free(tmp_path):
+    """Seed a cache from the recording; the embedded model then makes zero calls."""
+    from ragtriage.judge.cache import ResponseCache
+    from ragtriage.judge.models.local import LocalModel
+    from ragtriage.judge.models.replay import seed_cache
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    assert seed_cache(RECORDING, cache) == len(RECORDING.read_text().splitlines()) - 1
+    model = LocalModel()  # never loaded: every request is a cache hit
+    run = asyncio.run(ajudge_run(load_answers(SAMPLE), model=model, cache=cache))
+    assert run.usage.calls == 0 and run.usage.cached_calls > 20
+    assert model._llm is None
+    recorded = _recorded()
+    assert all(r.score == pytest.approx(recorded[r.item_id].score) for r in run.results)

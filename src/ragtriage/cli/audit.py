@@ -1,4 +1,8 @@
-"""``ragtriage audit``: both stages, triage, reports."""
+"""``ragtriage audit``: both stages, triage, reports.
+
+The heavy modules (judge, plots, reports) are imported when the command runs, so that
+``ragtriage --help`` and the other commands do not pay for them.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +12,8 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ragtriage.calibration.plots import write_plots
-from ragtriage.calibration.record import load_calibration
 from ragtriage.cli.common import console, int_list, split_list
-from ragtriage.report.files import write_json
-from ragtriage.report.terminal import audit_summary
-from ragtriage.report.writer import write_reports
-from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
-from ragtriage.triage.audit import AuditConfig, audit
+from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 
 
 def run(
@@ -52,6 +50,9 @@ def run(
 ) -> None:
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
+    from ragtriage.report.files import write_json
+    from ragtriage.report.terminal import audit_summary
+    from ragtriage.triage.audit import AuditConfig, audit
     config = AuditConfig(
         golden=golden,
         traces=traces,
@@ -100,6 +101,10 @@ def run(
 
 def _reports(result, out: Path) -> dict[str, Path]:
     """report.md and report.html; the calibration's plots go into the HTML when one was used."""
+    from ragtriage.calibration.plots import write_plots
+    from ragtriage.calibration.record import load_calibration
+    from ragtriage.report.writer import write_reports
+
     pngs: list[Path] = []
     if result.calibration.source:
         record = load_calibration(result.calibration.source)

@@ -45,9 +45,9 @@ def _tokens(model: ChatModel, request: ModelRequest) -> int:
     return sum(len(m["content"]) for m in messages) // 4 + 4 * len(messages)
 
 
-def _completion_tokens(strategy_name: str, item: JudgeItem) -> int:
-    if strategy_name == "sentences":
-        return 8
+def _completion_tokens(model: ChatModel, strategy_name: str, item: JudgeItem) -> int:
+    if strategy_name == "sentences":  # the local judge reads logits and generates nothing
+        return 0 if model.local else 8
     return 30 + 45 * len(split_sentences(item.answer))  # ~1.5 claims per sentence, JSON
 
 
@@ -75,7 +75,7 @@ def estimate(
                 continue
             calls += 1
             prompt += _tokens(model, request)
-            completion += _completion_tokens(strategy.name, item)
+            completion += _completion_tokens(model, strategy.name, item)
     cost, note = _price(model, prompt, completion)
     return Estimate(
         items=n, items_needing_no_call=skipped, calls=calls, cached_calls=cached,

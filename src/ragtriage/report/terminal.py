@@ -64,7 +64,7 @@ def _missed(report: RetrievalReport, console: Console) -> None:
     k = report.config.miss_k
     console.print(
         Text(
-            f"Missed queries (nothing relevant in the top {k}): {len(report.missed)}", style="bold"
+            f"Missed queries (nothing relevant in the top {k}): {report.n_missed}", style="bold"
         )
     )
     for miss in report.missed[:MAX_LISTED]:
@@ -79,8 +79,8 @@ def _missed(report: RetrievalReport, console: Console) -> None:
             f"  [{', '.join(miss.tags)}] {rank}; top: {', '.join(miss.top_ids)}", style="dim"
         )
         console.print(line)
-    if len(report.missed) > MAX_LISTED:
-        console.print(f"  ... {len(report.missed) - MAX_LISTED} more in the JSON output")
+    if report.n_missed > MAX_LISTED:
+        console.print(f"  ... {report.n_missed - MAX_LISTED} more (up to 1,000 in the JSON output)")
 
 
 def _unanswerable(report: RetrievalReport, console: Console) -> None:

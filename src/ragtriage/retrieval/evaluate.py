@@ -21,6 +21,7 @@ from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.retrieval import sections
 from ragtriage.retrieval.analysis import threshold_analysis
+from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS  # noqa: E402
 from ragtriage.retrieval.leaks import find_leaks, leak_warnings
 from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.overlap import compare_runs, cutoffs
@@ -32,9 +33,6 @@ from ragtriage.retrieval.report import (
     RetrievalReport,
 )
 from ragtriage.stats import bootstrap_mean
-
-DEFAULT_METRICS = ("recall", "hit_rate", "precision", "mrr", "ndcg@10", "map")
-DEFAULT_KS = (1, 3, 5, 10)
 
 GoldenLike = GoldenSet | Qrels | str | Path | Sequence[Mapping[str, Any]]
 RunLike = Run | str | Path | Mapping[str, Sequence[str] | Mapping[str, float]]
@@ -107,6 +105,7 @@ def evaluate_retrieval(
         aggregates=_aggregates(per_query, seed, resamples),
         slices=sections.tag_slices(per_query, golden_set),
         missed=sections.missed_queries(batches, qrels, answerable, run_table, golden_set, miss_k),
+        n_missed=sections.count_missed(batches, answerable, miss_k),
         missing_queries=stats.missing_queries,
         unanswerable=sections.unanswerable(batches, qrels, answerable, run_table, golden_set),
         threshold=threshold_analysis(batches, answerable, miss_k),

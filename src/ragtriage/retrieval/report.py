@@ -167,7 +167,8 @@ class RetrievalReport(BaseModel):
     n_unanswerable: int
     aggregates: list[MetricSummary]
     slices: list[TagSlice] = Field(default_factory=list)
-    missed: list[MissedQuery] = Field(default_factory=list)
+    missed: list[MissedQuery] = Field(default_factory=list)  # at most the first 1,000
+    n_missed: int = 0  # all of them
     missing_queries: list[str] = Field(default_factory=list)
     unanswerable: UnanswerableSection | None = None
     threshold: ThresholdAnalysis | None = None

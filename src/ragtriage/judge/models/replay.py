@@ -70,3 +70,20 @@ def write_recording(
             body = response.model_dump(mode="json", exclude_defaults=True)
             out.write(json.dumps({"key": key, "response": body}, separators=(",", ":")) + "\n")
     return len(rows)
+
+
+def seed_cache(path: Path, cache: ResponseCache) -> int:
+    """Copy a recording's responses into a cache, so the real model re-runs for free.
+
+    The keys already are cache keys, so a run of the recorded model over the recorded
+    items afterwards makes zero calls (and a changed item pays only for itself).
+    """
+    lines = path.read_text(encoding="utf-8").splitlines()
+    model = json.loads(lines[0])["model"]
+    count = 0
+    for line in lines[1:]:
+        if line.strip():
+            row = json.loads(line)
+            cache.put(row["key"], model, ModelResponse.model_validate(row["response"]))
+            count += 1
+    return count
