@@ -38,7 +38,9 @@ class Decider:
         if self.record is None:
             return None
         est = self.record.ppi(results)
-        return Estimate(estimate=est.estimate, low=est.low, high=est.high)
+        # a rate is a proportion: the correction can push the point estimate past 0 or 1
+        clip = lambda x: min(max(float(x), 0.0), 1.0)  # noqa: E731
+        return Estimate(estimate=clip(est.estimate), low=clip(est.low), high=clip(est.high))
 
 
 def naive_rate(decisions: list[bool]) -> Estimate | None:
