@@ -40,7 +40,8 @@ def test_matches_sklearn(pairs):
         assert ours.kappa == pytest.approx(cohen_kappa_score(human, judge), abs=1e-12)
     if (judge == 0).any() and (human == 0).any():
         p, r, f, _ = precision_recall_fscore_support(
-            human, judge, pos_label=0, average="binary", zero_division=0)
+            human, judge, pos_label=0, average="binary", zero_division=0
+        )
         assert (ours.precision_unfaithful, ours.recall_unfaithful) == pytest.approx((p, r))
         assert ours.f1_unfaithful == pytest.approx(f)
 

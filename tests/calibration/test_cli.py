@@ -12,12 +12,29 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_lexical_on_the_shipped_grades(tmp_path, capsys):
-    code = main(["calibrate", str(ROOT / "human_grades"), "--judge", "lexical",
-                 "--out", str(tmp_path), "--resamples", "200"])
+    code = main(
+        [
+            "calibrate",
+            str(ROOT / "human_grades"),
+            "--judge",
+            "lexical",
+            "--out",
+            str(tmp_path),
+            "--resamples",
+            "200",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
-    for text in ("pooled", "expertqa", "begin_wow", "kappa CV", "PPI rate", "decision rule",
-                 "took"):
+    for text in (
+        "pooled",
+        "expertqa",
+        "begin_wow",
+        "kappa CV",
+        "PPI rate",
+        "decision rule",
+        "took",
+    ):
         assert text in out
     record = load_calibration(tmp_path / "lexical" / "calibration.json")
     assert record.fingerprint.judge == "lexical"
@@ -32,9 +49,23 @@ def test_recorded_results_audit_and_comparison(synthetic_files, tmp_path, capsys
     grades, judged, _ = synthetic_files
     _, audit = synthetic(n=300, seed=4, unscored=0)
     audit_path = write_jsonl(tmp_path / "audit.jsonl", audit)
-    code = main(["calibrate", str(grades), "--judged", str(judged), "--judge", "lexical",
-                 "--out", str(tmp_path / "out"), "--resamples", "200", "--no-plots",
-                 "--audit", str(audit_path)])
+    code = main(
+        [
+            "calibrate",
+            str(grades),
+            "--judged",
+            str(judged),
+            "--judge",
+            "lexical",
+            "--out",
+            str(tmp_path / "out"),
+            "--resamples",
+            "200",
+            "--no-plots",
+            "--audit",
+            str(audit_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "judges ranked by cross-validated kappa" in out
@@ -46,16 +77,18 @@ def test_recorded_results_audit_and_comparison(synthetic_files, tmp_path, capsys
     assert not list((tmp_path / "out" / "judged").glob("*.png"))
 
 
-def test_recorded_results_of_the_same_fingerprint_are_reused(synthetic_files, tmp_path,
-                                                             monkeypatch, capsys):
+def test_recorded_results_of_the_same_fingerprint_are_reused(
+    synthetic_files, tmp_path, monkeypatch, capsys
+):
     from ragtriage.calibration import judges
 
     grades, judged, results = synthetic_files
     write_jsonl(grades / "_judged" / "synthetic.jsonl", results)
     monkeypatch.setattr(judges, "spec_fingerprint", lambda spec: FINGERPRINT)
     monkeypatch.setattr(judges, "_api", lambda: pytest.fail("the judge must not run"))
-    code = main(["calibrate", str(grades), "--out", str(tmp_path / "o"), "--no-plots",
-                 "--resamples", "200"])
+    code = main(
+        ["calibrate", str(grades), "--out", str(tmp_path / "o"), "--no-plots", "--resamples", "200"]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "results: recorded" in out
@@ -65,11 +98,34 @@ def test_require_beats_lexical_gate(tmp_path, capsys):
     rows, results = synthetic(n=90, seed=2, noise=5.0)  # a judge that is noise
     rows = [dict(r, answer=("the sky is blue" if r["label"] else "a cat sat")) for r in rows]
     grades = write_jsonl(tmp_path / "g" / "d" / "grades.jsonl", rows).parent.parent
-    judged = write_jsonl(tmp_path / "noise.jsonl", [
-        r.model_copy(update={"signals": {**r.signals, "lexical": float(
-            next(x for x in rows if x["id"] == r.item_id)["label"])}}) for r in results])
-    code = main(["calibrate", str(grades), "--judged", str(judged), "--out", str(tmp_path / "o"),
-                 "--no-plots", "--resamples", "100", "--require-beats-lexical"])
+    judged = write_jsonl(
+        tmp_path / "noise.jsonl",
+        [
+            r.model_copy(
+                update={
+                    "signals": {
+                        **r.signals,
+                        "lexical": float(next(x for x in rows if x["id"] == r.item_id)["label"]),
+                    }
+                }
+            )
+            for r in results
+        ],
+    )
+    code = main(
+        [
+            "calibrate",
+            str(grades),
+            "--judged",
+            str(judged),
+            "--out",
+            str(tmp_path / "o"),
+            "--no-plots",
+            "--resamples",
+            "100",
+            "--require-beats-lexical",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1
     assert "does not beat the lexical baseline" in out
@@ -100,10 +156,22 @@ def test_recorded_results_from_an_older_judge_are_flagged_stale(tmp_path, capsys
     items = load_grades(ROOT / "human_grades" / "begin_wow")
     results, _, _ = run_judge("lexical", [i.judge_item() for i in items])
     old = results[0].fingerprint.model_copy(update={"params": {"min_words": 2}})
-    judged = write_jsonl(tmp_path / "old_lexical.jsonl",
-                         [r.model_copy(update={"fingerprint": old}) for r in results])
-    code = main(["calibrate", str(ROOT / "human_grades" / "begin_wow"), "--judged", str(judged),
-                 "--out", str(tmp_path / "o"), "--no-plots", "--resamples", "100"])
+    judged = write_jsonl(
+        tmp_path / "old_lexical.jsonl", [r.model_copy(update={"fingerprint": old}) for r in results]
+    )
+    code = main(
+        [
+            "calibrate",
+            str(ROOT / "human_grades" / "begin_wow"),
+            "--judged",
+            str(judged),
+            "--out",
+            str(tmp_path / "o"),
+            "--no-plots",
+            "--resamples",
+            "100",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "STALE" in out and "params.min_words" in out

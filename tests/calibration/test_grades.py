@@ -35,18 +35,23 @@ def test_shipped_grades_keep_the_source_labels():
 
 
 def test_jsonl_csv_labels_graders_and_ties(tmp_path):
-    _write(tmp_path / "g" / "set_a" / "grades.jsonl", [
-        {"id": "a1", "label": True, "grader": "ann", "answer": "x", "contexts": ["x"]},
-        {"id": "a1", "label": "no", "grader": "bob", "answer": "x"},
-        {"id": "a1", "label": 1, "grader": "cy", "answer": "x"},
-        {"case_id": "a2", "label": "unfaithful", "grader": "ann", "answer": "y"},
-        {"case_id": "a2", "label": "faithful", "grader": "bob", "answer": "y"},
-    ])
+    _write(
+        tmp_path / "g" / "set_a" / "grades.jsonl",
+        [
+            {"id": "a1", "label": True, "grader": "ann", "answer": "x", "contexts": ["x"]},
+            {"id": "a1", "label": "no", "grader": "bob", "answer": "x"},
+            {"id": "a1", "label": 1, "grader": "cy", "answer": "x"},
+            {"case_id": "a2", "label": "unfaithful", "grader": "ann", "answer": "y"},
+            {"case_id": "a2", "label": "faithful", "grader": "bob", "answer": "y"},
+        ],
+    )
     (tmp_path / "g" / "set_b").mkdir()
     (tmp_path / "g" / "set_b" / "grades.csv").write_text(
         "case_id,answer,label,grade,grader,notes,contexts\n"
         'b1,"an answer, with comma",false,1,ann,hm,"[""ctx one"", ""ctx two""]"\n'
-        "b2,plain,TRUE,3,,,just one passage\n", encoding="utf-8")
+        "b2,plain,TRUE,3,,,just one passage\n",
+        encoding="utf-8",
+    )
     _write(tmp_path / "g" / "_judged" / "ignored.jsonl", [{"not": "a grade"}])
     items = {i.id: i for i in load_grades(tmp_path / "g")}
     assert set(items) == {"a1", "a2", "b1", "b2"}
@@ -57,13 +62,16 @@ def test_jsonl_csv_labels_graders_and_ties(tmp_path):
     assert items["b2"].contexts == ("just one passage",) and items["b2"].label is True
 
 
-@pytest.mark.parametrize(("row", "field", "line"), [
-    ({"id": "a"}, "label", 2),
-    ({"id": "a", "label": "maybe"}, "label", 2),
-    ({"label": True}, "id", 2),
-    ({"id": "a", "label": True, "grade": "high"}, "grade", 2),
-    ({"id": "a", "label": True, "answer": "x", "answer_sha256": "00"}, "answer_sha256", 2),
-])
+@pytest.mark.parametrize(
+    ("row", "field", "line"),
+    [
+        ({"id": "a"}, "label", 2),
+        ({"id": "a", "label": "maybe"}, "label", 2),
+        ({"label": True}, "id", 2),
+        ({"id": "a", "label": True, "grade": "high"}, "grade", 2),
+        ({"id": "a", "label": True, "answer": "x", "answer_sha256": "00"}, "answer_sha256", 2),
+    ],
+)
 def test_bad_rows_name_file_line_and_field(tmp_path, row, field, line):
     path = _write(tmp_path / "d" / "g.jsonl", [{"id": "ok", "label": True}, row])
     with pytest.raises(InputError) as err:
@@ -73,8 +81,10 @@ def test_bad_rows_name_file_line_and_field(tmp_path, row, field, line):
 
 
 def test_different_answers_under_one_id_is_an_error(tmp_path):
-    path = _write(tmp_path / "d" / "g.jsonl", [
-        {"id": "a", "label": True, "answer": "one"}, {"id": "a", "label": True, "answer": "two"}])
+    path = _write(
+        tmp_path / "d" / "g.jsonl",
+        [{"id": "a", "label": True, "answer": "one"}, {"id": "a", "label": True, "answer": "two"}],
+    )
     with pytest.raises(InputError, match="different answers"):
         load_grades(path)
 

@@ -24,8 +24,9 @@ def record_and_results(tmp_path_factory):
     path = tmp / "g" / "grades.jsonl"
     path.parent.mkdir()
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    record = calibrate(load_grades(path), results, judge_name="synthetic",
-                       grades_digest={}, resamples=200)
+    record = calibrate(
+        load_grades(path), results, judge_name="synthetic", grades_digest={}, resamples=200
+    )
     return record, results
 
 
@@ -94,11 +95,21 @@ def test_stale_fingerprint(record_and_results):
     record, _ = record_and_results
     assert is_stale(record, FINGERPRINT) == []
     ensure_fresh(record, FINGERPRINT)
-    changed = FINGERPRINT.model_copy(update={
-        "model": "other", "params": {"temperature": 0.7, "top_p": 1},
-        "prompt_sha256": {"p.md": "cd" * 32}, "package_version": "0.2.0"})
+    changed = FINGERPRINT.model_copy(
+        update={
+            "model": "other",
+            "params": {"temperature": 0.7, "top_p": 1},
+            "prompt_sha256": {"p.md": "cd" * 32},
+            "package_version": "0.2.0",
+        }
+    )
     assert is_stale(record, changed) == [
-        "model", "params.temperature", "params.top_p", "prompt_sha256.p.md", "package_version"]
+        "model",
+        "params.temperature",
+        "params.top_p",
+        "prompt_sha256.p.md",
+        "package_version",
+    ]
     with pytest.raises(StaleCalibrationError, match="model, params.temperature") as err:
         ensure_fresh(record, changed)
     assert err.value.exit_code == 1
@@ -121,8 +132,9 @@ def test_reproducible(record_and_results, tmp_path):
     rows, _ = synthetic(n=150, seed=1)
     path = tmp_path / "grades.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    again = calibrate(load_grades(path), results, judge_name="synthetic", grades_digest={},
-                      resamples=200)
+    again = calibrate(
+        load_grades(path), results, judge_name="synthetic", grades_digest={}, resamples=200
+    )
     assert again.model_dump() == record.model_dump()
 
 
@@ -151,7 +163,8 @@ def test_several_graders_give_alpha_and_ties_are_listed(tmp_path):
     disagreeing = {r["id"] for r, e in pairs if r["label"] != e["label"]}
     assert set(pooled.tied) == disagreeing  # 1 vs 1: a tie, listed and left out
     assert pooled.n_agreement == 90 - len(disagreeing) - len(
-        [u for u in pooled.unscored if u.id not in disagreeing])
+        [u for u in pooled.unscored if u.id not in disagreeing]
+    )
 
 
 def test_judge_reporting_only_its_score_still_gets_the_lexical_baseline(tmp_path):

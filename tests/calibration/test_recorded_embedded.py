@@ -16,7 +16,8 @@ SHIPPED = ROOT / "human_grades" / "_judged" / "embedded_sentences.jsonl"
 
 def test_shipped_recording_is_the_fixture():
     assert SHIPPED.read_bytes() == FIXTURE.read_bytes(), (
-        f"re-recorded: copy {FIXTURE.relative_to(ROOT)} to {SHIPPED.relative_to(ROOT)}")
+        f"re-recorded: copy {FIXTURE.relative_to(ROOT)} to {SHIPPED.relative_to(ROOT)}"
+    )
     results = read_judged(SHIPPED)
     assert len({r.item_id for r in results}) == 300
 
@@ -27,8 +28,13 @@ def test_default_calibrate_is_offline_and_uses_the_recording(tmp_path, monkeypat
     re-record the fixture: the recording would be stale."""
     from ragtriage.judge import api
 
-    monkeypatch.setattr(api, "judge_faithfulness", lambda *a, **k: pytest.fail(
-        "the embedded judge ran: human_grades/_judged/ is stale for today's judge; re-record"))
+    monkeypatch.setattr(
+        api,
+        "judge_faithfulness",
+        lambda *a, **k: pytest.fail(
+            "the embedded judge ran: human_grades/_judged/ is stale for today's judge; re-record"
+        ),
+    )
     monkeypatch.chdir(ROOT)
     code = main(["calibrate", "--out", str(tmp_path), "--resamples", "300"])
     out = capsys.readouterr().out

@@ -12,12 +12,26 @@ from tests.conftest import ROOT
 
 def test_demo_bm25_on_clapnq_prints_sections_and_writes_json(tmp_path, capsys):
     out = tmp_path / "r.json"
-    code = main(["retrieval", "--golden", str(ROOT / "golden_sets/clapnq"), "--retriever",
-                 "bm25", "-o", str(out)])
+    code = main(
+        [
+            "retrieval",
+            "--golden",
+            str(ROOT / "golden_sets/clapnq"),
+            "--retriever",
+            "bm25",
+            "-o",
+            str(out),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
-    for heading in ("recall@10", "Per tag", "Missed queries", "Unanswerable queries",
-                    "Score threshold"):
+    for heading in (
+        "recall@10",
+        "Per tag",
+        "Missed queries",
+        "Unanswerable queries",
+        "Score threshold",
+    ):
         assert heading in text
     report = json.loads(out.read_text())
     assert report["n_answerable"] == 180 and report["n_unanswerable"] == 180
@@ -34,8 +48,20 @@ def test_trec_files_match_trec_eval_per_query(tmp_path):
     qrels.write_text("q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 z 1\n")
     run.write_text("q1 Q0 c 1 3.0 t\nq1 Q0 a 2 2.0 t\nq1 Q0 b 3 2.0 t\nq2 Q0 y 1 1.0 t\n")
     out = tmp_path / "r.json"
-    code = main(["retrieval", "--qrels", str(qrels), "--run", str(run), "-m",
-                 "ndcg@10,map,mrr,precision@2", "-o", str(out), "--quiet"])
+    code = main(
+        [
+            "retrieval",
+            "--qrels",
+            str(qrels),
+            "--run",
+            str(run),
+            "-m",
+            "ndcg@10,map,mrr,precision@2",
+            "-o",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     per_query = json.loads(out.read_text())["per_query"]
     evaluator = pytrec_eval.RelevanceEvaluator(

@@ -51,8 +51,11 @@ def test_golden_bom_crlf_and_blank_lines(tmp_path):
         ('{"query": "q"}', "expected", "missing"),
         ('{"query": "q", "expected": "d1"}', "expected", "expected list"),
         ('{"query": "q", "expected": [null]}', "expected[]", "expected str"),
-        ('{"query": "q", "expected": [], "relevance_grades": {"d": "high"}}',
-         "relevance_grades.d", "expected int"),
+        (
+            '{"query": "q", "expected": [], "relevance_grades": {"d": "high"}}',
+            "relevance_grades.d",
+            "expected int",
+        ),
         ('{"query": "q", "expected": [], "tags": [1]}', "tags[]", "expected str"),
         ('{"query": "  ", "expected": []}', "query", "empty"),
         ('{"query": "q", "expected": ["d"], "relevant_doc_ids": ["d"]}', "expected", "either"),
@@ -79,7 +82,9 @@ def test_golden_invalid_json_duplicate_ids_empty_and_non_utf8(tmp_path):
     with pytest.raises(InputError, match="empty"):
         load_golden(write(tmp_path, "c.jsonl", "\n"))
     with pytest.raises(InputError, match="not valid UTF-8") as info:
-        load_golden(write(tmp_path, "d.jsonl", b'{"query": "q", "expected": []}\n{"query": "\xff"}'))
+        load_golden(
+            write(tmp_path, "d.jsonl", b'{"query": "q", "expected": []}\n{"query": "\xff"}')
+        )
     assert info.value.line == 2
     with pytest.raises(InputError, match="NaN is not a valid JSON number"):
         load_golden(write(tmp_path, "e.jsonl", '{"query": "q", "expected": [], "x": NaN}'))
@@ -151,7 +156,10 @@ def test_jsonl_run_with_and_without_scores(tmp_path):
         '{"query_id": "q2", "retrieved": ["x", "y"]}\n',
     )
     run = load_run(path)
-    pairs = {(run.query_ids[q], run.doc_ids[d]): s for q, d, s in zip(run.query, run.doc, run.score)}
+    pairs = {
+        (run.query_ids[q], run.doc_ids[d]): s
+        for q, d, s in zip(run.query, run.doc, run.score, strict=False)
+    }
     assert pairs[("q1", "b")] == 0.9 and pairs[("q2", "x")] > pairs[("q2", "y")]
 
 
@@ -160,10 +168,16 @@ def test_jsonl_run_with_and_without_scores(tmp_path):
     [
         ('{"retrieved": []}', "query_id", "missing"),
         ('{"query_id": "q", "retrieved": [{"score": 1}]}', "id", "missing"),
-        ('{"query_id": "q", "retrieved": [{"id": "a", "score": "hi"}]}', "retrieved[0].score",
-         "expected int or float"),
-        ('{"query_id": "q", "retrieved": [{"id": "a", "score": 1}, {"id": "b"}]}',
-         "retrieved[1].score", "every retrieved item"),
+        (
+            '{"query_id": "q", "retrieved": [{"id": "a", "score": "hi"}]}',
+            "retrieved[0].score",
+            "expected int or float",
+        ),
+        (
+            '{"query_id": "q", "retrieved": [{"id": "a", "score": 1}, {"id": "b"}]}',
+            "retrieved[1].score",
+            "every retrieved item",
+        ),
         ('{"query_id": "q", "retrieved": [{"id": "a", "score": Infinity}]}', None, "invalid JSON"),
     ],
 )

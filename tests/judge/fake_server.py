@@ -76,10 +76,17 @@ class FakeOpenAI:
 
 def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
     return {
-        "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
         "model": body.get("model", "fake"),
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
         "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
     }
 

@@ -22,7 +22,8 @@ def test_fingerprint_is_stable_and_tracks_what_changes_output():
     hosted = fingerprint(model="openai/gpt-4o-mini")
     assert hosted.judge == "claims" and hosted.params["json_mode"] == "json_schema"
     assert fingerprint(model="openai/x", api_base="http://a/v1") != fingerprint(
-        model="openai/x", api_base="http://b/v1")
+        model="openai/x", api_base="http://b/v1"
+    )
     assert fingerprint(strategy="lexical").model == "none"
 
 
@@ -35,8 +36,14 @@ def test_resolve_model_kinds():
 def test_async_variant_and_dict_items():
     seen = []
     model = ScriptedModel(lambda r, n: seen.append(r) or choice(0.9), local=True)
-    items = [{"id": 7, "question": "q", "contexts": [{"id": "d1", "text": "Alpha beta."}],
-              "answer": "Alpha beta."}]
+    items = [
+        {
+            "id": 7,
+            "question": "q",
+            "contexts": [{"id": "d1", "text": "Alpha beta."}],
+            "answer": "Alpha beta.",
+        }
+    ]
     [result] = asyncio.run(ajudge_faithfulness(items, model=model, cache=None))
     assert result.item_id == "7" and result.score == pytest.approx((0.9 + 1.0) / 2)
     assert '<chunk id="d1">' in seen[0].messages[-1].content
@@ -44,11 +51,11 @@ def test_async_variant_and_dict_items():
 
 def test_bad_dict_item_is_an_input_error():
     with pytest.raises(InputError, match="answer"):
-        judge_faithfulness([{"id": "a", "question": "q", "contexts": []}], strategy="lexical",
-                           cache=None)
+        judge_faithfulness(
+            [{"id": "a", "question": "q", "contexts": []}], strategy="lexical", cache=None
+        )
 
 
 def test_unknown_strategy_is_rejected():
     with pytest.raises(ValueError, match="unknown strategy"):
-        judge_faithfulness([], strategy="vibes", model=ScriptedModel(lambda r, n: None),
-                           cache=None)
+        judge_faithfulness([], strategy="vibes", model=ScriptedModel(lambda r, n: None), cache=None)

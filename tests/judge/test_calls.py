@@ -24,8 +24,15 @@ GOOD = '{"kind": "claims", "claims": [{"claim": "x", "verdict": "supported"}]}'
 
 
 def _items(n):
-    return [{"id": f"i{k}", "question": "q", "contexts": ["Alpha beta gamma."],
-             "answer": f"Alpha beta number {k}."} for k in range(n)]
+    return [
+        {
+            "id": f"i{k}",
+            "question": "q",
+            "contexts": ["Alpha beta gamma."],
+            "answer": f"Alpha beta number {k}.",
+        }
+        for k in range(n)
+    ]
 
 
 def test_transient_errors_are_retried_then_succeed():
@@ -107,8 +114,9 @@ def test_killed_run_resumes_without_paying_twice(tmp_path):
 @pytest.mark.parametrize("bound", [1, 8, 32])
 def test_concurrency_is_bounded(bound):
     model = ScriptedModel(lambda r, n: ModelResponse(text=GOOD), delay=0.02)
-    results = judge_faithfulness(_items(80), model=model, strategy="claims",
-                                 concurrency=bound, cache=None)
+    results = judge_faithfulness(
+        _items(80), model=model, strategy="claims", concurrency=bound, cache=None
+    )
     assert len(results) == 80 and model.peak == bound
 
 

@@ -14,8 +14,17 @@ REPLAY = f"replay:{FIXTURES / 'embedded_calibration_recording.jsonl'}"
 
 def test_judge_command_then_rerun_costs_zero_calls(tmp_path, capsys):
     out, cache = tmp_path / "judged.json", tmp_path / "c.sqlite"
-    args = ["judge", "--answers", str(SAMPLE), "--model", REPLAY, "--cache", str(cache),
-            "--output", str(out)]
+    args = [
+        "judge",
+        "--answers",
+        str(SAMPLE),
+        "--model",
+        REPLAY,
+        "--cache",
+        str(cache),
+        "--output",
+        str(out),
+    ]
     assert main(args) == 0
     first = json.loads(out.read_text())
     assert len(first["results"]) == 20 and first["usage"]["calls"] > 0
@@ -29,8 +38,17 @@ def test_judge_command_then_rerun_costs_zero_calls(tmp_path, capsys):
 
 
 def test_dry_run_estimates_and_calls_nothing(tmp_path, capsys):
-    args = ["judge", "--answers", str(SAMPLE), "--model", REPLAY, "--no-cache", "--dry-run",
-            "--output", str(tmp_path / "est.json")]
+    args = [
+        "judge",
+        "--answers",
+        str(SAMPLE),
+        "--model",
+        REPLAY,
+        "--no-cache",
+        "--dry-run",
+        "--output",
+        str(tmp_path / "est.json"),
+    ]
     assert main(args) == 0
     estimate = json.loads((tmp_path / "est.json").read_text())
     assert estimate["items"] == 20 and estimate["calls"] > 20
@@ -38,8 +56,18 @@ def test_dry_run_estimates_and_calls_nothing(tmp_path, capsys):
 
 
 def test_dry_run_prices_a_hosted_model(tmp_path):
-    args = ["judge", "--answers", str(SAMPLE), "--model", "openai/gpt-4o-mini", "--no-cache",
-            "--dry-run", "--output", str(tmp_path / "est.json"), "--quiet"]
+    args = [
+        "judge",
+        "--answers",
+        str(SAMPLE),
+        "--model",
+        "openai/gpt-4o-mini",
+        "--no-cache",
+        "--dry-run",
+        "--output",
+        str(tmp_path / "est.json"),
+        "--quiet",
+    ]
     assert main(args) == 0
     estimate = json.loads((tmp_path / "est.json").read_text())
     assert estimate["calls"] == 20  # claims strategy: one call per answer
@@ -48,16 +76,32 @@ def test_dry_run_prices_a_hosted_model(tmp_path):
 
 def test_lexical_jsonl_output(tmp_path):
     out = tmp_path / "lex.jsonl"
-    assert main(["judge", "--answers", str(SAMPLE), "--strategy", "lexical", "--no-cache",
-                 "-o", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "judge",
+                "--answers",
+                str(SAMPLE),
+                "--strategy",
+                "lexical",
+                "--no-cache",
+                "-o",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 20 and all(r["outcome"] == "scored" for r in rows)
 
 
 def test_bad_input_exits_2_naming_line_and_field(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "a", "question": "q", "contexts": ["x"], "answer": "y"}\n'
-                   '{"id": "b", "question": "q", "contexts": "x", "answer": "y"}\n')
+    bad.write_text(
+        '{"id": "a", "question": "q", "contexts": ["x"], "answer": "y"}\n'
+        '{"id": "b", "question": "q", "contexts": "x", "answer": "y"}\n'
+    )
     assert main(["judge", "--answers", str(bad), "--strategy", "lexical", "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert f"{bad}:2" in err and "contexts" in err

@@ -19,10 +19,13 @@ def _write(tmp_path, rows, name="a.jsonl"):
 
 
 def test_string_contexts_get_ids_and_objects_keep_theirs(tmp_path):
-    path = _write(tmp_path, [
-        {"id": 1, "question": "q", "contexts": ["a", "b"], "answer": "x"},
-        {"id": "b", "question": "q", "contexts": [{"id": "d7", "text": "t"}], "answer": "y"},
-    ])
+    path = _write(
+        tmp_path,
+        [
+            {"id": 1, "question": "q", "contexts": ["a", "b"], "answer": "x"},
+            {"id": "b", "question": "q", "contexts": [{"id": "d7", "text": "t"}], "answer": "y"},
+        ],
+    )
     items = load_answers(path)
     assert [c.id for c in items[0].contexts] == ["c0", "c1"]
     assert items[0].id == "1"

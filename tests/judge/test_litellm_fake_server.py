@@ -19,8 +19,15 @@ def _fake_key(monkeypatch):
 
 
 def _items(n):
-    return [{"id": f"i{k}", "question": "q", "contexts": ["Alpha beta gamma."],
-             "answer": f"Alpha beta number {k}."} for k in range(n)]
+    return [
+        {
+            "id": f"i{k}",
+            "question": "q",
+            "contexts": ["Alpha beta gamma."],
+            "answer": f"Alpha beta number {k}.",
+        }
+        for k in range(n)
+    ]
 
 
 def _run(model, items, **kw):
@@ -31,8 +38,15 @@ def _run(model, items, **kw):
 
 
 def test_429_then_200_is_retried_and_scored():
-    script = lambda body, n: (429, "rate limited") if n == 1 else (  # noqa: E731
-        200, claims_reply(["supported", "contradicted"]))
+    def script(body, n):
+        return (
+            (429, "rate limited")
+            if n == 1
+            else (  # noqa: E731
+                200,
+                claims_reply(["supported", "contradicted"]),
+            )
+        )
     with FakeOpenAI(script) as server:
         run = _run(LiteLLMModel("openai/fake-judge", api_base=server.base), _items(1))
     [result] = run.results
@@ -45,8 +59,15 @@ def test_429_then_200_is_retried_and_scored():
 
 
 def test_malformed_json_then_valid_after_repair():
-    script = lambda body, n: (200, "{not json") if n == 1 else (  # noqa: E731
-        200, claims_reply(["supported"]))
+    def script(body, n):
+        return (
+            (200, "{not json")
+            if n == 1
+            else (  # noqa: E731
+                200,
+                claims_reply(["supported"]),
+            )
+        )
     with FakeOpenAI(script) as server:
         run = _run(LiteLLMModel("openai/fake-judge", api_base=server.base), _items(1))
     assert run.results[0].outcome == Outcome.SCORED
@@ -70,8 +91,9 @@ def test_server_errors_exhausted_end_unscored():
 
 def test_32_in_flight_against_the_server():
     with FakeOpenAI(lambda body, n: (200, claims_reply(["supported"])), delay=0.3) as server:
-        run = _run(LiteLLMModel("openai/fake-judge", api_base=server.base), _items(96),
-                   concurrency=32)
+        run = _run(
+            LiteLLMModel("openai/fake-judge", api_base=server.base), _items(96), concurrency=32
+        )
     assert len(server.requests) == 96 and server.peak == 32
     assert all(r.outcome == Outcome.SCORED for r in run.results)
 
@@ -81,13 +103,20 @@ def test_sentence_strategy_through_litellm_uses_hard_verdicts():
         sentence = body["messages"][-1]["content"].rsplit("Sentence:", 1)[1]
         return 200, '{"supported": %s}' % ("true" if "Alpha" in sentence else "false")
 
-    items = [{"id": "a", "question": "q", "contexts": ["Alpha beta gamma."],
-              "answer": "Alpha beta gamma. Delta is huge."}]
+    items = [
+        {
+            "id": "a",
+            "question": "q",
+            "contexts": ["Alpha beta gamma."],
+            "answer": "Alpha beta gamma. Delta is huge.",
+        }
+    ]
     with FakeOpenAI(script) as server:
         model = LiteLLMModel("openai/fake-judge", api_base=server.base)
         fast = RetryPolicy(attempts=2, initial_s=0.01, max_wait_s=0.05)
-        run = asyncio.run(ajudge_run(items, model=model, strategy="sentences", cache=None,
-                                     retry=fast))
+        run = asyncio.run(
+            ajudge_run(items, model=model, strategy="sentences", cache=None, retry=fast)
+        )
     [result] = run.results
     assert [c.probability for c in result.claims] == [1.0, 0.0]
     assert result.signals["min_sentence_prob"] == 0.0

@@ -39,10 +39,18 @@ def test_embedded_judge_separates_supported_from_unsupported(model, tmp_path):
 
     context = ["The Eiffel Tower in Paris was completed in 1889 and is 330 metres tall."]
     items = [
-        {"id": "good", "question": "When?", "contexts": context,
-         "answer": "The Eiffel Tower was completed in 1889."},
-        {"id": "bad", "question": "When?", "contexts": context,
-         "answer": "The Eiffel Tower was built in Rome by Julius Caesar."},
+        {
+            "id": "good",
+            "question": "When?",
+            "contexts": context,
+            "answer": "The Eiffel Tower was completed in 1889.",
+        },
+        {
+            "id": "bad",
+            "question": "When?",
+            "contexts": context,
+            "answer": "The Eiffel Tower was built in Rome by Julius Caesar.",
+        },
     ]
     good, bad = judge_faithfulness(items, model=model, cache=tmp_path / "c.sqlite")
     assert good.outcome == bad.outcome == Outcome.SCORED

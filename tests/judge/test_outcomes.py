@@ -20,8 +20,10 @@ CTX = ["Paris is the capital of France. It lies on the Seine."]
         ("[1] ...", Outcome.NO_CLAIMS),
         ("I don't know.", Outcome.NO_CLAIMS),
         ("I'm sorry, but I cannot answer that.", Outcome.NO_CLAIMS),
-        ("The provided context does not contain information about the population.",
-         Outcome.ABSTAINED),
+        (
+            "The provided context does not contain information about the population.",
+            Outcome.ABSTAINED,
+        ),
         ("There is not enough information in the passages to answer.", Outcome.ABSTAINED),
         ("Paris is the capital of France.", None),
     ],
@@ -31,14 +33,20 @@ def test_classify_answer(answer, outcome):
 
 
 def test_long_answer_mentioning_a_gap_is_still_judged():
-    answer = ("Paris is the capital. It lies on the Seine. The context does not mention "
-              "its population. It is old.")
+    answer = (
+        "Paris is the capital. It lies on the Seine. The context does not mention "
+        "its population. It is old."
+    )
     assert classify_answer(answer)[0] is None
 
 
 def _item(i, answer):
-    return {"id": str(i), "question": "What is the capital of France?", "contexts": CTX,
-            "answer": answer}
+    return {
+        "id": str(i),
+        "question": "What is the capital of France?",
+        "contexts": CTX,
+        "answer": answer,
+    }
 
 
 def test_every_outcome_class_with_the_sentence_strategy():
@@ -57,7 +65,10 @@ def test_every_outcome_class_with_the_sentence_strategy():
     ]
     results = judge_faithfulness(items, model=model, cache=None)
     assert [r.outcome for r in results] == [
-        Outcome.SCORED, Outcome.NO_CLAIMS, Outcome.ABSTAINED, Outcome.UNSCORED
+        Outcome.SCORED,
+        Outcome.NO_CLAIMS,
+        Outcome.ABSTAINED,
+        Outcome.UNSCORED,
     ]
     scored = results[0]
     assert scored.signals["min_sentence_prob"] == pytest.approx(0.2)
@@ -72,19 +83,26 @@ def test_every_outcome_class_with_the_sentence_strategy():
 def test_claims_strategy_zero_claims_is_no_claims_not_one():
     body = '{"kind": "claims", "claims": []}'
     model = ScriptedModel(lambda r, n: ModelResponse(text=body))
-    [result] = judge_faithfulness([_item(0, "Paris is nice, and big too.")], model=model,
-                                  strategy="claims", cache=None)
+    [result] = judge_faithfulness(
+        [_item(0, "Paris is nice, and big too.")], model=model, strategy="claims", cache=None
+    )
     assert result.outcome == Outcome.NO_CLAIMS and result.score is None
 
 
 def test_claims_strategy_scores_supported_fraction_and_drops_invented_ids():
-    body = ('{"kind": "claims", "claims": ['
-            '{"claim": "Paris is the capital", "verdict": "supported", "chunk_ids": ["c0", "c9"]},'
-            '{"claim": "It has dragons", "verdict": "not_in_context"},'
-            '{"claim": "It is in Spain", "verdict": "contradicted", "chunk_ids": ["c0"]}]}')
+    body = (
+        '{"kind": "claims", "claims": ['
+        '{"claim": "Paris is the capital", "verdict": "supported", "chunk_ids": ["c0", "c9"]},'
+        '{"claim": "It has dragons", "verdict": "not_in_context"},'
+        '{"claim": "It is in Spain", "verdict": "contradicted", "chunk_ids": ["c0"]}]}'
+    )
     model = ScriptedModel(lambda r, n: ModelResponse(text="```json\n" + body + "\n```"))
-    [result] = judge_faithfulness([_item(0, "Paris is the capital, with dragons, in Spain.")],
-                                  model=model, strategy="claims", cache=None)
+    [result] = judge_faithfulness(
+        [_item(0, "Paris is the capital, with dragons, in Spain.")],
+        model=model,
+        strategy="claims",
+        cache=None,
+    )
     assert result.outcome == Outcome.SCORED
     assert result.score == pytest.approx(1 / 3)
     assert result.claims[0].chunk_ids == ["c0"]
@@ -94,6 +112,10 @@ def test_claims_strategy_scores_supported_fraction_and_drops_invented_ids():
 
 def test_claims_strategy_abstention_from_the_judge():
     model = ScriptedModel(lambda r, n: ModelResponse(text='{"kind": "abstention"}'))
-    [result] = judge_faithfulness([_item(0, "Sadly, nothing here tells us that, I think.")],
-                                  model=model, strategy="claims", cache=None)
+    [result] = judge_faithfulness(
+        [_item(0, "Sadly, nothing here tells us that, I think.")],
+        model=model,
+        strategy="claims",
+        cache=None,
+    )
     assert result.outcome == Outcome.ABSTAINED

@@ -10,8 +10,12 @@ from tests.judge.fakes import ScriptedModel
 
 pytest.importorskip("ragas", reason="optional extra: pip install '.[ragas]'")
 
-ITEM = JudgeItem(id="a", question="When?", answer="The tower was completed in 1889.",
-                 contexts=(ContextChunk(id="c0", text="The tower was completed in 1889."),))
+ITEM = JudgeItem(
+    id="a",
+    question="When?",
+    answer="The tower was completed in 1889.",
+    contexts=(ContextChunk(id="c0", text="The tower was completed in 1889."),),
+)
 
 
 def test_unparseable_judge_output_is_unscored_with_reason_and_counted():
@@ -29,9 +33,11 @@ def test_valid_outputs_are_scored():
     def script(request, n):  # ragas: 1) split into statements, 2) verdict per statement
         if n == 1:
             return ModelResponse(text='{"statements": ["The tower was completed in 1889."]}')
-        return ModelResponse(text='{"statements": [{"statement": '
-                             '"The tower was completed in 1889.", "reason": "stated", '
-                             '"verdict": 1}]}')
+        return ModelResponse(
+            text='{"statements": [{"statement": '
+            '"The tower was completed in 1889.", "reason": "stated", '
+            '"verdict": 1}]}'
+        )
 
     [row] = ragas_faithfulness([ITEM], ScriptedModel(script))
     assert row.calls == 2

@@ -65,8 +65,12 @@ def test_recorded_results_cover_the_calibration_set():
 
 def test_unrecorded_request_is_unscored_not_invented():
     model = ReplayModel.load(RECORDING)
-    item = {"id": "new", "question": "q", "contexts": ["Never recorded context."],
-            "answer": "A sentence nobody recorded."}
+    item = {
+        "id": "new",
+        "question": "q",
+        "contexts": ["Never recorded context."],
+        "answer": "A sentence nobody recorded.",
+    }
     run = asyncio.run(ajudge_run([item], model=model, cache=None))
     assert run.results[0].outcome == Outcome.UNSCORED
     assert "no recorded response" in run.results[0].reason

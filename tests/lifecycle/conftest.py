@@ -26,17 +26,34 @@ def run_rows(ranked: dict[str, list[str]]) -> list[dict]:
 def tenant_set(tmp_path: Path) -> Path:
     """Two tenants (acme, globex), one public chunk, one admin page listed as forbidden."""
     d = tmp_path / "tenants"
-    write_jsonl(d / "corpus.jsonl", [
-        {"id": "pub", "text": "public help"},
-        {"id": "acme-1", "text": "acme invoice", "tenant": "acme"},
-        {"id": "globex-1", "text": "globex invoice", "tenant": "globex"},
-        {"id": "admin", "text": "admin page"},
-    ])
-    write_jsonl(d / "golden.jsonl", [
-        {"id": "a", "query": "acme invoice", "expected": ["acme-1"], "tags": ["t"],
-         "tenant": "acme"},
-        {"id": "g", "query": "globex invoice", "expected": ["globex-1"], "tags": ["t"],
-         "acl": ["globex"], "forbidden": ["admin"]},
-        {"id": "open", "query": "help", "expected": ["pub"], "tags": ["t"]},
-    ])
+    write_jsonl(
+        d / "corpus.jsonl",
+        [
+            {"id": "pub", "text": "public help"},
+            {"id": "acme-1", "text": "acme invoice", "tenant": "acme"},
+            {"id": "globex-1", "text": "globex invoice", "tenant": "globex"},
+            {"id": "admin", "text": "admin page"},
+        ],
+    )
+    write_jsonl(
+        d / "golden.jsonl",
+        [
+            {
+                "id": "a",
+                "query": "acme invoice",
+                "expected": ["acme-1"],
+                "tags": ["t"],
+                "tenant": "acme",
+            },
+            {
+                "id": "g",
+                "query": "globex invoice",
+                "expected": ["globex-1"],
+                "tags": ["t"],
+                "acl": ["globex"],
+                "forbidden": ["admin"],
+            },
+            {"id": "open", "query": "help", "expected": ["pub"], "tags": ["t"]},
+        ],
+    )
     return d

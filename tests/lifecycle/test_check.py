@@ -23,8 +23,9 @@ from tests.lifecycle.conftest import write_jsonl
 
 
 def cases(*queries: str) -> GoldenSet:
-    return GoldenSet(cases=[GoldenCase(id=f"c{i}", query=q, tags=("t",))
-                            for i, q in enumerate(queries)])
+    return GoldenSet(
+        cases=[GoldenCase(id=f"c{i}", query=q, tags=("t",)) for i, q in enumerate(queries)]
+    )
 
 
 def test_normalise_folds_case_width_punctuation_and_space():
@@ -48,16 +49,22 @@ def test_exact_and_near_duplicates_at_the_documented_threshold():
 
 
 def test_missing_ids_invalid_cases_and_untagged(tmp_path):
-    golden = GoldenSet(cases=[
-        GoldenCase(id="gone", query="q1", relevance={"old-1": 1, "old-2": 0}, tags=("t",)),
-        GoldenCase(id="half", query="q2", relevance={"old-1": 1, "kept": 1}),
-        GoldenCase(id="acl", query="q3", relevance={"kept": 1}, forbidden=("old-3",),
-                   tags=("t",)),
-    ])
+    golden = GoldenSet(
+        cases=[
+            GoldenCase(id="gone", query="q1", relevance={"old-1": 1, "old-2": 0}, tags=("t",)),
+            GoldenCase(id="half", query="q2", relevance={"old-1": 1, "kept": 1}),
+            GoldenCase(
+                id="acl", query="q3", relevance={"kept": 1}, forbidden=("old-3",), tags=("t",)
+            ),
+        ]
+    )
     report = check_golden(golden, {"kept": Chunk(id="kept", text="x")})
     assert {(m.case_id, m.doc_id, m.field) for m in report.missing_ids} == {
-        ("gone", "old-1", "expected"), ("gone", "old-2", "relevance_grades"),
-        ("half", "old-1", "expected"), ("acl", "old-3", "forbidden")}
+        ("gone", "old-1", "expected"),
+        ("gone", "old-2", "relevance_grades"),
+        ("half", "old-1", "expected"),
+        ("acl", "old-3", "forbidden"),
+    }
     assert report.invalid_cases == ["gone"]
     assert report.untagged == ["half"]
     assert not report.ok
@@ -67,12 +74,15 @@ def test_cli_check_on_a_rechunked_corpus_exits_1(tmp_path, capsys):
     src = ROOT / "golden_sets/handbook"
     corpus = [json.loads(line) for line in (src / "corpus.jsonl").read_text().splitlines()]
     rechunked = [r for r in corpus if r["id"] != "raid-rebuild"]
-    rechunked += [{"id": "raid-rebuild-1", "text": "part 1"}, {"id": "raid-rebuild-2",
-                                                                "text": "part 2"}]
+    rechunked += [
+        {"id": "raid-rebuild-1", "text": "part 1"},
+        {"id": "raid-rebuild-2", "text": "part 2"},
+    ]
     new_corpus = write_jsonl(tmp_path / "corpus.jsonl", rechunked)
     out = tmp_path / "check.json"
-    code = main(["golden", "check", "--golden", str(src), "--corpus", str(new_corpus),
-                 "-o", str(out)])
+    code = main(
+        ["golden", "check", "--golden", str(src), "--corpus", str(new_corpus), "-o", str(out)]
+    )
     assert code == 1
     text = capsys.readouterr().out
     assert "hb-05: raid-rebuild (expected)" in text and "golden check: FAILED" in text
@@ -98,8 +108,10 @@ def test_corpus_hash_ignores_row_order_but_not_content():
 def test_golden_hash_unchanged_by_the_new_optional_fields():
     plain = GoldenSet(cases=[GoldenCase(id="q", query="x", relevance={"a": 1})])
     # the formula used before the access/split/source fields existed
-    before = json.dumps([{"id": "q", "query": "x", "relevance": {"a": 1}, "tags": [],
-                          "reference_answer": None}], sort_keys=True).encode()
+    before = json.dumps(
+        [{"id": "q", "query": "x", "relevance": {"a": 1}, "tags": [], "reference_answer": None}],
+        sort_keys=True,
+    ).encode()
     assert plain.content_hash() == hashlib.sha256(before).hexdigest()
     held = GoldenCase(id="q", query="x", relevance={"a": 1}, split="holdout")
     assert GoldenSet(cases=[held]).content_hash() != plain.content_hash()

@@ -17,41 +17,75 @@ CHUNKS = {"a": "Alpha text.", "b": "The N4-300 has four drive bays.", "x": "Cook
 @pytest.fixture
 def audited(tmp_path):
     """An audit (trace file, lexical judge) with a retrieval failure and a ranking failure."""
-    source = write_jsonl(tmp_path / "prod" / "golden.jsonl", [
-        {"id": "ret", "query": "What is alpha?", "expected": ["a"], "tags": ["prod"]},
-        {"id": "rank", "query": "How many bays does the N4-300 have?", "expected": ["b"]},
-        {"id": "ok", "query": "pasta?", "expected": ["x"]},
-    ])
-    write_jsonl(tmp_path / "prod" / "corpus.jsonl",
-                [{"id": k, "text": v} for k, v in CHUNKS.items()])
+    source = write_jsonl(
+        tmp_path / "prod" / "golden.jsonl",
+        [
+            {"id": "ret", "query": "What is alpha?", "expected": ["a"], "tags": ["prod"]},
+            {"id": "rank", "query": "How many bays does the N4-300 have?", "expected": ["b"]},
+            {"id": "ok", "query": "pasta?", "expected": ["x"]},
+        ],
+    )
+    write_jsonl(
+        tmp_path / "prod" / "corpus.jsonl", [{"id": k, "text": v} for k, v in CHUNKS.items()]
+    )
 
     def hits(*ids):
         return [{"id": i, "score": 10.0 - n, "text": CHUNKS[i]} for n, i in enumerate(ids)]
 
-    traces = write_jsonl(tmp_path / "traces.jsonl", [
-        {"query_id": "ret", "retrieved": hits("x"), "context_ids": ["x"], "answer": "Pasta."},
-        {"query_id": "rank", "retrieved": hits("x", "b"), "context_ids": ["x"],
-         "answer": "Cooking pasta."},
-        {"query_id": "ok", "retrieved": hits("x"), "context_ids": ["x"],
-         "answer": "Cooking pasta."},
-    ])
-    result = audit(AuditConfig(golden=source, traces=traces, judge="lexical", context_k=1,
-                               cache=tmp_path / "c.sqlite"))
+    traces = write_jsonl(
+        tmp_path / "traces.jsonl",
+        [
+            {"query_id": "ret", "retrieved": hits("x"), "context_ids": ["x"], "answer": "Pasta."},
+            {
+                "query_id": "rank",
+                "retrieved": hits("x", "b"),
+                "context_ids": ["x"],
+                "answer": "Cooking pasta.",
+            },
+            {
+                "query_id": "ok",
+                "retrieved": hits("x"),
+                "context_ids": ["x"],
+                "answer": "Cooking pasta.",
+            },
+        ],
+    )
+    result = audit(
+        AuditConfig(
+            golden=source, traces=traces, judge="lexical", context_k=1, cache=tmp_path / "c.sqlite"
+        )
+    )
     labels = {c.case_id: c.label.value for c in result.cases}
     assert labels["ret"] == "retrieval" and labels["rank"] == "ranking"
     results = write_json(tmp_path / "results.json", result)
-    target = write_jsonl(tmp_path / "curated" / "golden.jsonl", [
-        {"id": "old", "query": "Where is port 5443 used?", "expected": ["a"], "tags": ["t"]}])
-    write_jsonl(tmp_path / "curated" / "corpus.jsonl",
-                [{"id": k, "text": v} for k, v in CHUNKS.items()])
+    target = write_jsonl(
+        tmp_path / "curated" / "golden.jsonl",
+        [{"id": "old", "query": "Where is port 5443 used?", "expected": ["a"], "tags": ["t"]}],
+    )
+    write_jsonl(
+        tmp_path / "curated" / "corpus.jsonl", [{"id": k, "text": v} for k, v in CHUNKS.items()]
+    )
     return results, target
 
 
 def test_dry_run_previews_and_writes_nothing(audited, capsys):
     results, target = audited
     before = target.read_text()
-    assert main(["golden", "add", "--from", str(results), "--to", str(target.parent),
-                 "--failed", "--dry-run"]) == 0
+    assert (
+        main(
+            [
+                "golden",
+                "add",
+                "--from",
+                str(results),
+                "--to",
+                str(target.parent),
+                "--failed",
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "would add 2 cases" in out and '"id": "ret"' in out and '"id": "rank"' in out
     assert "    retrieved: x, b" in out  # what the system returned, to pick expected ids from
@@ -60,8 +94,25 @@ def test_dry_run_previews_and_writes_nothing(audited, capsys):
 
 def test_add_keeps_query_marked_ids_tags_and_source(audited, capsys):
     results, target = audited
-    assert main(["golden", "add", "--from", str(results), "--to", str(target),
-                 "--case", "ret", "--expected", "a,b", "--tag", "from-audit"]) == 0
+    assert (
+        main(
+            [
+                "golden",
+                "add",
+                "--from",
+                str(results),
+                "--to",
+                str(target),
+                "--case",
+                "ret",
+                "--expected",
+                "a,b",
+                "--tag",
+                "from-audit",
+            ]
+        )
+        == 0
+    )
     golden = load_golden(target)
     new = golden.case("ret")
     assert new.query == "What is alpha?" and new.expected() == ["a", "b"]
@@ -89,8 +140,23 @@ def test_duplicates_are_refused(audited, capsys):
 
 def test_expected_ids_must_exist_in_the_target_corpus(audited, capsys):
     results, target = audited
-    assert main(["golden", "add", "--from", str(results), "--to", str(target), "--case", "ret",
-                 "--expected", "ret=nope"]) == 1
+    assert (
+        main(
+            [
+                "golden",
+                "add",
+                "--from",
+                str(results),
+                "--to",
+                str(target),
+                "--case",
+                "ret",
+                "--expected",
+                "ret=nope",
+            ]
+        )
+        == 1
+    )
     assert "expected ids not in the corpus: nope" in capsys.readouterr().out
 
 
@@ -100,8 +166,9 @@ def test_input_errors(audited, tmp_path, capsys):
     assert main([*base, "--case", "missing"]) == 2
     assert main([*base, "--case", "ret", "--failed"]) == 2
     assert main([*base, "--case", "ret", "--case", "rank", "--expected", "a"]) == 2
-    report = write_json(tmp_path / "retrieval.json",
-                        evaluate_retrieval(target, {"old": ["a"]}, ["mrr"]))
+    report = write_json(
+        tmp_path / "retrieval.json", evaluate_retrieval(target, {"old": ["a"]}, ["mrr"])
+    )
     capsys.readouterr()
     assert main(["golden", "add", "--from", str(report), "--to", str(target), "--failed"]) == 2
     assert "expected an audit results.json" in capsys.readouterr().err

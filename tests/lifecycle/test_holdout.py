@@ -20,27 +20,58 @@ from tests.lifecycle.conftest import run_rows, write_jsonl
 @pytest.fixture
 def split_set(tmp_path):
     """d1, d2 dev; h1 (missed), h2 held out; u unanswerable dev."""
-    golden = write_jsonl(tmp_path / "set" / "golden.jsonl", [
-        {"id": "d1", "query": "one", "expected": ["a"], "tags": ["x"]},
-        {"id": "d2", "query": "two", "expected": ["b"], "tags": ["x"]},
-        {"id": "h1", "query": "three", "expected": ["c"], "tags": ["secret"], "split": "holdout"},
-        {"id": "h2", "query": "four", "expected": ["d"], "tags": ["x"], "split": "holdout"},
-        {"id": "u", "query": "five", "expected": [], "tags": ["x"]},
-    ])
-    run = write_jsonl(tmp_path / "run.jsonl", run_rows({
-        "d1": ["a"], "d2": ["z", "b"], "h1": ["z"], "h2": ["d"], "u": ["z"]}))
+    golden = write_jsonl(
+        tmp_path / "set" / "golden.jsonl",
+        [
+            {"id": "d1", "query": "one", "expected": ["a"], "tags": ["x"]},
+            {"id": "d2", "query": "two", "expected": ["b"], "tags": ["x"]},
+            {
+                "id": "h1",
+                "query": "three",
+                "expected": ["c"],
+                "tags": ["secret"],
+                "split": "holdout",
+            },
+            {"id": "h2", "query": "four", "expected": ["d"], "tags": ["x"], "split": "holdout"},
+            {"id": "u", "query": "five", "expected": [], "tags": ["x"]},
+        ],
+    )
+    run = write_jsonl(
+        tmp_path / "run.jsonl",
+        run_rows({"d1": ["a"], "d2": ["z", "b"], "h1": ["z"], "h2": ["d"], "u": ["z"]}),
+    )
     return golden, run
 
 
 def test_default_run_leaves_no_trace_of_held_out_cases(split_set, tmp_path):
     golden, run = split_set
     out = tmp_path / "dev.json"
-    assert main(["retrieval", "--golden", str(golden), "--run", str(run), "-m", "mrr",
-                 "--quiet", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "retrieval",
+                "--golden",
+                str(golden),
+                "--run",
+                str(run),
+                "-m",
+                "mrr",
+                "--quiet",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
     report = json.loads(text)
-    assert report["split"] == {"evaluated": "dev", "n_dev": 3, "n_holdout": 2,
-                               "reveal_log": None, "reveals": None}
+    assert report["split"] == {
+        "evaluated": "dev",
+        "n_dev": 3,
+        "n_holdout": 2,
+        "reveal_log": None,
+        "reveals": None,
+    }
     assert set(report["per_query"]) == {"d1", "d2"}
     assert report["aggregates"][0]["mean"] == pytest.approx(0.75)
     assert report["warnings"] == []  # held-out run rows are not "unknown queries"
@@ -53,8 +84,18 @@ def test_default_run_leaves_no_trace_of_held_out_cases(split_set, tmp_path):
 def test_holdout_reveal_scores_the_slice_and_appends_to_the_log(split_set, tmp_path, capsys):
     golden, run = split_set
     out = tmp_path / "ho.json"
-    args = ["retrieval", "--golden", str(golden.parent), "--run", str(run), "-m", "mrr",
-            "--holdout", "-o", str(out)]
+    args = [
+        "retrieval",
+        "--golden",
+        str(golden.parent),
+        "--run",
+        str(run),
+        "-m",
+        "mrr",
+        "--holdout",
+        "-o",
+        str(out),
+    ]
     assert main(args) == 0
     assert "HELD-OUT slice revealed: 2 cases (reveal #1" in capsys.readouterr().out
     assert main(args) == 0
@@ -113,8 +154,23 @@ def test_assign_holdout_is_seeded_stratified_and_sized():
 def test_golden_split_cli_keeps_fields_copies_corpus_and_refuses_resplit(tmp_path, capsys):
     out = tmp_path / "hb"
     src = ROOT / "golden_sets/handbook"
-    assert main(["golden", "split", "--golden", str(src), "--fraction", "0.25", "--seed", "1",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "golden",
+                "split",
+                "--golden",
+                str(src),
+                "--fraction",
+                "0.25",
+                "--seed",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "4 of 16 cases held out (seed 1)" in capsys.readouterr().out
     assert (out / "corpus.jsonl").read_bytes() == (src / "corpus.jsonl").read_bytes()
     before = [json.loads(line) for line in (src / "golden.jsonl").read_text().splitlines()]
@@ -128,8 +184,9 @@ def test_golden_split_cli_keeps_fields_copies_corpus_and_refuses_resplit(tmp_pat
 
 def test_split_keeps_a_json_list_a_json_list(tmp_path):
     golden = tmp_path / "golden.json"
-    golden.write_text(json.dumps([{"query": f"question {i}", "expected": ["a"]}
-                                  for i in range(10)], indent=2))
+    golden.write_text(
+        json.dumps([{"query": f"question {i}", "expected": ["a"]} for i in range(10)], indent=2)
+    )
     assert main(["golden", "split", "--golden", str(golden), "--fraction", "0.3"]) == 0
     rows = json.loads(golden.read_text())
     assert isinstance(rows, list) and sum(r["split"] == "holdout" for r in rows) == 3
@@ -138,9 +195,13 @@ def test_split_keeps_a_json_list_a_json_list(tmp_path):
 
 
 def test_reveal_of_a_slice_without_answerable_cases_logs_null_means(tmp_path):
-    golden = write_jsonl(tmp_path / "g.jsonl", [
-        {"id": "d", "query": "x", "expected": ["a"]},
-        {"id": "h", "query": "y", "expected": [], "split": "holdout"}])
+    golden = write_jsonl(
+        tmp_path / "g.jsonl",
+        [
+            {"id": "d", "query": "x", "expected": ["a"]},
+            {"id": "h", "query": "y", "expected": [], "split": "holdout"},
+        ],
+    )
     report = evaluate_retrieval(golden, {"d": ["a"], "h": ["a"]}, ["mrr"], split="holdout")
     assert record_reveal(report, tmp_path / "log.jsonl") == 1
     assert json.loads((tmp_path / "log.jsonl").read_text())["means"] == {"mrr": None}

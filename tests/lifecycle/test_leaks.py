@@ -39,16 +39,18 @@ def test_no_leak_section_without_access_fields(tmp_path):
 
 
 def test_tenant_cases_without_corpus_tenants_warn(tmp_path):
-    golden = write_jsonl(tmp_path / "g.jsonl", [
-        {"id": "q", "query": "x", "expected": ["d"], "tenant": "acme"}])
+    golden = write_jsonl(
+        tmp_path / "g.jsonl", [{"id": "q", "query": "x", "expected": ["d"], "tenant": "acme"}]
+    )
     report = evaluate_retrieval(golden, {"q": ["d", "e"]}, ["recall@1"])
     assert report.leaks.n_leaking == 0
     assert any("tenant/acl" in w for w in report.warnings)
 
 
 def test_bad_access_fields_name_the_field(tmp_path, capsys):
-    golden = write_jsonl(tmp_path / "g.jsonl", [
-        {"id": "q", "query": "x", "expected": ["d"], "forbidden": "d"}])
+    golden = write_jsonl(
+        tmp_path / "g.jsonl", [{"id": "q", "query": "x", "expected": ["d"], "forbidden": "d"}]
+    )
     run = write_jsonl(tmp_path / "run.jsonl", run_rows({"q": ["d"]}))
     assert main(["retrieval", "--golden", str(golden), "--run", str(run)]) == 2
     assert "g.jsonl:1: field 'forbidden': expected list, got str" in capsys.readouterr().err
@@ -56,8 +58,17 @@ def test_bad_access_fields_name_the_field(tmp_path, capsys):
 
 def test_cli_prints_every_leak_on_the_shipped_handbook(tmp_path, capsys):
     out = tmp_path / "r.json"
-    code = main(["retrieval", "--golden", str(ROOT / "golden_sets/handbook"), "--retriever",
-                 "bm25", "-o", str(out)])
+    code = main(
+        [
+            "retrieval",
+            "--golden",
+            str(ROOT / "golden_sets/handbook"),
+            "--retriever",
+            "bm25",
+            "-o",
+            str(out),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "Access-control leaks (forbidden chunk in the top 10): 2 of 2 checked cases" in text
@@ -74,11 +85,28 @@ def test_cli_corpus_option_supplies_tenants(tenant_set, tmp_path, capsys):
     golden.write_text((tenant_set / "golden.jsonl").read_text())
     run = write_jsonl(tmp_path / "run.jsonl", run_rows({"a": ["globex-1"], "g": ["globex-1"]}))
     out = tmp_path / "r.json"
-    assert main(["retrieval", "--golden", str(golden), "--run", str(run), "--quiet",
-                 "-o", str(out)]) == 0
+    assert (
+        main(["retrieval", "--golden", str(golden), "--run", str(run), "--quiet", "-o", str(out)])
+        == 0
+    )
     assert json.loads(out.read_text())["leaks"]["n_leaking"] == 0  # no tenants known
-    assert main(["retrieval", "--golden", str(golden), "--run", str(run), "--quiet",
-                 "--corpus", str(tenant_set / "corpus.jsonl"), "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "retrieval",
+                "--golden",
+                str(golden),
+                "--run",
+                str(run),
+                "--quiet",
+                "--corpus",
+                str(tenant_set / "corpus.jsonl"),
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     report = json.loads(out.read_text())
     assert report["leaks"]["cases"] == [{"query_id": "a", "forbidden_id": "globex-1", "rank": 1}]
     assert report["golden"]["corpus_chunks"] == 4 and len(report["golden"]["corpus_sha256"]) == 64

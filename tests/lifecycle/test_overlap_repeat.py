@@ -22,25 +22,33 @@ GOLDEN = [{"id": q, "query": q, "expected": ["a"]} for q in ("q1", "q2", "q3")]
 def test_overlap_at_k_by_hand(tmp_path):
     golden = write_jsonl(tmp_path / "g.jsonl", GOLDEN)
     run = {"q1": ["a", "b", "c", "d"], "q2": ["a", "b"], "q3": ["z"]}
-    reference = write_jsonl(tmp_path / "exact.jsonl", run_rows(
-        {"q1": ["a", "c", "e", "f"], "q2": ["b", "x", "y"], "other": ["a"]}))
-    report = evaluate_retrieval(golden, run, ["recall@1", "recall@3", "recall@5"],
-                                reference=reference)
+    reference = write_jsonl(
+        tmp_path / "exact.jsonl",
+        run_rows({"q1": ["a", "c", "e", "f"], "q2": ["b", "x", "y"], "other": ["a"]}),
+    )
+    report = evaluate_retrieval(
+        golden, run, ["recall@1", "recall@3", "recall@5"], reference=reference
+    )
     section = report.reference_overlap
     # k=1: q1 {a}/{a} = 1, q2 {a}/{b} = 0; k=3: 2/3 and 1/3 ("e" counts though the ANN run
     # never saw it); k=5: the exact lists are shorter, so 2/4 and 1/3
-    assert section.means == pytest.approx({"overlap@1": 0.5, "overlap@3": 0.5,
-                                           "overlap@5": (0.5 + 1 / 3) / 2})
+    assert section.means == pytest.approx(
+        {"overlap@1": 0.5, "overlap@3": 0.5, "overlap@5": (0.5 + 1 / 3) / 2}
+    )
     assert section.n_queries == 2 and section.missing_in_reference == ["q3"]
-    assert [(q.query_id, round(q.overlap, 4)) for q in section.lowest] == [("q2", 0.3333),
-                                                                           ("q1", 0.5)]
+    assert [(q.query_id, round(q.overlap, 4)) for q in section.lowest] == [
+        ("q2", 0.3333),
+        ("q1", 0.5),
+    ]
     assert section.source == str(reference) and len(section.sha256) == 64
 
 
 def test_overlap_uses_trec_order_for_ties(tmp_path):
     golden = write_jsonl(tmp_path / "g.jsonl", GOLDEN[:1])
-    tied = write_jsonl(tmp_path / "tied.jsonl", [{"query_id": "q1", "retrieved": [
-        {"id": "a", "score": 1.0}, {"id": "b", "score": 1.0}]}])
+    tied = write_jsonl(
+        tmp_path / "tied.jsonl",
+        [{"query_id": "q1", "retrieved": [{"id": "a", "score": 1.0}, {"id": "b", "score": 1.0}]}],
+    )
     # ties go to the higher doc id (trec_eval): the exact top 1 is "b"
     report = evaluate_retrieval(golden, {"q1": ["b", "a"]}, ["recall@1"], reference=tied)
     assert report.reference_overlap.means == {"overlap@1": 1.0}
@@ -48,25 +56,66 @@ def test_overlap_uses_trec_order_for_ties(tmp_path):
 
 def test_cli_ann_against_exact_on_the_handbook(tmp_path, capsys):
     golden = load_golden(retrievers.HANDBOOK)
-    exact = write_jsonl(tmp_path / "exact.jsonl", run_rows(
-        {c.id: [h.id for h in retrievers.exact(c.query, 10)] for c in golden.cases}))
-    ann = write_jsonl(tmp_path / "ann.jsonl", run_rows(
-        {c.id: [h.id for h in retrievers.approximate(c.query, 10)] for c in golden.cases}))
+    exact = write_jsonl(
+        tmp_path / "exact.jsonl",
+        run_rows({c.id: [h.id for h in retrievers.exact(c.query, 10)] for c in golden.cases}),
+    )
+    ann = write_jsonl(
+        tmp_path / "ann.jsonl",
+        run_rows({c.id: [h.id for h in retrievers.approximate(c.query, 10)] for c in golden.cases}),
+    )
     out = tmp_path / "r.json"
-    assert main(["retrieval", "--golden", str(retrievers.HANDBOOK), "--run", str(ann),
-                 "--reference-run", str(exact), "-m", "recall@10", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "retrieval",
+                "--golden",
+                str(retrievers.HANDBOOK),
+                "--run",
+                str(ann),
+                "--reference-run",
+                str(exact),
+                "-m",
+                "recall@10",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "Overlap with reference run" in capsys.readouterr().out
     section = json.loads(out.read_text())["reference_overlap"]
     assert 0.5 < section["means"]["overlap@10"] < 1.0  # two chunks are missing from the index
-    assert main(["retrieval", "--golden", str(retrievers.HANDBOOK), "--run", str(exact),
-                 "--reference-run", str(exact), "-m", "recall@10", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "retrieval",
+                "--golden",
+                str(retrievers.HANDBOOK),
+                "--run",
+                str(exact),
+                "--reference-run",
+                str(exact),
+                "-m",
+                "recall@10",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["reference_overlap"]["means"] == {"overlap@10": 1.0}
 
 
 def test_repeat_spread_and_changed_queries_by_hand(tmp_path):
     golden = load_golden(write_jsonl(tmp_path / "g.jsonl", GOLDEN[:2]))
-    draws = iter([{"q1": ["a", "b"], "q2": ["a"]}, {"q1": ["b", "a"], "q2": ["a"]},
-                  {"q1": ["a", "b"], "q2": ["a"]}])
+    draws = iter(
+        [
+            {"q1": ["a", "b"], "q2": ["a"]},
+            {"q1": ["b", "a"], "q2": ["a"]},
+            {"q1": ["a", "b"], "q2": ["a"]},
+        ]
+    )
 
     def retrieve():
         ranked = next(draws)
@@ -86,9 +135,24 @@ def test_repeat_spread_and_changed_queries_by_hand(tmp_path):
 def test_cli_repeat_with_a_non_deterministic_callable(tmp_path, monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(retrievers.ROOT))
     out = tmp_path / "r.json"
-    assert main(["retrieval", "--golden", str(retrievers.HANDBOOK), "--retriever",
-                 "tests.lifecycle.retrievers:flaky", "--repeat", "4", "-m", "mrr",
-                 "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "retrieval",
+                "--golden",
+                str(retrievers.HANDBOOK),
+                "--retriever",
+                "tests.lifecycle.retrievers:flaky",
+                "--repeat",
+                "4",
+                "-m",
+                "mrr",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "Repeated runs: 4" in capsys.readouterr().out
     section = json.loads(out.read_text())["repeat"]
     assert section["n_runs"] == 4 and section["changed_queries"]
@@ -98,8 +162,25 @@ def test_cli_repeat_with_a_non_deterministic_callable(tmp_path, monkeypatch, cap
 
 def test_deterministic_retriever_has_no_spread(tmp_path):
     out = tmp_path / "r.json"
-    assert main(["retrieval", "--golden", str(retrievers.HANDBOOK), "--retriever", "bm25",
-                 "--repeat", "2", "-m", "mrr,recall@5", "--quiet", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "retrieval",
+                "--golden",
+                str(retrievers.HANDBOOK),
+                "--retriever",
+                "bm25",
+                "--repeat",
+                "2",
+                "-m",
+                "mrr,recall@5",
+                "--quiet",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     section = json.loads(out.read_text())["repeat"]
     assert section["changed_queries"] == [] and all(m["std"] == 0 for m in section["metrics"])
 

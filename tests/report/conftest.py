@@ -44,12 +44,18 @@ BASE_RANKS = {f"q{i:02d}": r for i, r in enumerate([1, 1, 2, 1, 4, 5, None, 1, 3
 
 def golden_rows(hostile: bool = False) -> list[dict]:
     rows = [
-        {"id": qid, "query": f"question {qid} about topic {i}", "expected": [f"{qid}-rel"],
-         "tags": [TAGS[i % 3]]}
+        {
+            "id": qid,
+            "query": f"question {qid} about topic {i}",
+            "expected": [f"{qid}-rel"],
+            "tags": [TAGS[i % 3]],
+        }
         for i, qid in enumerate(BASE_RANKS)
     ]
-    rows += [{"id": f"u{i}", "query": f"unanswerable {i}", "expected": [], "tags": ["unans"]}
-             for i in (1, 2)]
+    rows += [
+        {"id": f"u{i}", "query": f"unanswerable {i}", "expected": [], "tags": ["unans"]}
+        for i in (1, 2)
+    ]
     if hostile:
         rows[0]["query"] = f"What is {HOSTILE}?"
         rows[6]["query"] = f"Missed {SCRIPT}"
@@ -71,15 +77,26 @@ def make_run(ranks: dict[str, int | None]) -> dict[str, dict[str, float]]:
 
 def _judge(qid: str, faithful: bool | None, hostile: bool) -> JudgeResult:
     if faithful is None:
-        return JudgeResult(item_id=qid, outcome=Outcome.UNSCORED, reason="model timed out",
-                           fingerprint=FINGERPRINT)
+        return JudgeResult(
+            item_id=qid, outcome=Outcome.UNSCORED, reason="model timed out", fingerprint=FINGERPRINT
+        )
     text = f"The claim {HOSTILE}" if hostile else f"{qid} has a property"
     verdict = Verdict.SUPPORTED if faithful else Verdict.NOT_IN_CONTEXT
     return JudgeResult(
-        item_id=qid, outcome=Outcome.SCORED, score=1.0 if faithful else 0.0,
-        claims=[Claim(text=text, verdict=verdict, probability=0.9 if faithful else 0.1,
-                      chunk_ids=[f"{qid}-d0"], reason=HOSTILE if hostile else "")],
-        fingerprint=FINGERPRINT, signals={"lexical": 0.5},
+        item_id=qid,
+        outcome=Outcome.SCORED,
+        score=1.0 if faithful else 0.0,
+        claims=[
+            Claim(
+                text=text,
+                verdict=verdict,
+                probability=0.9 if faithful else 0.1,
+                chunk_ids=[f"{qid}-d0"],
+                reason=HOSTILE if hostile else "",
+            )
+        ],
+        fingerprint=FINGERPRINT,
+        signals={"lexical": 0.5},
     )
 
 
@@ -95,49 +112,71 @@ def _label(rank: int | None, faithful: bool | None) -> tuple[Label, str]:
     return Label.PASS, "faithful answer from the right context"
 
 
-def make_audit(ranks: dict[str, int | None] | None = None, *,
-               unfaithful: tuple[str, ...] = ("q02",), unscored: tuple[str, ...] = ("q08",),
-               stale: tuple[str, ...] = (), hostile: bool = False) -> AuditResult:
+def make_audit(
+    ranks: dict[str, int | None] | None = None,
+    *,
+    unfaithful: tuple[str, ...] = ("q02",),
+    unscored: tuple[str, ...] = ("q08",),
+    stale: tuple[str, ...] = (),
+    hostile: bool = False,
+) -> AuditResult:
     ranks = dict(BASE_RANKS if ranks is None else ranks)
     rows = golden_rows(hostile)
     run = make_run(ranks)
-    report = evaluate_retrieval(rows, run, ["recall", "mrr", "ndcg@10"], k=[1, 3, 5],
-                                resamples=300)
+    report = evaluate_retrieval(rows, run, ["recall", "mrr", "ndcg@10"], k=[1, 3, 5], resamples=300)
     cases = []
     for row in rows[: len(ranks)]:
         qid = row["id"]
         faithful = None if qid in unscored else qid not in unfaithful
         label, reason = _label(ranks[qid], faithful)
         retrieved = list(run[qid])
-        cases.append(CaseResult(
-            case_id=qid, query=row["query"], tags=row["tags"], answerable=True,
-            expected=row["expected"], retrieved_ids=retrieved,
-            retrieved_scores=list(run[qid].values()), context_ids=retrieved[:CONTEXT],
-            first_relevant_rank=ranks[qid],
-            relevant_in_context=ranks[qid] is not None and ranks[qid] <= CONTEXT,
-            answer=f"Answer: {HOSTILE}" if hostile else f"answer to {qid}",
-            judge=_judge(qid, faithful, hostile), faithful=faithful, label=label,
-            reason=f"{reason} {HOSTILE}" if hostile else reason,
-        ))
+        cases.append(
+            CaseResult(
+                case_id=qid,
+                query=row["query"],
+                tags=row["tags"],
+                answerable=True,
+                expected=row["expected"],
+                retrieved_ids=retrieved,
+                retrieved_scores=list(run[qid].values()),
+                context_ids=retrieved[:CONTEXT],
+                first_relevant_rank=ranks[qid],
+                relevant_in_context=ranks[qid] is not None and ranks[qid] <= CONTEXT,
+                answer=f"Answer: {HOSTILE}" if hostile else f"answer to {qid}",
+                judge=_judge(qid, faithful, hostile),
+                faithful=faithful,
+                label=label,
+                reason=f"{reason} {HOSTILE}" if hostile else reason,
+            )
+        )
     counts = {label.value: sum(c.label == label for c in cases) for label in Label}
     clusters = _clusters(cases, hostile)
     return AuditResult(
-        created_at="2026-11-30T00:00:00Z", config={"context": CONTEXT},
-        versions={"ragtriage": "test"}, golden=dict(report.golden), traces={"source": "t.jsonl"},
-        judge_fingerprint=FINGERPRINT, judge_usage=Usage(calls=len(cases)),
+        created_at="2026-11-30T00:00:00Z",
+        config={"context": CONTEXT},
+        versions={"ragtriage": "test"},
+        golden=dict(report.golden),
+        traces={"source": "t.jsonl"},
+        judge_fingerprint=FINGERPRINT,
+        judge_usage=Usage(calls=len(cases)),
         calibration=CalibrationStatus(
-            source="calibration.json", fingerprint=FINGERPRINT, stale=list(stale),
-            threshold=0.5, kappa=Estimate(estimate=0.71, low=0.6, high=0.8),
+            source="calibration.json",
+            fingerprint=FINGERPRINT,
+            stale=list(stale),
+            threshold=0.5,
+            kappa=Estimate(estimate=0.71, low=0.6, high=0.8),
             note=HOSTILE if hostile else "",
         ),
         retrieval=report,
         generation=GenerationSummary(
-            n_judged=len(cases), outcomes={"scored": len(cases) - len(unscored),
-                                           "unscored": len(unscored)},
+            n_judged=len(cases),
+            outcomes={"scored": len(cases) - len(unscored), "unscored": len(unscored)},
             naive_faithful_rate=Estimate(estimate=0.8, low=0.6, high=0.95),
             corrected_faithful_rate=Estimate(estimate=0.75, low=0.5, high=0.9),
         ),
-        counts=counts, clusters=clusters, cases=cases,
+        counts=counts,
+        clusters=clusters,
+        cases=cases,
         warnings=[f"trace warning {HOSTILE}"] if hostile else [],
     )
 
@@ -149,8 +188,13 @@ def _clusters(cases: list[CaseResult], hostile: bool) -> list[Cluster]:
             for tag in case.tags:
                 groups.setdefault((case.label, tag), []).append(case.case_id)
     return [
-        Cluster(label=label, tag=tag, count=len(ids), case_ids=ids,
-                action=f"add chunks for {tag}" + (f" {HOSTILE}" if hostile else ""))
+        Cluster(
+            label=label,
+            tag=tag,
+            count=len(ids),
+            case_ids=ids,
+            action=f"add chunks for {tag}" + (f" {HOSTILE}" if hostile else ""),
+        )
         for (label, tag), ids in sorted(groups.items())
     ]
 
@@ -169,20 +213,30 @@ def hostile_audit() -> AuditResult:
 def empty_audit() -> AuditResult:
     """No cases, no clusters, no threshold, no estimates: the reports must still render."""
     audit = make_audit()
-    retrieval = audit.retrieval.model_copy(update={"threshold": None, "aggregates": [],
-                                                   "slices": []})
-    return audit.model_copy(update={
-        "cases": [], "clusters": [], "counts": {}, "retrieval": retrieval,
-        "generation": GenerationSummary(n_judged=0, outcomes={}),
-        "calibration": CalibrationStatus(),
-    })
+    retrieval = audit.retrieval.model_copy(
+        update={"threshold": None, "aggregates": [], "slices": []}
+    )
+    return audit.model_copy(
+        update={
+            "cases": [],
+            "clusters": [],
+            "counts": {},
+            "retrieval": retrieval,
+            "generation": GenerationSummary(n_judged=0, outcomes={}),
+            "calibration": CalibrationStatus(),
+        }
+    )
 
 
 def with_leaks(audit: AuditResult, leaks: list[tuple[str, str, int]]) -> AuditResult:
     """``audit`` whose retrieval report checked access control and found ``leaks``."""
     from ragtriage.retrieval.report import Leak, LeakSection
 
-    section = LeakSection(k=5, n_cases_checked=4, n_leaking=len({q for q, _, _ in leaks}),
-                          cases=[Leak(query_id=q, forbidden_id=d, rank=r) for q, d, r in leaks])
+    section = LeakSection(
+        k=5,
+        n_cases_checked=4,
+        n_leaking=len({q for q, _, _ in leaks}),
+        cases=[Leak(query_id=q, forbidden_id=d, rank=r) for q, d, r in leaks],
+    )
     retrieval = audit.retrieval.model_copy(update={"leaks": section})
     return audit.model_copy(update={"retrieval": retrieval})

@@ -49,8 +49,10 @@ def test_rates_and_flips_come_from_the_cases(audit):
     assert (pass_rate.base, pass_rate.candidate) == pytest.approx((4 / 9, 8 / 9))
     assert by_name(result.rates, "faithful_rate").diff == 0
     assert [(f.case_id, f.old.value, f.new.value) for f in result.flips] == [
-        ("q05", "ranking", "pass"), ("q06", "ranking", "pass"),
-        ("q07", "retrieval", "pass"), ("q10", "retrieval", "pass"),
+        ("q05", "ranking", "pass"),
+        ("q06", "ranking", "pass"),
+        ("q07", "retrieval", "pass"),
+        ("q10", "retrieval", "pass"),
     ]
 
 
@@ -91,8 +93,9 @@ def test_cli_on_two_retrieval_reports(audit, tmp_path, capsys):
     assert "Retrieval metrics (candidate - base, paired)" in printed and "recall@1" in printed
     result = Comparison.model_validate(json.loads(out.read_text()))
     assert result.kind == "retrieval" and result.flips == [] and result.rates == []
-    assert by_name(result.metrics, "mrr").diff == pytest.approx(0.9 - audit.retrieval
-                                                                .aggregate("mrr").mean)
+    assert by_name(result.metrics, "mrr").diff == pytest.approx(
+        0.9 - audit.retrieval.aggregate("mrr").mean
+    )
     # Retrieval reports hold slice means only: per-tag differences without intervals.
     tag = by_name(result.tags, "recall@1", tag="numeric")
     assert tag.diff == pytest.approx(1.0) and tag.p_value is None
@@ -108,8 +111,16 @@ def test_cli_on_two_audits_lists_flips(audit, tmp_path, capsys):
     assert "pass_rate" in printed and "Per tag" in printed
 
 
-@pytest.mark.parametrize("content", [None, "{not json", '{"schema_version": "other/1"}', "[]",
-                                     '{"schema_version": "ragtriage.audit/1"}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        None,
+        "{not json",
+        '{"schema_version": "other/1"}',
+        "[]",
+        '{"schema_version": "ragtriage.audit/1"}',
+    ],
+)
 def test_cli_unusable_input_exits_2(audit, tmp_path, capsys, content):
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
     write_json(good, audit)
@@ -130,8 +141,9 @@ def test_markdown_summary_escapes_ids_and_marks_real_differences(audit, tmp_path
     text = render_comparison_markdown(compare(base, candidate))
     html = MarkdownIt("commonmark").enable("table").render(text)
     assert "<img" not in html and "<a " not in html
-    assert "&lt;img src=x onerror=alert(1)&gt;|[x](javascript:alert(1)): retrieval -&gt; pass" \
-        in html
+    assert (
+        "&lt;img src=x onerror=alert(1)&gt;|[x](javascript:alert(1)): retrieval -&gt; pass" in html
+    )
     assert "Label flips: 4" in text
     # mrr: interval excludes 0 and p < 0.05 -> bold; recall@5: interval touches 0 -> plain.
     assert re.search(r"\| mrr \|.*\*\*\+0\.\d+ to \+0\.\d+\*\*", text)
@@ -139,8 +151,19 @@ def test_markdown_summary_escapes_ids_and_marks_real_differences(audit, tmp_path
     out = tmp_path / "diff.md"
     write_json(tmp_path / "b.json", base)
     write_json(tmp_path / "c.json", candidate)
-    assert main(["compare", str(tmp_path / "b.json"), str(tmp_path / "c.json"),
-                 "--markdown", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                str(tmp_path / "b.json"),
+                str(tmp_path / "c.json"),
+                "--markdown",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert out.read_text() == text
 
 

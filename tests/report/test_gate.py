@@ -29,16 +29,32 @@ def gate(*args: str) -> int:
 
 
 def test_all_bars_hold_exit_0(files, capsys):
-    code = gate(files["base"], "--min", "recall@5=0.75", "--min", "pass_rate=0.4",
-                "--max", "failures.generation=1,unscored=1", "--min", "faithful_rate=0.7")
+    code = gate(
+        files["base"],
+        "--min",
+        "recall@5=0.75",
+        "--min",
+        "pass_rate=0.4",
+        "--max",
+        "failures.generation=1,unscored=1",
+        "--min",
+        "faithful_rate=0.7",
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "ok: recall@5 = 0.8000, min 0.7500" in out and "gate passed: 5 bars hold" in out
 
 
 def test_missed_bars_exit_1_and_each_miss_is_printed(files, capsys):
-    code = gate(files["base"], "--min", "recall@5=0.85", "--max", "failures.generation=0",
-                "--min", "mrr=0.1")
+    code = gate(
+        files["base"],
+        "--min",
+        "recall@5=0.85",
+        "--max",
+        "failures.generation=0",
+        "--min",
+        "mrr=0.1",
+    )
     out = capsys.readouterr().out
     assert code == 1
     assert "MISSED: recall@5 = 0.8000, min 0.8500" in out
@@ -51,8 +67,10 @@ def test_max_drop_against_a_baseline(files, capsys):
     assert gate(files["better"], "--baseline", files["base"], "--max-drop", "recall@1=0") == 0
     assert gate(files["base"], "--baseline", files["better"], "--max-drop", "recall@1=0.39") == 1
     assert gate(files["base"], "--baseline", files["better"], "--max-drop", "recall@1=0.4") == 0
-    assert gate(files["base"], "--baseline", files["better"],
-                "--max-drop", "failures.retrieval=1") == 1  # counts: a rise is the drop
+    assert (
+        gate(files["base"], "--baseline", files["better"], "--max-drop", "failures.retrieval=1")
+        == 1
+    )  # counts: a rise is the drop
     out = capsys.readouterr().out
     assert "MISSED: failures.retrieval = 2 vs baseline 0: worse by 2, max drop 1" in out
 
@@ -74,17 +92,20 @@ def test_stale_calibration_is_refused_unless_allowed(files, capsys):
     assert gate(files["stale"], "--min", "recall@5=0.9", "--allow-stale") == 1
 
 
-@pytest.mark.parametrize("args", [
-    ["--min", "recall@5"],  # no value
-    ["--min", "recall@5=high"],
-    ["--min", "=0.5"],
-    ["--min", "recall@5=nan"],
-    ["--max-drop", "recall@5=-0.1", "--baseline", "BASE"],
-    ["--min", "recall@50=0.5"],  # not computed
-    ["--min", "nonsense=1"],
-    ["--max-drop", "recall@5=0.02"],  # no baseline
-    [],  # no bars at all
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--min", "recall@5"],  # no value
+        ["--min", "recall@5=high"],
+        ["--min", "=0.5"],
+        ["--min", "recall@5=nan"],
+        ["--max-drop", "recall@5=-0.1", "--baseline", "BASE"],
+        ["--min", "recall@50=0.5"],  # not computed
+        ["--min", "nonsense=1"],
+        ["--max-drop", "recall@5=0.02"],  # no baseline
+        [],  # no bars at all
+    ],
+)
 def test_unusable_arguments_exit_2(files, capsys, args):
     args = [files["base"] if a == "BASE" else a for a in args]
     assert gate(files["base"], *args) == 2
@@ -112,8 +133,11 @@ def test_audit_metric_definitions(audit):
 
 def test_bars_parse_and_tolerate_rounding():
     bars = parse_bars(["recall@5=0.75,mrr=0.5", " pass_rate = 0.8 "], "min")
-    assert bars == [Bar("min", "recall@5", 0.75), Bar("min", "mrr", 0.5),
-                    Bar("min", "pass_rate", 0.8)]
+    assert bars == [
+        Bar("min", "recall@5", 0.75),
+        Bar("min", "mrr", 0.5),
+        Bar("min", "pass_rate", 0.8),
+    ]
     assert Check(Bar("max-drop", "mrr", 0.02), value=0.78, baseline=0.80).ok
     assert not Check(Bar("max-drop", "mrr", 0.02), value=0.7799, baseline=0.80).ok
 

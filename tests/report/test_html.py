@@ -106,12 +106,11 @@ def test_cases_expand_worst_first_with_details(audit):
     html = render_html(audit)
     assert html.count("<details") == len(audit.cases)
     order = re.findall(r'<summary><span class="label label-(\w+)">', html)
-    assert order[:6] == ["retrieval", "retrieval", "ranking", "ranking", "generation",
-                         "unscored"]
-    q05 = html[html.index("</span> q05:"):]
+    assert order[:6] == ["retrieval", "retrieval", "ranking", "ranking", "generation", "unscored"]
+    q05 = html[html.index("</span> q05:") :]
     q05 = q05[: q05.index("</details>")]
     assert "<td>q05-rel</td>" in q05 and "relevant chunk at rank 4" in q05
-    assert "<td>q05-d0</td><td class=\"num\">0.9000</td>" in q05
+    assert '<td>q05-d0</td><td class="num">0.9000</td>' in q05
     assert "supported" in html and "not_in_context" in html
 
 

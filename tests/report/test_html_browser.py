@@ -37,13 +37,29 @@ if not CHROMIUM.exists():
 def dump_dom(page: Path, tmp_path: Path) -> str:
     """The DOM Chromium built from ``page`` (scripts and load handlers given 3 s)."""
     command = [
-        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--disable-extensions", f"--user-data-dir={tmp_path / 'profile'}",
-        "--virtual-time-budget=3000", "--dump-dom", page.resolve().as_uri(),
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--virtual-time-budget=3000",
+        "--dump-dom",
+        page.resolve().as_uri(),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "HOME": str(tmp_path)}, check=False)
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(tmp_path)},
+        check=False,
+    )
     assert done.returncode == 0 and "<html" in done.stdout, done.stderr[-2000:]
     return done.stdout
 
@@ -56,15 +72,18 @@ def title(dom: str) -> str:
 @pytest.mark.parametrize("payload", [SCRIPT, IMG], ids=["script", "img-onerror"])
 def test_control_the_harness_sees_a_payload_that_runs(payload, tmp_path):
     page = tmp_path / "control.html"
-    page.write_text(f"<!DOCTYPE html><html><head><title>safe</title></head>"
-                    f"<body>{payload}</body></html>")
+    page.write_text(
+        f"<!DOCTYPE html><html><head><title>safe</title></head><body>{payload}</body></html>"
+    )
     assert title(dump_dom(page, tmp_path)) == "pwned"
 
 
 def test_control_the_csp_alone_blocks_unescaped_payloads(tmp_path):
     page = tmp_path / "csp.html"
-    page.write_text(f'<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" '
-                    f'content="{CSP}"><title>safe</title></head><body>{HOSTILE}</body></html>')
+    page.write_text(
+        f'<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" '
+        f'content="{CSP}"><title>safe</title></head><body>{HOSTILE}</body></html>'
+    )
     assert title(dump_dom(page, tmp_path)) == "safe"
 
 

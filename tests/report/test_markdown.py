@@ -37,8 +37,7 @@ def test_worst_cases_come_failures_first(audit):
     text = render_markdown(audit)
     section = text.split("### Worst cases")[1]
     labels = re.findall(r"^\| q\d+ \| (\w+) \|", section, flags=re.M)
-    assert labels[:6] == ["retrieval", "retrieval", "ranking", "ranking", "generation",
-                          "unscored"]
+    assert labels[:6] == ["retrieval", "retrieval", "ranking", "ranking", "generation", "unscored"]
     assert set(labels[6:]) == {"pass"}
 
 
@@ -46,7 +45,7 @@ def test_stale_calibration_is_a_prominent_warning_before_the_metrics():
     text = render_markdown(make_audit(stale=["model", "prompt_sha256"]))
     warning = text.index("> [!WARNING]")
     assert warning < text.index("### Stage 1")
-    assert "STALE" in text[warning:text.index("### Calibration")]
+    assert "STALE" in text[warning : text.index("### Calibration")]
     assert "model, prompt\\_sha256" in text
 
 
@@ -56,8 +55,21 @@ def test_hostile_strings_render_as_inert_text(hostile_audit):
     html = _html(text)
     # No link, image or raw HTML survives: only the parser's own tags appear.
     tags = set(re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", html))
-    assert tags <= {"h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
-                    "blockquote", "strong"}, tags
+    assert tags <= {
+        "h2",
+        "h3",
+        "p",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "ul",
+        "li",
+        "blockquote",
+        "strong",
+    }, tags
     assert not re.findall(r"<[^>]*\b(?:href|src|on\w+)=", html)
     assert "<a " not in html and "<img" not in html and "<script" not in html
     # ...and the payload is still shown, as text.

@@ -27,8 +27,22 @@ def test_hand_computed_binary():
     row = scores(
         GOLDEN,
         RUN,
-        ["precision@1", "precision@2", "precision@5", "recall@2", "recall@4", "hit_rate@1",
-         "hit_rate@2", "mrr", "mrr@1", "map", "map@2", "r_precision", "ndcg@2", "ndcg"],
+        [
+            "precision@1",
+            "precision@2",
+            "precision@5",
+            "recall@2",
+            "recall@4",
+            "hit_rate@1",
+            "hit_rate@2",
+            "mrr",
+            "mrr@1",
+            "map",
+            "map@2",
+            "r_precision",
+            "ndcg@2",
+            "ndcg",
+        ],
     )["q"]
     assert row["precision@1"] == 0.0
     assert row["precision@2"] == 0.5
@@ -46,8 +60,14 @@ def test_hand_computed_binary():
 
 
 def test_graded_ndcg_linear_and_exponential_gain():
-    golden = [{"id": "q", "query": "x", "relevant_doc_ids": ["a", "b"],
-               "relevance_grades": {"a": 1, "b": 3}}]
+    golden = [
+        {
+            "id": "q",
+            "query": "x",
+            "relevant_doc_ids": ["a", "b"],
+            "relevance_grades": {"a": 1, "b": 3},
+        }
+    ]
     run = {"q": ["a", "b"]}
     row = scores(golden, run, ["ndcg@2", "ndcg_exp@2"])["q"]
     disc = 1 / math.log2(3)
@@ -57,8 +77,9 @@ def test_graded_ndcg_linear_and_exponential_gain():
 
 def test_ties_broken_by_doc_id_descending():
     # equal scores: trec_eval ranks "b" before "a" (strcmp descending)
-    row = scores([{"id": "q", "query": "x", "expected": ["a"]}], {"q": {"a": 1.0, "b": 1.0}},
-                 ["mrr"])["q"]
+    row = scores(
+        [{"id": "q", "query": "x", "expected": ["a"]}], {"q": {"a": 1.0, "b": 1.0}}, ["mrr"]
+    )["q"]
     assert row["mrr"] == 0.5
 
 
@@ -85,8 +106,10 @@ def test_duplicates_keep_highest_score_and_are_counted():
 
 
 def test_missing_query_scores_zero_and_is_listed_or_skipped():
-    golden = [{"id": "q1", "query": "x", "expected": ["a"]},
-              {"id": "q2", "query": "y", "expected": ["b"]}]
+    golden = [
+        {"id": "q1", "query": "x", "expected": ["a"]},
+        {"id": "q2", "query": "y", "expected": ["b"]},
+    ]
     report = evaluate_retrieval(golden, {"q1": ["a"]}, ["recall@1"])
     assert report.missing_queries == ["q2"]
     assert report.per_query.loc["q2", "recall@1"] == 0.0
@@ -107,8 +130,14 @@ def test_negative_labels_are_never_relevant_and_give_no_gain():
 
 
 def test_relevance_level_changes_binary_measures_not_ndcg():
-    golden = [{"id": "q", "query": "x", "relevant_doc_ids": ["a", "b"],
-               "relevance_grades": {"a": 1, "b": 2}}]
+    golden = [
+        {
+            "id": "q",
+            "query": "x",
+            "relevant_doc_ids": ["a", "b"],
+            "relevance_grades": {"a": 1, "b": 2},
+        }
+    ]
     run = {"q": ["a", "b"]}
     level1 = scores(golden, run, ["mrr", "ndcg@2"])["q"]
     level2 = scores(golden, run, ["mrr", "ndcg@2"], relevance_level=2)["q"]
@@ -117,8 +146,10 @@ def test_relevance_level_changes_binary_measures_not_ndcg():
 
 
 def test_unanswerable_queries_are_reported_apart_from_the_means():
-    golden = [{"id": "q1", "query": "x", "expected": ["a"]},
-              {"id": "u1", "query": "y", "expected": []}]
+    golden = [
+        {"id": "q1", "query": "x", "expected": ["a"]},
+        {"id": "u1", "query": "y", "expected": []},
+    ]
     report = evaluate_retrieval(golden, {"q1": {"a": 3.0}, "u1": {"a": 5.0}}, ["recall@1"])
     assert report.n_answerable == 1 and report.n_unanswerable == 1
     assert list(report.per_query.index) == ["q1"]
@@ -129,8 +160,10 @@ def test_unanswerable_queries_are_reported_apart_from_the_means():
 
 
 def test_missed_queries_and_threshold_analysis():
-    golden = [{"id": f"q{i}", "query": f"query {i}", "expected": [f"r{i}"], "tags": ["t"]}
-              for i in range(4)]
+    golden = [
+        {"id": f"q{i}", "query": f"query {i}", "expected": [f"r{i}"], "tags": ["t"]}
+        for i in range(4)
+    ]
     run = {f"q{i}": {f"r{i}": 10.0 - i, f"n{i}": 5.0 - i} for i in range(3)}
     run["q3"] = {"n3": 9.0, "x": 8.0, "r3": 1.0}
     report = evaluate_retrieval(golden, run, ["hit_rate@2"], miss_k=2)
@@ -152,9 +185,16 @@ def test_separable_scores_are_said_plainly():
 
 @pytest.mark.parametrize(
     ("text", "name", "k"),
-    [("ndcg@10", "ndcg", 10), ("P_5", "precision", 5), ("recip_rank", "mrr", None),
-     ("success@1", "hit_rate", 1), ("ndcg_cut_10", "ndcg", 10), ("map_cut_5", "map", 5),
-     ("Rprec", "r_precision", None), ("ndcg_exp@3", "ndcg_exp", 3)],
+    [
+        ("ndcg@10", "ndcg", 10),
+        ("P_5", "precision", 5),
+        ("recip_rank", "mrr", None),
+        ("success@1", "hit_rate", 1),
+        ("ndcg_cut_10", "ndcg", 10),
+        ("map_cut_5", "map", 5),
+        ("Rprec", "r_precision", None),
+        ("ndcg_exp@3", "ndcg_exp", 3),
+    ],
 )
 def test_measures_parse_from_text(text, name, k):
     measure = parse_measure(text)

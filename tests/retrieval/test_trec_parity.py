@@ -12,14 +12,34 @@ from ragtriage.data.tables import Qrels, Run
 
 # ragtriage name -> trec_eval measure
 PAIRS = {
-    "precision@1": "P_1", "precision@5": "P_5", "precision@10": "P_10",
-    "recall@5": "recall_5", "recall@10": "recall_10",
-    "hit_rate@1": "success_1", "hit_rate@5": "success_5", "hit_rate@10": "success_10",
-    "mrr": "recip_rank", "ndcg@5": "ndcg_cut_5", "ndcg@10": "ndcg_cut_10", "ndcg": "ndcg",
-    "map": "map", "map@5": "map_cut_5", "map@10": "map_cut_10", "r_precision": "Rprec",
+    "precision@1": "P_1",
+    "precision@5": "P_5",
+    "precision@10": "P_10",
+    "recall@5": "recall_5",
+    "recall@10": "recall_10",
+    "hit_rate@1": "success_1",
+    "hit_rate@5": "success_5",
+    "hit_rate@10": "success_10",
+    "mrr": "recip_rank",
+    "ndcg@5": "ndcg_cut_5",
+    "ndcg@10": "ndcg_cut_10",
+    "ndcg": "ndcg",
+    "map": "map",
+    "map@5": "map_cut_5",
+    "map@10": "map_cut_10",
+    "r_precision": "Rprec",
 }
-TREC_MEASURES = {"P.1,5,10", "recall.5,10", "success.1,5,10", "recip_rank", "ndcg_cut.5,10",
-                 "ndcg", "map", "map_cut.5,10", "Rprec"}
+TREC_MEASURES = {
+    "P.1,5,10",
+    "recall.5,10",
+    "success.1,5,10",
+    "recip_rank",
+    "ndcg_cut.5,10",
+    "ndcg",
+    "map",
+    "map_cut.5,10",
+    "Rprec",
+}
 
 DOCS = [f"d{i:02d}" for i in range(30)]
 SCORES = st.one_of(
@@ -48,14 +68,14 @@ def trec_values(qrels, run, level):
     # pytrec_eval compares scores as float32 only once parsed; pass them already rounded,
     # as trec_eval's text reader would have
     run32 = {q: {d: float(np.float32(s)) for d, s in docs.items()} for q, docs in run.items()}
-    evaluator = pytrec_eval.RelevanceEvaluator(
-        qrels, TREC_MEASURES, relevance_level=level
-    )
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES, relevance_level=level)
     return evaluator.evaluate(run32)
 
 
 def ours(qrels, run, level):
-    q = Qrels.from_pairs(qrels, [(qid, d, g) for qid, docs in qrels.items() for d, g in docs.items()])
+    q = Qrels.from_pairs(
+        qrels, [(qid, d, g) for qid, docs in qrels.items() for d, g in docs.items()]
+    )
     r = Run.from_columns(
         [qid for qid, docs in run.items() for _ in docs],
         [d for docs in run.values() for d in docs],

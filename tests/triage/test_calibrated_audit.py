@@ -12,8 +12,11 @@ HANDBOOK = ROOT / "golden_sets/handbook"
 
 
 def test_shipped_lexical_calibration_is_found_and_used(tmp_path):
-    result = audit(AuditConfig(golden=HANDBOOK, generator="extractive", judge="lexical",
-                               cache=tmp_path / "c.sqlite"))
+    result = audit(
+        AuditConfig(
+            golden=HANDBOOK, generator="extractive", judge="lexical", cache=tmp_path / "c.sqlite"
+        )
+    )
     status = result.calibration
     assert status.source and status.source.endswith("calibrations/lexical.json")
     assert status.stale == [] and status.kappa is not None
@@ -30,9 +33,23 @@ def test_stale_calibration_is_flagged_and_refused_by_the_gate(tmp_path, capsys):
     stale = tmp_path / "stale.json"
     stale.write_text(json.dumps(record))
     out = tmp_path / "out"
-    code = main(["audit", "--golden", str(HANDBOOK), "--generator", "extractive", "--judge",
-                 "lexical", "--calibration", str(stale), "--cache", str(tmp_path / "c.sqlite"),
-                 "-o", str(out)])
+    code = main(
+        [
+            "audit",
+            "--golden",
+            str(HANDBOOK),
+            "--generator",
+            "extractive",
+            "--judge",
+            "lexical",
+            "--calibration",
+            str(stale),
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "-o",
+            str(out),
+        ]
+    )
     assert code == 0
     assert "STALE CALIBRATION" in capsys.readouterr().out
     result = json.loads((out / "results.json").read_text())
