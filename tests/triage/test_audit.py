@@ -25,7 +25,7 @@ def test_audit_with_embedded_bm25_extractive_and_lexical_judge(tmp_path):
     assert len(result.cases) == 16
     assert sum(result.counts.values()) == 16  # exactly one label per case
     assert result.judge_fingerprint.judge == "lexical"
-    assert "UNCALIBRATED" in result.calibration.note
+    assert result.calibration.note.startswith("calibrated on 300")  # calibrations/lexical.json
     for row in result.cases:
         assert row.reason
         if not row.answerable:
@@ -120,8 +120,22 @@ def test_trace_file_gives_every_label(tmp_path):
         "un-gen": Label.GENERATION,
         "untraced": Label.UNSCORED,
     }
-    assert any("not in the golden set" in w and "stray" in w for w in result.warnings)
-    assert any("no trace" in w and "untraced" in w for w in result.warnings)
+    assert any("traced not in golden" in w and "stray" in w for w in result.warnings)
+    assert any("golden without trace" in w and "untraced" in w for w in result.warnings)
+    assert result.mismatches["traced_not_in_golden"] == ["stray"]
+    assert result.mismatches["golden_without_trace"] == ["untraced"]
+    with pytest.raises(InputError, match="1 traced not in golden: stray") as info:
+        audit(
+            AuditConfig(
+                golden=golden,
+                traces=traces,
+                judge="lexical",
+                context_k=1,
+                cache=tmp_path / "c.sqlite",
+                on_mismatch="error",
+            )
+        )
+    assert info.value.path == str(traces)
     rank_row = next(row for row in result.cases if row.case_id == "rank")
     assert rank_row.first_relevant_rank == 2 and rank_row.context_ids == ["x"]
     assert result.traces["sha256"]
@@ -178,3 +192,22 @@ def test_trace_errors_name_file_line_field(tmp_path, line, field):
     with pytest.raises(InputError) as info:
         load_traces(path, 3)
     assert (info.value.line, info.value.field) == (1, field)
+
+
+def test_ids_absent_from_the_corpus_are_listed(tmp_path):
+    traces = write_traces(
+        tmp_path / "t.jsonl",
+        [
+            {
+                "query_id": "hb-01",
+                "retrieved": [{"id": "ghost-chunk", "text": "boo"}],
+                "answer": "The context does not contain the answer.",
+            },
+        ],
+    )
+    result = audit(
+        AuditConfig(golden=HANDBOOK, traces=traces, judge="lexical", cache=tmp_path / "c.sqlite")
+    )
+    assert result.mismatches["trace_ids_not_in_corpus"] == ["hb-01:ghost-chunk"]
+    assert len(result.mismatches["golden_without_trace"]) == 15
+    assert "expected_not_in_corpus" not in result.mismatches

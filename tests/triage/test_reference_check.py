@@ -49,6 +49,8 @@ def test_answer_contradicting_the_reference_is_a_generation_failure(tmp_path):
     assert row.label == Label.GENERATION and "contradicts the reference" in row.reason
     assert model.calls == 2  # the answer against its context, then against the reference
     assert result.config["judge"] == "fake/model"
+    assert "UNCALIBRATED" in result.calibration.note  # no record for this judge: 0.5, flagged
+    assert result.calibration.threshold == 0.5
     no_check = audit(
         AuditConfig(
             golden=golden,

@@ -42,6 +42,9 @@ def run(
     holdout: Annotated[
         bool, typer.Option(help="Audit the held-back slice (logged next to the golden set).")
     ] = False,
+    on_mismatch: Annotated[
+        str, typer.Option(help="'warn' (list and go on) or 'error' (exit 2) on file mismatches.")
+    ] = "warn",
     check_reference: Annotated[
         bool, typer.Option(help="Claims judges: also judge answers against reference_answer.")
     ] = True,
@@ -53,6 +56,7 @@ def run(
     from ragtriage.report.files import write_json
     from ragtriage.report.terminal import audit_summary
     from ragtriage.triage.audit import AuditConfig, audit
+
     config = AuditConfig(
         golden=golden,
         traces=traces,
@@ -74,6 +78,7 @@ def run(
         json_mode=json_mode,
         timeout=timeout,
         holdout=holdout,
+        on_mismatch=on_mismatch,
     )
     term = console(quiet)
     with Progress(

@@ -25,6 +25,7 @@ from ragtriage.judge.types import ContextChunk, JudgeItem
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.sections import versions
 from ragtriage.triage import cases as case_rows
+from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import find_decider
 from ragtriage.triage.models import AuditResult, Trace
@@ -54,6 +55,7 @@ class AuditConfig:
     json_mode: str | None = None
     timeout: float | None = None
     holdout: bool = False  # audit the held-back slice instead of the development slice
+    on_mismatch: str = "warn"  # or "error": see triage/mismatch.py
 
     def public(self) -> dict[str, Any]:
         """The config as JSON values (a model object is recorded by its name)."""
@@ -84,7 +86,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         shared_model = None
         if config.judge is None or config.generator == "local":
             shared_model = resolve_model(None, threads=config.threads)
-        traces, warnings = await _traces(config, golden, store, shared_model, tick)
+        traces, all_traces = await _traces(config, golden, store, shared_model, tick)
+        mismatches = mismatch.find(golden, all_traces)
+        warnings = mismatch.apply(mismatches, config.on_mismatch, str(config.traces or ""))
         timings["system_s"] = time.perf_counter() - started
 
         t0 = time.perf_counter()
@@ -152,28 +156,17 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         clusters=clusters(rows),
         cases=rows,
         warnings=warnings + retrieval.warnings,
+        mismatches={k: v for k, v in mismatches.items() if v},
         timings={k: round(v, 2) for k, v in timings.items()},
     )
 
 
-async def _traces(config, golden, store, shared_model, tick) -> tuple[dict[str, Trace], list[str]]:
+async def _traces(config, golden, store, shared_model, tick):
+    """``(traces of golden cases, every trace read)``: the second shows what did not match."""
     if config.traces is not None:
         traces = load_traces(config.traces, config.context_k)
         known = {c.id for c in golden.cases}
-        unknown = sorted(set(traces) - known)
-        missing = [c.id for c in golden.cases if c.id not in traces]
-        warnings = []
-        if unknown:
-            warnings.append(
-                f"{len(unknown)} traced queries are not in the golden set (ignored): "
-                + ", ".join(unknown[:10])
-            )
-        if missing:
-            warnings.append(
-                f"{len(missing)} golden queries have no trace (unscored): "
-                + ", ".join(missing[:10])
-            )
-        return {q: t for q, t in traces.items() if q in known}, warnings
+        return {q: t for q, t in traces.items() if q in known}, traces
     caller = Caller(shared_model, store, concurrency=1) if config.generator == "local" else None
     traces = await run_system(
         golden,
@@ -184,7 +177,7 @@ async def _traces(config, golden, store, shared_model, tick) -> tuple[dict[str, 
         caller=caller,
         progress=tick("generate", len(golden.cases)) if tick else None,
     )
-    return traces, []
+    return traces, traces
 
 
 async def _reference_check(golden, traces, model, strategy, config, store) -> dict[str, Any]:

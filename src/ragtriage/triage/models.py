@@ -113,4 +113,5 @@ class AuditResult(BaseModel):
     clusters: list[Cluster]
     cases: list[CaseResult]
     warnings: list[str] = Field(default_factory=list)
+    mismatches: dict[str, list[str]] = Field(default_factory=dict)  # kind -> ids
     timings: dict[str, float] = Field(default_factory=dict)
