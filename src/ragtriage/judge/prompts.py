@@ -27,9 +27,10 @@ class PromptError(ValueError):
 
 
 def prompts_dir() -> Path:
-    """``$RAGTRIAGE_PROMPTS`` or the repository's ``prompts/`` folder."""
+    """``$RAGTRIAGE_PROMPTS``, else the package's ``prompts`` (in a source tree a link to the
+    repository's top-level ``prompts/``, copied into wheels as package data)."""
     env = os.environ.get("RAGTRIAGE_PROMPTS")
-    return Path(env) if env else Path(__file__).resolve().parents[3] / "prompts"
+    return Path(env) if env else Path(__file__).parents[1] / "prompts"
 
 
 @dataclass(frozen=True)
