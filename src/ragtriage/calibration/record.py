@@ -19,6 +19,7 @@ from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.rules import Rule, decide_one
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
+from ragtriage.report.files import write_atomic
 
 SCHEMA = "ragtriage.calibration/1"
 
@@ -133,10 +134,8 @@ class CalibrationRecord(BaseModel):
 
     def save(self, path: Path | str) -> Path:
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         text = self.model_dump_json(indent=1, by_alias=True)
-        path.write_text(text + "\n", encoding="utf-8")
-        return path
+        return write_atomic(path, text + "\n")  # like every other output: never half-written
 
 
 def load_calibration(path: Path | str) -> CalibrationRecord:
