@@ -159,6 +159,21 @@ def test_unanswerable_queries_are_reported_apart_from_the_means():
     assert section.queries[0].top1_score == 5.0 and section.queries[0].confident
 
 
+def test_unanswerable_list_is_capped_at_the_most_confident(monkeypatch):
+    from ragtriage.retrieval import sections
+
+    monkeypatch.setattr(sections, "MAX_MISSED", 2)
+    golden = [{"id": "q1", "query": "x", "expected": ["a"]}] + [
+        {"id": f"u{i}", "query": "y", "expected": []} for i in range(5)
+    ]
+    run = {"q1": {"a": 3.0}} | {f"u{i}": {"a": s} for i, s in enumerate([1, 9, 2, 8, 0.5])}
+    report = evaluate_retrieval(golden, run, ["recall@1"])
+    section = report.unanswerable
+    assert section.n == 5
+    assert [q.query_id for q in section.queries] == ["u1", "u3"]  # golden order
+    assert any("5 unanswerable queries; the report lists the 2" in w for w in report.warnings)
+
+
 def test_missed_queries_and_threshold_analysis():
     golden = [
         {"id": f"q{i}", "query": f"query {i}", "expected": [f"r{i}"], "tags": ["t"]}

@@ -182,6 +182,8 @@ class Run:
     ranking kernel reads: comparing words compares the ids, so no global dictionary of a
     hundred million strings is built to evaluate a run. ``doc_ids`` (sorted) and ``doc``
     (codes into it, so codes compare like the ids) are derived on first use, or given.
+    Query codes may be given as runs of equal neighbours (``query_runs``: code and length
+    of each), as a TREC run lists them: a million runs, not a hundred million codes.
     """
 
     def __init__(
@@ -194,13 +196,15 @@ class Run:
         source: str = "",
         *,
         words: np.ndarray | None = None,
+        query_runs: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
-        if query is None or score is None:
-            raise TypeError("Run needs query codes and scores")
+        if (query is None and query_runs is None) or score is None:
+            raise TypeError("Run needs query codes (or runs of them) and scores")
         if words is None and (doc_ids is None or doc is None):
             raise TypeError("Run needs doc_ids and doc codes, or doc words")
         self.query_ids = query_ids
-        self.query = query
+        self._query = query
+        self._query_runs = query_runs
         self.score = score
         self.source = source
         self._doc_ids = doc_ids
@@ -219,6 +223,29 @@ class Run:
         query, query_ids = encode(queries)
         score = np.asarray(scores, dtype=np.float64)
         return cls(query_ids, None, query, None, score, source, words=doc_words(docs))
+
+    @property
+    def query(self) -> np.ndarray:
+        """Each row's code into :attr:`query_ids` (expanded from the runs on first use)."""
+        if self._query is None:
+            assert self._query_runs is not None
+            codes, lengths = self._query_runs
+            self._query = np.repeat(codes, lengths)
+        return self._query
+
+    def query_runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(code, start, length)`` of each run of rows with the same query code."""
+        if self._query_runs is not None:  # merged where one run was given as several
+            codes, lengths = self._query_runs
+            if len(codes):
+                heads = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+                codes, lengths = codes[heads], np.add.reduceat(lengths, heads)
+            return codes, np.cumsum(lengths) - lengths, lengths
+        query, n = self._query, len(self.score)
+        assert query is not None
+        starts = np.flatnonzero(query[1:] != query[:-1]) + 1
+        starts = np.concatenate([np.zeros(min(n, 1), np.int64), starts])
+        return query[starts], starts, np.diff(np.append(starts, n))
 
     @property
     def words(self) -> np.ndarray:

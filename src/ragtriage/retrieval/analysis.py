@@ -27,7 +27,7 @@ def summarize(values: np.ndarray) -> ScoreSummary:
     )
 
 
-def auc(positive: np.ndarray, negative: np.ndarray) -> float | None:
+def auc(positive: np.ndarray, negative: np.ndarray, *, presorted: bool = False) -> float | None:
     """P(score of a positive > score of a negative), ties counting one half (Mann-Whitney).
 
     Counted with two sorts and binary searches (the Mann-Whitney U, exactly: every term
@@ -36,24 +36,30 @@ def auc(positive: np.ndarray, negative: np.ndarray) -> float | None:
     """
     if not len(positive) or not len(negative):
         return None
-    pos, neg = np.sort(positive), np.sort(negative)
+    pos, neg = (positive, negative) if presorted else (np.sort(positive), np.sort(negative))
     below = np.searchsorted(neg, pos, side="left").sum(dtype=np.float64)
     at_most = np.searchsorted(neg, pos, side="right").sum(dtype=np.float64)
     return float((below + at_most) / 2.0 / (len(pos) * len(neg)))
 
 
-def best_cutoff(positive: np.ndarray, negative: np.ndarray) -> tuple[float | None, float | None]:
-    """The score cut-off maximising Youden's J = TPR - FPR (keep results scoring >= it)."""
+def best_cutoff(
+    positive: np.ndarray, negative: np.ndarray, *, presorted: bool = False
+) -> tuple[float | None, float | None]:
+    """The score cut-off maximising Youden's J = TPR - FPR (keep results scoring >= it).
+
+    Only positive scores are tried: between two neighbouring positive scores TPR is
+    constant and FPR only falls as the cut-off rises, so J peaks at a positive score, and
+    the lowest cut-off with the highest J over every distinct score is that same one.
+    """
     if not len(positive) or not len(negative):
         return None, None
-    pos, neg = np.sort(positive), np.sort(negative)
-    both = np.sort(np.concatenate([pos, neg]))
-    candidates = both[np.r_[True, both[1:] != both[:-1]]]
-    tpr = 1.0 - np.searchsorted(pos, candidates, side="left") / len(pos)
-    fpr = 1.0 - np.searchsorted(neg, candidates, side="left") / len(neg)
-    j = tpr - fpr
+    pos, neg = (positive, negative) if presorted else (np.sort(positive), np.sort(negative))
+    candidates = pos[np.r_[True, pos[1:] != pos[:-1]]]
+    kept_pos = len(pos) - np.searchsorted(pos, candidates, side="left")
+    kept_neg = len(neg) - np.searchsorted(neg, candidates, side="left")
+    j = kept_pos * len(neg) - kept_neg * len(pos)  # J times |pos||neg|: exact integers
     best = int(np.argmax(j))
-    return float(candidates[best]), float(j[best])
+    return float(candidates[best]), float(j[best] / (len(pos) * len(neg)))
 
 
 def threshold_analysis(
@@ -68,15 +74,15 @@ def threshold_analysis(
         retrieved = np.isfinite(scores)
         rel_scores.append(scores[relevant & retrieved])
         non_scores.append(scores[~relevant & retrieved])
-    pos = np.concatenate(rel_scores) if rel_scores else np.zeros(0)
-    neg = np.concatenate(non_scores) if non_scores else np.zeros(0)
-    cutoff, youden = best_cutoff(pos, neg)
-    separable = bool(len(pos) and len(neg) and pos.min() > neg.max())
+    pos = np.sort(np.concatenate(rel_scores)) if rel_scores else np.zeros(0)
+    neg = np.sort(np.concatenate(non_scores)) if non_scores else np.zeros(0)
+    cutoff, youden = best_cutoff(pos, neg, presorted=True)
+    separable = bool(len(pos) and len(neg) and pos[0] > neg[-1])
     return ThresholdAnalysis(
         depth=depth,
         relevant=summarize(pos),
         non_relevant=summarize(neg),
-        auc=auc(pos, neg),
+        auc=auc(pos, neg, presorted=True),
         best_threshold=cutoff,
         best_youden=youden,
         separable=separable,

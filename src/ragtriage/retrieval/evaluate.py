@@ -89,6 +89,7 @@ def evaluate_retrieval(
         per_query = frame.loc[scored]
     else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
         per_query = frame[answerable]
+    unanswerable = sections.unanswerable(batches, qrels, answerable, run_table, golden_set)
     return RetrievalReport(
         config=config,
         versions=sections.versions(),
@@ -107,10 +108,11 @@ def evaluate_retrieval(
         missed=sections.missed_queries(batches, qrels, answerable, run_table, golden_set, miss_k),
         n_missed=sections.count_missed(batches, answerable, miss_k),
         missing_queries=stats.missing_queries,
-        unanswerable=sections.unanswerable(batches, qrels, answerable, run_table, golden_set),
+        unanswerable=unanswerable,
         threshold=threshold_analysis(batches, answerable, miss_k),
         warnings=sections.warnings(stats, missing)
         + sections.missed_cap_warning(batches, answerable, miss_k)
+        + sections.unanswerable_cap_warning(unanswerable)
         + leak_warnings(golden_set),
         per_query=per_query,
         split=split_section,

@@ -199,13 +199,8 @@ def rank(
     """Ranked label batches for every query in ``qrels`` (missing queries get empty rows)."""
     n_queries = len(qrels.query_ids)
     to_golden = pd.Index(qrels.query_ids).get_indexer(run.query_ids) if len(run) else None
-    if to_golden is not None:
-        golden_code = to_golden.astype(np.int32)[run.query]
-        unknown = int((to_golden < 0).sum())
-    else:
-        golden_code, unknown = np.zeros(0, np.int32), 0
-    order, starts, counts = _group(golden_code, n_queries)
-    del golden_code
+    unknown = int((to_golden < 0).sum()) if to_golden is not None else 0
+    order, starts, counts = _group(run, to_golden, n_queries)
     num_rel = np.bincount(qrels.query[qrels.label >= level], minlength=n_queries).astype(np.int64)
     context = _Context(
         run=run,
@@ -242,7 +237,7 @@ def _label_dtype(labels: np.ndarray) -> np.dtype:
 
 
 def _group(
-    golden_code: np.ndarray, n_queries: int
+    run: Run, to_golden: np.ndarray | None, n_queries: int
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """A row order grouping rows by query (``None``: already grouped), with offsets.
 
@@ -250,12 +245,11 @@ def _group(
     (a million, not a hundred million rows); rows of queries outside the golden set are
     never read, wherever they are.
     """
-    n_rows = len(golden_code)
-    heads = np.flatnonzero(golden_code[1:] != golden_code[:-1]) + 1
-    heads = np.concatenate([np.zeros(min(n_rows, 1), np.int64), heads])
-    code = golden_code[heads]
+    if to_golden is None:
+        return None, np.zeros(n_queries, np.int64), np.zeros(n_queries, np.int64)
+    run_codes, heads, lengths = run.query_runs()
+    code = to_golden[run_codes]
     known = code >= 0
-    lengths = np.diff(np.append(heads, n_rows))
     counts = np.bincount(code[known], weights=lengths[known], minlength=n_queries)
     counts = counts.astype(np.int64)
     seen = np.sort(code[known])
@@ -263,6 +257,7 @@ def _group(
         starts = np.zeros(n_queries, np.int64)
         starts[code[known]] = heads[known]
         return None, starts, counts
+    golden_code = np.repeat(code, lengths)
     valid = np.flatnonzero(golden_code >= 0)
     order = valid[np.argsort(golden_code[valid], kind="stable")]
     return order, np.cumsum(counts) - counts, counts

@@ -164,7 +164,9 @@ def unanswerable(
 
     A retriever that is as sure of itself on questions the corpus cannot answer as on the
     ones it can gives the generator no signal to abstain. ``confident`` marks unanswerable
-    queries whose top-1 score reaches the answerable queries' median top-1 score.
+    queries whose top-1 score reaches the answerable queries' median top-1 score. At most
+    ``MAX_MISSED`` queries are listed (the most confidently retrieved, in golden-set
+    order); ``n`` counts them all.
     """
     if answerable.all():
         return None
@@ -172,9 +174,10 @@ def unanswerable(
     for batch in batches:
         top1[batch.queries] = batch.top_scores(1)[:, 0]
     median = np.nanmedian(top1[answerable]) if np.isfinite(top1[answerable]).any() else None
+    listed = _most_confident(np.flatnonzero(~answerable), top1)
     queries = []
     for batch in batches:
-        rows = np.flatnonzero(~answerable[batch.queries])
+        rows = np.flatnonzero(listed[batch.queries])
         for row, top_ids in zip(rows, _top_ids_of(batch, rows), strict=True):
             code = int(batch.queries[row])
             score = top1[code]
@@ -197,6 +200,27 @@ def unanswerable(
         confident_threshold=float(median) if median is not None else None,
         queries=queries,
     )
+
+
+def _most_confident(codes: np.ndarray, top1: np.ndarray) -> np.ndarray:
+    """A mask over golden queries: ``codes``, or their ``MAX_MISSED`` highest top-1 scores."""
+    keep = codes
+    if len(codes) > MAX_MISSED:
+        score = np.nan_to_num(top1[codes], nan=-np.inf)
+        keep = codes[np.argsort(-score, kind="stable")[:MAX_MISSED]]
+    mask = np.zeros(len(top1), bool)
+    mask[keep] = True
+    return mask
+
+
+def unanswerable_cap_warning(section: UnanswerableSection | None) -> list[str]:
+    """A warning when :func:`unanswerable` listed only some of the unanswerable queries."""
+    if section is None or section.n <= len(section.queries):
+        return []
+    return [
+        f"{section.n} unanswerable queries; the report lists the {len(section.queries)} "
+        "retrieved most confidently (golden-set order)"
+    ]
 
 
 def warnings(stats: RankingStats, missing: str) -> list[str]:
