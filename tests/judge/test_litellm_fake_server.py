@@ -47,6 +47,7 @@ def test_429_then_200_is_retried_and_scored():
                 claims_reply(["supported", "contradicted"]),
             )
         )
+
     with FakeOpenAI(script) as server:
         run = _run(LiteLLMModel("openai/fake-judge", api_base=server.base), _items(1))
     [result] = run.results
@@ -68,6 +69,7 @@ def test_malformed_json_then_valid_after_repair():
                 claims_reply(["supported"]),
             )
         )
+
     with FakeOpenAI(script) as server:
         run = _run(LiteLLMModel("openai/fake-judge", api_base=server.base), _items(1))
     assert run.results[0].outcome == Outcome.SCORED

@@ -80,9 +80,10 @@ def test_streamed_run_equals_the_line_parser(tmp_path, monkeypatch, messy_rows):
     assert streamed.doc_strings(np.arange(len(streamed))) == [d for _, d, _ in messy_rows]
     assert streamed.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     # query runs cut at block edges come back whole, as from the expanded codes
-    whole = Run(streamed.query_ids, None, streamed.query, None, streamed.score, words=streamed.words)
-    for given, expanded in zip(streamed.query_runs(), whole.query_runs(), strict=True):
-        assert given.tolist() == expanded.tolist()
+    codes = streamed.query
+    whole = Run(streamed.query_ids, None, codes, None, streamed.score, words=streamed.words)
+    for ours, expanded in zip(streamed.query_runs(), whole.query_runs(), strict=True):
+        assert ours.tolist() == expanded.tolist()
 
 
 def test_progress_reports_every_byte(tmp_path, messy_rows):

@@ -28,7 +28,16 @@ def write_plots(record, directory):
 
 
 __all__ = [
-    "CalibrationRecord", "GradedItem", "HumanGrade", "PPIEstimate", "StaleCalibrationError",
-    "calibrate", "ensure_fresh", "is_stale", "load_calibration", "load_grades", "ppi_rate",
+    "CalibrationRecord",
+    "GradedItem",
+    "HumanGrade",
+    "PPIEstimate",
+    "StaleCalibrationError",
+    "calibrate",
+    "ensure_fresh",
+    "is_stale",
+    "load_calibration",
+    "load_grades",
+    "ppi_rate",
     "write_plots",
 ]

@@ -88,19 +88,29 @@ def agreement(
     f1 = _safe_div(2 * precision * recall, precision + recall) if tp else 0.0
     kappa = cohen_kappa(h, j)
     low, high = (
-        bootstrap_statistic(n, lambda idx: cohen_kappa(h[idx], j[idx]), resamples=resamples,
-                            seed=seed)
-        if n > 1 else (float("nan"), float("nan"))
+        bootstrap_statistic(
+            n, lambda idx: cohen_kappa(h[idx], j[idx]), resamples=resamples, seed=seed
+        )
+        if n > 1
+        else (float("nan"), float("nan"))
     )
     rho = tau = None
     if scores is not None and grades is not None:
         rho, tau = rank_correlations(np.asarray(scores, float), np.asarray(grades, float))
     return Agreement(
-        n=n, accuracy=float(np.mean(h == j)) if n else float("nan"), kappa=kappa,
-        kappa_low=low, kappa_high=high, confusion=cm, precision_unfaithful=precision,
-        recall_unfaithful=recall, f1_unfaithful=f1,
+        n=n,
+        accuracy=float(np.mean(h == j)) if n else float("nan"),
+        kappa=kappa,
+        kappa_low=low,
+        kappa_high=high,
+        confusion=cm,
+        precision_unfaithful=precision,
+        recall_unfaithful=recall,
+        f1_unfaithful=f1,
         human_faithful_rate=float(h.mean()) if n else float("nan"),
-        judge_faithful_rate=float(j.mean()) if n else float("nan"), spearman=rho, kendall=tau,
+        judge_faithful_rate=float(j.mean()) if n else float("nan"),
+        spearman=rho,
+        kendall=tau,
     )
 
 

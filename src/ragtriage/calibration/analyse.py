@@ -120,9 +120,16 @@ class _Scope:
 
 
 def calibrate(
-    items: list[GradedItem], results: list[JudgeResult], *, judge_name: str,
-    grades_digest: dict[str, str], seed: int = 20261129, folds: int = 5, resamples: int = 2000,
-    seconds: float | None = None, ppi_fraction: float = 0.5,
+    items: list[GradedItem],
+    results: list[JudgeResult],
+    *,
+    judge_name: str,
+    grades_digest: dict[str, str],
+    seed: int = 20261129,
+    folds: int = 5,
+    resamples: int = 2000,
+    seconds: float | None = None,
+    ppi_fraction: float = 0.5,
 ) -> CalibrationRecord:
     """Agreement, thresholds, baselines, combination and a PPI check, per dataset and pooled."""
     if not results:
@@ -142,20 +149,32 @@ def calibrate(
         if item.label is None:
             tied.append(item)
         elif result is None:
-            unscored.append((item, UnscoredItem(id=item.id, outcome="missing",
-                                                reason="no judge result for this item")))
+            unscored.append(
+                (
+                    item,
+                    UnscoredItem(
+                        id=item.id, outcome="missing", reason="no judge result for this item"
+                    ),
+                )
+            )
         elif result.outcome != Outcome.SCORED:
-            unscored.append((item, UnscoredItem(id=item.id, outcome=str(result.outcome),
-                                                reason=result.reason)))
+            unscored.append(
+                (item, UnscoredItem(id=item.id, outcome=str(result.outcome), reason=result.reason))
+            )
         else:
             used.append(item)
             rows.append(_features(item, result))
     if len(used) < 2 * folds or len({i.label for i in used}) < 2:
-        raise InputError(f"only {len(used)} graded items were scored (need {2 * folds} or more, "
-                         "both faithful and unfaithful) to calibrate")
+        raise InputError(
+            f"only {len(used)} graded items were scored (need {2 * folds} or more, "
+            "both faithful and unfaithful) to calibrate"
+        )
     table = _table(rows)
-    derived = {k for k in table if not any(k in r.signals or k == "score"
-                                           for r in results if r.outcome == Outcome.SCORED)}
+    derived = {
+        k
+        for k in table
+        if not any(k in r.signals or k == "score" for r in results if r.outcome == Outcome.SCORED)
+    }
     y = np.array([float(i.label) for i in used])
     grades = np.array([np.nan if i.grade is None else i.grade for i in used])
     fold_of = stratified_folds([f"{i.dataset}|{i.label}" for i in used], folds, seed)
@@ -169,19 +188,24 @@ def calibrate(
         sc = _Scope(np.flatnonzero(mask), y, table, grades, fold_of, seed, resamples)
         in_scope = [i for i in items if name in ("pooled", i.dataset)]
         report, choice = _scope_report(
-            name, sc, in_scope, signal_names, derived, is_lexical_judge, folds, ppi_fraction)
+            name, sc, in_scope, signal_names, derived, is_lexical_judge, folds, ppi_fraction
+        )
         report.unscored = [u for i, u in unscored if name in ("pooled", i.dataset)]
         report.tied = [i.id for i in tied if name in ("pooled", i.dataset)]
         if report.beats_lexical and report.vs_lexical and report.vs_lexical[1] <= 0:
             d, lo, hi = report.vs_lexical
-            warnings.append(f"{name}: the judge's lead over the lexical baseline is within noise "
-                            f"(kappa difference {d:+.2f}, paired 95 % CI [{lo:+.2f}, {hi:+.2f}])")
+            warnings.append(
+                f"{name}: the judge's lead over the lexical baseline is within noise "
+                f"(kappa difference {d:+.2f}, paired 95 % CI [{lo:+.2f}, {hi:+.2f}])"
+            )
         if report.beats_lexical is False:
             best = max(m.cv.kappa for m in report.signals if m.name in ("score", "combination"))
             lex = next(b.cv.kappa for b in report.baselines if b.name == "lexical")
-            warnings.append(f"{name}: the judge does not beat the lexical baseline "
-                            f"(cross-validated kappa {best:.2f} vs {lex:.2f}): "
-                            "not worth its cost here")
+            warnings.append(
+                f"{name}: the judge does not beat the lexical baseline "
+                f"(cross-validated kappa {best:.2f} vs {lex:.2f}): "
+                "not worth its cost here"
+            )
         scopes[name] = report
         if name == scope_names[0]:
             pooled_choice = choice
@@ -196,14 +220,19 @@ def calibrate(
     for item in items:
         result = by_id.get(item.id)
         cv_d, full_d, fold = decided.get(item.id, (np.nan, np.nan, None))
-        records.append(LabelledItem(
-            id=item.id, dataset=item.dataset, human=item.label,
-            outcome=str(result.outcome) if result else "missing",
-            score=result.score if result else None, grade=item.grade,
-            fold=None if fold is None else int(fold),
-            decision_cv=None if np.isnan(cv_d) else bool(cv_d),
-            decision=None if np.isnan(full_d) else bool(full_d),
-        ))
+        records.append(
+            LabelledItem(
+                id=item.id,
+                dataset=item.dataset,
+                human=item.label,
+                outcome=str(result.outcome) if result else "missing",
+                score=result.score if result else None,
+                grade=item.grade,
+                fold=None if fold is None else int(fold),
+                decision_cv=None if np.isnan(cv_d) else bool(cv_d),
+                decision=None if np.isnan(full_d) else bool(full_d),
+            )
+        )
     n_judged = max(1, len([r for r in results if r.item_id in graded_ids]))
     judged = [r for r in results if r.item_id in graded_ids]
     cost = Cost(
@@ -213,23 +242,42 @@ def calibrate(
     )
     if unscored:
         kinds = Counter(u.outcome for _, u in unscored)
-        warnings.append("not scored and so not in the agreement figures: " + ", ".join(
-            f"{n} {k}" for k, n in sorted(kinds.items())))
+        warnings.append(
+            "not scored and so not in the agreement figures: "
+            + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+        )
     return CalibrationRecord(
-        package_version=package_version(), judge_name=judge_name,
-        fingerprint=results[0].fingerprint, grades=grades_digest, seed=seed, folds=folds,
-        resamples=resamples, rule=chosen.rule, rule_name=chosen.name, fold_rules=chosen_folds,
-        scopes=scopes, items=records, cost=cost, warnings=warnings,
+        package_version=package_version(),
+        judge_name=judge_name,
+        fingerprint=results[0].fingerprint,
+        grades=grades_digest,
+        seed=seed,
+        folds=folds,
+        resamples=resamples,
+        rule=chosen.rule,
+        rule_name=chosen.name,
+        fold_rules=chosen_folds,
+        scopes=scopes,
+        items=records,
+        cost=cost,
+        warnings=warnings,
     )
 
 
-def _scope_report(name, sc: _Scope, in_scope, signal_names, derived, is_lexical_judge, folds,
-                  ppi_fraction) -> tuple[ScopeReport, tuple[MethodResult, list]]:
+def _scope_report(
+    name, sc: _Scope, in_scope, signal_names, derived, is_lexical_judge, folds, ppi_fraction
+) -> tuple[ScopeReport, tuple[MethodResult, list]]:
     """Everything measured on one scope, and the rule it would choose (score threshold, or
     the combination when that is better by :data:`COMBINATION_MARGIN`) with its fold rules."""
     main, fold_rules = sc.method("score", _fit_score, scores=True)
-    in_sample = agreement(sc.y, main.rule.predict(sc.table), scores=sc.table["score"],
-                          grades=sc.grades, resamples=sc.resamples, seed=sc.seed)
+    in_sample = agreement(
+        sc.y,
+        main.rule.predict(sc.table),
+        scores=sc.table["score"],
+        grades=sc.grades,
+        resamples=sc.resamples,
+        seed=sc.seed,
+    )
     usable = usable_features(sc.table, signal_names)
     signals = [main]
     signals += [sc.method(s, _fit_signal(s, None))[0] for s in usable if s != "score"]
@@ -251,11 +299,20 @@ def _scope_report(name, sc: _Scope, in_scope, signal_names, derived, is_lexical_
     fit = _fit_combination(combo_features) if use_combo else _fit_score
     multi = [[g.label for g in i.grades] for i in in_scope if len(i.grades) > 1]
     report = ScopeReport(
-        scope=name, n_items=len(in_scope), n_agreement=len(sc.y),
-        threshold=main.rule.threshold, fold_thresholds=[r.threshold for r in fold_rules],
-        cv=main.cv, in_sample=in_sample, signals=signals, baselines=baselines,
-        best_signal=best.name, beats_lexical=beats, vs_lexical=vs_lexical,
-        krippendorff_alpha=krippendorff_alpha_nominal(multi), n_multi_graded=len(multi),
+        scope=name,
+        n_items=len(in_scope),
+        n_agreement=len(sc.y),
+        threshold=main.rule.threshold,
+        fold_thresholds=[r.threshold for r in fold_rules],
+        cv=main.cv,
+        in_sample=in_sample,
+        signals=signals,
+        baselines=baselines,
+        best_signal=best.name,
+        beats_lexical=beats,
+        vs_lexical=vs_lexical,
+        krippendorff_alpha=krippendorff_alpha_nominal(multi),
+        n_multi_graded=len(multi),
         ppi=_ppi_demo(sc, fit, folds, sc.seed, ppi_fraction),
     )
     return report, ((combo, combo_rules) if use_combo else (main, fold_rules))
@@ -276,5 +333,8 @@ def _ppi_demo(sc: _Scope, fit: Fit, folds: int, seed: int, fraction: float) -> P
     f_u = np.mean([r.predict(unl_table) for r in rules], axis=0)
     keep_l, keep_u = np.isfinite(oof), np.isfinite(f_u)
     estimate = ppi_rate(f_u[keep_u], oof[keep_l], sc.y[labelled][keep_l])
-    return PPIDemo(estimate=estimate, hidden_human_rate=float(sc.y[~labelled].mean()),
-                   labelled_fraction=fraction)
+    return PPIDemo(
+        estimate=estimate,
+        hidden_human_rate=float(sc.y[~labelled].mean()),
+        labelled_fraction=fraction,
+    )

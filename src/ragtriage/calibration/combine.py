@@ -18,8 +18,14 @@ from ragtriage.calibration.threshold import fit_majority, fit_threshold
 # or the mean over sentences), the weakest sentence's probability, the lexical score and
 # the answer length. Other signals are reported alone only: four weights is what ~300
 # grades can fit without the combination overfitting.
-COMBINATION_SIGNALS = ("model_prob", "mean_sentence_prob", "min_sentence_prob", "lexical",
-                       "answer_words", "answer_tokens")
+COMBINATION_SIGNALS = (
+    "model_prob",
+    "mean_sentence_prob",
+    "min_sentence_prob",
+    "lexical",
+    "answer_words",
+    "answer_tokens",
+)
 
 
 def combination_features(usable: list[str]) -> list[str]:
@@ -70,8 +76,11 @@ def fit_logistic(
     model = LogisticRegression(C=c, max_iter=1000)
     model.fit(np.column_stack(cols), y)
     rule = LogisticRule(
-        features=list(features), mean=means, scale=scales,
-        coef=[float(w) for w in model.coef_[0]], intercept=float(model.intercept_[0]),
+        features=list(features),
+        mean=means,
+        scale=scales,
+        coef=[float(w) for w in model.coef_[0]],
+        intercept=float(model.intercept_[0]),
         threshold=0.5,
     )
     prob = rule.probability(table)

@@ -100,8 +100,9 @@ def _row_to_grade(row: dict[str, Any], dataset: str, path: Path, line: int) -> H
         except (TypeError, ValueError):
             grade = None
         if grade is None:
-            raise InputError(f"expected a number, got {row['grade']!r}", path=path, line=line,
-                             field="grade")
+            raise InputError(
+                f"expected a number, got {row['grade']!r}", path=path, line=line, field="grade"
+            )
     contexts = row.get("contexts") or []
     if isinstance(contexts, str):  # CSV: a JSON list in one cell, or one plain passage
         try:
@@ -115,14 +116,19 @@ def _row_to_grade(row: dict[str, Any], dataset: str, path: Path, line: int) -> H
         check_type(answer, "answer", str, path, line)
     digest = row.get("answer_sha256") or row.get("answer_hash") or None
     if answer is not None and digest and digest.lower() != sha256_text(answer):
-        raise InputError("does not match the sha256 of 'answer'", path=path, line=line,
-                         field="answer_sha256")
+        raise InputError(
+            "does not match the sha256 of 'answer'", path=path, line=line, field="answer_sha256"
+        )
     return HumanGrade(
-        id=str(row[key]), dataset=str(row.get("dataset") or dataset),
-        label=parse_label(row["label"], path, line), grade=grade,
+        id=str(row[key]),
+        dataset=str(row.get("dataset") or dataset),
+        label=parse_label(row["label"], path, line),
+        grade=grade,
         grader=(str(row["grader"]) if row.get("grader") not in (None, "") else None),
-        notes=str(row.get("notes") or ""), question=str(row.get("question") or ""),
-        contexts=tuple(contexts), answer=answer,
+        notes=str(row.get("notes") or ""),
+        question=str(row.get("question") or ""),
+        contexts=tuple(contexts),
+        answer=answer,
         answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
         source=f"{path}:{line}",
     )
@@ -155,8 +161,10 @@ def grade_files(path: Path) -> list[Path]:
     if not path.is_dir():
         raise InputError("no such file or directory", path=path)
     files = sorted(
-        p for p in path.rglob("*")
-        if p.suffix.lower() in SUFFIXES and p.is_file()
+        p
+        for p in path.rglob("*")
+        if p.suffix.lower() in SUFFIXES
+        and p.is_file()
         and not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
     )
     if not files:
@@ -174,18 +182,27 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
         first = rows[0]
         hashes = {r.answer_sha256 for r in rows if r.answer_sha256}
         if len(hashes) > 1:
-            raise InputError(f"item {item_id!r} is graded on different answers",
-                             path=rows[1].source, field="answer")
+            raise InputError(
+                f"item {item_id!r} is graded on different answers",
+                path=rows[1].source,
+                field="answer",
+            )
         yes = sum(r.label for r in rows)
         label = None if 2 * yes == len(rows) else 2 * yes > len(rows)
         ordinal = [r.grade for r in rows if r.grade is not None]
-        items.append(GradedItem(
-            id=item_id, dataset=first.dataset, label=label,
-            grade=sum(ordinal) / len(ordinal) if ordinal else None, grades=rows,
-            question=first.question, contexts=first.contexts,
-            answer=next((r.answer for r in rows if r.answer is not None), None),
-            answer_sha256=next(iter(hashes), None),
-        ))
+        items.append(
+            GradedItem(
+                id=item_id,
+                dataset=first.dataset,
+                label=label,
+                grade=sum(ordinal) / len(ordinal) if ordinal else None,
+                grades=rows,
+                question=first.question,
+                contexts=first.contexts,
+                answer=next((r.answer for r in rows if r.answer is not None), None),
+                answer_sha256=next(iter(hashes), None),
+            )
+        )
     return items
 
 

@@ -39,8 +39,9 @@ def _api():
     try:
         from ragtriage.judge import api
     except ImportError as exc:  # pragma: no cover - judge package incomplete
-        raise InputError(f"the judge package is not usable ({exc}); "
-                         "give recorded results with --judged FILE") from None
+        raise InputError(
+            f"the judge package is not usable ({exc}); give recorded results with --judged FILE"
+        ) from None
     return api
 
 
@@ -91,7 +92,8 @@ def run_judge(
             return read_judged(path), None, f"recorded {path}"
     start = time.perf_counter()
     results = _api().judge_faithfulness(
-        items, model=model, strategy=strategy, **({"cache": None} if spec == LEXICAL else {}))
+        items, model=model, strategy=strategy, **({"cache": None} if spec == LEXICAL else {})
+    )
     return list(results), time.perf_counter() - start, "ran"
 
 
@@ -110,6 +112,10 @@ def read_judged(path: Path) -> list[JudgeResult]:
         raise InputError("no judge results in the file", path=path)
     prints = {r.fingerprint.model_dump_json() for r in results}
     if len(prints) > 1:
-        raise InputError(f"results of {len(prints)} different judge fingerprints in one file; "
-                         "give one file per judge", path=path, field="fingerprint")
+        raise InputError(
+            f"results of {len(prints)} different judge fingerprints in one file; "
+            "give one file per judge",
+            path=path,
+            field="fingerprint",
+        )
     return results

@@ -45,9 +45,17 @@ def _sources(judges: list[str], judged: list[Path]) -> list[tuple[str, Path | No
 
 
 def run_calibration(
-    grades: Path, *, judges: list[str] = (), judged: list[Path] = (), out: Path | None = None,
-    folds: int = 5, seed: int = 20261129, resamples: int = 2000, plots: bool = True,
-    audit: Path | None = None, ppi_fraction: float = 0.5,
+    grades: Path,
+    *,
+    judges: list[str] = (),
+    judged: list[Path] = (),
+    out: Path | None = None,
+    folds: int = 5,
+    seed: int = 20261129,
+    resamples: int = 2000,
+    plots: bool = True,
+    audit: Path | None = None,
+    ppi_fraction: float = 0.5,
     items: list[GradedItem] | None = None,
 ) -> list[JudgeRun]:
     """Calibrate every judge (run or recorded) on the grades under ``grades``; write
@@ -64,9 +72,17 @@ def run_calibration(
             results, seconds, source = run_judge(name, judge_items, recorded_dir(grades))
         else:
             results, seconds, source = read_judged(path), None, f"recorded {path}"
-        record = calibrate(items, results, judge_name=_name(name, results), grades_digest=digest,
-                           seed=seed, folds=folds, resamples=resamples, seconds=seconds,
-                           ppi_fraction=ppi_fraction)
+        record = calibrate(
+            items,
+            results,
+            judge_name=_name(name, results),
+            grades_digest=digest,
+            seed=seed,
+            folds=folds,
+            resamples=resamples,
+            seconds=seconds,
+            ppi_fraction=ppi_fraction,
+        )
         run = JudgeRun(name=record.judge_name, record=record, record_path=Path(), source=source)
         if path is not None:
             record.warnings += stale_warnings(record)
@@ -97,9 +113,11 @@ def stale_warnings(record: CalibrationRecord) -> list[str]:
     stale = is_stale(record, current)
     if not stale:
         return []
-    return [f"STALE: these recorded results are from a judge that differs from today's "
-            f"{fp.judge}@{fp.model} in {', '.join(stale)}; the calibration applies to the "
-            "recorded judge only (audits with today's judge will be flagged stale)"]
+    return [
+        f"STALE: these recorded results are from a judge that differs from today's "
+        f"{fp.judge}@{fp.model} in {', '.join(stale)}; the calibration applies to the "
+        "recorded judge only (audits with today's judge will be flagged stale)"
+    ]
 
 
 def _name(spec: str, results: list[JudgeResult]) -> str:

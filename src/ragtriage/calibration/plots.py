@@ -21,8 +21,14 @@ def _plt():
 
 
 def _scope_data(record: CalibrationRecord, scope: str) -> tuple[np.ndarray, np.ndarray]:
-    rows = [i for i in record.items if (scope == "pooled" or i.dataset == scope)
-            and i.human is not None and i.score is not None and i.outcome == "scored"]
+    rows = [
+        i
+        for i in record.items
+        if (scope == "pooled" or i.dataset == scope)
+        and i.human is not None
+        and i.score is not None
+        and i.outcome == "scored"
+    ]
     return np.array([i.score for i in rows], float), np.array([i.human for i in rows], float)
 
 
@@ -43,8 +49,15 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
         cm = np.array(record.scopes[name].cv.confusion)
         ax.imshow(cm, cmap="Blues")
         for (r, c), v in np.ndenumerate(cm):
-            ax.text(c, r, str(v), ha="center", va="center",
-                    color="white" if v > cm.max() / 2 else "black", fontsize=12)
+            ax.text(
+                c,
+                r,
+                str(v),
+                ha="center",
+                va="center",
+                color="white" if v > cm.max() / 2 else "black",
+                fontsize=12,
+            )
         ax.set_xticks([0, 1], ["unfaithful", "faithful"])
         ax.set_yticks([0, 1], ["unfaithful", "faithful"])
         ax.set_xlabel("judge (cross-validated)")
@@ -61,8 +74,9 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
         x, y = _scope_data(record, name)
         s = record.scopes[name]
         if len(x):
-            grid = np.unique(np.concatenate([np.linspace(x.min(), x.max(), 200),
-                                             candidate_thresholds(x)]))
+            grid = np.unique(
+                np.concatenate([np.linspace(x.min(), x.max(), 200), candidate_thresholds(x)])
+            )
             ax.plot(grid, kappa_curve(x, y, grid), color="C0", label="in-sample kappa")
         ax.axvline(s.threshold, color="C3", ls="--", label=f"chosen {s.threshold:.3f}")
         for t in s.fold_thresholds:
@@ -81,8 +95,13 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
         x, y = _scope_data(record, name)
         bins = np.linspace(min(0.0, x.min(initial=0)), max(1.0, x.max(initial=1)), 21)
         ax.hist(x[y == 1], bins=bins, alpha=0.6, color="C2", label=f"faithful (n={int(y.sum())})")
-        ax.hist(x[y == 0], bins=bins, alpha=0.6, color="C3",
-                label=f"unfaithful (n={int((y == 0).sum())})")
+        ax.hist(
+            x[y == 0],
+            bins=bins,
+            alpha=0.6,
+            color="C3",
+            label=f"unfaithful (n={int((y == 0).sum())})",
+        )
         ax.axvline(record.scopes[name].threshold, color="black", ls="--", label="threshold")
         ax.set_xlabel("judge score")
         ax.set_ylabel("items")

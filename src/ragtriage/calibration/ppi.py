@@ -45,7 +45,11 @@ def _z(level: float) -> float:
 
 
 def ppi_rate(
-    judge_unlabelled, judge_labelled, human_labelled, *, level: float = 0.95,
+    judge_unlabelled,
+    judge_labelled,
+    human_labelled,
+    *,
+    level: float = 0.95,
     power_tuning: bool = False,
 ) -> PPIEstimate:
     """Bias-corrected faithful rate with its interval (see the module docstring).
@@ -77,8 +81,15 @@ def ppi_rate(
     naive = float(f_u.mean())
     naive_se = float(f_u.std(ddof=1) / np.sqrt(big_n))
     return PPIEstimate(
-        estimate=float(theta), low=float(max(0.0, theta - z * se)),
-        high=float(min(1.0, theta + z * se)), naive=naive,
-        naive_low=max(0.0, naive - z * naive_se), naive_high=min(1.0, naive + z * naive_se),
-        correction=float(rect.mean()), lam=lam, n_labelled=n, n_unlabelled=big_n, level=level,
+        estimate=float(theta),
+        low=float(max(0.0, theta - z * se)),
+        high=float(min(1.0, theta + z * se)),
+        naive=naive,
+        naive_low=max(0.0, naive - z * naive_se),
+        naive_high=min(1.0, naive + z * naive_se),
+        correction=float(rect.mean()),
+        lam=lam,
+        n_labelled=n,
+        n_unlabelled=big_n,
+        level=level,
     )

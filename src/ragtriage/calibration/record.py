@@ -113,8 +113,13 @@ class CalibrationRecord(BaseModel):
         other than ``scored`` (and for a result lacking the rule's signal)."""
         return decide_one(self.rule, result)
 
-    def ppi(self, unlabelled: list[JudgeResult], scope: str = "pooled",
-            level: float = 0.95, power_tuning: bool = False) -> PPIEstimate:
+    def ppi(
+        self,
+        unlabelled: list[JudgeResult],
+        scope: str = "pooled",
+        level: float = 0.95,
+        power_tuning: bool = False,
+    ) -> PPIEstimate:
         """Bias-corrected faithful rate of an audit's scored answers (cross-fitted PPI:
         graded items use their out-of-fold decisions, audit answers the average decision
         of the fold rules, so the judge is never scored on the items that fitted it)."""
@@ -126,11 +131,20 @@ class CalibrationRecord(BaseModel):
             votes = [v for v in votes if v is not None]
             if votes:
                 f_u.append(float(np.mean(votes)))
-        labelled = [i for i in self.items if (scope == "pooled" or i.dataset == scope)
-                    and i.human is not None and i.decision_cv is not None]
-        return ppi_rate(f_u, [float(i.decision_cv) for i in labelled],
-                        [float(i.human) for i in labelled], level=level,
-                        power_tuning=power_tuning)
+        labelled = [
+            i
+            for i in self.items
+            if (scope == "pooled" or i.dataset == scope)
+            and i.human is not None
+            and i.decision_cv is not None
+        ]
+        return ppi_rate(
+            f_u,
+            [float(i.decision_cv) for i in labelled],
+            [float(i.human) for i in labelled],
+            level=level,
+            power_tuning=power_tuning,
+        )
 
     def save(self, path: Path | str) -> Path:
         path = Path(path)
@@ -148,14 +162,16 @@ def load_calibration(path: Path | str) -> CalibrationRecord:
     except ValueError as exc:
         raise InputError(f"not a calibration record: {exc}", path=path) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise InputError(f"not a calibration record (expected schema {SCHEMA})", path=path,
-                         field="schema")
+        raise InputError(
+            f"not a calibration record (expected schema {SCHEMA})", path=path, field="schema"
+        )
     try:
         return CalibrationRecord.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InputError(err["msg"], path=path,
-                         field=".".join(str(p) for p in err["loc"])) from None
+        raise InputError(
+            err["msg"], path=path, field=".".join(str(p) for p in err["loc"])
+        ) from None
 
 
 def is_stale(record: CalibrationRecord, fingerprint: JudgeFingerprint) -> list[str]:
@@ -186,5 +202,10 @@ def ensure_fresh(record: CalibrationRecord, fingerprint: JudgeFingerprint) -> No
         )
 
 
-__all__ = ["CalibrationRecord", "StaleCalibrationError", "ensure_fresh", "is_stale",
-           "load_calibration"]
+__all__ = [
+    "CalibrationRecord",
+    "StaleCalibrationError",
+    "ensure_fresh",
+    "is_stale",
+    "load_calibration",
+]

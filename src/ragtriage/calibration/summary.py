@@ -19,22 +19,46 @@ def _ci(a) -> str:
 def print_run(run: JudgeRun, console: Console) -> None:
     rec = run.record
     fp = rec.fingerprint
-    console.print(f"\n[bold]judge {rec.judge_name}[/bold]  (judge={fp.judge}, model={fp.model}, "
-                  f"ragtriage {fp.package_version or '?'}; {rec.folds}-fold CV, seed {rec.seed}, "
-                  f"{rec.resamples} bootstrap resamples; results: {run.source or 'ran'})")
+    console.print(
+        f"\n[bold]judge {rec.judge_name}[/bold]  (judge={fp.judge}, model={fp.model}, "
+        f"ragtriage {fp.package_version or '?'}; {rec.folds}-fold CV, seed {rec.seed}, "
+        f"{rec.resamples} bootstrap resamples; results: {run.source or 'ran'})"
+    )
     t = Table(title="agreement with the human grades (kappa: Cohen's, bootstrap 95 % CI)")
-    for col in ("scope", "items", "scored", "threshold", "kappa CV [95% CI]", "kappa in-sample",
-                "acc CV", "F1 unfaithful", "human / judge faithful", "rho, tau", "alpha graders"):
+    for col in (
+        "scope",
+        "items",
+        "scored",
+        "threshold",
+        "kappa CV [95% CI]",
+        "kappa in-sample",
+        "acc CV",
+        "F1 unfaithful",
+        "human / judge faithful",
+        "rho, tau",
+        "alpha graders",
+    ):
         t.add_column(col, justify="left" if col == "scope" else "right")
     for name, s in rec.scopes.items():
         rank = "n/a" if s.cv.spearman is None else f"{s.cv.spearman:.2f}, {s.cv.kendall:.2f}"
-        t.add_row(name, str(s.n_items), str(s.n_agreement), f"{s.threshold:.3f}", _ci(s.cv),
-                  _k(s.in_sample.kappa), _k(s.cv.accuracy), _k(s.cv.f1_unfaithful),
-                  f"{s.cv.human_faithful_rate:.2f} / {s.cv.judge_faithful_rate:.2f}", rank,
-                  _k(s.krippendorff_alpha) if s.n_multi_graded else "1 grader")
+        t.add_row(
+            name,
+            str(s.n_items),
+            str(s.n_agreement),
+            f"{s.threshold:.3f}",
+            _ci(s.cv),
+            _k(s.in_sample.kappa),
+            _k(s.cv.accuracy),
+            _k(s.cv.f1_unfaithful),
+            f"{s.cv.human_faithful_rate:.2f} / {s.cv.judge_faithful_rate:.2f}",
+            rank,
+            _k(s.krippendorff_alpha) if s.n_multi_graded else "1 grader",
+        )
     console.print(t)
-    t = Table(title="kappa of each signal alone, the combination and the baselines: "
-                    "cross-validated (in-sample)")
+    t = Table(
+        title="kappa of each signal alone, the combination and the baselines: "
+        "cross-validated (in-sample)"
+    )
     t.add_column("signal / baseline")
     for name in rec.scopes:
         t.add_column(name, justify="right")
@@ -50,28 +74,47 @@ def print_run(run: JudgeRun, console: Console) -> None:
             cells.append("" if m is None else f"{_k(m.cv.kappa)} ({_k(m.in_sample_kappa)})")
         t.add_row(f"baseline: {n}" if kind == "baselines" else labels.get(n, n), *cells)
     console.print(t)
-    diffs = [f"{n} {d:+.2f} [{lo:+.2f}, {hi:+.2f}]" for n, s in rec.scopes.items()
-             if s.vs_lexical for d, lo, hi in [s.vs_lexical]]
+    diffs = [
+        f"{n} {d:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+        for n, s in rec.scopes.items()
+        if s.vs_lexical
+        for d, lo, hi in [s.vs_lexical]
+    ]
     if diffs:
-        console.print("judge minus lexical baseline, CV kappa (paired bootstrap 95 % CI): "
-                      + "; ".join(diffs))
-    t = Table(title="faithful rate: naive judge vs prediction-powered (PPI) on a seeded split "
-                    "(labels of the other part hidden)")
-    for col in ("scope", "labelled / hidden", "naive judge rate", "PPI rate [95% CI]",
-                "hidden human rate"):
+        console.print(
+            "judge minus lexical baseline, CV kappa (paired bootstrap 95 % CI): " + "; ".join(diffs)
+        )
+    t = Table(
+        title="faithful rate: naive judge vs prediction-powered (PPI) on a seeded split "
+        "(labels of the other part hidden)"
+    )
+    for col in (
+        "scope",
+        "labelled / hidden",
+        "naive judge rate",
+        "PPI rate [95% CI]",
+        "hidden human rate",
+    ):
         t.add_column(col, justify="right")
     for name, s in rec.scopes.items():
         if s.ppi is None:
             continue
         e = s.ppi.estimate
-        t.add_row(name, f"{e.n_labelled} / {e.n_unlabelled}", f"{e.naive:.3f}",
-                  f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]", f"{s.ppi.hidden_human_rate:.3f}")
+        t.add_row(
+            name,
+            f"{e.n_labelled} / {e.n_unlabelled}",
+            f"{e.naive:.3f}",
+            f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]",
+            f"{s.ppi.hidden_human_rate:.3f}",
+        )
     console.print(t)
     if run.audit_ppi is not None:
         e = run.audit_ppi
-        console.print(f"audit faithful rate: naive {e.naive:.3f}, PPI-corrected {e.estimate:.3f} "
-                      f"[{e.low:.3f}, {e.high:.3f}] ({e.n_unlabelled} answers, "
-                      f"{e.n_labelled} graded)")
+        console.print(
+            f"audit faithful rate: naive {e.naive:.3f}, PPI-corrected {e.estimate:.3f} "
+            f"[{e.low:.3f}, {e.high:.3f}] ({e.n_unlabelled} answers, "
+            f"{e.n_labelled} graded)"
+        )
     console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
     for name, s in rec.scopes.items():
         if s.unscored:
@@ -79,8 +122,9 @@ def print_run(run: JudgeRun, console: Console) -> None:
             more = f" and {len(s.unscored) - 8} more" if len(s.unscored) > 8 else ""
             console.print(f"{name}: {len(s.unscored)} not scored: {listed}{more}")
         if s.tied:
-            console.print(f"{name}: {len(s.tied)} items with tied graders left out: "
-                          + ", ".join(s.tied[:8]))
+            console.print(
+                f"{name}: {len(s.tied)} items with tied graders left out: " + ", ".join(s.tied[:8])
+            )
     for w in rec.warnings:
         style = "bold red" if w.startswith("STALE") else "yellow"
         console.print(f"[{style}]warning:[/{style}] {w}")
@@ -113,8 +157,16 @@ def _versus(scope) -> str:
 def print_comparison(runs: list[JudgeRun], console: Console) -> None:
     """Judges ranked by pooled cross-validated kappa (best decision rule of each)."""
     t = Table(title="judges ranked by cross-validated kappa (pooled)")
-    for col in ("rank", "judge", "kappa CV [95% CI]", "per dataset", "minus lexical [95% CI]",
-                "calls/item", "$/item", "s/item"):
+    for col in (
+        "rank",
+        "judge",
+        "kappa CV [95% CI]",
+        "per dataset",
+        "minus lexical [95% CI]",
+        "calls/item",
+        "$/item",
+        "s/item",
+    ):
         t.add_column(col, justify="left" if col == "judge" else "right")
 
     def chosen(run: JudgeRun):
@@ -131,8 +183,14 @@ def print_comparison(runs: list[JudgeRun], console: Console) -> None:
         per = ", ".join(f"{n} {_k(s.cv.kappa)}" for n, s in list(rec.scopes.items())[1:])
         label = f"{rec.judge_name} ({rec.rule_name})"
         sec = rec.cost.seconds_per_item
-        t.add_row(str(rank), label, _ci(chosen(run).cv), per or "-",
-                  _versus(first),
-                  f"{rec.cost.calls_per_item:.2f}", f"{rec.cost.usd_per_item:.5f}",
-                  "recorded" if sec is None else f"{sec:.3f}")
+        t.add_row(
+            str(rank),
+            label,
+            _ci(chosen(run).cv),
+            per or "-",
+            _versus(first),
+            f"{rec.cost.calls_per_item:.2f}",
+            f"{rec.cost.usd_per_item:.5f}",
+            "recorded" if sec is None else f"{sec:.3f}",
+        )
     console.print(t)

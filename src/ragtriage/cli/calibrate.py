@@ -24,23 +24,41 @@ HELP = (
 
 def calibrate_command(
     grades: Annotated[Path, typer.Argument(help="grade file or directory")] = Path("human_grades"),
-    judge: Annotated[list[str] | None, typer.Option(
-        "--judge", "-j", help="judge to run: 'lexical', STRATEGY, MODEL or STRATEGY@MODEL "
-        "(repeatable; default: the embedded local judge)")] = None,
-    judged: Annotated[list[Path] | None, typer.Option(
-        "--judged", help="recorded judge results (JSONL of JudgeResult), repeatable")] = None,
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            "-j",
+            help="judge to run: 'lexical', STRATEGY, MODEL or STRATEGY@MODEL "
+            "(repeatable; default: the embedded local judge)",
+        ),
+    ] = None,
+    judged: Annotated[
+        list[Path] | None,
+        typer.Option("--judged", help="recorded judge results (JSONL of JudgeResult), repeatable"),
+    ] = None,
     out: Annotated[Path, typer.Option(help="output directory")] = Path("calibration"),
     folds: Annotated[int, typer.Option(min=2, max=20, help="cross-validation folds")] = 5,
     seed: Annotated[int, typer.Option(help="seed for folds, bootstrap and splits")] = 20261129,
     resamples: Annotated[int, typer.Option(min=100, help="bootstrap resamples")] = 2000,
     plots: Annotated[bool, typer.Option(help="write PNG plots")] = True,
-    audit: Annotated[Path | None, typer.Option(
-        help="judge results of an audit's unlabelled answers: print their PPI-corrected "
-        "faithful rate")] = None,
-    ppi_labelled: Annotated[float, typer.Option(
-        min=0.1, max=0.9, help="share of graded items kept labelled in the PPI check")] = 0.5,
-    require_beats_lexical: Annotated[bool, typer.Option(
-        help="exit 1 if a judge does not beat the lexical baseline's CV kappa (pooled)")] = False,
+    audit: Annotated[
+        Path | None,
+        typer.Option(
+            help="judge results of an audit's unlabelled answers: print their PPI-corrected "
+            "faithful rate"
+        ),
+    ] = None,
+    ppi_labelled: Annotated[
+        float,
+        typer.Option(min=0.1, max=0.9, help="share of graded items kept labelled in the PPI check"),
+    ] = 0.5,
+    require_beats_lexical: Annotated[
+        bool,
+        typer.Option(
+            help="exit 1 if a judge does not beat the lexical baseline's CV kappa (pooled)"
+        ),
+    ] = False,
 ) -> None:
     from rich.console import Console
 
@@ -51,9 +69,18 @@ def calibrate_command(
         raise InputError("no such grade file or directory", path=grades)
     console = Console(width=160)
     start = time.perf_counter()
-    runs = run_calibration(grades, judges=judge or [], judged=judged or [], out=out, folds=folds,
-                           seed=seed, resamples=resamples, plots=plots, audit=audit,
-                           ppi_fraction=ppi_labelled)
+    runs = run_calibration(
+        grades,
+        judges=judge or [],
+        judged=judged or [],
+        out=out,
+        folds=folds,
+        seed=seed,
+        resamples=resamples,
+        plots=plots,
+        audit=audit,
+        ppi_fraction=ppi_labelled,
+    )
     for run in runs:
         print_run(run, console)
     if len(runs) > 1:

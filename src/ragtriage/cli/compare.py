@@ -35,9 +35,13 @@ def _style(diff: Diff) -> str:
 def _row(diff: Diff) -> list[Text]:
     interval = "-" if diff.low is None else f"[{_signed(diff.low)}, {_signed(diff.high)}]"
     cells = [
-        clean(diff.name), str(diff.n), "-" if diff.base is None else f"{diff.base:.4f}",
-        "-" if diff.candidate is None else f"{diff.candidate:.4f}", _signed(diff.diff),
-        interval, "-" if diff.p_value is None else f"{diff.p_value:.4f}",
+        clean(diff.name),
+        str(diff.n),
+        "-" if diff.base is None else f"{diff.base:.4f}",
+        "-" if diff.candidate is None else f"{diff.candidate:.4f}",
+        _signed(diff.diff),
+        interval,
+        "-" if diff.p_value is None else f"{diff.p_value:.4f}",
     ]
     return [Text(cell, style=_style(diff)) for cell in cells]
 
@@ -47,8 +51,9 @@ def _table(title: str, diffs: list[Diff], tagged: bool = False) -> Table:
     if tagged:
         table.add_column("tag")
     for column in ("metric", "n", "base", "candidate", "diff", "95% CI", "p"):
-        table.add_column(column, justify="left" if column == "metric" else "right",
-                         no_wrap=column != "metric")
+        table.add_column(
+            column, justify="left" if column == "metric" else "right", no_wrap=column != "metric"
+        )
     for diff in diffs:
         table.add_row(*([Text(clean(diff.tag, 40))] if tagged else []), *_row(diff))
     return table
@@ -58,8 +63,10 @@ def print_comparison(result: Comparison, out: Console) -> None:
     """Metrics, rates, per-tag differences (key metrics), flipped labels and warnings."""
     for warning in result.warnings:
         out.print(Text(f"warning: {warning}", style="yellow"))
-    out.print(f"{result.n_common} queries in common; {len(result.only_base)} only in base, "
-              f"{len(result.only_candidate)} only in candidate")
+    out.print(
+        f"{result.n_common} queries in common; {len(result.only_base)} only in base, "
+        f"{len(result.only_candidate)} only in candidate"
+    )
     out.print(_table("Retrieval metrics (candidate - base, paired)", result.metrics))
     if result.rates:
         out.print(_table("Audit rates (candidate - base, paired over cases)", result.rates))
@@ -92,8 +99,13 @@ def compare_command(
 ) -> None:
     """Compare two results over their common queries: per metric and tag the difference,
     a paired bootstrap 95% interval and a randomization p-value; rates; label flips."""
-    result = compare(load_result(base), load_result(candidate), seed=seed,
-                     resamples=resamples, permutations=permutations)
+    result = compare(
+        load_result(base),
+        load_result(candidate),
+        seed=seed,
+        resamples=resamples,
+        permutations=permutations,
+    )
     if output:
         write_json(output, result)
     if markdown:

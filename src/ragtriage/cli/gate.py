@@ -31,9 +31,7 @@ METRICS_HELP = (
 
 def gate(
     results: Annotated[Path, typer.Argument(help="results.json (audit) or a retrieval report.")],
-    baseline: Annotated[
-        Path | None, typer.Option(help="Baseline result for --max-drop.")
-    ] = None,
+    baseline: Annotated[Path | None, typer.Option(help="Baseline result for --max-drop.")] = None,
     min_: Annotated[
         list[str] | None, typer.Option("--min", help="Lowest allowed value. " + METRICS_HELP)
     ] = None,
@@ -48,8 +46,11 @@ def gate(
 ) -> None:
     """Check a result against bars: exit 0 when all hold; 1 when one is missed, a forbidden
     chunk leaked or the calibration is stale; 2 on unusable input."""
-    bars = [*parse_bars(min_ or [], "min"), *parse_bars(max_ or [], "max"),
-            *parse_bars(max_drop or [], "max-drop")]
+    bars = [
+        *parse_bars(min_ or [], "min"),
+        *parse_bars(max_ or [], "max"),
+        *parse_bars(max_drop or [], "max-drop"),
+    ]
     result = load_result(results)
     base = load_result(baseline) if baseline else None
     checks = run_checks(result, bars, base, source=str(results), baseline_source=str(baseline))
@@ -66,19 +67,27 @@ def gate(
     refused = bool(stale) and not allow_stale
     if stale:
         verb = "refusing to pass" if refused else "gating anyway (--allow-stale)"
-        say(f"STALE calibration: the judge differs from its calibration in "
-            f"{', '.join(stale)}; {verb}", "bold red" if refused else "yellow")
+        say(
+            f"STALE calibration: the judge differs from its calibration in "
+            f"{', '.join(stale)}; {verb}",
+            "bold red" if refused else "yellow",
+        )
     leaked = leaks(result)
     if leaked:
         say(f"LEAKS: {len(leaked)} forbidden chunks in a top k (access control)", "bold red")
         for leak in leaked[:MAX_LEAKS]:
-            say(f"  {clean(leak.query_id, 60)}: {clean(leak.forbidden_id, 60)} at rank "
-                f"{leak.rank}", "red")
+            say(
+                f"  {clean(leak.query_id, 60)}: {clean(leak.forbidden_id, 60)} at rank {leak.rank}",
+                "red",
+            )
     missed = sum(not c.ok for c in checks)
     if missed or refused or leaked:
-        say(f"gate FAILED: {missed} of {len(checks)} bars missed"
+        say(
+            f"gate FAILED: {missed} of {len(checks)} bars missed"
             + ("; calibration stale" if refused else "")
-            + ("; forbidden chunks retrieved" if leaked else ""), "bold red")
+            + ("; forbidden chunks retrieved" if leaked else ""),
+            "bold red",
+        )
         raise typer.Exit(code=1)
     say(f"gate passed: {len(checks)} bars hold", "bold green")
 

@@ -17,8 +17,9 @@ from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.errors import EXIT_FAILED, InputError
 from ragtriage.report.files import write_json
 
-app = typer.Typer(help="Manage a golden set: held-out split, validity check, growth.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Manage a golden set: held-out split, validity check, growth.", no_args_is_help=True
+)
 
 
 @app.command()
@@ -27,8 +28,11 @@ def split(
     fraction: Annotated[float, typer.Option(help="Share of cases to hold back.")] = 0.2,
     seed: Annotated[int, typer.Option(help="Seed of the choice (recorded nowhere else).")] = 0,
     out: Annotated[
-        Path | None, typer.Option(help="Write here (a directory gets the corpus too) instead "
-                                       "of rewriting the golden file.")
+        Path | None,
+        typer.Option(
+            help="Write here (a directory gets the corpus too) instead "
+            "of rewriting the golden file."
+        ),
     ] = None,
     force: Annotated[bool, typer.Option(help="Re-split a set that already has a holdout.")] = False,
 ) -> None:
@@ -38,14 +42,18 @@ def split(
     if not source.is_file():
         raise InputError("golden split needs a golden.jsonl/.json (not a BEIR layout)", path=golden)
     if has_holdout(golden_set) and not force:
-        raise InputError("already has held-out cases: re-splitting would move cases you have "
-                         "not looked at into the development slice (use --force)", path=source,
-                         field="split")
+        raise InputError(
+            "already has held-out cases: re-splitting would move cases you have "
+            "not looked at into the development slice (use --force)",
+            path=source,
+            field="split",
+        )
     assignment = assign_holdout(golden_set, fraction, seed)
     written = write_split(source, assignment, out)
     held = [cid for cid, s in assignment.items() if s == "holdout"]
-    console().print(f"{len(held)} of {len(assignment)} cases held out (seed {seed}); "
-                    f"wrote {written}")
+    console().print(
+        f"{len(held)} of {len(assignment)} cases held out (seed {seed}); wrote {written}"
+    )
 
 
 @app.command()
@@ -74,8 +82,9 @@ def _expected(values: list[str] | None, case_ids: list[str]) -> dict[str, list[s
         case, sep, ids = value.partition("=")
         if not sep:
             if len(case_ids) != 1:
-                raise InputError("with several cases write --expected CASE=id1,id2",
-                                 field="expected")
+                raise InputError(
+                    "with several cases write --expected CASE=id1,id2", field="expected"
+                )
             case, ids = case_ids[0], value
         out[case] = split_list([ids])
     return out
@@ -88,8 +97,10 @@ def add(
     case: Annotated[list[str] | None, typer.Option(help="Case id (repeatable).")] = None,
     failed: Annotated[bool, typer.Option(help="Every failing case.")] = False,
     expected: Annotated[
-        list[str] | None, typer.Option(help="CASE=id1,id2: the ids you judge relevant "
-                                            "(default: the ones the audit used).")
+        list[str] | None,
+        typer.Option(
+            help="CASE=id1,id2: the ids you judge relevant (default: the ones the audit used)."
+        ),
     ] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Extra tags for the new cases.")] = None,
     note: Annotated[str, typer.Option(help="Appended to each case's source note.")] = "",
@@ -97,8 +108,9 @@ def add(
 ) -> None:
     """Turn audited failures into golden cases (refusing duplicates)."""
     case_ids = split_list(case)
-    planned = grow.plan(from_, to, case_ids, failed, _expected(expected, case_ids),
-                        split_list(tag), note)
+    planned = grow.plan(
+        from_, to, case_ids, failed, _expected(expected, case_ids), split_list(tag), note
+    )
     out = console()
     verb = "would add" if dry_run else "adding"
     out.print(Text(f"{verb} {len(planned.records)} cases to {planned.target}", style="bold"))

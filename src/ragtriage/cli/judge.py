@@ -58,8 +58,13 @@ def judge(
     if json_mode not in (None, "json_schema", "json_object_schema", "json_object", "none"):
         raise InputError("unknown JSON mode", field="json-mode")
     items = load_answers(answers)
-    options = {"threads": threads, "api_base": api_base, "json_mode": json_mode,
-               "context_chars": context_chars, "max_sentences": max_sentences}
+    options = {
+        "threads": threads,
+        "api_base": api_base,
+        "json_mode": json_mode,
+        "context_chars": context_chars,
+        "max_sentences": max_sentences,
+    }
     cache_arg = None if no_cache else (cache or default_cache_path())
     out = console(quiet)
     if dry_run:
@@ -90,12 +95,15 @@ def _write(path: Path, run) -> None:
         lines = (r.model_dump_json() for r in run.results)
         write_atomic(path, "\n".join(lines) + "\n")
         return
-    write_json(path, {
-        "fingerprint": run.fingerprint.model_dump(mode="json"),
-        "usage": run.usage.model_dump(mode="json"),
-        "cache": run.cache,
-        "results": [json.loads(r.model_dump_json()) for r in run.results],
-    })
+    write_json(
+        path,
+        {
+            "fingerprint": run.fingerprint.model_dump(mode="json"),
+            "usage": run.usage.model_dump(mode="json"),
+            "cache": run.cache,
+            "results": [json.loads(r.model_dump_json()) for r in run.results],
+        },
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -88,8 +88,19 @@ def retrieval(
     split = "holdout" if holdout else None
 
     def score(run_table) -> RetrievalReport:
-        return _evaluate(target, run_table, metrics, k, relevance_level, float64, duplicates,
-                         skip_missing, split, leak_k, reference_run)
+        return _evaluate(
+            target,
+            run_table,
+            metrics,
+            k,
+            relevance_level,
+            float64,
+            duplicates,
+            skip_missing,
+            split,
+            leak_k,
+            reference_run,
+        )
 
     if retriever:
         if qrels is not None:
@@ -142,8 +153,19 @@ def reading_progress(quiet: bool) -> Iterator[None]:
             yield
 
 
-def _evaluate(target, run_table, metrics, k, relevance_level, float64, duplicates, skip_missing,
-              split, leak_k, reference_run) -> RetrievalReport:
+def _evaluate(
+    target,
+    run_table,
+    metrics,
+    k,
+    relevance_level,
+    float64,
+    duplicates,
+    skip_missing,
+    split,
+    leak_k,
+    reference_run,
+) -> RetrievalReport:
     return evaluate_retrieval(
         target,
         run_table,

@@ -165,8 +165,10 @@ def split_warnings(base: dict[str, Any] | None, candidate: dict[str, Any] | None
     slices = [(s or {}).get("evaluated", "all") for s in (base, candidate)]
     if slices[0] == slices[1]:
         return []
-    return [f"the results score different slices of the golden set ({slices[0]} vs "
-            f"{slices[1]}): compare dev with dev, holdout with holdout"]
+    return [
+        f"the results score different slices of the golden set ({slices[0]} vs "
+        f"{slices[1]}): compare dev with dev, holdout with holdout"
+    ]
 
 
 def render_check(report: CheckReport, console: Console) -> None:

@@ -58,10 +58,14 @@ def resolve_strategy(strategy: str | None, model: ChatModel | None, **options: A
         return LexicalStrategy()
     context_chars = options.get("context_chars")
     if strategy == "sentences":
-        extra = {} if options.get("max_sentences") is None else {
-            "max_sentences": options["max_sentences"]}
+        extra = (
+            {}
+            if options.get("max_sentences") is None
+            else {"max_sentences": options["max_sentences"]}
+        )
         return SentenceStrategy(
-            context_chars=500 if context_chars is None else context_chars, **extra)
+            context_chars=500 if context_chars is None else context_chars, **extra
+        )
     if strategy == "claims":
         return ClaimStrategy(context_chars=context_chars or 0)
     raise ValueError(f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
@@ -70,9 +74,11 @@ def resolve_strategy(strategy: str | None, model: ChatModel | None, **options: A
 def fingerprint_of(strategy, model: ChatModel | None) -> JudgeFingerprint:
     params = {**({} if model is None else model.params), **strategy.params}
     return JudgeFingerprint(
-        judge=strategy.name, model="none" if model is None else model.name,
+        judge=strategy.name,
+        model="none" if model is None else model.name,
         params={k: v for k, v in params.items() if isinstance(v, str | int | float | bool | None)},
-        prompt_sha256=dict(strategy.prompt_sha256), package_version=__version__,
+        prompt_sha256=dict(strategy.prompt_sha256),
+        package_version=__version__,
     )
 
 
@@ -145,8 +151,9 @@ def _open_cache(cache: Path | ResponseCache | None | object) -> ResponseCache:
     return ResponseCache(Path(cache) if cache is not None else None)  # type: ignore[arg-type]
 
 
-async def ajudge_faithfulness(items, model=None, strategy=None, concurrency=8, cache=_DEFAULT,
-                              **options: Any) -> list[JudgeResult]:
+async def ajudge_faithfulness(
+    items, model=None, strategy=None, concurrency=8, cache=_DEFAULT, **options: Any
+) -> list[JudgeResult]:
     """Async variant of :func:`judge_faithfulness` (for callers already in an event loop)."""
     run = await ajudge_run(items, model, strategy, concurrency, cache, **options)
     return run.results
@@ -168,6 +175,4 @@ def judge_faithfulness(
     ``None`` for no disk cache. Options: ``threads``, ``api_base``, ``json_mode``,
     ``timeout``, ``context_chars``.
     """
-    return asyncio.run(
-        ajudge_faithfulness(items, model, strategy, concurrency, cache, **options)
-    )
+    return asyncio.run(ajudge_faithfulness(items, model, strategy, concurrency, cache, **options))

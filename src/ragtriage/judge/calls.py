@@ -55,9 +55,7 @@ class RetryPolicy:
         hinted = getattr(exc, "retry_after", None)
         if hinted is not None:
             return min(float(hinted), self.max_wait_s)
-        return wait_random_exponential(multiplier=self.initial_s, max=self.max_wait_s)(
-            retry_state
-        )
+        return wait_random_exponential(multiplier=self.initial_s, max=self.max_wait_s)(retry_state)
 
 
 @dataclass

@@ -60,8 +60,11 @@ def _requests(strategy: Any, item: JudgeItem) -> list[ModelRequest]:
 
 
 def estimate(
-    items: Iterable[JudgeItem], model: ChatModel | None, strategy: Any,
-    fingerprint: JudgeFingerprint, cache: ResponseCache,
+    items: Iterable[JudgeItem],
+    model: ChatModel | None,
+    strategy: Any,
+    fingerprint: JudgeFingerprint,
+    cache: ResponseCache,
 ) -> Estimate:
     calls = cached = prompt = completion = skipped = n = 0
     for item in items:
@@ -78,8 +81,14 @@ def estimate(
             completion += _completion_tokens(model, strategy.name, item)
     cost, note = _price(model, prompt, completion)
     return Estimate(
-        items=n, items_needing_no_call=skipped, calls=calls, cached_calls=cached,
-        prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost, note=note,
+        items=n,
+        items_needing_no_call=skipped,
+        calls=calls,
+        cached_calls=cached,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cost_usd=cost,
+        note=note,
     )
 
 

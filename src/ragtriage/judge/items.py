@@ -32,7 +32,9 @@ def _chunks(value: Any, path: Path, line: int) -> tuple[ContextChunk, ...]:
         else:
             raise InputError(
                 f"expected a string or an {{id, text}} object, got {type(entry).__name__}",
-                path=path, line=line, field=field,
+                path=path,
+                line=line,
+                field=field,
             )
     ids = [c.id for c in chunks]
     if len(set(ids)) != len(ids):
@@ -61,7 +63,9 @@ def load_answers(path: Path) -> list[JudgeItem]:
         if item.id in seen:
             raise InputError(
                 f"duplicate id {item.id!r} (first on line {seen[item.id]})",
-                path=path, line=line, field="id",
+                path=path,
+                line=line,
+                field="id",
             )
         seen[item.id] = line
         items.append(item)
@@ -100,9 +104,7 @@ def fit_contexts(
         chunk = pending.pop(0)
         share[chunk.id] = min(len(chunk.text), per)
         remaining -= share[chunk.id]
-    cut = tuple(
-        ContextChunk(id=c.id, text=_cut(c.text, share[c.id])) for c in chunks
-    )
+    cut = tuple(ContextChunk(id=c.id, text=_cut(c.text, share[c.id])) for c in chunks)
     return cut, True
 
 

@@ -68,7 +68,8 @@ def ragas_faithfulness(items: list[JudgeItem], model: ChatModel) -> list[RagasRe
     for item in items:
         before = (llm.calls, llm.prompt_tokens, llm.completion_tokens)
         sample = SingleTurnSample(
-            user_input=item.question, response=item.answer,
+            user_input=item.question,
+            response=item.answer,
             retrieved_contexts=[c.text for c in item.contexts],
         )
         start, reason, score = time.perf_counter(), "", None
@@ -78,11 +79,16 @@ def ragas_faithfulness(items: list[JudgeItem], model: ChatModel) -> list[RagasRe
             reason = "" if score is not None else "ragas returned NaN"
         except Exception as exc:  # ragas' own failure: reported, not hidden
             reason = f"ragas raised {type(exc).__name__}: {str(exc)[:200]}"
-        out.append(RagasResult(
-            item_id=item.id, score=score, outcome="scored" if score is not None else "unscored",
-            reason=reason, calls=llm.calls - before[0],
-            prompt_tokens=llm.prompt_tokens - before[1],
-            completion_tokens=llm.completion_tokens - before[2],
-            wall_s=round(time.perf_counter() - start, 2),
-        ))
+        out.append(
+            RagasResult(
+                item_id=item.id,
+                score=score,
+                outcome="scored" if score is not None else "unscored",
+                reason=reason,
+                calls=llm.calls - before[0],
+                prompt_tokens=llm.prompt_tokens - before[1],
+                completion_tokens=llm.completion_tokens - before[2],
+                wall_s=round(time.perf_counter() - start, 2),
+            )
+        )
     return out

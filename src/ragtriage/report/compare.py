@@ -66,8 +66,16 @@ def _num(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def paired(name: str, base: np.ndarray, candidate: np.ndarray, *, tag: str | None = None,
-           seed: int = DEFAULT_SEED, resamples: int = 2000, permutations: int = 10000) -> Diff:
+def paired(
+    name: str,
+    base: np.ndarray,
+    candidate: np.ndarray,
+    *,
+    tag: str | None = None,
+    seed: int = DEFAULT_SEED,
+    resamples: int = 2000,
+    permutations: int = 10000,
+) -> Diff:
     """Mean difference with its paired bootstrap interval and randomization p-value;
     pairs where either side is missing (NaN) are dropped."""
     base, candidate = np.asarray(base, np.float64), np.asarray(candidate, np.float64)
@@ -77,8 +85,14 @@ def paired(name: str, base: np.ndarray, candidate: np.ndarray, *, tag: str | Non
         return Diff(name=name, tag=tag, n=0, base=None, candidate=None, diff=None)
     interval = paired_bootstrap_diff(base, candidate, resamples=resamples, seed=seed)
     return Diff(
-        name=name, tag=tag, n=len(base), base=_num(base.mean()), candidate=_num(candidate.mean()),
-        diff=_num(interval.estimate), low=_num(interval.low), high=_num(interval.high),
+        name=name,
+        tag=tag,
+        n=len(base),
+        base=_num(base.mean()),
+        candidate=_num(candidate.mean()),
+        diff=_num(interval.estimate),
+        low=_num(interval.low),
+        high=_num(interval.high),
         p_value=_p_value(base, candidate, permutations, seed),
     )
 
@@ -95,8 +109,14 @@ def _p_value(base: np.ndarray, candidate: np.ndarray, permutations: int, seed: i
     return 1.0 if scale == 0 else float(min(1.0, 2 * norm.sf(abs(diff.mean()) / scale)))
 
 
-def compare(base: Result, candidate: Result, *, seed: int = DEFAULT_SEED,
-            resamples: int = 2000, permutations: int = 10000) -> Comparison:
+def compare(
+    base: Result,
+    candidate: Result,
+    *,
+    seed: int = DEFAULT_SEED,
+    resamples: int = 2000,
+    permutations: int = 10000,
+) -> Comparison:
     """Compare two audits, two retrieval reports, or (on retrieval only) one of each."""
     options = {"seed": seed, "resamples": resamples, "permutations": permutations}
     audits = isinstance(base, AuditResult) and isinstance(candidate, AuditResult)
@@ -110,8 +130,7 @@ def compare(base: Result, candidate: Result, *, seed: int = DEFAULT_SEED,
         n_common=len(common),
         only_base=[str(q) for q in b_frame.index if q not in c_frame.index],
         only_candidate=[str(q) for q in c_frame.index if q not in b_frame.index],
-        metrics=[paired(m, b_rows[m].to_numpy(), c_rows[m].to_numpy(), **options)
-                 for m in columns],
+        metrics=[paired(m, b_rows[m].to_numpy(), c_rows[m].to_numpy(), **options) for m in columns],
         warnings=_warnings(base, candidate, b_frame, c_frame, columns, audits),
     )
     if audits:
@@ -128,8 +147,10 @@ def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:
     out = []
     shas = golden_sha256(base), golden_sha256(candidate)
     if None not in shas and shas[0] != shas[1]:
-        out.append(f"the golden sets differ (sha256 {shas[0][:12]} vs {shas[1][:12]}): "
-                   "differences mix system changes with golden-set changes")
+        out.append(
+            f"the golden sets differ (sha256 {shas[0][:12]} vs {shas[1][:12]}): "
+            "differences mix system changes with golden-set changes"
+        )
     elif None in shas:
         out.append("a golden-set hash is missing: cannot check both used the same golden set")
     dropped = sorted(set(b_frame.columns) ^ set(c_frame.columns))
@@ -148,15 +169,15 @@ def _case_tags(base: AuditResult, candidate: AuditResult) -> dict[str, list[str]
     return tags
 
 
-def _tag_diffs(b_rows: pd.DataFrame, c_rows: pd.DataFrame, tags: dict[str, list[str]],
-               options: dict) -> list[Diff]:
+def _tag_diffs(
+    b_rows: pd.DataFrame, c_rows: pd.DataFrame, tags: dict[str, list[str]], options: dict
+) -> list[Diff]:
     members: dict[str, list[str]] = {}
     for query_id in b_rows.index:
         for tag in tags.get(str(query_id), ()):
             members.setdefault(tag, []).append(query_id)
     return [
-        paired(m, b_rows.loc[ids, m].to_numpy(), c_rows.loc[ids, m].to_numpy(), tag=tag,
-               **options)
+        paired(m, b_rows.loc[ids, m].to_numpy(), c_rows.loc[ids, m].to_numpy(), tag=tag, **options)
         for tag, ids in sorted(members.items())
         for m in b_rows.columns
     ]
@@ -175,13 +196,22 @@ def _slice_diffs(base, candidate) -> list[Diff]:
             old = b_slice.means.get(metric)
             if old is None:
                 continue
-            out.append(Diff(name=metric, tag=c_slice.tag, n=c_slice.n, base=_num(old),
-                            candidate=_num(value), diff=_num(value - old)))
+            out.append(
+                Diff(
+                    name=metric,
+                    tag=c_slice.tag,
+                    n=c_slice.n,
+                    base=_num(old),
+                    candidate=_num(value),
+                    diff=_num(value - old),
+                )
+            )
     return out
 
 
 def _indicator(cases: dict[str, CaseResult], ids: list[str], rate: str) -> np.ndarray:
     """1/0 per case, NaN where the rate does not apply (unscored; no faithful decision)."""
+
     def value(case: CaseResult) -> float:
         if rate == "pass_rate":
             return math.nan if case.label == Label.UNSCORED else float(case.label == Label.PASS)

@@ -33,8 +33,13 @@ Kind = Literal["min", "max", "max-drop"]
 TOLERANCE = 1e-9  # 0.80 - 0.78 must not miss a 0.02 bar by a rounding error
 COUNTS = {f"failures.{label.value}": (label,) for label in FAILURES}
 COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,)}
-AUDIT_METRICS = {"pass_rate", "faithful_rate", "faithful_rate.naive", "faithful_rate.corrected",
-                 *COUNTS}
+AUDIT_METRICS = {
+    "pass_rate",
+    "faithful_rate",
+    "faithful_rate.naive",
+    "faithful_rate.corrected",
+    *COUNTS,
+}
 LOWER_IS_BETTER = {*COUNTS, "leaks"}
 
 
@@ -71,9 +76,11 @@ class Check:
         verdict = "ok" if self.ok else "MISSED"
         num = "{:g}".format if self.bar.metric in LOWER_IS_BETTER else "{:.4f}".format
         if self.bar.kind == "max-drop":
-            return (f"{verdict}: {self.bar.metric} = {num(self.value)} vs baseline "
-                    f"{num(self.baseline)}: worse by {num(self.worsening)}, max drop "
-                    f"{num(self.bar.bound)}")
+            return (
+                f"{verdict}: {self.bar.metric} = {num(self.value)} vs baseline "
+                f"{num(self.baseline)}: worse by {num(self.worsening)}, max drop "
+                f"{num(self.bar.bound)}"
+            )
         bar = f"{self.bar.kind} {num(self.bar.bound)}"
         return f"{verdict}: {self.bar.metric} = {num(self.value)}, {bar}"
 
@@ -119,13 +126,17 @@ def metric_value(result: Result, name: str, source: str = "result") -> float:
     if name == "leaks":
         leaks = retrieval_of(result).leaks
         if leaks is None:
-            raise InputError("'leaks' needs a golden set with access-control fields "
-                             "(forbidden/tenant/acl); this result has no leak check", path=source)
+            raise InputError(
+                "'leaks' needs a golden set with access-control fields "
+                "(forbidden/tenant/acl); this result has no leak check",
+                path=source,
+            )
         return float(leaks.n_leaking)
     if name in AUDIT_METRICS:
         if not isinstance(result, AuditResult):
-            raise InputError(f"'{name}' needs an audit result, this is a retrieval report",
-                             path=source)
+            raise InputError(
+                f"'{name}' needs an audit result, this is a retrieval report", path=source
+            )
         value = _audit_value(result, name)
     else:
         report = retrieval_of(result)
@@ -135,15 +146,22 @@ def metric_value(result: Result, name: str, source: str = "result") -> float:
             known = [a.metric for a in report.aggregates] + (["leaks"] if report.leaks else [])
             if isinstance(result, AuditResult):
                 known += sorted(AUDIT_METRICS)
-            raise InputError(f"unknown metric '{name}'; known: {', '.join(known)}",
-                             path=source) from None
+            raise InputError(
+                f"unknown metric '{name}'; known: {', '.join(known)}", path=source
+            ) from None
     if value is None or not math.isfinite(value):
         raise InputError(f"'{name}' has no value in this result", path=source)
     return float(value)
 
 
-def run_checks(result: Result, bars: list[Bar], baseline: Result | None = None, *,
-               source: str = "result", baseline_source: str = "baseline") -> list[Check]:
+def run_checks(
+    result: Result,
+    bars: list[Bar],
+    baseline: Result | None = None,
+    *,
+    source: str = "result",
+    baseline_source: str = "baseline",
+) -> list[Check]:
     """Every bar checked; all values are resolved first, so bad input fails before any verdict."""
     if not bars:
         raise InputError("no bars given: use --min, --max or --max-drop", field="gate")

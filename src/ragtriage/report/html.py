@@ -98,8 +98,13 @@ def _case_view(case: CaseResult) -> dict[str, object]:
         "case": case,
         "failed": case.label in FAILURES,
         "retrieved": [
-            {"rank": i + 1, "id": doc, "score": fmt(score), "relevant": doc in expected,
-             "in_context": doc in context}
+            {
+                "rank": i + 1,
+                "id": doc,
+                "score": fmt(score),
+                "relevant": doc in expected,
+                "in_context": doc in context,
+            }
             for i, (doc, score) in enumerate(zip(case.retrieved_ids, scores, strict=False))
         ],
         "score": fmt(judge.score, 3) if judge else "-",

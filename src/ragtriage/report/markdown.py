@@ -75,9 +75,8 @@ def _headline(result: AuditResult) -> str:
     total = sum(counts.values())
     failed = sum(counts[label] for label in FAILURES)
     rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]
-    return (
-        f"## ragtriage audit: {failed} of {total} cases failing\n\n"
-        + _table(["label", "cases"], rows)
+    return f"## ragtriage audit: {failed} of {total} cases failing\n\n" + _table(
+        ["label", "cases"], rows
     )
 
 
@@ -85,11 +84,15 @@ def _leaks(result: AuditResult) -> str:
     section = result.retrieval.leaks
     if section is None or not section.n_leaking:
         return ""
-    lines = [f"> [!CAUTION]\n> **Access control: {section.n_leaking} of "
-             f"{section.n_cases_checked} checked cases retrieved a forbidden chunk in the "
-             f"top {section.k}.**"]
-    lines += [f"> - {escape(leak.query_id, 60)}: {escape(leak.forbidden_id, 60)} at rank "
-              f"{leak.rank}" for leak in section.cases[:MAX_CASES]]
+    lines = [
+        f"> [!CAUTION]\n> **Access control: {section.n_leaking} of "
+        f"{section.n_cases_checked} checked cases retrieved a forbidden chunk in the "
+        f"top {section.k}.**"
+    ]
+    lines += [
+        f"> - {escape(leak.query_id, 60)}: {escape(leak.forbidden_id, 60)} at rank {leak.rank}"
+        for leak in section.cases[:MAX_CASES]
+    ]
     return "\n".join(lines)
 
 
@@ -183,9 +186,18 @@ def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
         interval = "-" if d.low is None else f"{_signed(d.low)} to {_signed(d.high)}"
         real = d.low is not None and (d.low > 0 or d.high < 0) and (d.p_value or 1) < 0.05
         p_value = "-" if d.p_value is None else f"{d.p_value:.4f}"
-        rows.append([*([escape(d.tag, 60)] if tagged else []), escape(d.name), str(d.n),
-                     fmt(d.base), fmt(d.candidate), _signed(d.diff),
-                     f"**{interval}**" if real else interval, p_value])
+        rows.append(
+            [
+                *([escape(d.tag, 60)] if tagged else []),
+                escape(d.name),
+                str(d.n),
+                fmt(d.base),
+                fmt(d.candidate),
+                _signed(d.diff),
+                f"**{interval}**" if real else interval,
+                p_value,
+            ]
+        )
     return rows
 
 
@@ -200,9 +212,15 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     if comparison.rates:
         parts.append(_table(header, _diff_rows(comparison.rates)))
     if comparison.kind == "audit":
-        flips = [f"- {escape(f.case_id, 60)}: {f.old.value} -> {f.new.value}"
-                 for f in comparison.flips[:max_flips]]
+        flips = [
+            f"- {escape(f.case_id, 60)}: {f.old.value} -> {f.new.value}"
+            for f in comparison.flips[:max_flips]
+        ]
         more = len(comparison.flips) - len(flips)
-        parts.append(f"Label flips: {len(comparison.flips)}" + ("\n\n" if flips else "")
-                     + "\n".join(flips) + (f"\n- ... {more} more" if more > 0 else ""))
+        parts.append(
+            f"Label flips: {len(comparison.flips)}"
+            + ("\n\n" if flips else "")
+            + "\n".join(flips)
+            + (f"\n- ... {more} more" if more > 0 else "")
+        )
     return "\n\n".join(parts) + "\n"

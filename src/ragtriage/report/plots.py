@@ -71,13 +71,20 @@ def score_distributions(threshold: ThresholdAnalysis | None) -> bytes | None:
         return None
     fig = _figure(6.0, 3.0)
     ax = fig.subplots()
-    groups = [("relevant", threshold.relevant, "#2ca02c"),
-              ("non_relevant", threshold.non_relevant, "#d62728")]
+    groups = [
+        ("relevant", threshold.relevant, "#2ca02c"),
+        ("non_relevant", threshold.non_relevant, "#d62728"),
+    ]
     samples = threshold.score_samples or {}
     if any(samples.get(name) for name, _, _ in groups):
         for name, summary, colour in groups:
-            ax.hist(samples.get(name) or [], bins=30, alpha=0.55, color=colour,
-                    label=f"{name.replace('_', '-')} (n={summary.n})")
+            ax.hist(
+                samples.get(name) or [],
+                bins=30,
+                alpha=0.55,
+                color=colour,
+                label=f"{name.replace('_', '-')} (n={summary.n})",
+            )
         ax.set_ylabel("results")
     else:
         for y, (_, summary, colour) in enumerate(groups):
@@ -91,8 +98,12 @@ def score_distributions(threshold: ThresholdAnalysis | None) -> bytes | None:
         ax.plot([], [], "|", color="black", ms=12, label="median")
         ax.plot([], [], "o", color="grey", label="mean")
     if threshold.best_threshold is not None:
-        ax.axvline(threshold.best_threshold, color="black", ls="--",
-                   label=f"cut-off {threshold.best_threshold:.4g}")
+        ax.axvline(
+            threshold.best_threshold,
+            color="black",
+            ls="--",
+            label=f"cut-off {threshold.best_threshold:.4g}",
+        )
     ax.set_xlabel(f"retrieval score (top {threshold.depth})")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _png(fig)
@@ -114,8 +125,7 @@ def failure_breakdown(result: AuditResult) -> bytes | None:
     left = [0] * len(tags)
     for stage in FAILURES:
         widths = [per_tag[t][stage.value] for t in tags]
-        ax.barh(range(len(tags)), widths, left=left, color=COLOURS[stage.value],
-                label=stage.value)
+        ax.barh(range(len(tags)), widths, left=left, color=COLOURS[stage.value], label=stage.value)
         left = [a + w for a, w in zip(left, widths, strict=True)]
     ax.set_yticks(range(len(tags)), [label(t, 32) for t in tags])
     ax.set_xlabel("failing cases")

@@ -39,8 +39,11 @@ def load_result(path: str | Path) -> Result:
     model = MODELS.get(version) if isinstance(version, str) else None
     if model is None:
         known = " or ".join(MODELS)
-        raise InputError(f"unknown schema_version {version!r}; expected {known}", path=path,
-                         field="schema_version")
+        raise InputError(
+            f"unknown schema_version {version!r}; expected {known}",
+            path=path,
+            field="schema_version",
+        )
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -63,9 +63,7 @@ def _slices(report: RetrievalReport, console: Console) -> None:
 def _missed(report: RetrievalReport, console: Console) -> None:
     k = report.config.miss_k
     console.print(
-        Text(
-            f"Missed queries (nothing relevant in the top {k}): {report.n_missed}", style="bold"
-        )
+        Text(f"Missed queries (nothing relevant in the top {k}): {report.n_missed}", style="bold")
     )
     for miss in report.missed[:MAX_LISTED]:
         rank = (

@@ -125,8 +125,13 @@ def _overlap(batches, qrels, run_table, reference, config) -> OverlapSection | N
     if reference is None:
         return None
     return compare_runs(
-        batches, qrels, run_table, _as_run(reference), cutoffs(config.metrics),
-        precision=config.precision, sha256=_run_sha256(reference).get("sha256"),
+        batches,
+        qrels,
+        run_table,
+        _as_run(reference),
+        cutoffs(config.metrics),
+        precision=config.precision,
+        sha256=_run_sha256(reference).get("sha256"),
     )
 
 

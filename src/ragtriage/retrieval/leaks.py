@@ -86,11 +86,13 @@ def render_leaks(report: RetrievalReport, console: Console) -> None:
     if section is None:
         return
     style = "bold red" if section.n_leaking else "bold green"
-    console.print(Text(
-        f"Access-control leaks (forbidden chunk in the top {section.k}): "
-        f"{section.n_leaking} of {section.n_cases_checked} checked cases",
-        style=style,
-    ))
+    console.print(
+        Text(
+            f"Access-control leaks (forbidden chunk in the top {section.k}): "
+            f"{section.n_leaking} of {section.n_cases_checked} checked cases",
+            style=style,
+        )
+    )
     for leak in section.cases:
         console.print(Text(f"  LEAK {leak.query_id}: {leak.forbidden_id} at rank {leak.rank}"))
 

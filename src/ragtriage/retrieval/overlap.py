@@ -53,8 +53,9 @@ def overlap_at(main: np.ndarray, reference: np.ndarray, k: int) -> np.ndarray:
         b = reference[start : start + ROWS_PER_CHUNK, :k]
         shared = ((a[:, :, None] == b[:, None, :]) & (a[:, :, None] >= 0)).any(axis=2).sum(axis=1)
         size = (b != PAD).sum(axis=1)
-        out[start : start + ROWS_PER_CHUNK] = np.where(size > 0, shared / np.maximum(size, 1),
-                                                       np.nan)
+        out[start : start + ROWS_PER_CHUNK] = np.where(
+            size > 0, shared / np.maximum(size, 1), np.nan
+        )
     return out
 
 
@@ -86,8 +87,11 @@ def compare_runs(
         n_queries=int(present.sum()),
         missing_in_reference=[str(q) for q in qrels.query_ids[~present]],
         means={f"overlap@{k}": float(v.mean()) for k, v in values.items() if len(v)},
-        lowest=[QueryOverlap(query_id=str(ids[i]), overlap=float(values[depth][i])) for i in worst
-                if values[depth][i] < 1.0],
+        lowest=[
+            QueryOverlap(query_id=str(ids[i]), overlap=float(values[depth][i]))
+            for i in worst
+            if values[depth][i] < 1.0
+        ],
     )
 
 
@@ -96,11 +100,20 @@ def render_overlap(report: RetrievalReport, console: Console) -> None:
     if section is None:
         return
     means = ", ".join(f"{name} {value:.4f}" for name, value in section.means.items())
-    console.print(Text(f"Overlap with reference run {section.source} "
-                       f"({section.n_queries} queries): {means}", style="bold"))
+    console.print(
+        Text(
+            f"Overlap with reference run {section.source} ({section.n_queries} queries): {means}",
+            style="bold",
+        )
+    )
     if section.missing_in_reference:
-        console.print(Text(f"  {len(section.missing_in_reference)} queries are not in the "
-                           "reference run (left out)", style="yellow"))
+        console.print(
+            Text(
+                f"  {len(section.missing_in_reference)} queries are not in the "
+                "reference run (left out)",
+                style="yellow",
+            )
+        )
     if section.lowest:
         worst = ", ".join(f"{q.query_id} ({q.overlap:.2f})" for q in section.lowest[:5])
         console.print(Text(f"  lowest {list(section.means)[-1]}: {worst}", style="dim"))

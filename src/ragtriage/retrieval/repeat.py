@@ -85,10 +85,15 @@ def render_repeat(report: RetrievalReport, console: Console) -> None:
         return
     console.print(Text(f"Repeated runs: {section.n_runs}; spread of the run means", style="bold"))
     for m in section.metrics:
-        console.print(Text(f"  {m.metric:<14} mean {m.mean:.4f}  min {m.min:.4f}  "
-                           f"max {m.max:.4f}  std {m.std:.4f}"))
+        console.print(
+            Text(
+                f"  {m.metric:<14} mean {m.mean:.4f}  min {m.min:.4f}  "
+                f"max {m.max:.4f}  std {m.std:.4f}"
+            )
+        )
     changed = section.changed_queries
     listed = ", ".join(changed[:MAX_LISTED]) + (", ..." if len(changed) > MAX_LISTED else "")
     line = f"  queries whose top {section.k} changed between runs: {len(changed)}"
-    console.print(Text(line + (f" ({listed})" if changed else ""),
-                       style="yellow" if changed else "dim"))
+    console.print(
+        Text(line + (f" ({listed})" if changed else ""), style="yellow" if changed else "dim")
+    )

@@ -27,8 +27,12 @@ from ragtriage.judge.models.base import (  # noqa: E402
 
 JsonMode = Literal["json_schema", "json_object_schema", "json_object", "none"]
 TRANSIENT = (
-    "RateLimitError", "Timeout", "APIConnectionError", "InternalServerError",
-    "ServiceUnavailableError", "BadGatewayError",
+    "RateLimitError",
+    "Timeout",
+    "APIConnectionError",
+    "InternalServerError",
+    "ServiceUnavailableError",
+    "BadGatewayError",
 )
 
 
@@ -37,6 +41,7 @@ def _litellm():
 
     litellm.suppress_debug_info = True
     return litellm
+
 
 # litellm reports some configuration errors as InternalServerError: do not retry those.
 _NOT_TRANSIENT = ("Missing credentials", "api_key", "AuthenticationError")

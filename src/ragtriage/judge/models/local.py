@@ -68,8 +68,13 @@ class LocalModel:
                     "(see docs/install-local-model.md) or name a model with --model"
                 ) from None
             self._llm = Llama(
-                model_path=str(model_path()), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                n_threads_batch=self.n_threads, n_batch=512, seed=0, verbose=False,
+                model_path=str(model_path()),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_batch=512,
+                seed=0,
+                verbose=False,
             )
         return self._llm
 
@@ -130,8 +135,12 @@ class LocalModel:
             grammar = LlamaGrammar.from_json_schema(json.dumps(request.json_schema), verbose=False)
         prompt = self._tokens(chatml(request.messages))
         out = llm.create_completion(
-            prompt=prompt, max_tokens=request.max_tokens, temperature=request.temperature,
-            top_k=1, grammar=grammar, stop=["<|im_end|>", "<|endoftext|>"],
+            prompt=prompt,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            top_k=1,
+            grammar=grammar,
+            stop=["<|im_end|>", "<|endoftext|>"],
         )
         usage = out.get("usage", {})
         return ModelResponse(

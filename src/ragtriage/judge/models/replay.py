@@ -59,7 +59,11 @@ class ReplayModel:
 
 
 def write_recording(
-    cache: ResponseCache, model: str, params: dict[str, Any], path: Path, note: str,
+    cache: ResponseCache,
+    model: str,
+    params: dict[str, Any],
+    path: Path,
+    note: str,
     keys: set[str] | None = None,
 ) -> int:
     """Export a model's cached responses (optionally only ``keys``) as a recording."""

@@ -61,12 +61,17 @@ class ClaimStrategy:
     def request(self, item: JudgeItem) -> ModelRequest:
         chunks, _ = fit_contexts(item.contexts, self.context_chars)
         messages = self.prompt.render(
-            context=fence_contexts(chunks), question=item.question,
+            context=fence_contexts(chunks),
+            question=item.question,
             answer=fence_answer(item.answer),
         )
         return ModelRequest(
-            messages=messages, prompt_sha256=self.prompt.sha256, schema_name="claims_output",
-            json_schema=ClaimsOutput.model_json_schema(), mode="json", max_tokens=2048,
+            messages=messages,
+            prompt_sha256=self.prompt.sha256,
+            schema_name="claims_output",
+            json_schema=ClaimsOutput.model_json_schema(),
+            mode="json",
+            max_tokens=2048,
         )
 
     async def judge(
@@ -85,15 +90,21 @@ class ClaimStrategy:
         else:
             return self._scored(item, out, signals, fingerprint, usage)
         return JudgeResult(
-            item_id=item.id, outcome=outcome, reason=reason, signals=signals,
-            fingerprint=fingerprint, usage=usage,
+            item_id=item.id,
+            outcome=outcome,
+            reason=reason,
+            signals=signals,
+            fingerprint=fingerprint,
+            usage=usage,
         )
 
     def _scored(self, item, out: ClaimsOutput, signals, fingerprint, usage) -> JudgeResult:
         known = {c.id for c in item.contexts}
         claims = [
             Claim(
-                text=c.claim, verdict=c.verdict, reason=c.reason,
+                text=c.claim,
+                verdict=c.verdict,
+                reason=c.reason,
                 chunk_ids=[i for i in c.chunk_ids if i in known],  # drop invented ids
             )
             for c in out.claims
@@ -106,8 +117,13 @@ class ClaimStrategy:
             contradicted_fraction=counts[Verdict.CONTRADICTED] / n,
         )
         return JudgeResult(
-            item_id=item.id, outcome=Outcome.SCORED, score=counts[Verdict.SUPPORTED] / n,
-            signals=signals, claims=claims, fingerprint=fingerprint, usage=usage,
+            item_id=item.id,
+            outcome=Outcome.SCORED,
+            score=counts[Verdict.SUPPORTED] / n,
+            signals=signals,
+            claims=claims,
+            fingerprint=fingerprint,
+            usage=usage,
         )
 
 

@@ -30,13 +30,21 @@ def precheck(item: JudgeItem, fingerprint: JudgeFingerprint) -> JudgeResult | No
     if outcome is None:
         return None
     return JudgeResult(
-        item_id=item.id, outcome=outcome, reason=reason,
-        signals=lexical_signals(item), fingerprint=fingerprint, usage=Usage(),
+        item_id=item.id,
+        outcome=outcome,
+        reason=reason,
+        signals=lexical_signals(item),
+        fingerprint=fingerprint,
+        usage=Usage(),
     )
 
 
 def unscored(item: JudgeItem, reason: str, fingerprint: JudgeFingerprint, usage: Usage):
     return JudgeResult(
-        item_id=item.id, outcome=Outcome.UNSCORED, reason=reason,
-        signals=lexical_signals(item), fingerprint=fingerprint, usage=usage,
+        item_id=item.id,
+        outcome=Outcome.UNSCORED,
+        reason=reason,
+        signals=lexical_signals(item),
+        fingerprint=fingerprint,
+        usage=usage,
     )

@@ -22,10 +22,19 @@ class LexicalStrategy:
         ]
         if "lexical" not in signals:
             return JudgeResult(
-                item_id=item.id, outcome=Outcome.NO_CLAIMS, signals=signals,
-                reason="the answer has no content words", fingerprint=fingerprint, usage=Usage(),
+                item_id=item.id,
+                outcome=Outcome.NO_CLAIMS,
+                signals=signals,
+                reason="the answer has no content words",
+                fingerprint=fingerprint,
+                usage=Usage(),
             )
         return JudgeResult(
-            item_id=item.id, outcome=Outcome.SCORED, score=signals["lexical"], signals=signals,
-            claims=claims, fingerprint=fingerprint, usage=Usage(),
+            item_id=item.id,
+            outcome=Outcome.SCORED,
+            score=signals["lexical"],
+            signals=signals,
+            claims=claims,
+            fingerprint=fingerprint,
+            usage=Usage(),
         )

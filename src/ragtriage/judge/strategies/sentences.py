@@ -72,9 +72,13 @@ class SentenceStrategy:
         requests = [
             ModelRequest(
                 messages=self.prompt.render(context=context, sentence=sentence),
-                prompt_sha256=self.prompt.sha256, schema_name="sentence_support",
-                json_schema=SCHEMA, mode="choice", choices=("true", "false"),
-                choice_prefix='{"supported":', max_tokens=8,
+                prompt_sha256=self.prompt.sha256,
+                schema_name="sentence_support",
+                json_schema=SCHEMA,
+                mode="choice",
+                choices=("true", "false"),
+                choice_prefix='{"supported":',
+                max_tokens=8,
             )
             for sentence in sentences
         ]
@@ -104,8 +108,12 @@ class SentenceStrategy:
         sentences, requests, cut = self.requests(item)
         if not sentences:
             return JudgeResult(
-                item_id=item.id, outcome=Outcome.NO_CLAIMS, signals=lexical_signals(item),
-                reason="no sentence with content words", fingerprint=fingerprint, usage=usage,
+                item_id=item.id,
+                outcome=Outcome.NO_CLAIMS,
+                signals=lexical_signals(item),
+                reason="no sentence with content words",
+                fingerprint=fingerprint,
+                usage=usage,
             )
         probs: list[float] = []
         try:
@@ -115,13 +123,19 @@ class SentenceStrategy:
             return unscored(item, str(exc), fingerprint, usage)
         signals = lexical_signals(item)
         signals.update(
-            min_sentence_prob=min(probs), mean_sentence_prob=sum(probs) / len(probs),
+            min_sentence_prob=min(probs),
+            mean_sentence_prob=sum(probs) / len(probs),
             n_sentences=float(len(checkable_sentences(item.answer))),
-            n_sentences_scored=float(len(probs)), context_truncated=float(cut),
+            n_sentences_scored=float(len(probs)),
+            context_truncated=float(cut),
         )
         score = (signals["min_sentence_prob"] + signals.get("lexical", 0.0)) / 2
         return JudgeResult(
-            item_id=item.id, outcome=Outcome.SCORED, score=score, signals=signals,
+            item_id=item.id,
+            outcome=Outcome.SCORED,
+            score=score,
+            signals=signals,
             claims=[Claim(text=s, probability=p) for s, p in zip(sentences, probs, strict=True)],
-            fingerprint=fingerprint, usage=usage,
+            fingerprint=fingerprint,
+            usage=usage,
         )
