@@ -37,8 +37,10 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
     print(f"truth {TRUTH}, N = {BIG_N} unlabelled, {args.draws} draws per row, seed {args.seed}")
-    print(f"{'n':>4} {'miss':>5} {'f.a.':>5} | {'PPI cov':>7} {'width':>6} | {'PPI++':>6} "
-          f"{'width':>6} | {'judge':>6} {'width':>6} | {'human':>6} {'width':>6}")
+    print(
+        f"{'n':>4} {'miss':>5} {'f.a.':>5} | {'PPI cov':>7} {'width':>6} | {'PPI++':>6} "
+        f"{'width':>6} | {'judge':>6} {'width':>6} | {'human':>6} {'width':>6}"
+    )
     for n in (50, 100, 300):
         for miss, false_alarm in ((0.3, 0.1), (0.1, 0.05), (0.5, 0.3)):
             cov = np.zeros(4)
@@ -49,16 +51,22 @@ def main() -> None:
                 tuned = ppi_rate(f_u, f_l, y, power_tuning=True)
                 se = y.std(ddof=1) / np.sqrt(n)
                 human = (y.mean() - 1.96 * se, y.mean() + 1.96 * se)
-                bounds = [(classic.low, classic.high), (tuned.low, tuned.high),
-                          (classic.naive_low, classic.naive_high), human]
+                bounds = [
+                    (classic.low, classic.high),
+                    (tuned.low, tuned.high),
+                    (classic.naive_low, classic.naive_high),
+                    human,
+                ]
                 for k, (lo, hi) in enumerate(bounds):
                     cov[k] += lo <= TRUTH <= hi
                     width[k] += hi - lo
             cov /= args.draws
             width /= args.draws
-            print(f"{n:>4} {miss:>5} {false_alarm:>5} | {cov[0]:>7.3f} {width[0]:>6.3f} | "
-                  f"{cov[1]:>6.3f} {width[1]:>6.3f} | {cov[2]:>6.3f} {width[2]:>6.3f} | "
-                  f"{cov[3]:>6.3f} {width[3]:>6.3f}")
+            print(
+                f"{n:>4} {miss:>5} {false_alarm:>5} | {cov[0]:>7.3f} {width[0]:>6.3f} | "
+                f"{cov[1]:>6.3f} {width[1]:>6.3f} | {cov[2]:>6.3f} {width[2]:>6.3f} | "
+                f"{cov[3]:>6.3f} {width[3]:>6.3f}"
+            )
     print(f"took {time.perf_counter() - start:.1f} s")
 
 

@@ -32,10 +32,12 @@ def main() -> None:
     for name in (None, *sorted(set(dataset.values()))):
         part = [r for r in scored if name is None or dataset[r["item_id"]] == name]
         y = [labels[r["item_id"]] for r in part]
-        values = {s: [r["score"] if s == "score" else r["signals"][s] for r in part]
-                  for s in SIGNALS}
+        values = {
+            s: [r["score"] if s == "score" else r["signals"][s] for r in part] for s in SIGNALS
+        }
         report[name or "pooled"] = {
-            "n": len(part), **{s: round(roc_auc_score(y, v), 3) for s, v in values.items()}
+            "n": len(part),
+            **{s: round(roc_auc_score(y, v), 3) for s, v in values.items()},
         }
     print(json.dumps(report, indent=1))
 

@@ -37,10 +37,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache", type=Path, default=ROOT / ".ragtriage" / "calibration.sqlite")
-    parser.add_argument("--results", type=Path,
-                        default=FIXTURES / "embedded_calibration_results.jsonl")
-    parser.add_argument("--recording", type=Path,
-                        default=FIXTURES / "embedded_calibration_recording.jsonl")
+    parser.add_argument(
+        "--results", type=Path, default=FIXTURES / "embedded_calibration_results.jsonl"
+    )
+    parser.add_argument(
+        "--recording", type=Path, default=FIXTURES / "embedded_calibration_recording.jsonl"
+    )
     parser.add_argument("--limit", type=int, default=0)
     args = parser.parse_args()
     items = [item for path in FILES for item in load_answers(path)]
@@ -54,19 +56,32 @@ def main() -> None:
     def progress(result) -> None:
         with args.results.open("a") as out:
             out.write(result.model_dump_json() + "\n")
-        print(f"{time.time() - start:7.1f}s {result.item_id} {result.outcome.value} "
-              f"calls={result.usage.calls} cached={result.usage.cached_calls}", flush=True)
+        print(
+            f"{time.time() - start:7.1f}s {result.item_id} {result.outcome.value} "
+            f"calls={result.usage.calls} cached={result.usage.cached_calls}",
+            flush=True,
+        )
 
     run = asyncio.run(ajudge_run(items, model, "sentences", 1, cache, on_result=progress))
     wall = time.time() - start
     strategy = SentenceStrategy()
     keys = {cache_key(model, r) for item in items for r in strategy.requests(item)[1]}
-    n = write_recording(cache, model.name, model.params, args.recording,
-                        note="recorded from a real run of the embedded judge "
-                             f"({model.name}, llama-cpp-python 0.3.36, {args.threads} thread(s))",
-                        keys=keys)
-    summary = {"items": len(items), "wall_s": round(wall, 1), "usage": run.usage.model_dump(),
-               "cache": run.cache, "recorded_responses": n}
+    n = write_recording(
+        cache,
+        model.name,
+        model.params,
+        args.recording,
+        note="recorded from a real run of the embedded judge "
+        f"({model.name}, llama-cpp-python 0.3.36, {args.threads} thread(s))",
+        keys=keys,
+    )
+    summary = {
+        "items": len(items),
+        "wall_s": round(wall, 1),
+        "usage": run.usage.model_dump(),
+        "cache": run.cache,
+        "recorded_responses": n,
+    }
     print(json.dumps(summary))
 
 

@@ -28,18 +28,24 @@ def main() -> None:
     run = asyncio.run(ajudge_run(items, model, "sentences", 1, None))
     calls = [r.usage.calls for r in run.results]
     tokens = [r.usage.prompt_tokens for r in run.results]
-    print(json.dumps({
-        "items": len(items),
-        "sentences_strategy": {
-            "calls_per_answer_mean": statistics.mean(calls), "calls_max": max(calls),
-            "prompt_tokens_per_answer_mean": round(statistics.mean(tokens)),
-            "completion_tokens_total": run.usage.completion_tokens,
-            "outcomes": sorted({r.outcome.value for r in run.results}),
-        },
-        "claims_strategy": {"calls_per_answer": 1},
-        "note": "prompt tokens count every call's full prompt; llama.cpp's prefix cache "
+    print(
+        json.dumps(
+            {
+                "items": len(items),
+                "sentences_strategy": {
+                    "calls_per_answer_mean": statistics.mean(calls),
+                    "calls_max": max(calls),
+                    "prompt_tokens_per_answer_mean": round(statistics.mean(tokens)),
+                    "completion_tokens_total": run.usage.completion_tokens,
+                    "outcomes": sorted({r.outcome.value for r in run.results}),
+                },
+                "claims_strategy": {"calls_per_answer": 1},
+                "note": "prompt tokens count every call's full prompt; llama.cpp's prefix cache "
                 "evaluates only the part after the shared prefix",
-    }, indent=1))
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -38,16 +38,23 @@ def main() -> None:
             out.write(row.model_dump_json() + "\n")
             out.flush()
             print(row.model_dump_json(), flush=True)
-    print(json.dumps({
-        "items": len(rows),
-        "ragas_calls_per_answer": statistics.mean(r.calls for r in rows),
-        "ragas_prompt_tokens_per_answer": round(statistics.mean(r.prompt_tokens for r in rows)),
-        "ragas_completion_tokens_per_answer": round(
-            statistics.mean(r.completion_tokens for r in rows)),
-        "ragas_wall_s_per_answer": round(statistics.mean(r.wall_s for r in rows), 1),
-        "ragas_unscored": sum(r.outcome == "unscored" for r in rows),
-        "ragas_exactly_1": sum(r.score == 1.0 for r in rows),
-    }))
+    print(
+        json.dumps(
+            {
+                "items": len(rows),
+                "ragas_calls_per_answer": statistics.mean(r.calls for r in rows),
+                "ragas_prompt_tokens_per_answer": round(
+                    statistics.mean(r.prompt_tokens for r in rows)
+                ),
+                "ragas_completion_tokens_per_answer": round(
+                    statistics.mean(r.completion_tokens for r in rows)
+                ),
+                "ragas_wall_s_per_answer": round(statistics.mean(r.wall_s for r in rows), 1),
+                "ragas_unscored": sum(r.outcome == "unscored" for r in rows),
+                "ragas_exactly_1": sum(r.score == 1.0 for r in rows),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -27,8 +27,12 @@ DEFAULT = DATA / "begin_wow_faithfulness" / "begin_wow_faithfulness.jsonl"
 def timed(items, model, cache: Path) -> dict:
     start = time.perf_counter()
     run = asyncio.run(ajudge_run(items, model, None, 1, cache))
-    return {"wall_s": round(time.perf_counter() - start, 2), "calls": run.usage.calls,
-            "cached_calls": run.usage.cached_calls, "prompt_tokens": run.usage.prompt_tokens}
+    return {
+        "wall_s": round(time.perf_counter() - start, 2),
+        "calls": run.usage.calls,
+        "cached_calls": run.usage.cached_calls,
+        "prompt_tokens": run.usage.prompt_tokens,
+    }
 
 
 def main() -> None:
@@ -43,8 +47,9 @@ def main() -> None:
     model._load()  # load time is not judging time
     first = timed(items, model, args.cache)
     second = timed(items, model, args.cache)
-    print(json.dumps({"items": len(items), "threads": args.threads, "first": first,
-                      "rerun": second}))
+    print(
+        json.dumps({"items": len(items), "threads": args.threads, "first": first, "rerun": second})
+    )
 
 
 if __name__ == "__main__":

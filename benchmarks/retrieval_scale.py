@@ -399,7 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10k,100k,1m", help="query counts, e.g. 10k,100k,1m")
     parser.add_argument("--tools", default="ragtriage,pytrec_eval,pytrec_eval_chunked,ranx")
-    parser.add_argument("--cap-gib", type=float, default=13.0, help="kill a tool past this RSS")
+    parser.add_argument(
+        "--cap-gib", type=float, default=21.0, help="kill a tool past this RSS (24 GiB machine)"
+    )
     parser.add_argument("--workdir", type=Path, help="where runs are generated (default: temp)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     parser.add_argument("--ranx-max", default="1m", help="largest size to run ranx at")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytrec_eval
@@ -92,3 +93,25 @@ def test_usage_errors_exit_2(capsys):
     assert main(["retrieval", "--run", "x"]) == 2
     assert "exactly one of --golden or --qrels" in capsys.readouterr().err
     assert main(["retrieval", "--qrels", "q", "--run", "r", "-m", "ndcg@zero"]) == 2
+
+
+def test_qrels_and_run_are_read_together_and_errors_name_the_file(tmp_path, capsys):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"query_id": "q1", "retrieved": ["a", "x"]}\n')
+    out = tmp_path / "r.json"
+    assert main(["retrieval", "--qrels", str(qrels), "--run", str(run), "-o", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["run"]["sha256"] == hashlib.sha256(run.read_bytes()).hexdigest()
+    assert report["per_query"]["q1"]["mrr"] == 1.0 and report["per_query"]["q2"]["mrr"] == 0.0
+    capsys.readouterr()
+    qrels.write_text("q1 0 a 1\nq2 0 b high\n")
+    assert main(["retrieval", "--qrels", str(qrels), "--run", str(run)]) == 2
+    assert f"{qrels}:2: field 'label'" in capsys.readouterr().err
+
+
+def test_a_bad_metric_fails_before_any_file_is_read(tmp_path, capsys):
+    code = main(["retrieval", "--qrels", str(tmp_path / "absent"), "--run", "r", "-m", "ndcg@x"])
+    assert code == 2
+    assert "absent" not in capsys.readouterr().err

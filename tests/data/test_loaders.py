@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragtriage.data.golden import load_golden
 from ragtriage.data.runs import load_run
@@ -195,3 +197,21 @@ def test_shipped_golden_sets_load():
     assert {"paraphrase", "product-code", "multi-section", "unanswerable", "graded"} <= {
         t for c in handbook.cases for t in c.tags
     }
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["d", "é", "x" * 20, "d2"])),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_qrels_duplicate_check_equals_a_set(tmp_path_factory, pairs):
+    path = tmp_path_factory.mktemp("q") / "qrels"
+    path.write_text("".join(f"{q} 0 {d} 1\n" for q, d in pairs), encoding="utf-8")
+    if len(set(pairs)) < len(pairs):
+        with pytest.raises(InputError, match="duplicate judgement"):
+            read_trec_qrels(path)
+    else:
+        assert read_trec_qrels(path).doc.to_pylist() == [d for _, d in pairs]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 import pytrec_eval
 from hypothesis import given, settings
@@ -112,6 +113,13 @@ def test_doc_words_order_like_python_strings(ids):
         assert (a < b) == (wa < wb) and (a == b) == (wa == wb)
 
 
+def test_doc_words_read_sliced_and_large_arrow_strings():
+    ids = ["a", "", "longer-than-eight", "é-doc", "日本語日本語日本語", "z" * 17]
+    expected = doc_words(ids)
+    assert (doc_words(pa.array(["skip", "me", *ids]).slice(2)) == expected).all()
+    assert (doc_words(pa.array(ids, pa.large_string())) == expected).all()
+
+
 def test_encode_sorts_and_keeps_runs():
     codes, uniques = encode(["b", "b", "a", "é", "b", "a"])
     assert list(uniques) == ["a", "b", "é"]
@@ -130,7 +138,7 @@ def test_qrels_keep_first_appearance_order_and_refuse_duplicates(tmp_path):
     path.write_text("q2 0 d1 1\nq1 0 d1 0\nq2 0 d3 2\n")
     qrels = read_trec_qrels(path)
     assert list(qrels.query_ids) == ["q2", "q1"] and list(qrels.query) == [0, 1, 0]
-    assert list(qrels.doc) == ["d1", "d1", "d3"] and list(qrels.label) == [1, 0, 2]
+    assert qrels.doc.to_pylist() == ["d1", "d1", "d3"] and list(qrels.label) == [1, 0, 2]
     path.write_text("q2 0 d1 1\nq1 0 d1 0\nq2 0 d1 2\n")
     with pytest.raises(InputError, match=r"qrels:3: field 'doc'"):
         read_trec_qrels(path)

@@ -13,6 +13,7 @@ import typer
 
 from ragtriage.cli import audit, calibrate, compare, gate, golden, judge, retrieval
 from ragtriage.errors import RagtriageError
+from ragtriage.memory import keep_freed_memory
 
 app = typer.Typer(
     name="ragtriage",
@@ -34,6 +35,7 @@ for module in (retrieval, judge, calibrate, audit, compare, gate, golden):
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (0 ok, 1 a bar missed, 2 unusable input)."""
+    keep_freed_memory()
     try:
         app(args=argv, prog_name="ragtriage")
     except RagtriageError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.models import file_sha256
 from ragtriage.data.readers import check_type, iter_records, read_text, require
 from ragtriage.data.tables import Run
 from ragtriage.data.trec import read_trec_run
@@ -28,7 +29,9 @@ def load_run(path: str | Path) -> Run:
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
     if head[:1] in (b"{", b"["):
-        return read_jsonl_run(path)
+        table = read_jsonl_run(path)
+        table.sha256 = file_sha256(path)
+        return table
     if not head:
         read_text(path)
         raise InputError("run file is empty", path=path)

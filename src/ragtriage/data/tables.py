@@ -80,48 +80,55 @@ def doc_words(values: pa.Array | pa.ChunkedArray | Sequence[str] | np.ndarray) -
     out = np.empty((len(array), width), np.uint64)
     start = 0
     for chunk in array.chunks:
-        out[start : start + len(chunk)] = _chunk_words(chunk, width)
+        write_words(chunk, out[start : start + len(chunk)])
         start += len(chunk)
     return out
 
 
 def _chunk_words(chunk: pa.Array, width: int) -> np.ndarray:
-    """``[len(chunk), width]`` words; arrow pads ASCII ids in one pass, numpy the rest."""
-    return chunk_words_be(chunk, width).astype(np.uint64)
+    """``[len(chunk), width]`` words of one arrow string chunk."""
+    out = np.empty((len(chunk), width), np.uint64)
+    write_words(chunk, out)
+    return out
 
 
-def chunk_words_be(chunk: pa.Array, width: int) -> np.ndarray:
-    """Like :func:`doc_words` for one chunk, as big-endian words (a view when possible).
+_KEEP = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uint64)
 
-    ``utf8_rpad`` pads by characters, so the padded bytes are exactly ``8 * width`` a row
-    only when every id is ASCII; otherwise the ids are padded byte-wise by numpy.
+
+def write_words(chunk: pa.Array, out: np.ndarray) -> None:
+    """Fill ``out`` (``[len(chunk), width]`` uint64) with the chunk's :func:`doc_words`.
+
+    Read straight from arrow's buffers: word ``j`` of a string is the 8 bytes at its
+    offset plus ``8 * j`` (one unaligned load per cell, through a byte-strided view),
+    with the bytes past the string's end masked off, then byte-swapped so that integer
+    order is byte order. Bytes, not characters: any UTF-8 id is padded exactly.
     """
-    n = len(chunk)
-    nbytes = 8 * width
+    n, width = out.shape
     if n == 0:
-        return np.zeros((0, width), ">u8")
-    padded = pc.utf8_rpad(chunk, width=nbytes, padding="\0")
-    offsets = np.frombuffer(padded.buffers()[1], np.int32, n + 1, padded.offset * 4)
-    if int(offsets[-1]) - int(offsets[0]) == n * nbytes:
-        raw = np.frombuffer(padded.buffers()[2], np.uint8, n * nbytes, int(offsets[0]))
-    else:
-        raw = _pad_bytes(chunk.cast(pa.binary()), nbytes)
-    return raw.view(">u8").reshape(n, width)
-
-
-def _pad_bytes(chunk: pa.Array, nbytes: int) -> np.ndarray:
-    """NUL-padded bytes of a binary array, for ids arrow cannot pad by characters."""
-    n = len(chunk)
-    offsets = np.frombuffer(chunk.buffers()[1], np.int32, n + 1, chunk.offset * 4).astype(np.int64)
-    data = (
-        np.frombuffer(chunk.buffers()[2], np.uint8) if chunk.buffers()[2] else np.zeros(0, np.uint8)
-    )
+        return
+    kind = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    offsets = np.frombuffer(chunk.buffers()[1], kind, n + 1, chunk.offset * np.dtype(kind).itemsize)
+    first, last = int(offsets[0]), int(offsets[-1])
+    data = np.zeros(last - first + 8 * width, np.uint8)  # this chunk's bytes, zero tail
+    if last > first:
+        data[: last - first] = np.frombuffer(chunk.buffers()[2], np.uint8, last - first, first)
+    windows = np.ndarray((len(data) - 7,), "<u8", data, 0, (1,))
+    starts = offsets[:-1] - first
     lengths = np.diff(offsets)
-    out = np.zeros((n, nbytes), np.uint8)
-    rows = np.repeat(np.arange(n), lengths)
-    cols = np.arange(int(lengths.sum())) - np.repeat(offsets[:-1] - offsets[0], lengths)
-    out[rows, cols] = data[offsets[0] : offsets[-1]]
-    return out.reshape(-1)
+    for j in range(width):
+        cell = windows[starts + 8 * j] if j else windows[starts]
+        cell &= _KEEP[np.clip(lengths - 8 * j, 0, 8)]
+        out[:, j] = cell.byteswap()
+
+
+def fingerprint(words: np.ndarray) -> np.ndarray:
+    """One uint64 per row of doc words (``[..., width]``), equal for equal ids: the word
+    itself for ids up to 8 bytes, a multiplicative mix of the words beyond."""
+    out = words[..., 0].copy()
+    for j in range(1, words.shape[-1]):
+        out ^= words[..., j]
+        out *= np.uint64(0x9E3779B97F4A7C15)
+    return out
 
 
 def words_to_arrow(words: np.ndarray) -> pa.Array:
@@ -151,7 +158,7 @@ class Qrels:
 
     query_ids: np.ndarray
     query: np.ndarray
-    doc: np.ndarray
+    doc: np.ndarray | pa.Array  # strings: Python objects, or arrow's from a TREC file
     label: np.ndarray
     source: str = ""
 

@@ -23,7 +23,15 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ragtriage.data.readers import read_text
-from ragtriage.data.tables import Qrels, Run, chunk_words_be, encode, run_starts
+from ragtriage.data.tables import (
+    Qrels,
+    Run,
+    doc_words,
+    encode,
+    fingerprint,
+    run_starts,
+    write_words,
+)
 from ragtriage.errors import InputError
 
 RUN_COLUMNS = ("query", "q0", "doc", "rank", "score", "tag")
@@ -231,7 +239,7 @@ class _RunPieces:
         width = max(1, -(-longest // 8))
         self._reserve(self.rows + batch.num_rows, width)
         end = self.rows + batch.num_rows
-        self.words[self.rows : end, :width] = chunk_words_be(docs, width)
+        write_words(docs, self.words[self.rows : end, :width])
         self.words[self.rows : end, width:] = 0
         self.scores[self.rows : end] = scores
         self.rows = end
@@ -273,28 +281,39 @@ class _RunPieces:
 def read_trec_qrels(path: str | Path) -> Qrels:
     """TREC qrels; every query listed is evaluated, even one with no relevant document.
 
-    Query ids keep their first-appearance order; codes and the duplicate check are
-    computed by arrow and numpy on integer codes, not on Python strings.
+    Query ids keep their first-appearance order. Doc ids stay arrow strings (the ranking
+    reads them as doc words), and the duplicate check sorts one 64-bit fingerprint per
+    line, so three million lines never become Python strings or a doc dictionary.
     """
     path = Path(path)
     table = _fast_columns(path, QRELS_COLUMNS, {"label": pa.int64()}, ("query", "doc", "label"))
     if table is None:
         table = _slow_columns(path, QRELS_COLUMNS, label_field="label")
     query = pc.dictionary_encode(table.column("query").combine_chunks())
-    doc = pc.dictionary_encode(table.column("doc").combine_chunks())
     codes = query.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    doc_codes = doc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    pairs = codes * max(len(doc.dictionary), 1) + doc_codes
-    ordered = np.sort(pairs)  # np.unique hashes: a hundred times slower here
-    if (ordered[1:] == ordered[:-1]).any():
+    doc = table.column("doc").combine_chunks()
+    if _has_duplicate(codes, doc_words(doc)):
         _raise_duplicate(path, _slow_columns(path, QRELS_COLUMNS, label_field="label"))
     return Qrels(
         query.dictionary.to_numpy(zero_copy_only=False).astype(object),
         codes,
-        doc.dictionary.to_numpy(zero_copy_only=False).astype(object)[doc_codes],
+        doc,
         table.column("label").to_numpy().astype(np.int64),
         source=str(path),
     )
+
+
+def _has_duplicate(codes: np.ndarray, words: np.ndarray) -> bool:
+    """Whether a (query, doc) pair repeats: fingerprints sorted, equal ones checked exactly."""
+    prints = fingerprint(words) ^ (codes.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F))
+    ordered = np.sort(prints)  # values, not an argsort: the common case ends here
+    if not (ordered[1:] == ordered[:-1]).any():
+        return False
+    order = np.argsort(prints, kind="stable")
+    same = np.flatnonzero(prints[order][1:] == prints[order][:-1])
+    rows = order[np.concatenate([same, same + 1])]
+    pairs = [(int(codes[r]), words[r].tobytes()) for r in rows.tolist()]
+    return len(set(pairs)) < len(pairs)
 
 
 def _fast_delimiter(path: Path) -> str | None:

@@ -145,9 +145,9 @@ def _golden_info(golden: GoldenSet | None, qrels: Qrels) -> dict[str, Any]:
 
 
 def _run_sha256(run: RunLike, table: Run | None = None) -> dict[str, str]:
+    if table is not None and table.sha256:  # taken while reading: no second pass
+        return {"sha256": table.sha256}
     if isinstance(run, str | Path) and Path(run).is_file():
-        if table is not None and table.sha256:  # taken while reading: no second pass
-            return {"sha256": table.sha256}
         return {"sha256": file_sha256(Path(run))}
     return {}
 

@@ -20,13 +20,13 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ragtriage.data.tables import Qrels, Run, doc_words
+from ragtriage.data.tables import Qrels, Run, doc_words, fingerprint
 from ragtriage.errors import InputError
 
 Precision = Literal["float32", "float64"]
 DuplicatePolicy = Literal["max", "error"]
 PAD = -1
-BATCH_CELLS = 1 << 22
+BATCH_CELLS = 1 << 18  # 2 MiB per int64 matrix: cache-sized, reused from the heap
 WORKERS = min(os.cpu_count() or 1, 4)
 
 
@@ -349,7 +349,7 @@ def _drop_duplicates(
     if words is None:
         return ranked, 0
     valid = ranked >= 0
-    print_ = _fingerprint(words)
+    print_ = fingerprint(words)
     print_ = np.where(valid, print_, 0)
     print_.sort(axis=1)
     pairs = (print_[:, 1:] == print_[:, :-1]).sum(axis=1)
@@ -373,15 +373,6 @@ def _drop_duplicates(
         ranked[suspects] = kept
         words[suspects] = ctx.run.words[np.where(kept >= 0, kept, 0)]
     return ranked, count
-
-
-def _fingerprint(words: np.ndarray) -> np.ndarray:
-    """One uint64 per cell, equal for equal docs (the word itself for ids up to 8 bytes)."""
-    out = words[..., 0].copy()
-    for j in range(1, words.shape[-1]):
-        out ^= words[..., j]
-        out *= np.uint64(0x9E3779B97F4A7C15)
-    return out
 
 
 def _exact_duplicates(ranked: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
