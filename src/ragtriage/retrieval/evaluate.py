@@ -8,6 +8,7 @@ per-tag slices, missed queries, the unanswerable section and the threshold analy
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -82,43 +83,47 @@ def evaluate_retrieval(
         run_table, qrels, level=relevance_level, precision=precision, duplicates=duplicates
     )
     answerable = _answerable(qrels, relevance_level)
-    frame = per_query_frame(batches, measures, qrels)
-    skip = set(stats.missing_queries) if missing == "skip" else set()
-    if skip:
-        scored = frame.index[answerable[_codes(qrels, frame.index)]].difference(pd.Index(skip))
-        per_query = frame.loc[scored]
-    else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
-        per_query = frame[answerable]
-    unanswerable = sections.unanswerable(batches, qrels, answerable, run_table, golden_set)
-    return RetrievalReport(
-        config=config,
-        versions=sections.versions(),
-        golden=_golden_info(full_golden, qrels),
-        run={
-            "source": run_table.source,
-            "rows": len(run_table),
-            "queries": len(run_table.query_ids),
-            **_run_sha256(run, run_table),
-        },
-        n_queries=len(qrels),
-        n_answerable=int(answerable.sum()),
-        n_unanswerable=int((~answerable).sum()),
-        aggregates=_aggregates(per_query, seed, resamples),
-        slices=sections.tag_slices(per_query, golden_set),
-        missed=sections.missed_queries(batches, qrels, answerable, run_table, golden_set, miss_k),
-        n_missed=sections.count_missed(batches, answerable, miss_k),
-        missing_queries=stats.missing_queries,
-        unanswerable=unanswerable,
-        threshold=threshold_analysis(batches, answerable, miss_k),
-        warnings=sections.warnings(stats, missing)
-        + sections.missed_cap_warning(batches, answerable, miss_k)
-        + sections.unanswerable_cap_warning(unanswerable)
-        + leak_warnings(golden_set),
-        per_query=per_query,
-        split=split_section,
-        leaks=find_leaks(batches, qrels, run_table, golden_set, leak_k or miss_k),
-        reference_overlap=_overlap(batches, qrels, run_table, reference, config),
-    )
+    with ThreadPoolExecutor(max_workers=1) as pool:  # its sorts release the GIL
+        threshold = pool.submit(threshold_analysis, batches, answerable, miss_k)
+        frame = per_query_frame(batches, measures, qrels)
+        skip = set(stats.missing_queries) if missing == "skip" else set()
+        if skip:
+            scored = frame.index[answerable[_codes(qrels, frame.index)]].difference(pd.Index(skip))
+            per_query = frame.loc[scored]
+        else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
+            per_query = frame[answerable]
+        unanswerable = sections.unanswerable(batches, qrels, answerable, run_table, golden_set)
+        return RetrievalReport(
+            config=config,
+            versions=sections.versions(),
+            golden=_golden_info(full_golden, qrels),
+            run={
+                "source": run_table.source,
+                "rows": len(run_table),
+                "queries": len(run_table.query_ids),
+                **_run_sha256(run, run_table),
+            },
+            n_queries=len(qrels),
+            n_answerable=int(answerable.sum()),
+            n_unanswerable=int((~answerable).sum()),
+            aggregates=_aggregates(per_query, seed, resamples),
+            slices=sections.tag_slices(per_query, golden_set),
+            missed=sections.missed_queries(
+                batches, qrels, answerable, run_table, golden_set, miss_k
+            ),
+            n_missed=sections.count_missed(batches, answerable, miss_k),
+            missing_queries=stats.missing_queries,
+            unanswerable=unanswerable,
+            threshold=threshold.result(),
+            warnings=sections.warnings(stats, missing)
+            + sections.missed_cap_warning(batches, answerable, miss_k)
+            + sections.unanswerable_cap_warning(unanswerable)
+            + leak_warnings(golden_set),
+            per_query=per_query,
+            split=split_section,
+            leaks=find_leaks(batches, qrels, run_table, golden_set, leak_k or miss_k),
+            reference_overlap=_overlap(batches, qrels, run_table, reference, config),
+        )
 
 
 def _overlap(batches, qrels, run_table, reference, config) -> OverlapSection | None:

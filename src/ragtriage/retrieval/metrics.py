@@ -129,11 +129,16 @@ def ndcg_exp(batch: RankedBatch, k: int | None) -> np.ndarray:
 @metric("map", "optional", "map / map_cut_k")
 def average_precision(batch: RankedBatch, k: int | None) -> np.ndarray:
     """AP@k = sum_{i<=k} rel_i * P@i / R  (trec_eval ``map``; ``map_cut_k`` with k: the
-    divisor stays R, all judged relevant documents)."""
-    rel = _top(batch, k).astype(np.float64)
-    ranks = np.arange(1, rel.shape[1] + 1, dtype=np.float64)
-    precision_at = np.cumsum(rel, axis=1) / ranks
-    return _safe_div((precision_at * rel).sum(axis=1), batch.num_rel)
+    divisor stays R, all judged relevant documents).
+
+    Summed over the relevant cells only, in rank order as trec_eval sums them: a run's
+    rows hold a few relevant results among a hundred."""
+    rows, cols = np.nonzero(_top(batch, k))
+    n = len(batch.queries)
+    per_row = np.bincount(rows, minlength=n)
+    seen = np.arange(1, len(rows) + 1) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+    total = np.bincount(rows, weights=seen / (cols + 1.0), minlength=n)
+    return _safe_div(total, batch.num_rel)
 
 
 @metric("r_precision", "none", "Rprec")
