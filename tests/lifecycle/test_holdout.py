@@ -10,9 +10,10 @@ import pytest
 
 from ragtriage.cli.main import main
 from ragtriage.data.golden import load_golden
-from ragtriage.data.holdout import assign_holdout, git_commit, record_reveal
+from ragtriage.data.holdout import assign_holdout
 from ragtriage.errors import InputError
 from ragtriage.retrieval.evaluate import evaluate_retrieval
+from ragtriage.retrieval.split import git_commit, record_reveal
 from tests.conftest import ROOT
 from tests.lifecycle.conftest import run_rows, write_jsonl
 
@@ -205,3 +206,22 @@ def test_reveal_of_a_slice_without_answerable_cases_logs_null_means(tmp_path):
     report = evaluate_retrieval(golden, {"d": ["a"], "h": ["a"]}, ["mrr"], split="holdout")
     assert record_reveal(report, tmp_path / "log.jsonl") == 1
     assert json.loads((tmp_path / "log.jsonl").read_text())["means"] == {"mrr": None}
+
+
+def test_python_api_reveals_are_logged_too(split_set):
+    golden, run = split_set
+    log = golden.parent / "holdout_reveals.jsonl"
+    first = evaluate_retrieval(golden, run, ["mrr"], split="holdout")
+    second = evaluate_retrieval(golden, run, ["mrr"], split="holdout")
+    assert (first.split.reveals, second.split.reveals) == (1, 2)
+    assert second.split.reveal_log == str(log)
+    evaluate_retrieval(golden, run, ["mrr"], split="holdout", record_holdout=False)
+    evaluate_retrieval(golden, run, ["mrr"])  # the dev slice is no reveal
+    assert len(log.read_text().splitlines()) == 2
+
+
+def test_cli_logs_one_reveal_per_command(split_set, tmp_path):
+    golden, run = split_set
+    assert main(["retrieval", "--golden", str(golden), "--run", str(run), "--holdout"]) == 0
+    lines = (golden.parent / "holdout_reveals.jsonl").read_text().splitlines()
+    assert len(lines) == 1

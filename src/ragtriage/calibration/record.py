@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
+from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.rules import Rule, decide_one
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
-from ragtriage.report.files import write_atomic
 
 SCHEMA = "ragtriage.calibration/1"
 

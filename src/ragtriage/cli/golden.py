@@ -10,12 +10,12 @@ import typer
 from rich.text import Text
 
 from ragtriage.cli.common import console, split_list
-from ragtriage.data import grow
 from ragtriage.data.check import check_golden, render_check
 from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.errors import EXIT_FAILED, InputError
 from ragtriage.report.files import write_json
+from ragtriage.triage import grow
 
 app = typer.Typer(
     help="Manage a golden set: held-out split, validity check, growth.", no_args_is_help=True

@@ -22,7 +22,7 @@ from rich.progress import (
 from ragtriage.cli.common import console, int_list, split_list
 from ragtriage.data.check import with_corpus
 from ragtriage.data.golden import load_golden
-from ragtriage.data.holdout import evaluated_slice, log_reveal, render_split
+from ragtriage.data.holdout import evaluated_slice
 from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.data.trec import read_progress, read_trec_qrels
@@ -36,6 +36,7 @@ from ragtriage.retrieval.overlap import render_overlap
 from ragtriage.retrieval.repeat import render_repeat, repeated
 from ragtriage.retrieval.report import RetrievalReport
 from ragtriage.retrieval.retrievers import run_retriever
+from ragtriage.retrieval.split import log_reveal, render_split
 
 
 def retrieval(
@@ -206,6 +207,7 @@ def _evaluate(
         missing="skip" if skip_missing else "zero",
         split=split,
         leak_k=leak_k,
+        record_holdout=False,  # logged once below, however many --repeat draws
         reference=reference_run,
     )
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,30 +13,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel
 
+from ragtriage.atomic import write_atomic
 
-def write_atomic(path: str | Path, text: str | bytes) -> Path:
-    """Write to a temporary file in the same directory, fsync, then rename over ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+__all__ = ["write_atomic", "write_json"]
 
 
 def write_json(path: str | Path, payload: BaseModel | dict[str, Any]) -> Path:

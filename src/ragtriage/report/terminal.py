@@ -134,8 +134,8 @@ def audit_summary(result, console: Console) -> None:
         "bold red" if result.calibration.stale or "UNCALIBRATED" in result.calibration.note else ""
     )
     console.print(Text(f"calibration: {result.calibration.note}", style=style))
-    from ragtriage.data.holdout import render_split
     from ragtriage.retrieval.leaks import render_leaks
+    from ragtriage.retrieval.split import render_split
 
     render_split(result.retrieval, console)
     render_leaks(result.retrieval, console)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ragtriage.report.files import write_atomic
+from ragtriage.atomic import write_atomic
 from ragtriage.report.html import ExtraPng, render_html
 from ragtriage.report.markdown import render_markdown
 from ragtriage.triage.models import AuditResult

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ragtriage.data.golden import load_golden
-from ragtriage.data.holdout import Split, apply_split
+from ragtriage.data.holdout import Split, golden_qrels
 from ragtriage.data.models import GoldenSet, corpus_sha256, file_sha256
 from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
@@ -33,6 +33,7 @@ from ragtriage.retrieval.report import (
     RetrievalConfig,
     RetrievalReport,
 )
+from ragtriage.retrieval.split import apply_split, log_reveal
 from ragtriage.stats import bootstrap_mean
 
 GoldenLike = GoldenSet | Qrels | str | Path | Sequence[Mapping[str, Any]]
@@ -55,6 +56,7 @@ def evaluate_retrieval(
     split: Split | None = None,
     leak_k: int | None = None,
     reference: RunLike | None = None,
+    record_holdout: bool = True,
 ) -> RetrievalReport:
     """Score ``run`` against ``golden``; see :class:`RetrievalReport` for what comes back.
 
@@ -63,6 +65,8 @@ def evaluate_retrieval(
     ``split``: which slice of a golden set with held-out cases to score (default ``dev``;
     see data/holdout.py). ``leak_k``: depth of the access-control check (default: the
     largest cutoff). ``reference``: an exact-search run to report overlap@k against.
+    ``record_holdout``: log a held-out evaluation in ``holdout_reveals.jsonl`` beside the
+    golden file (the CLI turns it off to log once per command, not once per repeat).
     """
     full_golden, qrels = _as_qrels(golden)
     run_table = _as_run(run)
@@ -93,7 +97,7 @@ def evaluate_retrieval(
         else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
             per_query = frame[answerable]
         unanswerable = sections.unanswerable(batches, qrels, answerable, run_table, golden_set)
-        return RetrievalReport(
+        report = RetrievalReport(
             config=config,
             versions=sections.versions(),
             golden=_golden_info(full_golden, qrels),
@@ -124,6 +128,13 @@ def evaluate_retrieval(
             leaks=find_leaks(batches, qrels, run_table, golden_set, leak_k or miss_k),
             reference_overlap=_overlap(batches, qrels, run_table, reference, config),
         )
+    if split == "holdout" and record_holdout and _is_file_source(full_golden):
+        report = log_reveal(report, full_golden.source)  # type: ignore[union-attr]
+    return report
+
+
+def _is_file_source(golden: GoldenSet | None) -> bool:
+    return golden is not None and bool(golden.source) and Path(golden.source).exists()
 
 
 def _overlap(batches, qrels, run_table, reference, config) -> OverlapSection | None:
@@ -206,14 +217,6 @@ def _as_qrels(golden: GoldenLike) -> tuple[GoldenSet | None, Qrels]:
         cases = [parse_case(dict(r), Path("<python>"), i + 1) for i, r in enumerate(golden)]
         golden = GoldenSet(cases=cases, source="<python>")
     return golden, golden_qrels(golden)
-
-
-def golden_qrels(golden: GoldenSet) -> Qrels:
-    return Qrels.from_pairs(
-        (c.id for c in golden.cases),
-        ((c.id, doc, grade) for c in golden.cases for doc, grade in c.relevance.items()),
-        source=golden.source,
-    )
 
 
 def _as_run(run: RunLike) -> Run:

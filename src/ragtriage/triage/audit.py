@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data.golden import load_golden
-from ragtriage.data.holdout import evaluated_slice, log_reveal
+from ragtriage.data.holdout import evaluated_slice
 from ragtriage.data.models import GoldenSet, file_sha256
 from ragtriage.judge.api import ajudge_run, resolve_model
 from ragtriage.judge.cache import ResponseCache, default_cache_path
@@ -24,6 +24,7 @@ from ragtriage.judge.calls import Caller
 from ragtriage.judge.types import ContextChunk, JudgeItem
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.sections import versions
+from ragtriage.retrieval.split import log_reveal
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
@@ -99,6 +100,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             k=config.k,
             miss_k=config.context_k,
             split="holdout" if config.holdout else None,
+            record_holdout=False,  # logged here, against the path the audit was given
         )
         if config.holdout:
             retrieval = log_reveal(retrieval, config.golden)

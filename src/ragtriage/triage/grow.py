@@ -17,12 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ragtriage.atomic import write_atomic
 from ragtriage.data.check import NEAR_DUPLICATE, jaccard, normalise
 from ragtriage.data.golden import GOLDEN_FILES, load_chunks, parse_case
 from ragtriage.data.models import file_sha256
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
-from ragtriage.report.files import write_atomic
 from ragtriage.report.results import load_result
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
 

@@ -1,0 +1,119 @@
+"""Scoring one slice of a golden set, and the log of every look at the held-out one.
+
+``apply_split`` restricts golden set, qrels and run before anything is computed (see
+``data/holdout.py`` for the slices themselves). Each evaluation of the held-out slice,
+from the CLI, an audit or ``evaluate_retrieval(split="holdout")``, appends one line (UTC
+time, git commit, golden sha256, metric means) to ``holdout_reveals.jsonl`` beside the
+golden set, so a team can see how often it looked.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from ragtriage.atomic import write_atomic
+from ragtriage.data.holdout import Split, filter_run, golden_qrels, has_holdout, select_cases
+from ragtriage.data.models import GoldenSet
+from ragtriage.data.tables import Qrels, Run
+from ragtriage.errors import InputError
+from ragtriage.retrieval.report import RetrievalReport, SplitInfo
+
+REVEAL_LOG = "holdout_reveals.jsonl"
+
+
+def split_info(golden: GoldenSet, evaluated: Split) -> SplitInfo:
+    n_holdout = sum(case.split == "holdout" for case in golden.cases)
+    return SplitInfo(evaluated=evaluated, n_dev=len(golden.cases) - n_holdout, n_holdout=n_holdout)
+
+
+def apply_split(
+    golden: GoldenSet | None, qrels: Qrels, run: Run, split: Split | None
+) -> tuple[GoldenSet | None, Qrels, Run, SplitInfo | None]:
+    """Restrict golden set, qrels and run to one slice before anything is computed.
+
+    ``split=None`` means ``dev`` when the set holds held-out cases, else everything
+    (and no split section: a set without a holdout reports as it always did).
+    """
+    if golden is None or (split is None and not has_holdout(golden)):
+        if split == "holdout":
+            raise InputError("--holdout needs a golden set (not bare qrels)", field="split")
+        return golden, qrels, run, None
+    split = split or "dev"
+    info = split_info(golden, split)
+    if split == "all":
+        return golden, qrels, run, info
+    chosen = select_cases(golden, split)
+    keep = {case.id for case in chosen.cases}
+    return chosen, golden_qrels(chosen), filter_run(run, keep), info
+
+
+def reveal_log_path(golden_source: str | Path) -> Path:
+    """``<golden dir>/holdout_reveals.jsonl``, or beside a golden file."""
+    path = Path(golden_source)
+    return (path if path.is_dir() else path.parent) / REVEAL_LOG
+
+
+def git_commit(cwd: Path | None = None) -> str | None:
+    """HEAD of the repository the command runs in, if any (read-only)."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
+
+
+def record_reveal(report: RetrievalReport, log: Path, now: datetime | None = None) -> int:
+    """Append this reveal to ``log``; return how many reveals the log now holds."""
+    previous = log.read_text(encoding="utf-8") if log.is_file() else ""
+    if previous and not previous.endswith("\n"):
+        previous += "\n"
+    entry = {
+        "time": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
+        "commit": git_commit(),
+        "golden": str(report.golden.get("source", "")),
+        "golden_sha256": report.golden.get("sha256"),
+        "corpus_sha256": report.golden.get("corpus_sha256"),
+        "n_holdout": report.split.n_holdout if report.split else None,
+        # NaN (a slice with no answerable case) is not JSON: recorded as null
+        "means": {a.metric: a.mean if math.isfinite(a.mean) else None for a in report.aggregates},
+    }
+    write_atomic(log, previous + json.dumps(entry, sort_keys=True, allow_nan=False) + "\n")
+    return sum(1 for line in previous.splitlines() if line.strip()) + 1
+
+
+def log_reveal(report: RetrievalReport, golden_source: str | Path) -> RetrievalReport:
+    """Record a reveal of the held-out figures; the report says where and which one it was."""
+    log = reveal_log_path(golden_source)
+    count = record_reveal(report, log)
+    info = report.split or SplitInfo(evaluated="holdout", n_dev=0, n_holdout=0)
+    info = info.model_copy(update={"reveal_log": str(log), "reveals": count})
+    return report.model_copy(update={"split": info})
+
+
+def render_split(report: RetrievalReport, console: Console) -> None:
+    """One line saying which slice this is, and how often the held-out one was looked at."""
+    info = report.split
+    if info is None or info.n_holdout == 0:
+        return
+    if info.evaluated == "holdout":
+        text = f"HELD-OUT slice revealed: {info.n_holdout} cases (reveal #{info.reveals}"
+        console.print(Text(text + f", logged in {info.reveal_log})", style="bold magenta"))
+    else:
+        console.print(
+            Text(
+                f"Slice: {info.evaluated} ({info.n_dev} cases); {info.n_holdout} held-out cases "
+                "not shown (--holdout reveals them, and logs it)",
+                style="dim",
+            )
+        )
