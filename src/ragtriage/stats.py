@@ -7,6 +7,7 @@ per-query values of IR metrics are bounded and skewed, where normal intervals mi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,6 +118,24 @@ def randomization_test(
         signs = rng.choice(np.array([-1.0, 1.0]), size=(stop - start, len(diff)))
         extreme += int((np.abs((signs * diff).mean(axis=1)) >= observed - 1e-12).sum())
     return (extreme + 1) / (permutations + 1)
+
+
+def holm(p_values: Sequence[float]) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values: a family of tests (every metric, tag and rate of
+    one comparison) keeps its chance of any false "real difference" at the nominal level.
+
+    The i-th smallest p is multiplied by ``m - i + 1`` (i from 1), made monotone by a
+    running maximum and capped at 1 (Holm 1979); the result is in the input order.
+    """
+    p = np.asarray(p_values, np.float64)
+    m = len(p)
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    out = np.empty(m)
+    out[order] = scaled
+    return out
 
 
 def _normal_mean(values: np.ndarray, level: float) -> Interval:

@@ -145,8 +145,9 @@ def test_markdown_summary_escapes_ids_and_marks_real_differences(audit, tmp_path
         "&lt;img src=x onerror=alert(1)&gt;|[x](javascript:alert(1)): retrieval -&gt; pass" in html
     )
     assert "Label flips: 4" in text
-    # mrr: interval excludes 0 and p < 0.05 -> bold; recall@5: interval touches 0 -> plain.
-    assert re.search(r"\| mrr \|.*\*\*\+0\.\d+ to \+0\.\d+\*\*", text)
+    # mrr: interval excludes 0 and raw p 0.03, but Holm over 5 metrics gives 0.15 -> plain;
+    # recall@5: interval touches 0 -> plain.
+    assert re.search(r"\| mrr \|[^*]*\| 0\.0297 \| 0\.1485 \|$", text, flags=re.M)
     assert re.search(r"\| recall@5 \|[^*]*\|$", text, flags=re.M)
     out = tmp_path / "diff.md"
     write_json(tmp_path / "b.json", base)
@@ -177,3 +178,30 @@ def test_large_inputs_use_the_normal_limit_of_the_randomization_test(monkeypatch
     monkeypatch.setattr(module, "NORMAL_ABOVE", 100)
     assert paired("m", base, candidate).p_value == pytest.approx(exact, abs=0.02)
     assert paired("m", base, base).p_value == 1.0
+
+
+def test_holm_adjustment_decides_what_is_real():
+    from ragtriage.report.compare import Diff, _adjust
+    from ragtriage.report.markdown import render_comparison_markdown
+    from ragtriage.stats import holm
+
+    assert holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([]).tolist() == []
+
+    def diff(name, p, low):
+        return Diff(
+            name=name, n=50, base=0.5, candidate=0.6, diff=0.1, low=low, high=0.2, p_value=p
+        )
+
+    comparison = Comparison(
+        kind="retrieval",
+        golden={"base": None, "candidate": None},
+        n_common=50,
+        metrics=[diff("strong", 0.001, 0.05), diff("weak", 0.03, 0.01), diff("flat", 0.5, -0.1)],
+    )
+    _adjust(comparison)
+    strong, weak, flat = comparison.metrics
+    assert (strong.p_holm, weak.p_holm, flat.p_holm) == pytest.approx((0.003, 0.06, 0.5))
+    assert strong.real() and not weak.real() and not flat.real()
+    text = render_comparison_markdown(comparison)
+    assert "**+0.0500 to +0.2000**" in text and "**+0.0100 to +0.2000**" not in text

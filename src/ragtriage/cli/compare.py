@@ -27,9 +27,9 @@ def _signed(value: float | None) -> str:
 
 
 def _style(diff: Diff) -> str:
-    if diff.low is None or diff.high is None or (diff.p_value or 1) >= 0.05:
+    if not diff.real():
         return ""
-    return "green" if diff.low > 0 else "red" if diff.high < 0 else ""
+    return "green" if diff.low is not None and diff.low > 0 else "red"
 
 
 def _row(diff: Diff) -> list[Text]:
@@ -41,7 +41,7 @@ def _row(diff: Diff) -> list[Text]:
         "-" if diff.candidate is None else f"{diff.candidate:.4f}",
         _signed(diff.diff),
         interval,
-        "-" if diff.p_value is None else f"{diff.p_value:.4f}",
+        "-" if diff.p_holm is None else f"{diff.p_holm:.4f}",  # raw p: JSON and markdown
     ]
     return [Text(cell, style=_style(diff)) for cell in cells]
 
@@ -50,7 +50,7 @@ def _table(title: str, diffs: list[Diff], tagged: bool = False) -> Table:
     table = Table(title=title, title_justify="left")
     if tagged:
         table.add_column("tag")
-    for column in ("metric", "n", "base", "candidate", "diff", "95% CI", "p"):
+    for column in ("metric", "n", "base", "candidate", "diff", "95% CI", "p (Holm)"):
         table.add_column(
             column, justify="left" if column == "metric" else "right", no_wrap=column != "metric"
         )

@@ -3,8 +3,10 @@
 Differences are paired over the queries both results scored, because per-query metrics
 vary far more between queries than between systems: pairing removes that variance, so a
 real improvement shows with a few dozen queries. Each difference comes with a paired
-bootstrap 95% interval and a paired randomization-test p-value (unadjusted: with many
-metrics and tags, expect about one in twenty p < 0.05 by chance).
+bootstrap 95% interval and a paired randomization-test p-value, and that p-value adjusted
+by Holm's method within its table (metrics, rates, tag slices): with many metrics and tags,
+about one in twenty raw p-values falls below 0.05 by chance. A difference is called real
+(bold, coloured) only when its interval excludes 0 and its Holm-adjusted p is below 0.05.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ragtriage.report.results import Result, golden_sha256, retrieval_of
 from ragtriage.stats import (
     DEFAULT_SEED,
     NORMAL_ABOVE,
+    holm,
     paired_bootstrap_diff,
     randomization_test,
 )
@@ -40,6 +43,14 @@ class Diff(BaseModel):
     low: float | None = None
     high: float | None = None
     p_value: float | None = None
+    p_holm: float | None = None  # p_value adjusted over its table's differences (Holm)
+
+    def real(self, alpha: float = 0.05) -> bool:
+        """Interval excludes 0 and the family-adjusted p-value is below ``alpha``."""
+        if self.low is None or self.high is None or not (self.low > 0 or self.high < 0):
+            return False
+        p = self.p_holm if self.p_holm is not None else self.p_value
+        return p is not None and p < alpha
 
 
 class Flip(BaseModel):
@@ -140,7 +151,18 @@ def compare(
         comparison.flips = flips(base, candidate)
     else:
         comparison.tags = _slice_diffs(retrieval_of(base), retrieval_of(candidate))
+    _adjust(comparison)
     return comparison
+
+
+def _adjust(comparison: Comparison) -> None:
+    """Fill ``p_holm`` on every difference, one family per table: the metrics, the rates,
+    the tag slices (each a question of its own; tiny tag slices would otherwise swamp the
+    headline metrics' correction)."""
+    for family in (comparison.metrics, comparison.rates, comparison.tags):
+        tested = [d for d in family if d.p_value is not None]
+        for diff, adjusted in zip(tested, holm([d.p_value for d in tested]), strict=True):
+            diff.p_holm = float(adjusted)
 
 
 def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:

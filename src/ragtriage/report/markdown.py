@@ -184,8 +184,9 @@ def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
     rows = []
     for d in diffs:
         interval = "-" if d.low is None else f"{_signed(d.low)} to {_signed(d.high)}"
-        real = d.low is not None and (d.low > 0 or d.high < 0) and (d.p_value or 1) < 0.05
+        real = d.real()
         p_value = "-" if d.p_value is None else f"{d.p_value:.4f}"
+        p_holm = "-" if d.p_holm is None else f"{d.p_holm:.4f}"
         rows.append(
             [
                 *([escape(d.tag, 60)] if tagged else []),
@@ -196,6 +197,7 @@ def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
                 _signed(d.diff),
                 f"**{interval}**" if real else interval,
                 p_value,
+                p_holm,
             ]
         )
     return rows
@@ -203,9 +205,10 @@ def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
 
 def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> str:
     """``ragtriage compare`` as markdown for the same comment. An interval is bold when it
-    excludes 0 and p < 0.05: with few queries the percentile bootstrap is too narrow, so
-    the interval alone would overstate a difference."""
-    header = ["metric", "n", "base", "candidate", "diff", "95% CI", "p"]
+    excludes 0 and the Holm-adjusted p < 0.05: with few queries the percentile bootstrap is
+    too narrow, so the interval alone would overstate a difference, and with many metrics
+    some raw p-values fall below 0.05 by chance."""
+    header = ["metric", "n", "base", "candidate", "diff", "95% CI", "p", "p (Holm)"]
     parts = [f"### Compared with the baseline ({comparison.n_common} queries in common)"]
     parts += [f"> [!WARNING]\n> {escape(w, REASON_CHARS)}" for w in comparison.warnings]
     parts.append(_table(header, _diff_rows(comparison.metrics)))
