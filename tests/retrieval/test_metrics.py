@@ -171,6 +171,7 @@ def test_unanswerable_list_is_capped_at_the_most_confident(monkeypatch):
     section = report.unanswerable
     assert section.n == 5
     assert [q.query_id for q in section.queries] == ["u1", "u3"]  # golden order
+    assert section.n_confident == 2  # u1 (9) and u3 (8) reach q1's 3.0, listed or not
     assert any("5 unanswerable queries; the report lists the 2" in w for w in report.warnings)
 
 

@@ -85,13 +85,12 @@ def _unanswerable(report: RetrievalReport, console: Console) -> None:
     section = report.unanswerable
     if section is None:
         return
-    confident = [q for q in section.queries if q.confident]
     median = _fmt(section.unanswerable_top1.median)
     console.print(
         Text(
             f"Unanswerable queries: {section.n}; median top-1 score {median} "
             f"vs {_fmt(section.answerable_top1.median)} on answerable (AUC {_fmt(section.auc)}); "
-            f"{len(confident)} retrieved as confidently as a typical answerable query",
+            f"{section.n_confident} retrieved as confidently as a typical answerable query",
             style="bold",
         )
     )

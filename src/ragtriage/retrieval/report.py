@@ -75,6 +75,7 @@ class UnanswerableSection(BaseModel):
     unanswerable_top1: ScoreSummary
     auc: float | None = None
     confident_threshold: float | None = None
+    n_confident: int = 0  # of all n, not only the listed ones
     queries: list[UnanswerableQuery] = Field(default_factory=list)
 
 

@@ -198,6 +198,7 @@ def unanswerable(
         unanswerable_top1=summarize(neg),
         auc=auc(pos[np.isfinite(pos)], neg[np.isfinite(neg)]),
         confident_threshold=float(median) if median is not None else None,
+        n_confident=int((neg >= median).sum()) if median is not None else 0,
         queries=queries,
     )
 
