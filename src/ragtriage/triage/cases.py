@@ -33,7 +33,7 @@ def build(
     retrieval: RetrievalReport,
     reference: dict[str, JudgeResult] | None = None,
 ) -> list[CaseResult]:
-    confident = set()
+    confident = set()  # the section lists up to 1,000 unanswerable queries: an audit's all
     if retrieval.unanswerable is not None:
         confident = {q.query_id for q in retrieval.unanswerable.queries if q.confident}
     rows = []
