@@ -72,10 +72,10 @@ def _missed(report: RetrievalReport, console: Console) -> None:
             else "relevant never retrieved"
         )
         line = Text(f"  {miss.query_id}  ")
-        line.append(miss.query[:80] or "")
-        line.append(
-            f"  [{', '.join(miss.tags)}] {rank}; top: {', '.join(miss.top_ids)}", style="dim"
-        )
+        if miss.query:  # bare qrels have no query text or tags
+            line.append(miss.query[:80] + "  ")
+        tags = f"[{', '.join(miss.tags)}] " if miss.tags else ""
+        line.append(f"{tags}{rank}; top: {', '.join(miss.top_ids)}", style="dim")
         console.print(line)
     if report.n_missed > MAX_LISTED:
         console.print(f"  ... {report.n_missed - MAX_LISTED} more (up to 1,000 in the JSON output)")
