@@ -215,3 +215,34 @@ def test_qrels_duplicate_check_equals_a_set(tmp_path_factory, pairs):
             read_trec_qrels(path)
     else:
         assert read_trec_qrels(path).doc.to_pylist() == [d for _, d in pairs]
+
+
+def test_shipped_golden_sets_load_by_name_from_anywhere(tmp_path, monkeypatch):
+    from ragtriage.cli.main import main
+    from ragtriage.data.golden import shipped_sets
+
+    monkeypatch.chdir(tmp_path)  # no golden_sets/ here: the names resolve inside the package
+    assert {"handbook", "clapnq"} <= set(shipped_sets())
+    handbook = load_golden("handbook")
+    assert len(handbook.cases) == 16 and handbook.corpus is not None
+    assert handbook.content_hash() == load_golden(ROOT / "golden_sets/handbook").content_hash()
+    out = tmp_path / "r.json"
+    assert (
+        main(
+            ["retrieval", "--golden", "handbook", "--retriever", "bm25", "--quiet", "-o", str(out)]
+        )
+        == 0
+    )
+    with pytest.raises(
+        InputError, match="file not found \\(nor a shipped golden set: clapnq, handbook\\)"
+    ):
+        load_golden("no-such-set")
+
+
+def test_a_local_folder_wins_over_a_shipped_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "handbook").mkdir()
+    (tmp_path / "handbook" / "golden.jsonl").write_text(
+        '{"id": "x", "query": "q", "expected": []}\n'
+    )
+    assert [c.id for c in load_golden("handbook").cases] == ["x"]

@@ -7,6 +7,8 @@ Accepted per record (JSON list or JSONL), all fields but the query optional:
 
 An empty expected list marks an unanswerable query. A directory is read as
 ``golden.jsonl``/``golden.json`` plus an optional ``corpus.jsonl``, or as a BEIR layout.
+A bare name that is not a path (``handbook``, ``clapnq``) names a set shipped inside the
+package, so ``pip install ragtriage && ragtriage audit --golden handbook`` works offline.
 """
 
 from __future__ import annotations
@@ -21,11 +23,31 @@ from ragtriage.data.readers import check_type, iter_records, read_text
 from ragtriage.errors import InputError
 
 GOLDEN_FILES = ("golden.jsonl", "golden.json")
+SHIPPED = Path(__file__).parents[1] / "golden_sets"  # a link to the top-level golden_sets/
+
+
+def shipped_sets() -> list[str]:
+    """Names of the golden sets inside the package."""
+    if not SHIPPED.is_dir():
+        return []
+    return sorted(p.name for p in SHIPPED.iterdir() if (p / "golden.jsonl").is_file())
+
+
+def resolve_golden(path: str | Path) -> Path:
+    """``path`` itself, or the shipped set it names when no such file or folder exists."""
+    path = Path(path)
+    if not path.exists() and len(path.parts) == 1 and path.name in shipped_sets():
+        return SHIPPED / path.name
+    return path
 
 
 def load_golden(path: str | Path, *, split: str = "test") -> GoldenSet:
-    """Read a golden set from a file or a directory (see module docstring)."""
-    path = Path(path)
+    """Read a golden set from a file, a directory or a shipped set's name (module docstring)."""
+    path = resolve_golden(path)
+    if not path.exists():
+        names = ", ".join(shipped_sets()) or "none installed"
+        hint = f" (nor a shipped golden set: {names})" if len(path.parts) == 1 else ""
+        raise InputError(f"file not found{hint}", path=path)
     if path.is_dir():
         return _load_dir(path, split)
     return GoldenSet(cases=parse_golden_file(path), source=str(path))
