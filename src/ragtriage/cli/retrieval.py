@@ -85,8 +85,10 @@ def retrieval(
         raise InputError("give exactly one of --run or --retriever", field="run")
     if duplicates not in ("max", "error"):
         raise InputError("must be 'max' or 'error'", field="duplicates")
-    expand(split_list(metrics) or list(DEFAULT_METRICS), int_list(k, "k") or list(DEFAULT_KS))
-    run_table = None  # a bad metric name fails here, before a 4 GB run is read
+    measures = split_list(metrics) or list(DEFAULT_METRICS)
+    ks = int_list(k, "k") or list(DEFAULT_KS)
+    expand(measures, ks)  # a bad metric name fails here, before a 4 GB run is read
+    run_table = None
     if golden:
         target = load_golden(golden)
     elif run is not None:
@@ -100,20 +102,20 @@ def retrieval(
         raise InputError("--repeat needs --retriever (a run file is one draw)", field="repeat")
     split = "holdout" if holdout else None
 
+    options = {
+        "k": ks,
+        "relevance_level": relevance_level,
+        "precision": "float64" if float64 else "float32",
+        "duplicates": duplicates,
+        "missing": "skip" if skip_missing else "zero",
+        "split": split,
+        "leak_k": leak_k,
+        "reference": reference_run,
+        "record_holdout": False,  # logged once below, however many --repeat draws
+    }
+
     def score(run_table) -> RetrievalReport:
-        return _evaluate(
-            target,
-            run_table,
-            metrics,
-            k,
-            relevance_level,
-            float64,
-            duplicates,
-            skip_missing,
-            split,
-            leak_k,
-            reference_run,
-        )
+        return evaluate_retrieval(target, run_table, measures, **options)
 
     if retriever:
         if qrels is not None:
@@ -181,35 +183,6 @@ def reading_progress(quiet: bool) -> Iterator[None]:
 
         with read_progress(update):
             yield
-
-
-def _evaluate(
-    target,
-    run_table,
-    metrics,
-    k,
-    relevance_level,
-    float64,
-    duplicates,
-    skip_missing,
-    split,
-    leak_k,
-    reference_run,
-) -> RetrievalReport:
-    return evaluate_retrieval(
-        target,
-        run_table,
-        split_list(metrics) or list(DEFAULT_METRICS),
-        k=int_list(k, "k") or list(DEFAULT_KS),
-        relevance_level=relevance_level,
-        precision="float64" if float64 else "float32",
-        duplicates=duplicates,
-        missing="skip" if skip_missing else "zero",
-        split=split,
-        leak_k=leak_k,
-        record_holdout=False,  # logged once below, however many --repeat draws
-        reference=reference_run,
-    )
 
 
 def register(app: typer.Typer) -> None:
