@@ -85,13 +85,6 @@ def doc_words(values: pa.Array | pa.ChunkedArray | Sequence[str] | np.ndarray) -
     return out
 
 
-def _chunk_words(chunk: pa.Array, width: int) -> np.ndarray:
-    """``[len(chunk), width]`` words of one arrow string chunk."""
-    out = np.empty((len(chunk), width), np.uint64)
-    write_words(chunk, out)
-    return out
-
-
 _KEEP = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], np.uint64)
 
 

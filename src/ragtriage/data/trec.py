@@ -247,11 +247,8 @@ class _RunPieces:
 
     def _reserve(self, rows: int, width: int) -> None:
         """Room for ``rows`` rows of ``width`` words: the estimated row count at first,
-        then a quarter more each time the estimate falls short.
-
-        ``np.empty``, not ``np.zeros``: numpy backs large empty arrays with huge pages,
-        while calloc'd zeros fault in 4 KiB at a time (1.5 s against 0.1 s per 800 MB).
-        Every cell is written before it is read, padding words included."""
+        then a quarter more each time the estimate falls short. ``np.empty``: every cell
+        is written before it is read, padding words included."""
         if rows <= len(self.scores) and width <= self.words.shape[1]:
             return
         capacity = len(self.scores)
