@@ -44,7 +44,7 @@ def main() -> None:
     args = parser.parse_args()
     items = load_answers(args.answers)[: args.limit]
     model = LocalModel(n_threads=args.threads)
-    model._load()  # load time is not judging time
+    model.warm_up()  # load time is not judging time
     first = timed(items, model, args.cache)
     second = timed(items, model, args.cache)
     print(

@@ -1,22 +1,67 @@
 """Atomic file writes: a crash or a kill never leaves a half-written file.
 
 Every output ragtriage writes (reports, calibration records, golden sets it rewrites, the
-reveal log) goes through :func:`write_atomic`; it lives at the package's root because
-every stage writes files and none should import another stage to do it.
+reveal log) goes through :func:`write_atomic`, or :func:`write_atomic_set` for outputs
+that belong together (an audit's ``results.json``, ``report.md`` and ``report.html``);
+it lives at the package's root because every stage writes files and none should import
+another stage to do it. A path that cannot be written is an :class:`InputError` (exit 2)
+naming it, not a traceback.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+
+from ragtriage.errors import InputError
 
 
 def write_atomic(path: str | Path, text: str | bytes) -> Path:
     """Write to a temporary file in the same directory, fsync, then rename over ``path``."""
-    path = Path(path)
+    return write_atomic_set({Path(path): text})[0]
+
+
+def write_atomic_set(files: Mapping[Path, str | bytes]) -> list[Path]:
+    """Write several files all or none: each to a temporary file beside its target first,
+    then, once every one is on disk, rename them all into place.
+
+    A failure while writing (a full disk, a target that is a directory) leaves every
+    existing file as it was, so a set is never half old and half new. The renames
+    themselves are not one transaction, but each is atomic and they run only after every
+    target was checked.
+    """
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, text in files.items():
+            staged.append((_stage(Path(path), text), Path(path)))
+        for _, path in staged:
+            if path.is_dir():
+                raise IsADirectoryError(21, "Is a directory", str(path))
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except OSError as exc:
+        _discard(staged)
+        where = exc.filename or next(iter(files), None)
+        raise InputError(f"cannot write: {exc.strerror or exc}", path=where) from None
+    except BaseException:
+        _discard(staged)
+        raise
+    return [path for _, path in staged]
+
+
+def _stage(path: Path, text: str | bytes) -> str:
+    """``text`` in a synced temporary file beside ``path``; returns the temporary name."""
+    try:
+        data = text.encode("utf-8") if isinstance(text, str) else text
+    except UnicodeEncodeError:
+        raise InputError(
+            "the output holds text UTF-8 cannot encode (an unpaired surrogate, e.g. from an "
+            "undecodable command-line byte)",
+            path=path,
+        ) from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8") if isinstance(text, str) else text
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -24,11 +69,15 @@ def write_atomic(path: str | Path, text: str | bytes) -> Path:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are meant to be shared
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+    return tmp
+
+
+def _discard(staged: list[tuple[str, Path]]) -> None:
+    for tmp, _ in staged:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def _umask() -> int:

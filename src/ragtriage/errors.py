@@ -40,6 +40,8 @@ class InputError(RagtriageError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
+        if self.path is None and self.field and self.field.startswith("-"):
+            return f"option {self.field}: {self.message}"  # a command-line option, no file
         where = self.path or "<input>"
         if self.line is not None:
             where += f":{self.line}"

@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,6 +53,7 @@ def test_agreement_cv_vs_in_sample_and_baselines(record_and_results):
     assert names["majority"].cv.kappa == pytest.approx(0.0)
     assert names["lexical"].cv.kappa < 0.3  # random lexical signal
     assert pooled.beats_lexical is True
+    assert pooled.vs_lexical is not None and pooled.vs_lexical[1] > 0  # interval excludes 0
     assert len(pooled.fold_thresholds) == 5
     assert pooled.cv.spearman is not None and pooled.cv.spearman > 0.3  # ordinal grades given
     assert pooled.krippendorff_alpha is None and pooled.n_multi_graded == 0
@@ -179,3 +181,30 @@ def test_judge_reporting_only_its_score_still_gets_the_lexical_baseline(tmp_path
         assert set(getattr(rule, "features", [getattr(rule, "feature", "score")])) <= {"score"}
     scored = [r for r in bare if r.outcome == "scored"]
     assert {record.decide(r) for r in scored} == {True, False}
+
+
+@pytest.mark.parametrize(
+    ("difference", "better"),
+    [
+        ((0.004, -0.086, 0.094), False),  # the shipped embedded judge: 0.329 vs 0.325
+        ((0.2, 0.01, 0.4), True),
+        ((0.1, 0.0, 0.2), False),  # touching 0 is not excluding it
+        ((-0.05, -0.2, 0.09), False),
+        ((float("nan"), float("nan"), float("nan")), False),
+    ],
+)
+def test_a_judge_beats_lexical_only_when_the_interval_excludes_zero(difference, better):
+    from ragtriage.calibration.analyse import beats_baseline
+
+    assert beats_baseline(difference) is better
+
+
+def test_shipped_records_agree_with_their_own_intervals():
+    """The embedded judge's record said it beat lexical at 0.329 vs 0.325 (CI [-0.09,
+    +0.09]) while the README said it does not."""
+    root = Path(__file__).resolve().parents[2] / "calibrations"
+    for path in root.glob("*.json"):
+        record = load_calibration(path)
+        for scope in record.scopes.values():
+            if scope.vs_lexical is not None:
+                assert scope.beats_lexical == (scope.vs_lexical[1] > 0), (path.name, scope.scope)

@@ -48,6 +48,8 @@ def test_default_calibrate_is_offline_and_uses_the_recording(tmp_path, monkeypat
     assert record.scopes["pooled"].n_agreement + len(record.scopes["pooled"].unscored) == 300
     assert all(s.beats_lexical is not None for s in record.scopes.values())
     assert all(s.vs_lexical is not None for s in record.scopes.values())
+    # as the README says: it does not beat lexical (the paired interval straddles 0)
+    assert not any(s.beats_lexical for s in record.scopes.values())
     # measured 2026-11-30 with 2000 resamples: pooled 0.33, BEGIN 0.63, ExpertQA 0.03
     assert 0.2 < record.scopes["pooled"].cv.kappa < 0.45
     assert 0.45 < record.scopes["begin_wow"].cv.kappa < 0.8

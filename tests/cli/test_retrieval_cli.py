@@ -115,3 +115,29 @@ def test_a_bad_metric_fails_before_any_file_is_read(tmp_path, capsys):
     code = main(["retrieval", "--qrels", str(tmp_path / "absent"), "--run", "r", "-m", "ndcg@x"])
     assert code == 2
     assert "absent" not in capsys.readouterr().err
+
+
+def test_nothing_relevant_reading_is_chosen_said_and_switchable(tmp_path, capsys):
+    """--qrels: judged-nothing-relevant queries scored 0 (trec_eval), said in the terminal
+    and the JSON; --nothing-relevant unanswerable reports them on their own instead."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 a 0\nq1 0 b 0\nq2 0 a 1\nq5 0 b 1\nq5 0 a 0\n")
+    run = tmp_path / "r.txt"
+    run.write_text("".join(f"{q} Q0 a 1 1.0 t\n{q} Q0 b 2 0.5 t\n" for q in ("q1", "q2", "q5")))
+    args = ["retrieval", "--qrels", str(qrels), "--run", str(run), "-m", "precision@5"]
+    results = {}
+    for reading in (None, "unanswerable"):
+        out = tmp_path / f"{reading}.json"
+        extra = ["--nothing-relevant", reading] if reading else []
+        assert main([*args, *extra, "-o", str(out)]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        data = json.loads(out.read_text())
+        results[reading] = (data["aggregates"][0]["mean"], sorted(data["per_query"]))
+        shown = reading or "zero"
+        assert data["config"]["nothing_relevant"] == shown
+        assert f"--nothing-relevant {shown}" in text
+    assert results[None] == (0.4 / 3, ["q1", "q2", "q5"])
+    assert results["unanswerable"][1] == ["q2", "q5"]
+    assert abs(results["unanswerable"][0] - 0.2) < 1e-12
+    assert main([*args, "--nothing-relevant", "skip"]) == 2
+    assert "nothing-relevant" in capsys.readouterr().err

@@ -131,8 +131,8 @@ def test_trec_run_and_qrels_fast_and_slow_paths_agree(tmp_path):
     [
         ("q1 Q0 d1 1 2.5 run\nq1 Q0 d2 2 run\n", 2, None, "expected 6"),
         ("q1 Q0 d1 1 2.5 run\nq1 Q0 d2 2 abc run\n", 2, "score", "not a number"),
-        ("q1 Q0 d1 1 nan run\n", 1, "score", "not finite"),
-        ("q1 Q0 d1 1 inf run\n", 1, "score", "not finite"),
+        ("q1 Q0 d1 1 nan run\n", 1, "score", "NaN"),
+        ("q1 Q0 d1 1 1e400 run\n", 1, "score", "out of range"),
     ],
 )
 def test_trec_run_errors(tmp_path, body, line, field, message):

@@ -87,6 +87,6 @@ def test_seeded_cache_makes_the_real_model_free(tmp_path):
     model = LocalModel()  # never loaded: every request is a cache hit
     run = asyncio.run(ajudge_run(load_answers(SAMPLE), model=model, cache=cache))
     assert run.usage.calls == 0 and run.usage.cached_calls > 20
-    assert model._llm is None
+    assert model.worker_pid is None  # never started
     recorded = _recorded()
     assert all(r.score == pytest.approx(recorded[r.item_id].score) for r in run.results)

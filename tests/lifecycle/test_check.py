@@ -41,7 +41,9 @@ def test_exact_and_near_duplicates_at_the_documented_threshold():
         "how do i change my password",  # 5/7 = 0.714: kept apart
     )
     pairs = {(p.first, p.second, p.kind) for p in duplicate_queries(golden)}
-    assert pairs == {("c0", "c1", "exact"), ("c0", "c2", "near"), ("c1", "c2", "near")}
+    # one pair per repeating case, with the earliest case it repeats (c2 is near c0 and
+    # c1 alike; c1 is c0's exact copy, so listing both would count one question twice)
+    assert pairs == {("c0", "c1", "exact"), ("c0", "c2", "near")}
     near = next(p for p in duplicate_queries(golden) if p.second == "c2")
     assert near.jaccard == pytest.approx(6 / 7, abs=1e-4)
     # a=4 tokens, b=5 sharing 4: Jaccard exactly 0.8 is a near-duplicate

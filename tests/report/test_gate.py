@@ -119,7 +119,7 @@ def test_unusable_files_exit_2(files, tmp_path, capsys):
     assert gate(str(bad), "--min", "mrr=0.1") == 2
     assert gate(files["base"], "--baseline", str(bad), "--max-drop", "mrr=0.1") == 2
     err = capsys.readouterr().err
-    assert "missing.json: no such file" in err and "bad.json:1: not valid JSON" in err
+    assert "missing.json: file not found" in err and "bad.json:1: invalid JSON" in err
 
 
 def test_audit_metric_definitions(audit):

@@ -75,7 +75,7 @@ def test_streamed_run_equals_the_line_parser(tmp_path, monkeypatch, messy_rows):
     monkeypatch.setattr(trec, "STREAM_BLOCK", 4096)  # dozens of blocks
     monkeypatch.setattr(trec, "_estimate_rows", lambda p: 100)  # force the growth path
     streamed = read_trec_run(path)
-    table = trec._slow_columns(path, trec.RUN_COLUMNS, score_field="score")
+    table = trec._slow_columns(path, trec.RUN_COLUMNS, "score").table
     parsed = Run.from_columns(table.column("query"), table.column("doc"), table.column("score"))
     assert _columns(streamed) == _columns(parsed)
     assert streamed.doc_strings(np.arange(len(streamed))) == [d for _, d, _ in messy_rows]
@@ -98,7 +98,7 @@ def test_progress_reports_every_byte(tmp_path, messy_rows):
 
 def test_non_finite_score_still_names_its_line(tmp_path):
     path = tmp_path / "run.trec"
-    path.write_text("q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 inf t\n")
+    path.write_text("q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 nan t\n")
     with pytest.raises(InputError, match=r"run\.trec:2: field 'score'"):
         read_trec_run(path)
 

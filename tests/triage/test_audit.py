@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 
 from ragtriage.cli.main import main
+from ragtriage.data.golden import load_golden
 from ragtriage.errors import InputError
 from ragtriage.triage.audit import AuditConfig, audit
 from ragtriage.triage.models import AuditResult, Label
@@ -22,8 +24,7 @@ def test_audit_with_embedded_bm25_extractive_and_lexical_judge(tmp_path):
             golden=HANDBOOK, generator="extractive", judge="lexical", cache=tmp_path / "c.sqlite"
         )
     )
-    assert len(result.cases) == 16
-    assert sum(result.counts.values()) == 16  # exactly one label per case
+    assert_one_label_per_golden_case(result, HANDBOOK)
     assert result.judge_fingerprint.judge == "lexical"
     assert result.calibration.note.startswith("calibrated on 300")  # calibrations/lexical.json
     for row in result.cases:
@@ -31,6 +32,17 @@ def test_audit_with_embedded_bm25_extractive_and_lexical_judge(tmp_path):
         if not row.answerable:
             assert row.label in (Label.PASS, Label.GENERATION, Label.UNSCORED)
     assert result.retrieval.n_answerable == 12
+
+
+def assert_one_label_per_golden_case(result, golden_path) -> None:
+    """Exactly one row, with one valid label, for each golden case id, in golden order;
+    and the counts are those rows' labels. (Counting labels derived from the same rows
+    could not fail: the golden ids are the independent side.)"""
+    golden_ids = [case.id for case in load_golden(golden_path).cases]
+    assert [row.case_id for row in result.cases] == golden_ids
+    assert all(isinstance(row.label, Label) for row in result.cases)
+    labels = Counter(row.label.value for row in result.cases)
+    assert result.counts == {label.value: labels.get(label.value, 0) for label in Label}
 
 
 def write_traces(path, rows):
@@ -110,6 +122,7 @@ def test_trace_file_gives_every_label(tmp_path):
             golden=golden, traces=traces, judge="lexical", context_k=1, cache=tmp_path / "c.sqlite"
         )
     )
+    assert_one_label_per_golden_case(result, golden)
     labels = {row.case_id: row.label for row in result.cases}
     assert labels == {
         "ret": Label.RETRIEVAL,
@@ -211,3 +224,64 @@ def test_ids_absent_from_the_corpus_are_listed(tmp_path):
     assert result.mismatches["trace_ids_not_in_corpus"] == ["hb-01:ghost-chunk"]
     assert len(result.mismatches["golden_without_trace"]) == 15
     assert "expected_not_in_corpus" not in result.mismatches
+
+
+def test_a_context_chunk_without_text_makes_the_case_unscored_and_a_mismatch(tmp_path):
+    """It was dropped and the answer judged on the chunks left: usually ``generation``."""
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(json.dumps({"id": "q", "query": "Which port?", "expected": ["d"]}) + "\n")
+    traces = write_traces(
+        tmp_path / "t.jsonl",
+        [
+            {
+                "query_id": "q",
+                "retrieved": [{"id": "d", "text": "Port 5443 is used."}, {"id": "ghost"}],
+                "context_ids": ["d", "ghost"],
+                "answer": "Port 5443 is used, and port 80 too.",
+            }
+        ],
+    )
+    result = audit(
+        AuditConfig(golden=golden, traces=traces, judge="lexical", cache=tmp_path / "c.sqlite")
+    )
+    row = result.cases[0]
+    assert row.label == Label.UNSCORED and row.judge is None
+    assert "no text is known for context chunk ghost" in row.reason
+    assert result.mismatches["context_ids_without_text"] == ["q:ghost"]
+    assert any("context ids without text: q:ghost" in w for w in result.warnings)
+    assert result.generation.n_judged == 0
+
+
+class FailingCaller:
+    """A model caller whose every call fails for good (as after the last retry)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    async def raw(self, request, usage):
+        from ragtriage.judge.calls import Unscorable
+
+        raise Unscorable("model server timed out after 6 attempts")
+
+
+def test_a_failed_generation_is_unscored_with_its_reason_never_judged(tmp_path, monkeypatch):
+    """It became the answer "[generation failed: ...]" and was judged."""
+    from ragtriage.triage import audit as audit_module
+
+    monkeypatch.setattr(audit_module, "resolve_model", lambda *a, **k: None)
+    monkeypatch.setattr(audit_module, "Caller", FailingCaller)
+    result = audit(
+        AuditConfig(
+            golden=HANDBOOK, generator="local", judge="lexical", cache=tmp_path / "c.sqlite"
+        )
+    )
+    assert_one_label_per_golden_case(result, HANDBOOK)
+    assert result.generation.n_judged == 0
+    for row in result.cases:
+        assert row.judge is None and row.answer == ""
+        failed = "generation failed: model server timed out after 6 attempts"
+        if row.label == Label.UNSCORED:
+            assert row.reason == failed
+        else:  # decided before the answer mattered: retrieval or ranking
+            assert row.label in (Label.RETRIEVAL, Label.RANKING) and failed in row.warnings
+    assert result.counts["unscored"] > 0 and result.counts["pass"] == 0

@@ -192,13 +192,14 @@ def calibrate(
         )
         report.unscored = [u for i, u in unscored if name in ("pooled", i.dataset)]
         report.tied = [i.id for i in tied if name in ("pooled", i.dataset)]
-        if report.beats_lexical and report.vs_lexical and report.vs_lexical[1] <= 0:
+        if report.beats_lexical is False and report.vs_lexical and report.vs_lexical[0] > 0:
             d, lo, hi = report.vs_lexical
             warnings.append(
-                f"{name}: the judge's lead over the lexical baseline is within noise "
-                f"(kappa difference {d:+.2f}, paired 95 % CI [{lo:+.2f}, {hi:+.2f}])"
+                f"{name}: the judge's lead over the lexical baseline is within noise, so it "
+                f"does not beat it (kappa difference {d:+.2f}, paired 95 % CI "
+                f"[{lo:+.2f}, {hi:+.2f}])"
             )
-        if report.beats_lexical is False:
+        elif report.beats_lexical is False:
             best = max(m.cv.kappa for m in report.signals if m.name in ("score", "combination"))
             lex = next(b.cv.kappa for b in report.baselines if b.name == "lexical")
             warnings.append(
@@ -264,6 +265,14 @@ def calibrate(
     )
 
 
+def beats_baseline(difference: tuple[float, float, float]) -> bool:
+    """Whether a judge is better than a baseline: only when the paired 95 % interval of
+    its kappa minus the baseline's excludes 0. A higher point estimate inside the noise
+    (0.329 vs 0.325, interval [-0.09, +0.09]) is not "better"."""
+    _, low, _ = difference
+    return bool(np.isfinite(low) and low > 0)
+
+
 def _scope_report(
     name, sc: _Scope, in_scope, signal_names, derived, is_lexical_judge, folds, ppi_fraction
 ) -> tuple[ScopeReport, tuple[MethodResult, list]]:
@@ -294,8 +303,8 @@ def _scope_report(
     use_combo = combo.cv.kappa >= main.cv.kappa + COMBINATION_MARGIN
     beats, vs_lexical = None, None
     if not is_lexical_judge and lex is not None:
-        beats = bool(max(main.cv.kappa, combo.cv.kappa) > lex)
         vs_lexical = sc.kappa_difference("combination" if use_combo else "score", "lexical")
+        beats = beats_baseline(vs_lexical)
     fit = _fit_combination(combo_features) if use_combo else _fit_score
     multi = [[g.label for g in i.grades] for i in in_scope if len(i.grades) > 1]
     report = ScopeReport(

@@ -11,20 +11,22 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
+import math
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ragtriage.data.readers import check_type, iter_records, read_text
+from ragtriage.data.readers import check_type, iter_records, parse_json, read_text
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
 _TRUE = {"true", "t", "yes", "y", "1", "faithful", "supported"}
 _FALSE = {"false", "f", "no", "n", "0", "unfaithful", "unsupported", "not faithful"}
 SUFFIXES = (".jsonl", ".json", ".csv")
+GRADE_LIMIT = 1e9  # ordinal grades are small numbers (1-5, 0-100); beyond this, a typo
 
 
 def sha256_text(text: str) -> str:
@@ -89,49 +91,68 @@ def _row_to_grade(row: dict[str, Any], dataset: str, path: Path, line: int) -> H
     key = "id" if row.get("id") not in (None, "") else "case_id"
     if row.get(key) in (None, ""):
         raise InputError("missing required field (or 'case_id')", path=path, line=line, field="id")
+    check_type(row[key], key, (str, int), path, line)
     if "label" not in row:
         raise InputError("missing required field", path=path, line=line, field="label")
-    grade = row.get("grade")
-    if grade in ("", None):
-        grade = None
-    else:
-        try:
-            grade = float(grade) if not isinstance(grade, bool) else None
-        except (TypeError, ValueError):
-            grade = None
-        if grade is None:
-            raise InputError(
-                f"expected a number, got {row['grade']!r}", path=path, line=line, field="grade"
-            )
+    grade = _grade(row.get("grade"), path, line)
     contexts = row.get("contexts") or []
     if isinstance(contexts, str):  # CSV: a JSON list in one cell, or one plain passage
-        try:
-            contexts = json.loads(contexts) if contexts.lstrip().startswith("[") else [contexts]
-        except ValueError:
-            raise InputError("not a JSON list", path=path, line=line, field="contexts") from None
+        if contexts.lstrip().startswith("["):
+            contexts = parse_json(contexts, path, line)
+        else:
+            contexts = [contexts]
     check_type(contexts, "contexts", list, path, line)
     contexts = [_context_text(c, path, line) for c in contexts]
-    answer = row.get("answer")
-    if answer is not None:
-        check_type(answer, "answer", str, path, line)
-    digest = row.get("answer_sha256") or row.get("answer_hash") or None
+    answer = _text(row, "answer", path, line)
+    digest = _text(row, "answer_sha256", path, line) or _text(row, "answer_hash", path, line)
     if answer is not None and digest and digest.lower() != sha256_text(answer):
         raise InputError(
             "does not match the sha256 of 'answer'", path=path, line=line, field="answer_sha256"
         )
+    grader = _text(row, "grader", path, line, (str, int))
     return HumanGrade(
         id=str(row[key]),
-        dataset=str(row.get("dataset") or dataset),
+        dataset=str(_text(row, "dataset", path, line) or dataset),
         label=parse_label(row["label"], path, line),
         grade=grade,
-        grader=(str(row["grader"]) if row.get("grader") not in (None, "") else None),
-        notes=str(row.get("notes") or ""),
-        question=str(row.get("question") or ""),
+        grader=str(grader) if grader not in (None, "") else None,
+        notes=_text(row, "notes", path, line) or "",
+        question=_text(row, "question", path, line) or "",
         contexts=tuple(contexts),
         answer=answer,
         answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
         source=f"{path}:{line}",
     )
+
+
+def _text(
+    row: dict[str, Any], key: str, path: Path, line: int, kinds: tuple[type, ...] = (str,)
+) -> Any:
+    """An optional text field: absent or null is None; any other type is an input error
+    (``str()`` of a list would otherwise become an id or a question without a word)."""
+    value = row.get(key)
+    return None if value is None else check_type(value, key, kinds, path, line)
+
+
+def _grade(value: Any, path: Path, line: int) -> float | None:
+    """An optional ordinal grade: a finite number of sane size (a string in CSV files)."""
+    if value in ("", None):
+        return None
+    grade = None
+    if not isinstance(value, bool):
+        try:
+            grade = float(value)
+        except (TypeError, ValueError, OverflowError):
+            grade = None
+    if grade is None or not math.isfinite(grade) or abs(grade) > GRADE_LIMIT:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise InputError(
+            f"expected a finite number within +-{GRADE_LIMIT:g}, got {shown}",
+            path=path,
+            line=line,
+            field="grade",
+        )
+    return grade
 
 
 def _context_text(chunk: Any, path: Path, line: int) -> str:
@@ -142,10 +163,26 @@ def _context_text(chunk: Any, path: Path, line: int) -> str:
     return check_type(chunk.get("text", ""), "contexts[].text", str, path, line)
 
 
-def _iter_csv(path: Path):
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
-    for row in reader:
-        yield reader.line_num, {k.strip(): v for k, v in row.items() if k}
+def _iter_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(first line, row)`` per CSV record; a malformed record is an error at its line.
+
+    ``strict`` makes an unterminated quote an error instead of one field swallowing the
+    rest of the file; the field size limit is raised to the file's size, since a long
+    answer or context is valid input (Python's default limit is 128 KiB).
+    """
+    text = read_text(path)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    start = 2  # the header is line 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV: {exc}", path=path, line=start) from None
+        yield start, {k.strip(): v for k, v in row.items() if k}
+        start = reader.line_num + 1
 
 
 def read_grades(path: Path, dataset: str | None = None) -> list[HumanGrade]:

@@ -26,7 +26,8 @@ class JudgeRun:
 
 
 def slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "judge"
+    """A directory name for a judge; never ``.`` or ``..``, which would leave ``--out``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_.") or "judge"
 
 
 def recorded_dir(grades: Path) -> Path:

@@ -8,7 +8,6 @@ rule (:meth:`CalibrationRecord.decide`), checks that its judge is the calibrated
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.rules import Rule, decide_one
+from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
 
@@ -155,12 +155,14 @@ class CalibrationRecord(BaseModel):
 def load_calibration(path: Path | str) -> CalibrationRecord:
     """Read a calibration record; a missing or malformed file is an :class:`InputError`."""
     path = Path(path)
+    if not path.exists():
+        raise InputError("calibration record not found", path=path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("calibration record not found", path=path) from None
-    except ValueError as exc:
-        raise InputError(f"not a calibration record: {exc}", path=path) from None
+        data = read_json_document(path)
+    except InputError as exc:
+        raise InputError(
+            f"not a calibration record: {exc.message}", path=path, line=exc.line, field=exc.field
+        ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise InputError(
             f"not a calibration record (expected schema {SCHEMA})", path=path, field="schema"
@@ -172,6 +174,8 @@ def load_calibration(path: Path | str) -> CalibrationRecord:
         raise InputError(
             err["msg"], path=path, field=".".join(str(p) for p in err["loc"])
         ) from None
+    except RecursionError:
+        raise InputError("nested too deeply to validate", path=path) from None
 
 
 def is_stale(record: CalibrationRecord, fingerprint: JudgeFingerprint) -> list[str]:

@@ -150,7 +150,10 @@ def _versus(scope) -> str:
     if scope.vs_lexical is None:
         return "-"
     d, lo, hi = scope.vs_lexical
-    verdict = "NOT better" if not scope.beats_lexical else ("within noise" if lo <= 0 else "better")
+    if scope.beats_lexical:  # the paired interval excludes 0
+        verdict = "better"
+    else:
+        verdict = "within noise, not better" if d > 0 else "NOT better"
     return f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}] {verdict}"
 
 

@@ -12,8 +12,22 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ragtriage.cli.common import console, int_list, split_list
+from ragtriage.cli.common import (
+    MAX_RANK,
+    MAX_WORKERS,
+    choices,
+    console,
+    finite,
+    given_list,
+    int_list,
+    output_dir,
+    output_file,
+)
+from ragtriage.errors import InputError
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
+
+JSON_MODES = ("json_schema", "json_object_schema", "json_object", "none")
+OUTPUTS = ("results.json", "report.md", "report.html")
 
 
 def run(
@@ -26,24 +40,46 @@ def run(
     judge: Annotated[
         str | None, typer.Option(help="Judge model: default embedded; 'lexical'; litellm id.")
     ] = None,
-    strategy: Annotated[str | None, typer.Option(help="claims, sentences or lexical.")] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            callback=choices("claims", "sentences", "lexical"), help="claims, sentences or lexical."
+        ),
+    ] = None,
     calibration: Annotated[Path | None, typer.Option(help="Calibration record JSON.")] = None,
-    context_k: Annotated[int, typer.Option(help="Top k chunks passed to the generator.")] = 3,
-    depth: Annotated[int, typer.Option(help="Chunks retrieved per query.")] = 20,
+    context_k: Annotated[
+        int, typer.Option(min=1, max=MAX_RANK, help="Top k chunks passed to the generator.")
+    ] = 3,
+    depth: Annotated[
+        int, typer.Option(min=1, max=MAX_RANK, help="Chunks retrieved per query.")
+    ] = 20,
     metrics: Annotated[list[str] | None, typer.Option("--metrics", "-m")] = None,
     k: Annotated[list[str] | None, typer.Option(help="Cutoffs for metrics without one.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Judge calls in flight (remote models).")] = 8,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for the local model.")] = None,
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=MAX_WORKERS, help="Judge calls in flight (remote models).")
+    ] = 8,
+    threads: Annotated[
+        int | None, typer.Option(min=1, max=MAX_WORKERS, help="CPU threads for the local model.")
+    ] = None,
     cache: Annotated[Path | None, typer.Option(help="Response cache (SQLite).")] = None,
-    limit: Annotated[int | None, typer.Option(help="Audit only the first N cases.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Audit only the first N cases.")] = None,
     api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible judge URL.")] = None,
-    json_mode: Annotated[str | None, typer.Option(help="How JSON is requested.")] = None,
-    timeout: Annotated[float | None, typer.Option(help="Seconds per judge call.")] = None,
+    json_mode: Annotated[
+        str | None, typer.Option(callback=choices(*JSON_MODES), help="How JSON is requested.")
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(min=0.001, max=86400, callback=finite, help="Seconds per judge call."),
+    ] = None,
     holdout: Annotated[
         bool, typer.Option(help="Audit the held-back slice (logged next to the golden set).")
     ] = False,
     on_mismatch: Annotated[
-        str, typer.Option(help="'warn' (list and go on) or 'error' (exit 2) on file mismatches.")
+        str,
+        typer.Option(
+            callback=choices("warn", "error"),
+            help="'warn' (list and go on) or 'error' (exit 2) on file mismatches.",
+        ),
     ] = "warn",
     check_reference: Annotated[
         bool, typer.Option(help="Claims judges: also judge answers against reference_answer.")
@@ -53,10 +89,17 @@ def run(
 ) -> None:
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
-    from ragtriage.report.files import write_json
     from ragtriage.report.terminal import audit_summary
+    from ragtriage.retrieval.metrics import expand
     from ragtriage.triage.audit import AuditConfig, audit
 
+    output_dir(out, "--out", OUTPUTS)
+    output_dir(out / "calibration", "--out")  # where a calibration's plots go
+    output_file(cache, "--cache")
+
+    measures = given_list(metrics, "--metrics") or list(DEFAULT_METRICS)
+    ks = int_list(k, "--k") or list(DEFAULT_KS)
+    expand(measures, ks)  # a bad metric name fails here, before any case is run
     config = AuditConfig(
         golden=golden,
         traces=traces,
@@ -67,8 +110,8 @@ def run(
         calibration=calibration,
         context_k=context_k,
         depth=depth,
-        metrics=split_list(metrics) or list(DEFAULT_METRICS),
-        k=int_list(k, "k") or list(DEFAULT_KS),
+        metrics=measures,
+        k=ks,
         concurrency=concurrency,
         cache=cache,
         threads=threads,
@@ -96,25 +139,35 @@ def run(
             return lambda *_: bars.advance(task)
 
         result = audit(config, tick)
-    paths = {"results": write_json(out / "results.json", result)}
-    paths.update(_reports(result, out))
+    paths = _write_outputs(result, out)
     if not quiet:
         audit_summary(result, term)
         for name, path in paths.items():
             term.print(f"wrote {name}: {path}")
 
 
-def _reports(result, out: Path) -> dict[str, Path]:
-    """report.md and report.html; the calibration's plots go into the HTML when one was used."""
+def _write_outputs(result, out: Path) -> dict[str, Path]:
+    """results.json, report.md and report.html as one all-or-nothing set; the calibration's
+    plots (written first, beside them) go into the HTML when one was used."""
     from ragtriage.calibration.plots import write_plots
     from ragtriage.calibration.record import load_calibration
+    from ragtriage.report.files import json_bytes
     from ragtriage.report.writer import write_reports
 
     pngs: list[Path] = []
     if result.calibration.source:
         record = load_calibration(result.calibration.source)
-        pngs = write_plots(record, out / "calibration")
-    return write_reports(result, out, extra_pngs=pngs)
+        try:
+            pngs = write_plots(record, out / "calibration")
+        except OSError as exc:  # e.g. a directory where a PNG goes
+            raise InputError(
+                f"cannot write the calibration plots: {exc.strerror or exc}",
+                path=exc.filename or out / "calibration",
+                field="--out",
+            ) from None
+    results = {"results.json": json_bytes(result)}
+    reports = write_reports(result, out, extra_pngs=pngs, extra_files=results)
+    return {"results": out / "results.json", **reports}
 
 
 def register(app: typer.Typer) -> None:

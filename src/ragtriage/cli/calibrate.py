@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ragtriage.cli.common import MAX_RESAMPLES, MAX_SEED, finite, output_dir
 from ragtriage.errors import EXIT_FAILED, InputError
 
 HELP = (
@@ -39,8 +40,12 @@ def calibrate_command(
     ] = None,
     out: Annotated[Path, typer.Option(help="output directory")] = Path("calibration"),
     folds: Annotated[int, typer.Option(min=2, max=20, help="cross-validation folds")] = 5,
-    seed: Annotated[int, typer.Option(help="seed for folds, bootstrap and splits")] = 20261129,
-    resamples: Annotated[int, typer.Option(min=100, help="bootstrap resamples")] = 2000,
+    seed: Annotated[
+        int, typer.Option(min=0, max=MAX_SEED, help="seed for folds, bootstrap and splits")
+    ] = 20261129,
+    resamples: Annotated[
+        int, typer.Option(min=100, max=MAX_RESAMPLES, help="bootstrap resamples")
+    ] = 2000,
     plots: Annotated[bool, typer.Option(help="write PNG plots")] = True,
     audit: Annotated[
         Path | None,
@@ -51,7 +56,12 @@ def calibrate_command(
     ] = None,
     ppi_labelled: Annotated[
         float,
-        typer.Option(min=0.1, max=0.9, help="share of graded items kept labelled in the PPI check"),
+        typer.Option(
+            min=0.1,
+            max=0.9,
+            callback=finite,
+            help="share of graded items kept labelled in the PPI check",
+        ),
     ] = 0.5,
     require_beats_lexical: Annotated[
         bool,
@@ -65,6 +75,7 @@ def calibrate_command(
     from ragtriage.calibration.pipeline import run_calibration
     from ragtriage.calibration.summary import print_comparison, print_run
 
+    output_dir(out, "--out")
     if not grades.exists():
         raise InputError("no such grade file or directory", path=grades)
     console = Console(width=160)

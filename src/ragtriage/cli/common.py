@@ -1,12 +1,32 @@
-"""Pieces every subcommand shares: the console and comma-separated list options."""
+"""Pieces every subcommand shares: the console, list options, option ranges, output checks.
+
+Every numeric option has a range checked when the command line is parsed, before any file
+is read (typer ``min``/``max`` or a callback here): a negative depth or a zero cutoff used
+to be accepted and silently change what was measured.
+"""
 
 from __future__ import annotations
 
+import math
+import os
+import re
 import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
 
+import typer
 from rich.console import Console
 
 from ragtriage.errors import InputError
+
+# Upper bounds of numeric options: far above any real use, low enough that no value can
+# overflow a 64-bit array or ask for a day of work by a typo.
+MAX_RANK = 1_000_000  # depth, cutoffs (-k, metric@k), --leak-k, --context-k
+MAX_WORKERS = 1024  # --concurrency, --threads
+MAX_REPEAT = 1000
+MAX_RESAMPLES = 1_000_000  # bootstrap resamples, permutations
+MAX_SEED = 2**32 - 1  # scikit-learn's random_state takes at most 32 bits
 
 
 def console(quiet: bool = False) -> Console:
@@ -19,14 +39,118 @@ def split_list(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
+def given_list(values: list[str] | None, option: str) -> list[str]:
+    """:func:`split_list`, but an option given with nothing in it (``-m ''``) is an error:
+    silently falling back to the defaults would measure something not asked for."""
+    parts = split_list(values)
+    if values is not None and not parts:
+        raise InputError("given but empty", field=option)
+    return parts
+
+
 def int_list(values: list[str] | None, option: str) -> list[int]:
+    """Comma-separated cutoffs, each an integer from 1 to :data:`MAX_RANK`."""
     out = []
-    for part in split_list(values):
-        try:
-            number = int(part)
-        except ValueError:
-            raise InputError(f"{part!r} is not an integer", field=option) from None
-        if number < 1:
-            raise InputError(f"{number} must be a positive integer", field=option)
+    for part in given_list(values, option):
+        if not re.fullmatch(r"[+-]?[0-9]{1,18}", part):  # int() would take "1_0" and "٣"
+            raise InputError(f"{part[:40]!r} is not an integer", field=option)
+        number = int(part)
+        if not 1 <= number <= MAX_RANK:
+            raise InputError(f"{number} must be an integer from 1 to {MAX_RANK}", field=option)
         out.append(number)
     return out
+
+
+def finite(value: float | None) -> float | None:
+    """Typer callback: a float option must be a number (``nan`` and ``inf`` parse as floats)."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number")
+    return value
+
+
+def choices(*allowed: str) -> Callable[[str | None], str | None]:
+    """Typer callback: the value must be one of ``allowed`` (None, the default, passes)."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and value not in allowed:
+            raise typer.BadParameter(f"{value[:40]!r} is not one of {', '.join(allowed)}")
+        return value
+
+    return check
+
+
+def output_file(path: Path | None, option: str) -> None:
+    """Refuse, before any work, an output file that cannot be written: an existing
+    directory, or a path under an existing file."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise InputError("is a directory; give a file name", path=path, field=option)
+    _writable_parent(path, option)
+
+
+def output_dir(path: Path, option: str, files: Sequence[str] = ()) -> None:
+    """Refuse, before any work, an output directory that is a file or sits under one, or
+    holds a directory where one of ``files`` must be written."""
+    if path.exists() and not path.is_dir():
+        raise InputError("is a file; give a directory", path=path, field=option)
+    _writable_parent(path, option)
+    for name in files:
+        if (path / name).is_dir():
+            raise InputError(
+                f"{name} would be written here but is a directory", path=path / name, field=option
+            )
+
+
+def _writable_parent(path: Path, option: str) -> None:
+    """The nearest existing ancestor must be a directory we may write into."""
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"{parent} is not a directory", path=path, field=option)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write into {parent}", path=path, field=option)
+
+
+def _click() -> ModuleType:
+    """The click typer parses with: its own vendored copy (typer 0.2x) or click itself."""
+    try:
+        from typer import _click as vendored  # type: ignore[attr-defined]
+
+        return vendored
+    except ImportError:  # older typer: plain click
+        import click
+
+        return click
+
+
+CLICK = _click()
+ClickException = CLICK.exceptions.ClickException
+Abort = typer.Abort
+_NO_ARGS_HELP = getattr(CLICK.exceptions, "NoArgsIsHelpError", ())
+
+
+_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters and line separators escaped (``\\n``, ``\\x1b``):
+    an error quoting a hostile id stays one line and cannot drive the terminal."""
+    return _BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def usage_error(exc: Exception) -> int:
+    """Print a bad option or argument as one line on stderr; return its exit code (2).
+
+    Typer would draw a framed box over several lines; a CI log and a test want the one line
+    naming the option. Asked-for help (a bare ``ragtriage golden``) is printed whole.
+    """
+    if _NO_ARGS_HELP and isinstance(exc, _NO_ARGS_HELP):
+        exc.show()
+        return exc.exit_code  # type: ignore[attr-defined]
+    message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+    ctx = getattr(exc, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    typer.echo(f"ragtriage: error: {one_line(message)}{hint}", err=True)
+    return exc.exit_code  # type: ignore[attr-defined]

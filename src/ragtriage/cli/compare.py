@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ragtriage.cli.common import console
+from ragtriage.cli.common import MAX_RESAMPLES, MAX_SEED, console, output_file
 from ragtriage.report.compare import Comparison, Diff, compare
 from ragtriage.report.files import write_atomic, write_json
 from ragtriage.report.markdown import render_comparison_markdown
@@ -90,15 +90,21 @@ def compare_command(
     markdown: Annotated[
         Path | None, typer.Option(help="Write a markdown summary here (for a PR comment).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed for bootstrap and permutations.")] = 20261129,
-    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 2000,
+    seed: Annotated[
+        int, typer.Option(min=0, max=MAX_SEED, help="Seed for bootstrap and permutations.")
+    ] = 20261129,
+    resamples: Annotated[
+        int, typer.Option(min=1, max=MAX_RESAMPLES, help="Bootstrap resamples.")
+    ] = 2000,
     permutations: Annotated[
-        int, typer.Option(min=1, help="Randomization-test permutations.")
+        int, typer.Option(min=1, max=MAX_RESAMPLES, help="Randomization-test permutations.")
     ] = 10000,
     quiet: Annotated[bool, typer.Option(help="No terminal output.")] = False,
 ) -> None:
     """Compare two results over their common queries: per metric and tag the difference,
     a paired bootstrap 95% interval and a randomization p-value; rates; label flips."""
+    output_file(output, "--output")
+    output_file(markdown, "--markdown")
     result = compare(
         load_result(base),
         load_result(candidate),

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from ragtriage.cli.common import console, split_list
+from ragtriage.cli.common import console, finite, output_dir, output_file, split_list
 from ragtriage.data.check import check_golden, render_check
 from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
@@ -22,10 +22,20 @@ app = typer.Typer(
 )
 
 
+def _fraction(value: float) -> float:
+    """Strictly between 0 and 1: holding back none or all of the cases is no split."""
+    finite(value)
+    if not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"{value} is not strictly between 0 and 1")
+    return value
+
+
 @app.command()
 def split(
     golden: Annotated[Path, typer.Option(help="Golden set file or directory.")],
-    fraction: Annotated[float, typer.Option(help="Share of cases to hold back.")] = 0.2,
+    fraction: Annotated[
+        float, typer.Option(callback=_fraction, help="Share of cases to hold back (0 to 1).")
+    ] = 0.2,
     seed: Annotated[int, typer.Option(help="Seed of the choice (recorded nowhere else).")] = 0,
     out: Annotated[
         Path | None,
@@ -37,6 +47,8 @@ def split(
     force: Annotated[bool, typer.Option(help="Re-split a set that already has a holdout.")] = False,
 ) -> None:
     """Mark a seeded fraction of cases (per answerable/unanswerable stratum) as held out."""
+    if out is not None:  # write_split: a name with a suffix is a file, else a directory
+        (output_file if out.suffix else output_dir)(out, "--out")
     golden_set = load_golden(golden)
     source = grow.golden_file(golden)
     if not source.is_file():
@@ -65,6 +77,7 @@ def check(
 ) -> None:
     """Expected ids missing from the corpus, duplicate queries, untagged cases.
     Exit 1 on missing ids or duplicates (untagged cases only warn)."""
+    output_file(output, "--output")
     golden_set = load_golden(golden)
     report = check_golden(golden_set, load_chunks(corpus) if corpus else None)
     if output:

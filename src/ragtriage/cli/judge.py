@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ragtriage.cli.common import console
+from ragtriage.cli.common import MAX_WORKERS, choices, console, output_file
 from ragtriage.errors import InputError
 from ragtriage.judge.api import (
     STRATEGIES,
@@ -31,32 +31,44 @@ H_STRATEGY = f"One of {', '.join(STRATEGIES)} (default: sentences local, claims 
 H_CACHE = "SQLite cache (default .ragtriage/cache.sqlite or $RAGTRIAGE_CACHE)."
 H_JSON = "How to request JSON: json_schema | json_object_schema (llama.cpp) | json_object | none."
 H_CONTEXT = "Evidence budget in characters per answer (0: whole context)."
-H_SENTENCES = "sentences strategy: score at most N sentences, least word-supported first."
+H_SENTENCES = "sentences strategy: score at most N sentences, least word-supported first (0: all)."
+JSON_MODES = ("json_schema", "json_object_schema", "json_object", "none")
+MAX_CHARS = 100_000_000  # an evidence budget beyond any context a model reads
 
 
 def judge(
     answers: Annotated[Path, typer.Option(help="JSONL/JSON: id, question, contexts, answer.")],
     output: Annotated[Path | None, typer.Option("--output", "-o", help=H_OUTPUT)] = None,
     model: Annotated[str | None, typer.Option(help=H_MODEL)] = None,
-    strategy: Annotated[str | None, typer.Option(help=H_STRATEGY)] = None,
-    concurrency: Annotated[int, typer.Option(help="Calls in flight at most.")] = 8,
+    strategy: Annotated[
+        str | None, typer.Option(callback=choices(*STRATEGIES), help=H_STRATEGY)
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=MAX_WORKERS, help="Calls in flight at most.")
+    ] = 8,
     cache: Annotated[Path | None, typer.Option(help=H_CACHE)] = None,
     no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk cache.")] = False,
     api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
-    json_mode: Annotated[str | None, typer.Option(help=H_JSON)] = None,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for the local model.")] = None,
-    context_chars: Annotated[int | None, typer.Option(help=H_CONTEXT)] = None,
-    max_sentences: Annotated[int | None, typer.Option(help=H_SENTENCES)] = None,
+    json_mode: Annotated[
+        str | None, typer.Option(callback=choices(*JSON_MODES), help=H_JSON)
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option(min=1, max=MAX_WORKERS, help="CPU threads for the local model.")
+    ] = None,
+    context_chars: Annotated[int | None, typer.Option(min=0, max=MAX_CHARS, help=H_CONTEXT)] = None,
+    max_sentences: Annotated[
+        int | None, typer.Option(min=0, max=MAX_CHARS, help=H_SENTENCES)
+    ] = None,
     dry_run: Annotated[bool, typer.Option(help="Estimate calls, tokens, cost only.")] = False,
     quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
 ) -> None:
     """Judge each answer's faithfulness: scored, no_claims, abstained or unscored (with reason)."""
-    if concurrency < 1:
-        raise InputError("must be at least 1", field="concurrency")
-    if strategy is not None and strategy not in STRATEGIES:
-        raise InputError(f"must be one of {', '.join(STRATEGIES)}", field="strategy")
-    if json_mode not in (None, "json_schema", "json_object_schema", "json_object", "none"):
-        raise InputError("unknown JSON mode", field="json-mode")
+    output_file(output, "--output")
+    output_file(cache, "--cache")
+    if cache is not None and no_cache:
+        raise InputError("give --cache or --no-cache, not both", field="--cache")
+    if model is not None and strategy == "lexical":
+        raise InputError("the lexical strategy uses no model; drop --model", field="--model")
     items = load_answers(answers)
     options = {
         "threads": threads,

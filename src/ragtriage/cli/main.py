@@ -11,7 +11,8 @@ import sys
 
 import typer
 
-from ragtriage.cli import audit, calibrate, compare, gate, golden, judge, retrieval
+from ragtriage.cli import audit, calibrate, compare, doctor, gate, golden, judge, retrieval
+from ragtriage.cli.common import Abort, ClickException, one_line, usage_error
 from ragtriage.errors import RagtriageError
 from ragtriage.memory import keep_freed_memory
 
@@ -29,24 +30,29 @@ def _root() -> None:
     """Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage."""
 
 
-for module in (retrieval, judge, calibrate, audit, compare, gate, golden):
+for module in (retrieval, judge, calibrate, audit, compare, gate, golden, doctor):
     module.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (0 ok, 1 a bar missed, 2 unusable input)."""
     keep_freed_memory()
-    try:
-        app(args=argv, prog_name="ragtriage")
+    try:  # not standalone: a bad option comes back as an exception, printed as one line
+        code = app(args=argv, prog_name="ragtriage", standalone_mode=False)
     except RagtriageError as exc:
-        typer.echo(f"ragtriage: error: {exc}", err=True)
+        typer.echo(f"ragtriage: error: {one_line(str(exc))}", err=True)
         return exc.exit_code
+    except ClickException as exc:
+        return usage_error(exc)
+    except Abort:
+        typer.echo("ragtriage: aborted", err=True)
+        return 1
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
             return int(exc.code or 0)
         typer.echo(str(exc.code), err=True)
         return 1
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,7 +19,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ragtriage.cli.common import console, int_list, split_list
+from ragtriage.cli.common import (
+    MAX_RANK,
+    MAX_REPEAT,
+    choices,
+    console,
+    given_list,
+    int_list,
+    output_file,
+)
 from ragtriage.data.check import with_corpus
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice
@@ -52,13 +60,29 @@ def retrieval(
     k: Annotated[
         list[str] | None, typer.Option(help="Cutoffs for metrics given without one.")
     ] = None,
-    depth: Annotated[int, typer.Option(help="Results per query from --retriever.")] = 100,
-    relevance_level: Annotated[int, typer.Option(help="Relevant = label >= this.")] = 1,
+    depth: Annotated[
+        int, typer.Option(min=1, max=MAX_RANK, help="Results per query from --retriever.")
+    ] = 100,
+    relevance_level: Annotated[
+        int, typer.Option(min=0, max=2**63 - 1, help="Relevant = label >= this.")
+    ] = 1,
     float64: Annotated[bool, typer.Option(help="Compare scores as float64, not float32.")] = False,
-    duplicates: Annotated[str, typer.Option(help="'max' (keep best, count) or 'error'.")] = "max",
+    duplicates: Annotated[
+        str,
+        typer.Option(callback=choices("max", "error"), help="'max' (keep best, count) or 'error'."),
+    ] = "max",
     skip_missing: Annotated[
         bool, typer.Option(help="Drop golden queries absent from the run (trec_eval without -c).")
     ] = False,
+    nothing_relevant: Annotated[
+        str | None,
+        typer.Option(
+            callback=choices("zero", "unanswerable"),
+            help="Queries judged with nothing relevant: 'zero' scores them 0 in the means "
+            "(trec_eval; default with --qrels), 'unanswerable' reports them on their own "
+            "(default with --golden).",
+        ),
+    ] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write JSON here.")] = None,
     quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
     holdout: Annotated[
@@ -68,13 +92,19 @@ def retrieval(
         Path | None, typer.Option(help="corpus.jsonl (chunk tenants, hash, BM25) if not beside.")
     ] = None,
     leak_k: Annotated[
-        int | None, typer.Option(help="Depth of the access-control check (default: largest k).")
+        int | None,
+        typer.Option(
+            min=1, max=MAX_RANK, help="Depth of the access-control check (default: largest k)."
+        ),
     ] = None,
     reference_run: Annotated[
         Path | None, typer.Option(help="Exact-search run: report overlap@k of --run against it.")
     ] = None,
     repeat: Annotated[
-        int, typer.Option(help="Run --retriever N times; report the spread across runs.")
+        int,
+        typer.Option(
+            min=1, max=MAX_REPEAT, help="Run --retriever N times; report the spread across runs."
+        ),
     ] = 1,
 ) -> None:
     """Score a retriever against a golden set: metrics per query, means with 95% CIs,
@@ -85,8 +115,9 @@ def retrieval(
         raise InputError("give exactly one of --run or --retriever", field="run")
     if duplicates not in ("max", "error"):
         raise InputError("must be 'max' or 'error'", field="duplicates")
-    measures = split_list(metrics) or list(DEFAULT_METRICS)
-    ks = int_list(k, "k") or list(DEFAULT_KS)
+    output_file(output, "--output")
+    measures = given_list(metrics, "--metrics") or list(DEFAULT_METRICS)
+    ks = int_list(k, "--k") or list(DEFAULT_KS)
     expand(measures, ks)  # a bad metric name fails here, before a 4 GB run is read
     run_table = None
     if golden:
@@ -108,6 +139,7 @@ def retrieval(
         "precision": "float64" if float64 else "float32",
         "duplicates": duplicates,
         "missing": "skip" if skip_missing else "zero",
+        "nothing_relevant": nothing_relevant,
         "split": split,
         "leak_k": leak_k,
         "reference": reference_run,

@@ -8,8 +8,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
-from ragtriage.data.readers import check_type, iter_records, read_text, require
+from ragtriage.data.readers import check_type, iter_records, read_text, require, split_lines
 from ragtriage.errors import InputError
+
+# Relevance grades are stored as 64-bit integers (as TREC qrels labels are); real scales
+# are 0-3 or so. A grade beyond 64 bits cannot be stored and is refused where it stands.
+GRADE_MIN, GRADE_MAX = -(2**63), 2**63 - 1
+
+
+def check_grade(grade: int, path: Path, line: int, field: str) -> int:
+    """``grade`` unchanged, or an :class:`InputError` when it is outside 32 bits."""
+    if not GRADE_MIN <= grade <= GRADE_MAX:
+        raise InputError(
+            f"grade {str(grade)[:40]} is out of range (a 64-bit integer)",
+            path=path,
+            line=line,
+            field=field,
+        )
+    return grade
 
 
 def is_beir_dir(path: Path) -> bool:
@@ -37,7 +53,7 @@ def _id(record: dict, path: Path, line: int) -> str:
 def read_beir_qrels(path: Path) -> list[tuple[int, str, str, int]]:
     """``(line, query_id, doc_id, grade)`` rows of a BEIR qrels TSV (header optional)."""
     rows = []
-    for number, raw in enumerate(read_text(path).splitlines(), start=1):
+    for number, raw in enumerate(split_lines(read_text(path)), start=1):
         parts = raw.split("\t") if "\t" in raw else raw.split()
         if not raw.strip() or (number == 1 and parts[0] in ("query-id", "query_id", "qid")):
             continue
@@ -51,9 +67,13 @@ def read_beir_qrels(path: Path) -> list[tuple[int, str, str, int]]:
             grade = int(parts[2])
         except ValueError:
             raise InputError(
-                f"score {parts[2]!r} is not an integer", path=path, line=number, field="score"
+                f"score {parts[2][:40]!r} is not an integer", path=path, line=number, field="score"
             ) from None
-        rows.append((number, parts[0], parts[1], grade))
+        rows.append((number, parts[0], parts[1], check_grade(grade, path, number, "score")))
+    if not rows:
+        raise InputError(
+            "no judgements (a qrels file needs query-id, corpus-id, score rows)", path=path
+        )
     return rows
 
 

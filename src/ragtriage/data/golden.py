@@ -17,7 +17,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.beir import is_beir_dir, load_beir, load_corpus
+from ragtriage.data.beir import check_grade, is_beir_dir, load_beir, load_corpus
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
 from ragtriage.data.readers import check_type, iter_records, read_text
 from ragtriage.errors import InputError
@@ -139,8 +139,10 @@ def _relevance(record: dict[str, Any], path: Path, line: int) -> dict[str, int]:
         relevance[str(doc)] = 1
     grades = check_type(record.get("relevance_grades", {}), "relevance_grades", dict, path, line)
     for doc, grade in grades.items():
-        check_type(grade, f"relevance_grades.{doc}", int, path, line)
-        relevance[str(doc)] = grade
+        field = f"relevance_grades.{doc}"
+        relevance[str(doc)] = check_grade(
+            check_type(grade, field, int, path, line), path, line, field
+        )
     return relevance
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,8 +42,112 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a valid JSON number")
 
 
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_reject_constant)
+# A JSON escape of a UTF-16 surrogate (``\ud800``): the only way a lone surrogate, which
+# UTF-8 cannot encode, gets into a str decoded from valid UTF-8 text.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def split_lines(text: str) -> list[str]:
+    r"""Lines split on ``\n`` only (a trailing ``\r`` dropped), never ``str.splitlines()``.
+
+    ``splitlines`` also breaks on U+2028, U+2029, U+0085, form feeds and more, which are
+    legal inside JSON strings and TSV fields: it would refuse valid files and shift every
+    later line number.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline ends the last line; it does not start a new one
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def parse_json(
+    text: str, path: str | Path | None, line: int | None = None, *, surrogates: bool = True
+) -> Any:
+    r"""``json.loads`` for user files: every failure is an :class:`InputError` at ``line``.
+
+    Beyond malformed JSON this refuses NaN/Infinity tokens, nesting deep enough to exhaust
+    the parser's recursion (a ``RecursionError``, not a ``ValueError``), and lone UTF-16
+    surrogates (``"\ud800"``): no UTF-8 report could ever contain such a string, so it is
+    refused here, at the line that holds it, rather than when an output is written.
+    """
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        where = line if line is not None else _deepest_line(text)
+        raise InputError("invalid JSON: nested too deeply", path=path, line=where) from None
+    except ValueError as exc:
+        where = line if line is not None else getattr(exc, "lineno", None)
+        raise InputError(f"invalid JSON: {exc}", path=path, line=where) from None
+    if surrogates and may_hold_surrogates(text):
+        refuse_surrogates(obj, path, line)
+    return obj
+
+
+def _deepest_line(text: str) -> int:
+    """The line where nesting first gets deeper than Python's parser can follow."""
+    depth, line, in_str, escape = 0, 1, False, False
+    limit = min(500, sys.getrecursionlimit() // 2)
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        elif in_str:
+            in_str, escape = _string_step(ch, escape)
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return line
+        elif ch in "]}":
+            depth -= 1
+    return line
+
+
+def _string_step(ch: str, escape: bool) -> tuple[bool, bool]:
+    """Inside a JSON string: ``(still inside, next char escaped)`` after ``ch``."""
+    if escape:
+        return True, False
+    return ch != '"', ch == "\\"
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """Cheap pre-check: could parsing ``text`` have produced a lone surrogate?"""
+    return "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
+
+
+def refuse_surrogates(value: Any, path: str | Path | None, line: int | None) -> None:
+    """Raise at the first string (value or key) holding an unpaired UTF-16 surrogate."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, name = stack.pop()
+        if isinstance(item, str):
+            _check_surrogates(item, path, line, name)
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                shown = key.encode("utf-8", "backslashreplace").decode("utf-8")
+                child = f"{name}.{shown}" if name else shown
+                _check_surrogates(key, path, line, child)
+                stack.append((sub, child))
+        elif isinstance(item, list):
+            stack.extend((sub, f"{name}[{i}]") for i, sub in enumerate(item))
+
+
+def _check_surrogates(text: str, path: str | Path | None, line: int | None, field: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"contains an unpaired UTF-16 surrogate (U+{ord(text[exc.start]):04X}), "
+            "which no UTF-8 file can hold",
+            path=path,
+            line=line,
+            field=field or None,
+        ) from None
+
+
+def read_json_document(path: Path) -> Any:
+    """A whole file as one JSON value (results, calibration records), errors located."""
+    return parse_json(read_text(path), path)
 
 
 def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -55,13 +161,10 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if stripped.startswith("["):
         yield from _iter_json_list(path, text)
         return
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
-        try:
-            obj = _loads(line)
-        except ValueError as exc:
-            raise InputError(f"invalid JSON: {exc}", path=path, line=number) from None
+        obj = parse_json(line, path, number)
         if not isinstance(obj, dict):
             raise InputError(
                 f"expected a JSON object, got {type(obj).__name__}", path=path, line=number
@@ -70,17 +173,15 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _iter_json_list(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    decoder = json.JSONDecoder(parse_constant=_reject_constant)
-    try:
-        items = decoder.decode(text)
-    except ValueError as exc:
-        line = getattr(exc, "lineno", None)
-        raise InputError(f"invalid JSON: {exc}", path=path, line=line) from None
+    items = parse_json(text, path, surrogates=False)
     if not isinstance(items, list):
         raise InputError("expected a JSON list of objects", path=path, line=1)
     starts = _element_lines(text, len(items))
+    check = may_hold_surrogates(text)
     for index, obj in enumerate(items):
         line = starts[index] if index < len(starts) else None
+        if check:
+            refuse_surrogates(obj, path, line)
         if not isinstance(obj, dict):
             raise InputError(
                 f"element {index} is {type(obj).__name__}, expected an object", path=path, line=line
@@ -96,9 +197,7 @@ def _element_lines(text: str, count: int) -> list[int]:
         if ch == "\n":
             line += 1
         if in_str:
-            escape = not escape and ch == "\\"
-            if ch == '"' and not escape:
-                in_str = False
+            in_str, escape = _string_step(ch, escape)
             continue
         if ch == '"':
             in_str = True

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.ids import check_id
 from ragtriage.data.models import file_sha256
 from ragtriage.data.readers import check_type, iter_records, read_text, require
 from ragtriage.data.tables import Run
@@ -45,6 +46,7 @@ def read_jsonl_run(path: Path) -> Run:
     seen: dict[str, int] = {}
     for line, record in iter_records(path):
         query_id = str(require(record, "query_id", (str, int), path, line))
+        check_id(query_id, path=path, line=line, field="query_id")
         if query_id in seen:
             raise InputError(
                 f"query {query_id!r} already listed on line {seen[query_id]}",
@@ -69,12 +71,14 @@ def _ranked(items: list[Any], path: Path, line: int) -> list[tuple[str, float]]:
         field = f"retrieved[{rank}]"
         if isinstance(item, str | int) and not isinstance(item, bool):
             doc, score = str(item), None
+            check_id(doc, path=path, line=line, field=field)
         else:
             check_type(item, field, dict, path, line)
             doc = str(require(item, "id", (str, int), path, line))
+            check_id(doc, path=path, line=line, field=f"{field}.id")
             score = item.get("score")
             if score is not None:
-                score = float(check_type(score, f"{field}.score", (int, float), path, line))
+                score = _score(score, path, line, f"{field}.score")
         if has_scores is None:
             has_scores = score is not None
         elif has_scores != (score is not None):
@@ -86,3 +90,19 @@ def _ranked(items: list[Any], path: Path, line: int) -> list[tuple[str, float]]:
             )
         pairs.append((doc, score if score is not None else float(-rank)))
     return pairs
+
+
+def _score(value: Any, path: Path, line: int, field: str) -> float:
+    """A JSON score as a float; an integer too large for a 64-bit float (JSON allows a
+    ``1`` followed by 400 zeros, and ``float()`` raises OverflowError on it) is an error
+    naming file, line and field."""
+    number = check_type(value, field, (int, float), path, line)
+    try:
+        return float(number)
+    except OverflowError:
+        raise InputError(
+            "integer is out of range for a 64-bit float (beyond 1.8e308)",
+            path=path,
+            line=line,
+            field=field,
+        ) from None

@@ -14,6 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragtriage.data.ids import check_ids
+
 
 def as_arrow(values: pa.Array | pa.ChunkedArray | Sequence[str]) -> pa.ChunkedArray:
     """Strings as an arrow chunked array (no copy when they already are arrow)."""
@@ -66,8 +68,10 @@ def doc_words(values: pa.Array | pa.ChunkedArray | Sequence[str] | np.ndarray) -
 
     Comparing rows of words (first word first, as unsigned integers) compares the strings
     byte by byte, as strcmp does: what trec_eval's doc-id tie-break and duplicate check
-    need, at a fixed cost per row and without hashing strings into a dictionary. (A doc id
-    ending in NUL characters would equal the same id without them; ids never do.)
+    need, at a fixed cost per row and without hashing strings into a dictionary. An id
+    ending in NUL characters would equal the same id without them: every loader refuses
+    control characters in ids (data/ids.py), and so do :meth:`Run.from_columns` and
+    :meth:`Qrels.from_pairs`.
     """
     if isinstance(values, np.ndarray):
         values = values.tolist()
@@ -114,13 +118,38 @@ def write_words(chunk: pa.Array, out: np.ndarray) -> None:
         out[:, j] = cell.byteswap()
 
 
+_SEED = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xFF51AFD7ED558CCD)
+_MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
+_SHIFT = np.uint64(33)
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 64-bit finaliser (in place): a bijection in which every input bit
+    reaches every output bit, so structured ids do not line up their differences."""
+    h ^= h >> _SHIFT
+    h *= _MIX1
+    h ^= h >> _SHIFT
+    h *= _MIX2
+    h ^= h >> _SHIFT
+    return h
+
+
 def fingerprint(words: np.ndarray) -> np.ndarray:
-    """One uint64 per row of doc words (``[..., width]``), equal for equal ids: the word
-    itself for ids up to 8 bytes, a multiplicative mix of the words beyond."""
-    out = words[..., 0].copy()
+    """One uint64 per row of doc words (``[..., width]``): a 64-bit hash of every byte.
+
+    Equal ids give equal fingerprints whatever the padding width (all-NUL padding words
+    are skipped), and ids up to 8 bytes never collide (the first step is a bijection).
+    Longer ids collide with probability about 2**-64 per pair, but callers only use the
+    fingerprint to find candidates and compare those exactly: a collision costs time,
+    never a wrong answer. (An XOR-and-multiply of the words collided on structured ids
+    such as ``LA090389-0100``, whose words differ in few bits.)
+    """
+    out = _mix(words[..., 0] ^ _SEED)
     for j in range(1, words.shape[-1]):
-        out ^= words[..., j]
-        out *= np.uint64(0x9E3779B97F4A7C15)
+        word = words[..., j]
+        step = _mix((out * _MIX2) ^ word)
+        out = np.where(word != 0, step, out)
     return out
 
 
@@ -162,12 +191,17 @@ class Qrels:
         judgements: Iterable[tuple[str, str, int]],
         source: str = "",
     ) -> Qrels:
-        """Build from ``(query_id, doc_id, label)`` triples over a given query universe."""
+        """Build from ``(query_id, doc_id, label)`` triples over a given query universe.
+
+        Doc ids are checked (no control characters, not over-long): they are compared as
+        padded words, where ``"d1\\x00"`` would equal ``"d1"``.
+        """
         ids = np.asarray(list(dict.fromkeys(query_ids)), dtype=object)
         index = {qid: i for i, qid in enumerate(ids)}
         rows = list(judgements)
         query = np.fromiter((index[q] for q, _, _ in rows), np.int64, len(rows))
         doc = np.asarray([d for _, d, _ in rows], dtype=object)
+        check_ids(doc, path=source or None, field="doc id")
         label = np.fromiter((lab for _, _, lab in rows), np.int64, len(rows))
         return cls(ids, query, doc, label, source)
 
@@ -211,6 +245,7 @@ class Run:
         self._doc = doc
         self._words = words
         self.sha256: str | None = None  # of the file read, when the reader took it
+        self.warnings: list[str] = []  # what the reader accepted but the user should know
 
     @classmethod
     def from_columns(
@@ -220,6 +255,8 @@ class Run:
         scores: np.ndarray | Sequence[float],
         source: str = "",
     ) -> Run:
+        """A run from parallel columns; doc ids are checked as in :meth:`Qrels.from_pairs`."""
+        check_ids(docs, path=source or None, field="doc id")
         query, query_ids = encode(queries)
         score = np.asarray(scores, dtype=np.float64)
         return cls(query_ids, None, query, None, score, source, words=doc_words(docs))

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import queue
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ragtriage.data.ids import all_clean, check_id, ids_clean, shown, string_bytes
 from ragtriage.data.readers import read_text
 from ragtriage.data.tables import (
     Qrels,
@@ -54,7 +58,9 @@ def read_progress(callback: ProgressFn | None) -> Iterator[None]:
 
 
 def read_trec_run(path: str | Path) -> Run:
-    """A 6-column TREC run; the rank column is ignored, as trec_eval does.
+    """A TREC run (``qid Q0 docno rank score tag``); the rank column is ignored, as
+    trec_eval does, and so are columns past the sixth (as trec_eval 10.0 does: counted in
+    ``run.warnings``).
 
     Read block by block: each block's doc ids become fixed-width words and its query ids
     runs of equal neighbours before the next block is parsed, so the strings of a 4 GB run
@@ -63,9 +69,15 @@ def read_trec_run(path: str | Path) -> Run:
     path = Path(path)
     run = _stream_run(path) if _fast_delimiter(path) else None
     if run is None:
-        table = _slow_columns(path, RUN_COLUMNS, score_field="score")
+        lines = _slow_columns(path, RUN_COLUMNS, "score")
+        table = lines.table
         scores = table.column("score").to_numpy()
         run = Run.from_columns(table.column("query"), table.column("doc"), scores, str(path))
+        if lines.extra:
+            run.warnings.append(
+                f"{lines.extra} run lines have more than {len(RUN_COLUMNS)} columns: "
+                "the columns past the sixth were ignored, as trec_eval 10.0 ignores them"
+            )
     return run
 
 
@@ -88,12 +100,13 @@ def _stream_run(path: Path) -> Run | None:
             convert_options=pacsv.ConvertOptions(
                 column_types={"query": pa.string(), "doc": pa.string(), "score": pa.float64()},
                 include_columns=["query", "doc", "score"],
+                null_values=[],  # "nan", "NULL", "N/A" are not missing values here
                 strings_can_be_null=False,
             ),
         )
         for batch in _prefetched(reader):
             if not pieces.add(batch):
-                break  # a non-finite score: the line parser names its line
+                break  # the line parser reads it, or names the line at fault
         else:
             if pieces.rows:
                 return pieces.finish(str(path), digest.hexdigest() if source.at_end() else None)
@@ -227,10 +240,18 @@ class _RunPieces:
         self.bytes_per_row = 0.0
 
     def add(self, batch: pa.RecordBatch) -> bool:
+        """Append a block; ``False`` when the line parser must read the file instead.
+
+        That is when a score is not finite (the line parser accepts ``inf`` but refuses
+        NaN and an overflowing literal such as ``1e400``, which arrow reads as inf too)
+        or an id is unusable (see :func:`fast_ids_usable`).
+        """
         scores = batch.column("score").to_numpy()
         if not np.isfinite(scores).all():
             return False
         queries = batch.column("query")
+        if not fast_ids_usable(queries, batch.column("doc")):
+            return False
         starts = run_starts(queries)
         self.heads.append(queries.take(pa.array(starts)))
         self.lengths.append(np.diff(np.append(starts, len(queries))))
@@ -283,14 +304,19 @@ def read_trec_qrels(path: str | Path) -> Qrels:
     line, so three million lines never become Python strings or a doc dictionary.
     """
     path = Path(path)
-    table = _fast_columns(path, QRELS_COLUMNS, {"label": pa.int64()}, ("query", "doc", "label"))
+    table = _fast_columns(path, QRELS_COLUMNS, {}, ("query", "doc", "label"))
+    labels = _labels(table["label"]) if table is not None else None
+    if labels is None or not fast_ids_usable(table["query"], table["doc"]):
+        table = None  # the line parser reads it, or names the line at fault
+    else:
+        table = table.set_column(2, "label", pa.array(labels, pa.int64()))
     if table is None:
-        table = _slow_columns(path, QRELS_COLUMNS, label_field="label")
+        table = _slow_columns(path, QRELS_COLUMNS, "label").table
     query = pc.dictionary_encode(table.column("query").combine_chunks())
     codes = query.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     doc = table.column("doc").combine_chunks()
-    if _has_duplicate(codes, doc_words(doc)):
-        _raise_duplicate(path, _slow_columns(path, QRELS_COLUMNS, label_field="label"))
+    if first_duplicate(codes, doc_words(doc)) is not None:
+        _raise_duplicate(path, table)
     return Qrels(
         query.dictionary.to_numpy(zero_copy_only=False).astype(object),
         codes,
@@ -300,29 +326,76 @@ def read_trec_qrels(path: str | Path) -> Qrels:
     )
 
 
-def _has_duplicate(codes: np.ndarray, words: np.ndarray) -> bool:
-    """Whether a (query, doc) pair repeats: fingerprints sorted, equal ones checked exactly."""
-    prints = fingerprint(words) ^ (codes.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F))
+_CODE_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def first_duplicate(codes: np.ndarray, words: np.ndarray) -> tuple[int, int] | None:
+    """``(row, earlier row)`` of the first (query, doc) pair, in file order, that repeats
+    an earlier one; ``None`` when every pair is distinct.
+
+    Fingerprints are sorted to find candidates (rows sharing one with another row), and
+    the candidates are then compared exactly, on query code and every doc word, so a
+    fingerprint collision costs time but never reports a duplicate that is not one. Each
+    candidate is listed once however many rows share its fingerprint.
+    """
+    prints = fingerprint(words) ^ (codes.astype(np.uint64) * _CODE_MIX)
     ordered = np.sort(prints)  # values, not an argsort: the common case ends here
     if not (ordered[1:] == ordered[:-1]).any():
-        return False
+        return None
     order = np.argsort(prints, kind="stable")
-    same = np.flatnonzero(prints[order][1:] == prints[order][:-1])
-    rows = order[np.concatenate([same, same + 1])]
-    pairs = [(int(codes[r]), words[r].tobytes()) for r in rows.tolist()]
-    return len(set(pairs)) < len(pairs)
+    same = prints[order][1:] == prints[order][:-1]
+    candidate = np.zeros(len(prints), bool)
+    candidate[order[1:][same]] = True
+    candidate[order[:-1][same]] = True
+    rows = np.flatnonzero(candidate)  # ascending: file order
+    keys = [words[rows, j] for j in range(words.shape[1] - 1, -1, -1)]
+    by_pair = rows[np.lexsort([*keys, codes[rows]])]  # stable: equal pairs in file order
+    equal = codes[by_pair][1:] == codes[by_pair][:-1]
+    equal &= (words[by_pair][1:] == words[by_pair][:-1]).all(axis=1)
+    if not equal.any():
+        return None
+    later = by_pair[1:][equal]
+    at = int(np.argmin(later))
+    return int(later[at]), int(by_pair[:-1][equal][at])
+
+
+def fast_ids_usable(queries: pa.Array | pa.ChunkedArray, docs: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether the fast reader's ids are the line parser's: clean (no control character,
+    not over-long) and no query id starting with ``#`` (a comment line, to trec_eval and
+    the line parser, that the fast reader only recognises in the file's first 4 KB)."""
+    if pc.any(pc.starts_with(queries, "#")).as_py():
+        return False
+    return ids_clean(queries) and ids_clean(docs) and not _has_space(queries, docs)
+
+
+def _has_space(*columns: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether an id holds a space: a tab-separated file whose later lines also use
+    spaces (the delimiter is chosen from the first line), which trec_eval splits on."""
+    for column in columns:
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        if any((string_bytes(chunk) == 0x20).any() for chunk in chunks if len(chunk)):
+            return True
+    return False
+
+
+_COMMENT = re.compile(rb"(?:^|\n)[ \t]*#")  # a comment line; "#" inside an id is not one
 
 
 def _fast_delimiter(path: Path) -> str | None:
     """The delimiter pyarrow can split on, or ``None`` when the file needs the line parser
-    (comments, runs of spaces, mixed tabs and spaces, a blank first line)."""
+    (comment lines, runs of spaces, mixed tabs and spaces, a blank first line). Only the
+    first 4 KB are looked at: what differs later is caught in the parsed columns
+    (:func:`fast_ids_usable`) or by arrow's own column count. A ``#`` inside an id (every
+    MS MARCO v2.1 segment id has one) does not keep a file from the fast reader."""
     try:
         with path.open("rb") as handle:
             head = handle.read(4096)
     except OSError:
         return None
     first = head.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0]
-    if not first.strip() or b"#" in head or b"  " in head or b"\t" in first and b" " in first:
+    if not first.strip() or _COMMENT.search(head) or b"  " in head:
+        return None
+    if b"\t" in first and b" " in first:
         return None
     return "\t" if b"\t" in first else " "
 
@@ -341,65 +414,220 @@ def _fast_columns(
             read_options=pacsv.ReadOptions(column_names=list(names), block_size=64 << 20),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False),
             convert_options=pacsv.ConvertOptions(
-                column_types=column_types, include_columns=list(keep), strings_can_be_null=False
+                column_types=column_types,
+                include_columns=list(keep),
+                null_values=[],  # a label "nan" or "NULL" is refused, never read as null
+                strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return None
 
 
-def _slow_columns(
-    path: Path,
-    names: tuple[str, ...],
-    *,
-    score_field: str | None = None,
-    label_field: str | None = None,
-) -> pa.Table:
-    """Parse line by line; the first bad line becomes an error naming line and field."""
-    columns: dict[str, list] = {"query": [], "doc": [], "value": [], "line": []}
-    for number, raw in enumerate(read_text(path).splitlines(), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("#"):
+@dataclass(frozen=True)
+class _Lines:
+    """What the line parser read: columns (with each row's line number) and how many
+    run lines had columns past the sixth."""
+
+    table: pa.Table
+    extra: int
+
+
+_FIELDS = re.compile(r"[ \t]+")  # trec_eval splits on spaces and tabs, nothing else
+_SCORE = re.compile(
+    r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE
+)
+_LABEL = re.compile(r"[+-]?[0-9]+")
+_INT64 = 1 << 63
+
+
+def _slow_columns(path: Path, names: tuple[str, ...], value: str) -> _Lines:
+    """Parse line by line, as trec_eval 10.0 reads: lines end at ``\\n`` (a trailing
+    ``\\r`` is dropped), fields are split on spaces and tabs, blank lines and lines
+    starting with ``#`` are skipped, and a run line's columns past the sixth are ignored
+    (counted, for one warning). The first bad line is an error naming line and field.
+
+    Ids and numbers are checked column-wise once the lines are split (a regex over the
+    joined ids, arrow's cast of the scores); only a failure is traced back to its line.
+    """
+    is_run = value == "score"
+    at = names.index(value)
+    queries: list[str] = []
+    docs: list[str] = []
+    texts: list[str] = []
+    lines: list[int] = []
+    extra = 0
+    for number, raw in enumerate(_text(path).split("\n"), start=1):
+        stripped = raw.strip(" \t\r")
+        if not stripped or stripped[0] == "#":
             continue
-        parts = stripped.split()
-        if len(parts) != len(names):
+        parts = _split(stripped)
+        if len(parts) != len(names) and (len(parts) < len(names) or not is_run):
+            more = " or more" if is_run else ""
             raise InputError(
-                f"expected {len(names)} whitespace-separated columns "
+                f"expected {len(names)}{more} whitespace-separated columns "
                 f"({' '.join(names)}), got {len(parts)}",
                 path=path,
                 line=number,
             )
-        row = dict(zip(names, parts, strict=True))
-        value = _number(row, score_field or label_field or "", path, number, bool(score_field))
-        columns["query"].append(row["query"])
-        columns["doc"].append(row["doc"])
-        columns["value"].append(value)
-        columns["line"].append(number)
-    if not columns["query"]:
+        extra += len(parts) > len(names)
+        queries.append(parts[0])
+        docs.append(parts[2])
+        texts.append(parts[at])
+        lines.append(number)
+    if not queries:
         raise InputError("file has no data lines", path=path)
-    value_name = score_field or label_field or "value"
-    columns[value_name] = columns.pop("value")
-    return pa.table(columns)
+    numbers = _scores(texts) if is_run else _text_labels(texts)
+    if numbers is None or not (all_clean(queries) and all_clean(docs)):
+        numbers = _read_each(queries, docs, texts, lines, path, is_run)
+    table = pa.table(
+        {
+            "query": pa.array(queries, pa.string()),
+            "doc": pa.array(docs, pa.string()),
+            value: numbers,
+            "line": pa.array(lines, pa.int64()),
+        }
+    )
+    return _Lines(table, extra)
 
 
-def _number(row: dict[str, str], field: str, path: Path, line: int, is_score: bool) -> float | int:
-    text = row[field]
+def _split(line: str) -> list[str]:
+    """Fields split on runs of spaces and tabs (``str.split()`` would also split on
+    U+0085, U+00A0, U+2028 and others, which trec_eval keeps inside a field)."""
+    parts = line.split(" ")
+    if "\t" in line or "" in parts:
+        return _FIELDS.split(line)
+    return parts
+
+
+def _scores(texts: list[str]) -> np.ndarray | None:
+    """The scores by arrow's cast, when every one is a finite decimal; ``None`` sends
+    them through :func:`_score` one by one (an infinity, or an error to locate)."""
     try:
-        value: float | int = float(text) if is_score else int(text)
-    except ValueError:
-        kind = "a number" if is_score else "an integer"
-        raise InputError(f"{text!r} is not {kind}", path=path, line=line, field=field) from None
-    if is_score and not np.isfinite(value):
-        raise InputError(f"score {text!r} is not finite", path=path, line=line, field=field)
-    return value
+        scores = pc.cast(pa.array(texts, pa.string()), pa.float64()).to_numpy()
+    except (pa.ArrowInvalid, UnicodeEncodeError):  # not a number; bytes that are not UTF-8
+        return None
+    return scores if np.isfinite(scores).all() else None
+
+
+_DECIMAL = r"^-?[0-9]+$"
+
+
+def _text_labels(texts: list[str]) -> np.ndarray | None:
+    """:func:`_labels` of the line parser's label texts."""
+    try:
+        return _labels(pa.array(texts, pa.string()))
+    except UnicodeEncodeError:  # bytes that are not UTF-8: _label names the line
+        return None
+
+
+def _labels(texts: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
+    """Labels written as plain decimal integers that fit in 64 bits, read by arrow, or
+    ``None`` (then :func:`_label` reads or refuses them one by one). The pattern comes
+    first: arrow's integer parsing also reads ``0x10`` as 16, where trec_eval's ``atol``
+    reads 0."""
+    if not pc.all(pc.match_substring_regex(texts, _DECIMAL)).as_py():
+        return None
+    try:
+        return pc.cast(texts, pa.int64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:  # out of range
+        return None
+
+
+def _read_each(
+    queries: list[str],
+    docs: list[str],
+    texts: list[str],
+    lines: list[int],
+    path: Path,
+    is_run: bool,
+) -> np.ndarray:
+    """The numbers read line by line, each id checked: the first bad line's error (a bad
+    id before a bad number on one line), or what arrow's cast does not read (``inf``,
+    ``+1``)."""
+    read = _score if is_run else _label
+    out = []
+    for query, doc, text, line in zip(queries, docs, texts, lines, strict=True):
+        check_id(query, path=path, line=line, field="query")
+        check_id(doc, path=path, line=line, field="doc")
+        out.append(read(text, path, line))
+    return np.array(out, np.float64 if is_run else np.int64)
+
+
+def _text(path: Path) -> str:
+    """The file as text, bytes that are not UTF-8 kept as surrogate escapes: only an id
+    holding them is an error (naming line and field); in the columns nobody reads (Q0,
+    rank, tag) they pass, as in trec_eval and the fast reader, which never decodes them."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return read_text(path)  # its error says what is wrong with the path
+    return raw.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+
+
+def _score(text: str, path: Path, line: int) -> float:
+    """A run score as trec_eval's ``atof`` reads it, ``inf`` and ``-inf`` included.
+
+    Refused, naming the line: NaN (it orders with nothing, so the ranking would be
+    arbitrary), a finite literal too large for a 64-bit float (``1e400``: not an infinity
+    anyone wrote), and what only Python reads as a number (``1_000``, non-ASCII digits).
+    """
+    if not _SCORE.fullmatch(text):
+        raise InputError(f"{shown(text)} is not a number", path=path, line=line, field="score")
+    number = float(text)
+    if math.isnan(number):
+        raise InputError(
+            f"score {shown(text)} is NaN, which cannot be ranked",
+            path=path,
+            line=line,
+            field="score",
+        )
+    if math.isinf(number) and "inf" not in text.lower():
+        raise InputError(
+            f"score {shown(text)} is out of range for a 64-bit float "
+            "(write inf or -inf for an infinite score)",
+            path=path,
+            line=line,
+            field="score",
+        )
+    return number
+
+
+def _label(text: str, path: Path, line: int) -> int:
+    """A qrels label: a decimal integer that fits in 64 bits, or an error naming the line."""
+    if not _LABEL.fullmatch(text):
+        raise InputError(f"{shown(text)} is not an integer", path=path, line=line, field="label")
+    number = int(text)
+    if not -_INT64 <= number < _INT64:
+        raise InputError(
+            f"label {shown(text)} is out of range (a 64-bit integer)",
+            path=path,
+            line=line,
+            field="label",
+        )
+    return number
 
 
 def _raise_duplicate(path: Path, table: pa.Table) -> None:
-    frame = table.to_pandas()
-    first = frame[frame.duplicated(["query", "doc"])].iloc[0]
+    """The duplicate judgement's error, naming its line and the line judged first.
+
+    A table from the fast reader has no line numbers: the file is then read again by the
+    line parser (an error path, so the second read costs nothing that matters).
+    """
+    if "line" not in table.column_names:
+        table = _slow_columns(path, QRELS_COLUMNS, "label").table
+    codes = pc.dictionary_encode(table.column("query").combine_chunks()).indices
+    found = first_duplicate(
+        codes.to_numpy(zero_copy_only=False).astype(np.int64), doc_words(table.column("doc"))
+    )
+    if found is None:  # both readers read the same pairs, so this is not reached
+        raise InputError("duplicate judgement", path=path, field="doc")
+    row, earlier = found
+    lines = table.column("line")
     raise InputError(
-        f"duplicate judgement for query {first['query']!r}, doc {first['doc']!r}",
+        f"duplicate judgement for query {shown(table.column('query')[row].as_py())}, doc "
+        f"{shown(table.column('doc')[row].as_py())} (already judged on line {lines[earlier]})",
         path=path,
-        line=int(first["line"]),
+        line=lines[row].as_py(),
         field="doc",
     )

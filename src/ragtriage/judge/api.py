@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage import __version__
+from ragtriage.errors import InputError
 from ragtriage.judge.cache import ResponseCache, default_cache_path
 from ragtriage.judge.calls import Caller, RetryPolicy
 from ragtriage.judge.items import coerce_items
@@ -41,13 +42,25 @@ def resolve_model(model: str | ChatModel | None, **options: Any) -> ChatModel:
 
         return LocalModel(n_threads=options.get("threads"))
     if model.startswith("replay:"):
-        from ragtriage.judge.models.replay import ReplayModel
-
-        return ReplayModel.load(Path(model.removeprefix("replay:")))
+        return _replay(Path(model.removeprefix("replay:")))
     from ragtriage.judge.models.litellm_model import LiteLLMModel
 
     keep = {k: options[k] for k in ("api_base", "json_mode", "timeout") if options.get(k)}
     return LiteLLMModel(model, **keep)
+
+
+def _replay(path: Path) -> ChatModel:
+    """A recording to replay; a missing or unreadable one is an input error naming it."""
+    from ragtriage.judge.models.replay import ReplayModel
+
+    if not path.is_file():
+        raise InputError("no such recording (replay:FILE)", path=path, field="--model")
+    try:
+        return ReplayModel.load(path)
+    except (OSError, ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
+        raise InputError(
+            f"not a recording: {type(exc).__name__}: {str(exc)[:200]}", path=path, field="--model"
+        ) from None
 
 
 def resolve_strategy(strategy: str | None, model: ChatModel | None, **options: Any):

@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragtriage.errors import InputError
 from ragtriage.judge.models.base import ModelResponse
 
 DEFAULT_CACHE = Path(".ragtriage") / "cache.sqlite"
@@ -36,14 +37,19 @@ class ResponseCache:
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, body TEXT)"
-        )
-        self._db.commit()
+        try:
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, body TEXT)"
+            )
+            self._db.commit()
+        except (OSError, sqlite3.Error) as exc:  # a directory, a path under a file, not a DB
+            raise InputError(
+                f"cannot open the response cache: {exc}", path=path, field="--cache"
+            ) from None
         self.stats = CacheStats()
 
     def get(self, key: str) -> ModelResponse | None:

@@ -15,41 +15,64 @@ from pydantic import BaseModel
 
 from ragtriage.atomic import write_atomic
 
-__all__ = ["write_atomic", "write_json"]
+__all__ = ["json_bytes", "write_atomic", "write_json"]
 
 
 def write_json(path: str | Path, payload: BaseModel | dict[str, Any]) -> Path:
-    """Pretty JSON; NaN and infinity are refused, as ``json.dumps(allow_nan=False)`` does.
+    """Pretty JSON, written atomically (see :func:`json_bytes`)."""
+    return write_atomic(path, json_bytes(payload))
+
+
+def json_bytes(payload: BaseModel | dict[str, Any]) -> bytes:
+    """Pretty JSON as UTF-8; NaN and infinity are refused, as ``json.dumps(allow_nan=False)``.
 
     DataFrame fields (a report's per-query table: a million rows at scale) are written as
-    ``{index: {column: value}}`` by orjson, a hundred times faster than ``json.dumps`` over
-    dicts, and spliced in where the field's key stands, so key order is kept.
+    ``{index: {column: value}}`` by orjson or arrow, a hundred times faster than
+    ``json.dumps`` over dicts. The object is composed member by member, each value
+    serialised on its own: no text is ever searched and replaced, so no id or query, whatever
+    it holds, can move a table or corrupt the file. Text that UTF-8 cannot encode (a lone
+    surrogate) is written as a JSON ``\\u`` escape instead of failing.
     """
     if not isinstance(payload, BaseModel):
-        return write_atomic(path, _dumps(payload))
+        return _encode(lambda ascii: _dumps(payload, ascii) + "\n")
     frames = {
         name: value
         for name in type(payload).model_fields
         if isinstance(value := getattr(payload, name), pd.DataFrame) and _finite(value)
     }
     dumped = payload.model_dump(mode="json", exclude=set(frames))
-    data = {
-        name: _placeholder(name) if name in frames else dumped.pop(name)
-        for name in type(payload).model_fields
-        if name in frames or name in dumped
-    } | dumped  # computed fields, if any, come last as in model_dump
-    text = _dumps(data)
-    for name, frame in frames.items():
-        text = text.replace(json.dumps(_placeholder(name)), _frame_json(frame), 1)
-    return write_atomic(path, text)
+    names = [n for n in type(payload).model_fields if n in frames or n in dumped]
+    names += [n for n in dumped if n not in names]  # computed fields come last, as in model_dump
+    frame_text = {name: _frame_json(frame) for name, frame in frames.items()}
+
+    def compose(ascii: bool) -> str:
+        members = [
+            f" {_dumps(name, ascii)}: "
+            + (frame_text[name] if name in frames else _dumps(dumped[name], ascii))
+            for name in names
+        ]
+        # json.dumps(indent=1) never puts a raw newline inside a string, so indenting
+        # every line of a member by one space nests it exactly as one big dumps would
+        return (
+            "{\n" + ",\n".join(m.replace("\n", "\n ") for m in members) + "\n}\n"
+            if members
+            else "{}\n"
+        )
+
+    return _encode(compose)
 
 
-def _dumps(data: Any) -> str:
-    return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+def _encode(render) -> bytes:
+    """``render(ascii=False)`` as UTF-8, or ``render(ascii=True)`` (every string escaped by
+    ``json``; a per-query table's text is valid UTF-8 already) when that cannot encode."""
+    try:
+        return render(False).encode("utf-8")
+    except UnicodeEncodeError:
+        return render(True).encode("utf-8")
 
 
-def _placeholder(name: str) -> str:
-    return f"\x00frame:{name}\x00"
+def _dumps(data: Any, ascii: bool = False) -> str:
+    return json.dumps(data, indent=1, ensure_ascii=ascii, allow_nan=False)
 
 
 def _finite(frame: pd.DataFrame) -> bool:

@@ -43,7 +43,7 @@ def _png(fig: Figure) -> bytes:
 
 def metric_bars(report: RetrievalReport) -> bytes | None:
     """Mean of every retrieval metric with its 95% bootstrap interval as an error bar."""
-    aggs = report.aggregates
+    aggs = [a for a in report.aggregates if a.mean is not None]
     if not aggs:
         return None
     fig = _figure(max(4.0, 0.5 * len(aggs) + 1.5), 3.2)

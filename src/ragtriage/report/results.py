@@ -7,11 +7,11 @@ and every problem (missing file, bad JSON, unknown schema, invalid field) is one
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError
 from ragtriage.retrieval.report import SCHEMA_VERSION as RETRIEVAL_SCHEMA
 from ragtriage.retrieval.report import RetrievalReport
@@ -25,14 +25,7 @@ MODELS: dict[str, type[Result]] = {AUDIT_SCHEMA: AuditResult, RETRIEVAL_SCHEMA: 
 def load_result(path: str | Path) -> Result:
     """Parse ``path`` as whichever result its ``schema_version`` names."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such file", path=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    data = read_json_document(path)
     if not isinstance(data, dict):
         raise InputError("expected a JSON object", path=path)
     version = data.get("schema_version")
@@ -50,6 +43,8 @@ def load_result(path: str | Path) -> Result:
         error = exc.errors()[0]
         field = ".".join(str(part) for part in error["loc"])
         raise InputError(error["msg"], path=path, field=field) from None
+    except RecursionError:  # nesting that json could parse but validation cannot walk
+        raise InputError("nested too deeply to validate", path=path) from None
 
 
 def retrieval_of(result: Result) -> RetrievalReport:

@@ -18,15 +18,13 @@ def _fmt(value: float | None) -> str:
 
 def retrieval_summary(report: RetrievalReport, console: Console) -> None:
     """Metrics with intervals, slices, missed and unanswerable queries, threshold verdict."""
-    title = f"Retrieval: {report.n_answerable} answerable queries"
-    if report.n_unanswerable:
-        title += f" (+{report.n_unanswerable} unanswerable, reported separately)"
-    table = Table(title=title, title_justify="left")
+    table = Table(title=_title(report), title_justify="left")
     for column in ("metric", "mean", "95% CI"):
         table.add_column(column, justify="right" if column != "metric" else "left")
     for agg in report.aggregates:
         table.add_row(agg.metric, _fmt(agg.mean), f"[{_fmt(agg.low)}, {_fmt(agg.high)}]")
     console.print(table)
+    console.print(_reading(report))
     _slices(report, console)
     _missed(report, console)
     _unanswerable(report, console)
@@ -37,6 +35,27 @@ def retrieval_summary(report: RetrievalReport, console: Console) -> None:
         )
     for warning in report.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
+
+
+def _title(report: RetrievalReport) -> str:
+    """How many queries the means are over."""
+    n_none = report.n_unanswerable
+    if report.config.nothing_relevant == "zero":
+        title = f"Retrieval: {report.n_answerable + n_none} queries"
+        return title + (f" ({n_none} with nothing relevant, scored 0)" if n_none else "")
+    title = f"Retrieval: {report.n_answerable} answerable queries"
+    return title + (f" (+{n_none} unanswerable, reported separately)" if n_none else "")
+
+
+def _reading(report: RetrievalReport) -> Text:
+    """Which reading of queries judged with nothing relevant made the means, and the
+    option that switches it: the two readings give different numbers."""
+    if report.config.nothing_relevant == "zero":
+        how = "scored 0 and averaged in, as trec_eval does"
+    else:
+        how = "left out of the means and reported on their own (unanswerable)"
+    option = f"--nothing-relevant {report.config.nothing_relevant}"
+    return Text(f"Queries with nothing judged relevant: {how} ({option})", style="dim")
 
 
 def _slice_metrics(report: RetrievalReport) -> list[str]:
@@ -127,6 +146,7 @@ def audit_summary(result, console: Console) -> None:
                 "generation", name, _fmt(est.estimate), f"[{_fmt(est.low)}, {_fmt(est.high)}]"
             )
     console.print(table)
+    console.print(_reading(result.retrieval))
     outcomes = ", ".join(f"{o} {c}" for o, c in gen.outcomes.items())
     console.print(f"judge outcomes: {outcomes}")
     style = (

@@ -20,6 +20,7 @@ from ragtriage.data.holdout import Split, golden_qrels
 from ragtriage.data.models import GoldenSet, corpus_sha256, file_sha256
 from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
+from ragtriage.errors import InputError
 from ragtriage.retrieval import sections
 from ragtriage.retrieval.analysis import threshold_analysis
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS  # noqa: E402
@@ -50,6 +51,7 @@ def evaluate_retrieval(
     precision: str = "float32",
     duplicates: str = "max",
     missing: str = "zero",
+    nothing_relevant: str | None = None,
     miss_k: int | None = None,
     seed: int = 20261129,
     resamples: int = 2000,
@@ -61,7 +63,14 @@ def evaluate_retrieval(
     """Score ``run`` against ``golden``; see :class:`RetrievalReport` for what comes back.
 
     ``metrics`` are names such as ``"ndcg@10"``; a name without a cutoff that needs one
-    (``"recall"``) is expanded over ``k``. Defaults reproduce trec_eval 9.0.8.
+    (``"recall"``) is expanded over ``k``. Defaults reproduce trec_eval 9.0.8 and 10.0.
+    ``nothing_relevant``: how to read a query whose judgements are all below the
+    relevance level. ``"zero"`` scores it 0 and averages it in, as trec_eval,
+    pytrec_eval and ranx do; ``"unanswerable"`` leaves it out of ``per_query`` and the
+    means and reports it on its own. Default: ``"zero"`` for qrels (a :class:`Qrels`,
+    as read from a TREC file), where such a query is one the assessors judged;
+    ``"unanswerable"`` for a golden set, where ``expected: []`` marks a question the
+    corpus cannot answer.
     ``split``: which slice of a golden set with held-out cases to score (default ``dev``;
     see data/holdout.py). ``leak_k``: depth of the access-control check (default: the
     largest cutoff). ``reference``: an exact-search run to report overlap@k against.
@@ -69,7 +78,9 @@ def evaluate_retrieval(
     golden file (the CLI turns it off to log once per command, not once per repeat).
     """
     full_golden, qrels = _as_qrels(golden)
+    reading = _reading(nothing_relevant, full_golden)
     run_table = _as_run(run)
+    run_warnings = list(run_table.warnings)  # a split's filtered run does not carry them
     golden_set, qrels, run_table, split_section = apply_split(full_golden, qrels, run_table, split)
     measures = expand(list(metrics), list(k))
     miss_k = miss_k or max((m.k for m in measures if m.k), default=10)
@@ -79,6 +90,7 @@ def evaluate_retrieval(
         precision=precision,
         duplicates=duplicates,
         missing=missing,
+        nothing_relevant=reading,
         miss_k=miss_k,
         seed=seed,
         resamples=resamples,
@@ -87,16 +99,19 @@ def evaluate_retrieval(
         run_table, qrels, level=relevance_level, precision=precision, duplicates=duplicates
     )
     answerable = _answerable(qrels, relevance_level)
+    scored = answerable if reading == "unanswerable" else np.ones(len(qrels), bool)
     with ThreadPoolExecutor(max_workers=1) as pool:  # its sorts release the GIL
         threshold = pool.submit(threshold_analysis, batches, answerable, miss_k)
         frame = per_query_frame(batches, measures, qrels)
         skip = set(stats.missing_queries) if missing == "skip" else set()
         if skip:
-            scored = frame.index[answerable[_codes(qrels, frame.index)]].difference(pd.Index(skip))
-            per_query = frame.loc[scored]
+            kept = frame.index[scored[_codes(qrels, frame.index)]].difference(pd.Index(skip))
+            per_query = frame.loc[kept]
         else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
-            per_query = frame[answerable]
-        unanswerable = sections.unanswerable(batches, qrels, answerable, run_table, golden_set)
+            per_query = frame[scored]
+        unanswerable = None
+        if reading == "unanswerable":
+            unanswerable = sections.unanswerable(batches, qrels, answerable, run_table, golden_set)
         report = RetrievalReport(
             config=config,
             versions=sections.versions(),
@@ -119,7 +134,9 @@ def evaluate_retrieval(
             missing_queries=stats.missing_queries,
             unanswerable=unanswerable,
             threshold=threshold.result(),
-            warnings=sections.warnings(stats, missing)
+            warnings=_empty_warning(per_query, len(qrels), relevance_level)
+            + sections.warnings(stats, missing)
+            + run_warnings
             + sections.missed_cap_warning(batches, answerable, miss_k)
             + sections.unanswerable_cap_warning(unanswerable)
             + leak_warnings(golden_set),
@@ -131,6 +148,21 @@ def evaluate_retrieval(
     if split == "holdout" and record_holdout and _is_file_source(full_golden):
         report = log_reveal(report, full_golden.source)  # type: ignore[union-attr]
     return report
+
+
+READINGS = ("zero", "unanswerable")
+
+
+def _reading(nothing_relevant: str | None, golden: GoldenSet | None) -> str:
+    """The reading of queries with nothing relevant: as given, else by the input's kind."""
+    if nothing_relevant is None:
+        return "unanswerable" if golden is not None else "zero"
+    if nothing_relevant not in READINGS:
+        raise InputError(
+            f"must be 'zero' or 'unanswerable', got {nothing_relevant!r}",
+            field="nothing_relevant",
+        )
+    return nothing_relevant
 
 
 def _is_file_source(golden: GoldenSet | None) -> bool:
@@ -182,19 +214,30 @@ def per_query_frame(
 
 
 def _aggregates(per_query: pd.DataFrame, seed: int, resamples: int) -> list[MetricSummary]:
+    """Mean and interval per metric; null (not NaN, which JSON cannot hold) over no query."""
     out = []
     for column in per_query.columns:
         interval = bootstrap_mean(per_query[column].to_numpy(), resamples=resamples, seed=seed)
+        empty = interval.n == 0
         out.append(
             MetricSummary(
                 metric=column,
-                mean=interval.estimate,
-                low=interval.low,
-                high=interval.high,
+                mean=None if empty else interval.estimate,
+                low=None if empty else interval.low,
+                high=None if empty else interval.high,
                 n=interval.n,
             )
         )
     return out
+
+
+def _empty_warning(per_query: pd.DataFrame, n_queries: int, level: int) -> list[str]:
+    """Say why every aggregate is null, so an empty result is never mistaken for a score."""
+    if len(per_query) or not n_queries:
+        return []
+    return [
+        f"no answerable query scored (none has a chunk graded >= {level}): every aggregate is null"
+    ]
 
 
 def _answerable(qrels: Qrels, level: int) -> np.ndarray:

@@ -120,10 +120,19 @@ def ndcg(batch: RankedBatch, k: int | None) -> np.ndarray:
     return _ndcg(batch, k, lambda g: g)
 
 
+EXP_GAIN_SAFE = 1000.0  # 2^1000 is a float64; 2^1024 is not
+
+
 @metric("ndcg_exp", "optional", "(none: ir_measures nDCG with exponential gain)")
 def ndcg_exp(batch: RankedBatch, k: int | None) -> np.ndarray:
-    """nDCG@k with gain 2^label - 1 (Burges et al.); equals ``ndcg`` for binary labels."""
-    return _ndcg(batch, k, lambda g: np.exp2(g) - 1.0)
+    """nDCG@k with gain 2^label - 1 (Burges et al.); equals ``ndcg`` for binary labels.
+
+    Above label 1023, 2^label is beyond float64: a query's gains are then divided by 2^m,
+    m its largest label (the ratio is unchanged), so a grade of 2000 gives a number, not
+    inf / inf = NaN."""
+    top = np.where(batch.ideal > 0, batch.ideal, 0).max(axis=1, initial=0).astype(np.float64)
+    shift = np.where(top > EXP_GAIN_SAFE, top, 0.0)[:, None]
+    return _ndcg(batch, k, lambda g: np.exp2(g - shift) - np.exp2(-shift))
 
 
 @metric("map", "optional", "map / map_cut_k")
@@ -168,7 +177,10 @@ class Measure:
         return self.spec.fn(batch, self.k)
 
 
-_PATTERN = re.compile(r"^\s*([A-Za-z_]+?)(?:(?:@|_)(-?\d+))?\s*$")
+_PATTERN = re.compile(r"^\s*([A-Za-z_]+?)(?:(?:@|_)(-?\d+))?\s*$", re.ASCII)
+
+
+MAX_CUTOFF = 1_000_000  # far deeper than any ranking scored; keeps k inside 64-bit arrays
 
 
 def parse_measure(text: str) -> Measure:
@@ -181,9 +193,12 @@ def parse_measure(text: str) -> Measure:
     if name not in REGISTRY:
         known = ", ".join(sorted(REGISTRY))
         raise InputError(f"unknown metric {text!r}; known: {known}", field="metrics")
-    spec, k = REGISTRY[name], int(k_text) if k_text is not None else None
-    if k is not None and k < 1:
-        raise InputError(f"cutoff in {text!r} must be a positive integer", field="metrics")
+    spec = REGISTRY[name]
+    k = int(k_text) if k_text is not None and len(k_text) <= 7 else None
+    if k_text is not None and (k is None or not 1 <= k <= MAX_CUTOFF):
+        raise InputError(
+            f"cutoff in {text[:40]!r} must be an integer from 1 to {MAX_CUTOFF}", field="metrics"
+        )
     if spec.cutoff == "required" and k is None:
         raise InputError(f"metric {name!r} needs a cutoff, e.g. '{name}@10'", field="metrics")
     if spec.cutoff == "none" and k is not None:

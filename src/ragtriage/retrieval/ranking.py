@@ -100,8 +100,11 @@ def score_keys(score: np.ndarray, precision: Precision) -> np.ndarray:
     scores given (one batch), not the whole run.
     """
     if precision == "float32":
-        # + 0.0 turns -0.0 into 0.0: trec_eval compares them equal (a tie, not an order)
-        bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32)
+        # + 0.0 turns -0.0 into 0.0: trec_eval compares them equal (a tie, not an order).
+        # A finite score beyond float32's range becomes inf, as in trec_eval's float: no
+        # numpy overflow warning for it. inf ties inf (equal keys), as it does there.
+        with np.errstate(over="ignore"):
+            bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32)
         negative = (bits & np.uint32(0x80000000)) != 0
         return np.where(negative, ~bits, bits | np.uint32(0x80000000)).astype(np.uint32)
     return _dense_ranks(score) + np.uint32(1)

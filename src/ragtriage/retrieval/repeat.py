@@ -39,6 +39,8 @@ def spread(reports: Sequence[RetrievalReport]) -> list[MetricSpread]:
     out = []
     for summary in reports[0].aggregates:
         means = np.array([r.aggregate(summary.metric).mean for r in reports], dtype=float)
+        if not np.isfinite(means).all():  # no answerable query: no mean to spread
+            continue
         out.append(
             MetricSpread(
                 metric=summary.metric,

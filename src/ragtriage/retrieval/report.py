@@ -7,6 +7,7 @@ Per-query rows come first; every aggregate, interval and slice is computed from 
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import pandas as pd
@@ -21,16 +22,26 @@ class RetrievalConfig(BaseModel):
     precision: Literal["float32", "float64"] = "float32"
     duplicates: Literal["max", "error"] = "max"
     missing: Literal["zero", "skip"] = "zero"
+    # queries with nothing judged relevant: scored 0 and averaged in ("zero", trec_eval's
+    # reading) or reported on their own ("unanswerable"; what files without it did)
+    nothing_relevant: Literal["zero", "unanswerable"] = "unanswerable"
     miss_k: int = 10
     seed: int = 20261129
     resamples: int = 2000
 
 
 class MetricSummary(BaseModel):
+    """A metric's mean over the answerable queries with its 95% interval.
+
+    With no answerable query (every ``expected`` empty, or a ``--relevance-level`` above
+    every grade) there is no mean: ``mean``, ``low`` and ``high`` are null with ``n`` 0,
+    and the report's warnings say why. That is a result, not an error.
+    """
+
     metric: str
-    mean: float
-    low: float
-    high: float
+    mean: float | None
+    low: float | None
+    high: float | None
     n: int
 
 
@@ -164,7 +175,9 @@ class RetrievalReport(BaseModel):
     golden: dict[str, Any] = Field(default_factory=dict)
     run: dict[str, Any] = Field(default_factory=dict)
     n_queries: int
-    n_answerable: int
+    n_answerable: int  # queries with a document judged relevant at the relevance level
+    # queries with none: in per_query and the means (scored 0) when
+    # config.nothing_relevant is "zero", else reported in ``unanswerable``
     n_unanswerable: int
     aggregates: list[MetricSummary]
     slices: list[TagSlice] = Field(default_factory=list)
@@ -189,8 +202,9 @@ class RetrievalReport(BaseModel):
     def _load_per_query(cls, value: Any) -> pd.DataFrame:
         if isinstance(value, pd.DataFrame):
             return value
-        frame = pd.DataFrame.from_dict(value or {}, orient="index")
-        frame.index.name = "query_id"
+        rows = _per_query_rows(value)
+        frame = pd.DataFrame.from_dict(rows, orient="index", dtype=float)
+        frame.index = pd.Index(list(rows), dtype=object, name="query_id")
         return frame
 
     def aggregate(self, metric: str) -> MetricSummary:
@@ -198,3 +212,40 @@ class RetrievalReport(BaseModel):
             if summary.metric == metric:
                 return summary
         raise KeyError(metric)
+
+
+def _per_query_rows(value: Any) -> dict[str, dict[str, float]]:
+    """``{query_id: {metric: value}}`` checked before pandas sees it, so a results file
+    edited by hand (or corrupted) is an error naming the entry, never a traceback or a
+    silently wrong table: every row must hold the same metrics, each a finite number."""
+    if not isinstance(value, dict):
+        raise ValueError(f"expected an object {{query_id: {{metric: value}}}}, got {_kind(value)}")
+    columns: list[str] | None = None
+    for query_id, row in value.items():
+        if not isinstance(row, dict):
+            raise ValueError(f"entry {query_id!r}: expected an object of metrics, got {_kind(row)}")
+        if columns is None:
+            columns = list(row)
+        elif row.keys() != set(columns):
+            raise ValueError(f"entry {query_id!r}: metrics differ from the first entry's")
+        for metric, number in row.items():
+            if not _finite_number(number):
+                raise ValueError(
+                    f"entry {query_id!r}, metric {metric!r}: expected a finite number, "
+                    f"got {_kind(number)}"
+                )
+    return value
+
+
+def _finite_number(value: Any) -> bool:
+    """A JSON number that is a finite float64 (a 400-digit integer is not)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__

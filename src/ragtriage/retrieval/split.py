@@ -21,6 +21,7 @@ from rich.text import Text
 from ragtriage.atomic import write_atomic
 from ragtriage.data.holdout import Split, filter_run, golden_qrels, has_holdout, select_cases
 from ragtriage.data.models import GoldenSet
+from ragtriage.data.readers import split_lines
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.errors import InputError
 from ragtriage.retrieval.report import RetrievalReport, SplitInfo
@@ -86,10 +87,14 @@ def record_reveal(report: RetrievalReport, log: Path, now: datetime | None = Non
         "corpus_sha256": report.golden.get("corpus_sha256"),
         "n_holdout": report.split.n_holdout if report.split else None,
         # NaN (a slice with no answerable case) is not JSON: recorded as null
-        "means": {a.metric: a.mean if math.isfinite(a.mean) else None for a in report.aggregates},
+        "means": {a.metric: _finite(a.mean) for a in report.aggregates},
     }
     write_atomic(log, previous + json.dumps(entry, sort_keys=True, allow_nan=False) + "\n")
-    return sum(1 for line in previous.splitlines() if line.strip()) + 1
+    return sum(1 for line in split_lines(previous) if line.strip()) + 1
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
 
 
 def log_reveal(report: RetrievalReport, golden_source: str | Path) -> RetrievalReport:

@@ -71,7 +71,7 @@ Tick = Callable[[str, int], Callable[[], None]]
 
 
 def _limited(golden: GoldenSet, limit: int | None) -> GoldenSet:
-    if not limit:
+    if limit is None:
         return golden
     return golden.model_copy(update={"cases": golden.cases[:limit]})
 
@@ -88,7 +88,8 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         if config.judge is None or config.generator == "local":
             shared_model = resolve_model(None, threads=config.threads)
         traces, all_traces = await _traces(config, golden, store, shared_model, tick)
-        mismatches = mismatch.find(golden, all_traces)
+        texts = chunk_texts(golden, traces)
+        mismatches = mismatch.find(golden, all_traces, texts)
         warnings = mismatch.apply(mismatches, config.on_mismatch, str(config.traces or ""))
         timings["system_s"] = time.perf_counter() - started
 
@@ -107,9 +108,15 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         timings["retrieval_s"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        texts = chunk_texts(golden, traces)
+        unjudged = {
+            case.id: reason
+            for case in golden.cases
+            if case.id in traces and (reason := unjudgeable(traces[case.id], texts))
+        }
         items = [
-            _judge_item(case.id, case.query, traces.get(case.id), texts) for case in golden.cases
+            _judge_item(case.id, case.query, traces.get(case.id), texts)
+            for case in golden.cases
+            if case.id not in unjudged
         ]
         judged_items = [i for i in items if i is not None]
         judge_model, strategy = (
@@ -133,7 +140,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         timings["judge_s"] = time.perf_counter() - t0
         decider = find_decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
-        rows = case_rows.build(golden, traces, by_id, decider, retrieval, reference)
+        rows = case_rows.build(golden, traces, by_id, decider, retrieval, reference, unjudged)
         generation = case_rows.generation_summary(rows, run.results, decider)
     finally:
         store.close()
@@ -215,12 +222,26 @@ def _judge_options(config: AuditConfig) -> dict[str, Any]:
     return {k: v for k, v in options.items() if v is not None}
 
 
+def unjudgeable(trace: Trace, texts: dict[str, str]) -> str | None:
+    """Why the answer cannot be judged, or ``None``: no answer was generated, or a chunk
+    passed to the generator has no known text. Judging on the chunks that are left would
+    call an answer unsupported that its missing context may well support."""
+    if trace.generation_error is not None:
+        return f"generation failed: {trace.generation_error}"
+    missing = [cid for cid in trace.context_ids if cid not in texts]
+    if missing:
+        return (
+            f"no text is known for context chunk {', '.join(missing)} (neither in the "
+            "trace nor in the corpus), so the answer cannot be judged against its context"
+        )
+    return None
+
+
 def _judge_item(case_id: str, query: str, trace: Trace | None, texts: dict[str, str]):
+    """The judge's input; call only for traces :func:`unjudgeable` has nothing against."""
     if trace is None:
         return None
-    chunks = tuple(
-        ContextChunk(id=cid, text=texts[cid]) for cid in trace.context_ids if cid in texts
-    )
+    chunks = tuple(ContextChunk(id=cid, text=texts[cid]) for cid in trace.context_ids)
     return JudgeItem(id=case_id, question=query, contexts=chunks, answer=trace.answer)
 
 

@@ -35,7 +35,9 @@ class Decider:
         return result.score >= UNCALIBRATED_THRESHOLD
 
     def corrected_rate(self, results: list[JudgeResult]) -> Estimate | None:
-        if self.record is None:
+        """The prediction-powered rate; None without a record or with fewer than two scored
+        answers (PPI estimates a variance from them: ``--limit 1`` is a valid audit)."""
+        if self.record is None or len(results) < 2:
             return None
         est = self.record.ppi(results)
         # a rate is a proportion: the correction can push the point estimate past 0 or 1

@@ -32,7 +32,13 @@ def build(
     decider: Decider,
     retrieval: RetrievalReport,
     reference: dict[str, JudgeResult] | None = None,
+    unjudged: dict[str, str] | None = None,
 ) -> list[CaseResult]:
+    """One row per golden case. ``unjudged``: why a traced answer was not judged (a failed
+    generation, a context chunk without text): such a case is ``unscored`` with that
+    reason once triage reaches the judge, and carries it as a warning when an earlier
+    stage (retrieval, ranking) already decided its label."""
+    unjudged = unjudged or {}
     confident = set()  # the section lists up to 1,000 unanswerable queries: an audit's all
     if retrieval.unanswerable is not None:
         confident = {q.query_id for q in retrieval.unanswerable.queries if q.confident}
@@ -55,9 +61,11 @@ def build(
             contradicted=contradicted_claims((reference or {}).get(case.id)),
         )
         label, reason = triage(evidence)
-        if result is None and label == Label.UNSCORED:
-            reason = "no text for the chunks passed to the generator, so it could not be judged"
         warnings = []
+        if result is None and label == Label.UNSCORED:
+            reason = unjudged.get(case.id, "the judge returned no result for it")
+        elif case.id in unjudged:
+            warnings.append(unjudged[case.id])
         if not expected and case.id in confident:
             warnings.append(
                 "retrieval warning: unanswerable query retrieved as confidently as a typical "

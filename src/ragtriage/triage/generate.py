@@ -23,6 +23,12 @@ GENERATION_PROMPT = "generate.answer.v1.md"
 MAX_ANSWER_TOKENS = 96
 MIN_OVERLAP = 0.4
 
+
+class GenerationFailed(Exception):
+    """No answer could be generated (the model call failed for good). The case is then
+    ``unscored`` with this reason: an error message is not an answer to judge."""
+
+
 AsyncGenerator = Callable[[str, Sequence[Hit]], "asyncio.Future[str]"]
 
 
@@ -62,7 +68,7 @@ class LocalGenerator:
         try:
             response = await self.caller.raw(request, self.usage)
         except Unscorable as exc:
-            return f"[generation failed: {exc}]"
+            raise GenerationFailed(str(exc)) from exc
         return response.text.strip()
 
 

@@ -4,7 +4,9 @@ handled by a documented policy (``--on-mismatch warn|error``).
 * traced queries that are not in the golden set (ignored under ``warn``);
 * golden queries without a trace (labelled ``unscored`` under ``warn``);
 * chunk ids in the traces, or expected ids in the golden set, that the corpus does not
-  have (only checked when the golden set comes with a corpus).
+  have (only checked when the golden set comes with a corpus);
+* chunks passed to the generator whose text is known neither from the trace nor from
+  the corpus (the answer cannot be judged: the case is labelled ``unscored``).
 
 Under ``error`` any mismatch stops the audit with exit code 2 and the ids.
 """
@@ -21,8 +23,11 @@ Policy = Literal["warn", "error"]
 LISTED = 10
 
 
-def find(golden: GoldenSet, traces: dict[str, Trace]) -> dict[str, list[str]]:
-    """Every kind of mismatch with the ids involved (empty lists when none)."""
+def find(
+    golden: GoldenSet, traces: dict[str, Trace], texts: dict[str, str] | None = None
+) -> dict[str, list[str]]:
+    """Every kind of mismatch with the ids involved (empty lists when none). ``texts``:
+    every chunk text known (triage/system.py:chunk_texts), to find context without one."""
     known = {c.id for c in golden.cases}
     corpus = golden.corpus
     out: dict[str, list[str]] = {
@@ -30,7 +35,16 @@ def find(golden: GoldenSet, traces: dict[str, Trace]) -> dict[str, list[str]]:
         "golden_without_trace": [c.id for c in golden.cases if c.id not in traces],
         "trace_ids_not_in_corpus": [],
         "expected_not_in_corpus": [],
+        "context_ids_without_text": [],
     }
+    if texts is not None:
+        out["context_ids_without_text"] = [
+            f"{c.id}:{cid}"
+            for c in golden.cases
+            if c.id in traces and traces[c.id].generation_error is None
+            for cid in traces[c.id].context_ids
+            if cid not in texts
+        ]
     if corpus is not None:
         out["trace_ids_not_in_corpus"] = sorted(
             {

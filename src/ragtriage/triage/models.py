@@ -43,6 +43,7 @@ class Trace(BaseModel):
     retrieved: list[RetrievedChunk]
     context_ids: list[str]  # the chunks actually passed to the generator
     answer: str
+    generation_error: str | None = None  # why no answer was generated (the case is unscored)
 
 
 class CaseResult(BaseModel):

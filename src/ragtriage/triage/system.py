@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from ragtriage.data.models import GoldenSet
 from ragtriage.judge.calls import Caller
 from ragtriage.retrieval.retrievers import Hit, run_retriever
-from ragtriage.triage.generate import LocalGenerator, sync_generator
+from ragtriage.triage.generate import GenerationFailed, LocalGenerator, sync_generator
 from ragtriage.triage.models import RetrievedChunk, Trace
 
 Progress = Callable[[], None]
@@ -44,12 +44,17 @@ async def run_system(
     for case in golden.cases:
         ranked = hits[case.id]
         context = ranked[:context_k]
-        answer = await generate(case.query, context)
+        answer, error = "", None
+        try:
+            answer = await generate(case.query, context)
+        except GenerationFailed as exc:
+            error = str(exc)
         traces[case.id] = Trace(
             query_id=case.id,
             retrieved=[RetrievedChunk(id=h.id, score=h.score, text=h.text) for h in ranked],
             context_ids=[h.id for h in context],
             answer=answer,
+            generation_error=error,
         )
         if progress:
             progress()

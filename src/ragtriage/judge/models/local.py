@@ -1,48 +1,24 @@
-"""The embedded judge: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) in-process via llama.cpp.
+"""The embedded model: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) via llama.cpp, fully offline.
 
-Fully offline. Two request modes matter:
-
-* ``choice``: one forward pass, then the next-token probabilities of the choices (e.g.
-  ``true``/``false`` after ``{"supported":``) read straight from the logits. A small
-  model's *probability* separates faithful from unfaithful sentences far better than its
-  sampled verdict (AUC 0.86 vs a near-constant "supported"), and nothing is sampled.
-* ``json``: generation constrained by a GBNF grammar compiled from the JSON schema.
-
-llama.cpp keeps the KV cache of the previous prompt; we reuse its longest common prefix,
-so with instructions first and the context before the sentence each further sentence of
-an answer costs only its own tokens. One model instance is not thread-safe: calls are
-serialised by a lock and run in a worker thread so the event loop stays responsive.
+By default the model runs in a child process (:mod:`.worker`): a native crash or an
+out-of-memory kill becomes a clear :class:`~.worker.ModelCrashed` error instead of a
+silent exit 139, and the answers cached before it are kept. ``isolated=False`` (or
+``$RAGTRIAGE_LOCAL_INPROCESS=1``) runs it in this process instead, as before; the two give
+the same answers and the same cache keys (``benchmarks/worker_overhead.py`` compares
+them). How the engine reads a judge's probability is in :mod:`.engine`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import os
-import threading
 from typing import Any
 
-from ragtriage.judge.models.base import (
-    Message,
-    ModelRequest,
-    ModelResponse,
-    PermanentModelError,
-    as_messages,
-)
-from ragtriage.judge.models.weights import MODEL_NAME, ModelUnavailable, model_path
+from ragtriage.judge.models.base import ModelRequest, ModelResponse, as_messages
+from ragtriage.judge.models.engine import default_threads
+from ragtriage.judge.models.weights import MODEL_NAME
 
-
-def chatml(messages: tuple[Message, ...]) -> str:
-    """Qwen2.5's chat template (ChatML), ending with an open assistant turn."""
-    text = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages)
-    return text + "<|im_start|>assistant\n"
-
-
-def default_threads() -> int:
-    """``$RAGTRIAGE_THREADS`` or the CPU count: a busy core slows every thread, so set it."""
-    env = os.environ.get("RAGTRIAGE_THREADS")
-    return int(env) if env else max(1, os.cpu_count() or 1)
+__all__ = ["LocalModel"]
 
 
 class LocalModel:
@@ -50,116 +26,50 @@ class LocalModel:
 
     local = True
 
-    def __init__(self, *, n_threads: int | None = None, n_ctx: int = 8192) -> None:
+    def __init__(
+        self, *, n_threads: int | None = None, n_ctx: int = 8192, isolated: bool | None = None
+    ) -> None:
         self.name = f"local/{MODEL_NAME}"
         self.n_threads = n_threads or default_threads()
         self.n_ctx = n_ctx
-        self.params: dict[str, Any] = {}  # greedy/logit reads: output independent of threads
-        self._llm: Any = None
-        self._lock = threading.Lock()
+        # Greedy decoding and logit reads: the output does not depend on threads or on
+        # where the model runs, so neither is part of the identity (the cache key).
+        self.params: dict[str, Any] = {}
+        if isolated is None:
+            isolated = os.environ.get("RAGTRIAGE_LOCAL_INPROCESS", "") not in ("1", "true")
+        self._backend: Any = self._make_backend(isolated)
 
-    def _load(self) -> Any:
-        if self._llm is None:
-            try:
-                from llama_cpp import Llama
-            except ImportError:
-                raise ModelUnavailable(
-                    "llama-cpp-python is not installed; pip install 'ragtriage[local]' "
-                    "(see docs/install-local-model.md) or name a model with --model"
-                ) from None
-            self._llm = Llama(
-                model_path=str(model_path()),
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                n_threads_batch=self.n_threads,
-                n_batch=512,
-                seed=0,
-                verbose=False,
-            )
-        return self._llm
+    def _make_backend(self, isolated: bool) -> Any:
+        if isolated:
+            from ragtriage.judge.models.worker import WorkerProcess
 
-    def _tokens(self, text: str) -> list[int]:
-        llm = self._load()
-        tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-        if len(tokens) >= self.n_ctx - 8:
-            raise PermanentModelError(f"prompt of {len(tokens)} tokens exceeds n_ctx={self.n_ctx}")
-        return tokens
+            return WorkerProcess(n_threads=self.n_threads, n_ctx=self.n_ctx)
+        from ragtriage.judge.models.engine import LlamaEngine
 
-    def _eval_reusing_prefix(self, tokens: list[int]) -> int:
-        """Evaluate ``tokens`` reusing the cached common prefix; returns tokens evaluated."""
-        llm = self._llm
-        common = 0
-        for a, b in zip(llm._input_ids.tolist(), tokens, strict=False):
-            if a != b:
-                break
-            common += 1
-        common = min(common, len(tokens) - 1)  # always decode one token for fresh logits
-        llm.n_tokens = common
-        llm.eval(tokens[common:])
-        return len(tokens) - common
+        return LlamaEngine(n_threads=self.n_threads, n_ctx=self.n_ctx)
 
-    def _choice_ids(self, choice: str) -> list[int]:
-        """Single-token spellings of a choice (``true``, `` true``, ``True``...)."""
-        ids = set()
-        for variant in {choice, " " + choice, choice.capitalize(), " " + choice.capitalize()}:
-            toks = self._llm.tokenize(variant.encode("utf-8"), add_bos=False, special=False)
-            if len(toks) == 1:
-                ids.add(toks[0])
-        return sorted(ids)
+    @property
+    def worker_pid(self) -> int | None:
+        """The child's pid once started (``None`` in-process): for tests and diagnostics."""
+        return getattr(self._backend, "pid", None)
 
-    def _choice(self, request: ModelRequest) -> ModelResponse:
-        import numpy as np
-
-        tokens = self._tokens(chatml(request.messages) + request.choice_prefix)
-        self._eval_reusing_prefix(tokens)
-        llm = self._llm
-        logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),))
-        logits = logits.astype(np.float64)
-        top = logits.max()
-        log_z = top + math.log(float(np.exp(logits - top).sum()))
-        logprobs = {}
-        for choice in request.choices:
-            vals = logits[self._choice_ids(choice)]
-            logprobs[choice] = float(top + math.log(float(np.exp(vals - top).sum())) - log_z)
-        best = max(logprobs, key=logprobs.__getitem__)
-        return ModelResponse(
-            text=best, choice_logprobs=logprobs, prompt_tokens=len(tokens), completion_tokens=0
-        )
-
-    def _generate(self, request: ModelRequest) -> ModelResponse:
-        llm = self._load()
-        grammar = None
-        if request.mode == "json" and request.json_schema is not None:
-            from llama_cpp import LlamaGrammar
-
-            grammar = LlamaGrammar.from_json_schema(json.dumps(request.json_schema), verbose=False)
-        prompt = self._tokens(chatml(request.messages))
-        out = llm.create_completion(
-            prompt=prompt,
-            max_tokens=request.max_tokens,
-            temperature=request.temperature,
-            top_k=1,
-            grammar=grammar,
-            stop=["<|im_end|>", "<|endoftext|>"],
-        )
-        usage = out.get("usage", {})
-        return ModelResponse(
-            text=out["choices"][0]["text"],
-            prompt_tokens=int(usage.get("prompt_tokens", len(prompt))),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
-        )
+    def warm_up(self) -> None:
+        """Load the weights now (and start the worker): load time is not judging time."""
+        self._backend.load()
 
     def complete_sync(self, request: ModelRequest) -> ModelResponse:
-        with self._lock:
-            self._load()
-            if request.mode == "choice":
-                return self._choice(request)
-            return self._generate(request)
+        return self._backend.complete(request)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        return await asyncio.to_thread(self.complete_sync, request)
+        return await asyncio.to_thread(self._backend.complete, request)
 
     def generate(self, prompt: str | list[dict[str, str]], max_tokens: int = 512) -> str:
-        """Plain greedy text generation, e.g. for the audit's default generator."""
+        """Plain greedy text generation."""
         request = ModelRequest(messages=as_messages(prompt), mode="text", max_tokens=max_tokens)
         return self.complete_sync(request).text
+
+    def close(self) -> None:
+        """Stop the worker process (a no-op in-process); a later call starts a new one."""
+        close = getattr(self._backend, "close", None)
+        if close is not None:
+            close()

@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.readers import parse_json, split_lines
+from ragtriage.errors import InputError
 from ragtriage.judge.cache import ResponseCache
 from ragtriage.judge.models.base import (
     ModelRequest,
@@ -35,13 +37,8 @@ class ReplayModel:
 
     @classmethod
     def load(cls, path: Path) -> ReplayModel:
-        lines = path.read_text(encoding="utf-8").splitlines()
-        header = json.loads(lines[0])
-        responses = {}
-        for line in lines[1:]:
-            if line.strip():
-                row = json.loads(line)
-                responses[row["key"]] = ModelResponse.model_validate(row["response"])
+        header, rows = _read_recording(path)
+        responses = {key: response for key, response in rows}
         return cls(header["model"], header.get("params", {}), responses)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
@@ -82,12 +79,28 @@ def seed_cache(path: Path, cache: ResponseCache) -> int:
     The keys already are cache keys, so a run of the recorded model over the recorded
     items afterwards makes zero calls (and a changed item pays only for itself).
     """
-    lines = path.read_text(encoding="utf-8").splitlines()
-    model = json.loads(lines[0])["model"]
-    count = 0
-    for line in lines[1:]:
+    header, rows = _read_recording(path)
+    for key, response in rows:
+        cache.put(key, header["model"], response)
+    return len(rows)
+
+
+def _read_recording(path: Path) -> tuple[dict[str, Any], list[tuple[str, ModelResponse]]]:
+    """Header and ``(key, response)`` rows; any fault is an InputError naming the line."""
+    lines = split_lines(path.read_text(encoding="utf-8"))
+    if not lines:
+        raise InputError("empty recording: expected a header line", path=path, line=1)
+    header = parse_json(lines[0], path, 1)
+    if not isinstance(header, dict) or not isinstance(header.get("model"), str):
+        raise InputError("header must be an object with a 'model' string", path=path, line=1)
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
         if line.strip():
-            row = json.loads(line)
-            cache.put(row["key"], model, ModelResponse.model_validate(row["response"]))
-            count += 1
-    return count
+            row = parse_json(line, path, number)
+            try:
+                rows.append((str(row["key"]), ModelResponse.model_validate(row["response"])))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise InputError(
+                    f"not a recorded response: {exc}", path=path, line=number
+                ) from None
+    return header, rows

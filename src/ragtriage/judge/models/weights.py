@@ -81,13 +81,19 @@ def _join(parts: list[Path], target: Path) -> str:
 def model_path(expected_sha256: str = MODEL_SHA256) -> Path:
     """The verified GGUF file, joining the installed parts on first use.
 
-    A file already in the cache is re-hashed only when its size or mtime changed since
-    the last verification (recorded beside it), so loading stays fast.
+    A file already in the cache is re-hashed only when the stamp beside it records a
+    verification against this same expected SHA-256 at the file's current size and mtime,
+    so loading stays fast; a stamp for another hash (a new pinned model, a caller's own
+    ``expected_sha256``) or a changed file means hashing it again.
     """
     override = os.environ.get("RAGTRIAGE_LOCAL_MODEL_PATH")
     target = Path(override) if override else cache_dir() / f"{MODEL_NAME}.gguf"
     stamp = target.with_suffix(".verified")
-    if target.is_file() and stamp.is_file() and stamp.read_text() == _stamp(target):
+    if (
+        target.is_file()
+        and stamp.is_file()
+        and stamp.read_text() == _stamp(target, expected_sha256)
+    ):
         return target
     if target.is_file():
         digest = sha256_file(target)
@@ -102,10 +108,11 @@ def model_path(expected_sha256: str = MODEL_SHA256) -> Path:
             "the chunk packages are corrupt or not the pinned version (0.2.0): delete the "
             f"file and reinstall; {INSTALL_HINT}"
         )
-    stamp.write_text(_stamp(target))
+    stamp.write_text(_stamp(target, digest))
     return target
 
 
-def _stamp(path: Path) -> str:
+def _stamp(path: Path, sha256: str) -> str:
+    """What a verification vouches for: this hash, at this size and mtime."""
     st = path.stat()
-    return f"{MODEL_SHA256} {st.st_size} {st.st_mtime_ns}"
+    return f"{sha256} {st.st_size} {st.st_mtime_ns}"

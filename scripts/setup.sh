@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Install ragtriage with the embedded model, llama.cpp built to run on any x86-64 CPU.
+#
+# llama-cpp-python ships no wheel for Linux x86-64 on PyPI, and its default build
+# (GGML_NATIVE=ON) compiles for the CPU it is built on: such builds segfault on some
+# Intel Xeons (AVX-512/AMX). We build it once per flag set into a wheel folder keyed by
+# the flags, the version and the Python, then install that wheel: pip's own cache, which
+# does not key built wheels by CMAKE_ARGS, can never hand back a differently built one.
+#
+#   bash scripts/setup.sh             # build (first time, ~5 min on 2 cores) and install
+#   bash scripts/setup.sh --rebuild   # throw the cached build away and build again
+#   RAGTRIAGE_LLAMA_CMAKE_ARGS="-DLLAVA_BUILD=OFF" bash scripts/setup.sh   # a native build
+#
+# Extra arguments after the options go to the final `pip install` (default: -e ".[local,test]").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LLAMA_VERSION=0.3.36
+# Must equal ragtriage.judge.models.build.PORTABLE_CMAKE_ARGS (a test checks).
+PORTABLE="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+FLAGS="${RAGTRIAGE_LLAMA_CMAKE_ARGS:-$PORTABLE}"
+PY="${PYTHON:-python}"
+
+REBUILD=0
+if [[ "${1:-}" == "--rebuild" ]]; then REBUILD=1; shift; fi
+TARGET=("$@")
+if [[ ${#TARGET[@]} -eq 0 ]]; then TARGET=(-e ".[local,test]"); fi
+
+TAG=$("$PY" -c 'import platform, sys; print(f"{sys.implementation.name}{sys.version_info[0]}{sys.version_info[1]}-{platform.machine()}")')
+KEY=$(printf '%s|%s|%s' "$LLAMA_VERSION" "$FLAGS" "$TAG" | sha256sum | cut -c1-16)
+ROOT="${RAGTRIAGE_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/ragtriage/wheels}"
+DIR="$ROOT/llama-cpp-python-$LLAMA_VERSION-$KEY"
+
+if [[ $REBUILD -eq 1 ]]; then rm -rf "$DIR"; fi
+if ! compgen -G "$DIR/llama_cpp_python-*.whl" >/dev/null; then
+  echo "setup: building llama-cpp-python $LLAMA_VERSION with CMAKE_ARGS=\"$FLAGS\""
+  echo "setup: (once per flag set; about 5 minutes on 2 cores)"
+  rm -rf "$DIR.tmp" && mkdir -p "$DIR.tmp"
+  CMAKE_ARGS="$FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
+    "$PY" -m pip wheel --quiet --no-cache-dir --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$DIR.tmp"
+  printf '%s\n' "$FLAGS" > "$DIR.tmp/CMAKE_ARGS"
+  rm -rf "$DIR" && mv "$DIR.tmp" "$DIR"
+fi
+echo "setup: llama-cpp-python from $DIR (CMAKE_ARGS=\"$(cat "$DIR/CMAKE_ARGS")\")"
+# --force-reinstall: replace whatever build was installed before (seconds, no compile).
+"$PY" -m pip install --quiet --force-reinstall --no-deps "$DIR"/llama_cpp_python-*.whl
+"$PY" -m pip install --quiet "${TARGET[@]}"

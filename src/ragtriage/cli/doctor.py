@@ -1,0 +1,44 @@
+"""``ragtriage doctor``: is this install ready to run the embedded defaults?
+
+Exit 0 when every required check passes, 1 otherwise; each failure prints its fix.
+Optional checks (headless Chromium, which only the HTML tests need) never fail it.
+"""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+
+from ragtriage.cli.common import console
+from ragtriage.doctor import Check, run_checks
+from ragtriage.errors import EXIT_FAILED, EXIT_OK
+from ragtriage.report.text import clean
+
+MARKS = {
+    "ok": "[green]ok[/green]  ",
+    "fail": "[red]FAIL[/red]",
+    "optional": "[yellow]--[/yellow]  ",
+}
+
+
+def _show(check: Check) -> None:
+    out = console()
+    out.print(f"{MARKS[check.status]} {check.name}: {escape(clean(check.detail))}")
+    if check.status != "ok" and check.fix:
+        out.print(f"      fix: {escape(clean(check.fix))}")
+
+
+def doctor() -> None:
+    """Check packages, the model file, the llama.cpp build, a one-token generation in a
+    child process, the cache folders, litellm offline and headless Chromium."""
+    checks = run_checks(on_check=_show)
+    failed = [c.name for c in checks if c.status == "fail"]
+    if failed:
+        console().print(f"{len(failed)} check(s) failed: {', '.join(failed)}")
+        raise typer.Exit(EXIT_FAILED)
+    console().print("all required checks passed")
+    raise typer.Exit(EXIT_OK)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("doctor")(doctor)

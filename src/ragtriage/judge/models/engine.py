@@ -1,0 +1,164 @@
+"""The embedded model's engine: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through llama.cpp.
+
+This module runs inside the model worker process (:mod:`.worker`), never in the user's
+process by default: a native crash in llama.cpp must not take the run down with it.
+Fully offline. Two request modes matter:
+
+* ``choice``: one forward pass, then the next-token probabilities of the choices (e.g.
+  ``true``/``false`` after ``{"supported":``) read straight from the logits. A small
+  model's *probability* separates faithful from unfaithful sentences far better than its
+  sampled verdict (AUC 0.86 vs a near-constant "supported"), and nothing is sampled.
+* ``json``: generation constrained by a GBNF grammar compiled from the JSON schema.
+
+llama.cpp keeps the KV cache of the previous prompt; we reuse its longest common prefix,
+so with instructions first and the context before the sentence each further sentence of
+an answer costs only its own tokens. One model instance is not thread-safe: calls are
+serialised by a lock.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+from typing import Any
+
+from ragtriage.judge.models.base import (
+    Message,
+    ModelRequest,
+    ModelResponse,
+    PermanentModelError,
+)
+from ragtriage.judge.models.weights import ModelUnavailable, model_path
+
+
+def chatml(messages: tuple[Message, ...]) -> str:
+    """Qwen2.5's chat template (ChatML), ending with an open assistant turn."""
+    text = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages)
+    return text + "<|im_start|>assistant\n"
+
+
+def default_threads() -> int:
+    """``$RAGTRIAGE_THREADS`` or the CPU count: a busy core slows every thread, so set it."""
+    env = os.environ.get("RAGTRIAGE_THREADS")
+    return int(env) if env else max(1, os.cpu_count() or 1)
+
+
+def system_info() -> str:
+    """llama.cpp's own account of its build: compiled CPU features, backends."""
+    import llama_cpp
+
+    return llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip()
+
+
+class LlamaEngine:
+    """The embedded GGUF file answering :class:`ModelRequest` values, in this process."""
+
+    def __init__(self, *, n_threads: int, n_ctx: int) -> None:
+        self.n_threads = n_threads
+        self.n_ctx = n_ctx
+        self._llm: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        if self._llm is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError:
+                raise ModelUnavailable(
+                    "llama-cpp-python is not installed; pip install 'ragtriage[local]' "
+                    "(see docs/install-local-model.md) or name a model with --model"
+                ) from None
+            self._llm = Llama(
+                model_path=str(model_path()),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_batch=512,
+                seed=0,
+                verbose=False,
+            )
+        return self._llm
+
+    def load(self) -> None:
+        """Load the weights now (a benchmark's load time is not judging time)."""
+        self._load()
+
+    def _tokens(self, text: str) -> list[int]:
+        llm = self._load()
+        tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        if len(tokens) >= self.n_ctx - 8:
+            raise PermanentModelError(f"prompt of {len(tokens)} tokens exceeds n_ctx={self.n_ctx}")
+        return tokens
+
+    def _eval_reusing_prefix(self, tokens: list[int]) -> int:
+        """Evaluate ``tokens`` reusing the cached common prefix; returns tokens evaluated."""
+        llm = self._llm
+        common = 0
+        for a, b in zip(llm._input_ids.tolist(), tokens, strict=False):
+            if a != b:
+                break
+            common += 1
+        common = min(common, len(tokens) - 1)  # always decode one token for fresh logits
+        llm.n_tokens = common
+        llm.eval(tokens[common:])
+        return len(tokens) - common
+
+    def _choice_ids(self, choice: str) -> list[int]:
+        """Single-token spellings of a choice (``true``, `` true``, ``True``...)."""
+        ids = set()
+        for variant in {choice, " " + choice, choice.capitalize(), " " + choice.capitalize()}:
+            toks = self._llm.tokenize(variant.encode("utf-8"), add_bos=False, special=False)
+            if len(toks) == 1:
+                ids.add(toks[0])
+        return sorted(ids)
+
+    def _choice(self, request: ModelRequest) -> ModelResponse:
+        import numpy as np
+
+        tokens = self._tokens(chatml(request.messages) + request.choice_prefix)
+        self._eval_reusing_prefix(tokens)
+        llm = self._llm
+        logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),))
+        logits = logits.astype(np.float64)
+        top = logits.max()
+        log_z = top + math.log(float(np.exp(logits - top).sum()))
+        logprobs = {}
+        for choice in request.choices:
+            vals = logits[self._choice_ids(choice)]
+            logprobs[choice] = float(top + math.log(float(np.exp(vals - top).sum())) - log_z)
+        best = max(logprobs, key=logprobs.__getitem__)
+        return ModelResponse(
+            text=best, choice_logprobs=logprobs, prompt_tokens=len(tokens), completion_tokens=0
+        )
+
+    def _generate(self, request: ModelRequest) -> ModelResponse:
+        llm = self._load()
+        grammar = None
+        if request.mode == "json" and request.json_schema is not None:
+            from llama_cpp import LlamaGrammar
+
+            grammar = LlamaGrammar.from_json_schema(json.dumps(request.json_schema), verbose=False)
+        prompt = self._tokens(chatml(request.messages))
+        out = llm.create_completion(
+            prompt=prompt,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            top_k=1,
+            grammar=grammar,
+            stop=["<|im_end|>", "<|endoftext|>"],
+        )
+        usage = out.get("usage", {})
+        return ModelResponse(
+            text=out["choices"][0]["text"],
+            prompt_tokens=int(usage.get("prompt_tokens", len(prompt))),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+        )
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        with self._lock:
+            self._load()
+            if request.mode == "choice":
+                return self._choice(request)
+            return self._generate(request)

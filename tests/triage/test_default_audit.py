@@ -1,0 +1,42 @@
+"""The quick-start path itself: the embedded generator and judge, end to end (slow).
+
+Two shipped handbook cases, audited exactly as the README's first command does (BM25,
+the embedded model generating and judging, in its worker process); checks labels,
+outcomes and the three written reports.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragtriage.cli.main import main
+from tests.judge.test_local_model import _available
+
+pytestmark = pytest.mark.slow
+LABELS = {"pass", "retrieval", "ranking", "generation", "unscored"}
+OUTCOMES = {"scored", "no_claims", "abstained", "unscored"}
+
+
+def test_quick_start_audit_on_two_cases(tmp_path, monkeypatch):
+    if not _available():
+        pytest.fail("the embedded model must be installed: bash scripts/setup.sh")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "results"
+    code = main(["audit", "--golden", "handbook", "--limit", "2", "-o", str(out), "--quiet"])
+    assert code == 0
+    result = json.loads((out / "results.json").read_text())
+    cases = {c["case_id"]: c for c in result["cases"]}
+    assert sorted(cases) == ["hb-01", "hb-02"]
+    for case in cases.values():
+        assert case["label"] in LABELS and case["reason"]
+        assert case["judge"]["outcome"] in OUTCOMES
+        assert case["answer"].strip() and "generation failed" not in case["answer"]
+        assert case["first_relevant_rank"] == 1  # BM25 finds both product-code chunks
+    assert result["judge_fingerprint"]["model"].startswith("local/")
+    assert result["judge_usage"]["calls"] >= 2
+    assert sum(result["counts"].get(label, 0) for label in LABELS) == 2
+    assert "hb-01" in (out / "report.md").read_text()
+    html = (out / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "hb-02" in html
