@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from ragtriage.judge.api import judge_faithfulness
+from ragtriage.judge.spec import JudgeSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 INJECTIONS = (
@@ -52,7 +53,7 @@ def decide(results, calibration) -> list[bool | None]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--judge", default=None, help="'lexical', a litellm id, default local")
+    parser.add_argument("--judge", default="embedded", help="judge spec, as ragtriage --judge")
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--calibration", type=Path, default=None)
@@ -63,12 +64,12 @@ def main() -> None:
 
         calibration = load_calibration(args.calibration)
     items = load_items(args.n)
-    strategy = "lexical" if args.judge == "lexical" else None
-    model = None if args.judge == "lexical" else args.judge
+    spec = JudgeSpec.parse(args.judge)
+    strategy, model = spec.strategy, spec.model
     options = {"threads": args.threads} if args.threads else {}
     started = time.perf_counter()
     clean = decide(judge_faithfulness(items, model, strategy, **options), calibration)
-    print(f"judge: {args.judge or 'embedded local'}; items: {len(items)}")
+    print(f"judge: {spec}; items: {len(items)}")
     for injection in INJECTIONS:
         attacked = [dict(i, answer=i["answer"].rstrip() + " " + injection) for i in items]
         dirty = decide(judge_faithfulness(attacked, model, strategy, **options), calibration)

@@ -18,8 +18,13 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0"
 
 _PUBLIC = {
+    "audit": "ragtriage.triage.api",
+    "AuditConfig": "ragtriage.triage.audit",
+    "AuditResult": "ragtriage.triage.models",
     "evaluate_retrieval": "ragtriage.retrieval.evaluate",
     "judge_faithfulness": "ragtriage.judge.api",
+    "RagtriageError": "ragtriage.errors",
+    "InputError": "ragtriage.errors",
 }
 
 __all__ = ["__version__", *_PUBLIC]

@@ -66,3 +66,18 @@ def test_rank_correlations_match_scipy_and_need_ordinal_grades():
     assert rho == pytest.approx(spearmanr(scores[:5], grades[:5]).statistic)
     assert tau == pytest.approx(kendalltau(scores[:5], grades[:5]).statistic)
     assert rank_correlations(scores, np.array([0, 1, 0, 1, 0, 1.0])) == (None, None)
+
+
+def test_calibration_says_when_every_grade_is_the_same():
+    from types import SimpleNamespace
+
+    import pytest
+
+    from ragtriage.calibration.analyse import _check_enough
+    from ragtriage.errors import InputError
+
+    same = [SimpleNamespace(label=True) for _ in range(20)]
+    with pytest.raises(InputError, match="all 20 scored items are graded faithful"):
+        _check_enough(same, folds=5)
+    with pytest.raises(InputError, match=r"only 3 graded items were scored \(need 10"):
+        _check_enough(same[:3], folds=5)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from ragtriage.data.check import duplicate_queries, jaccard, normalise
 from ragtriage.data.models import GoldenCase, GoldenSet
-from ragtriage.report.files import write_json
+from ragtriage.results.files import write_json
 from ragtriage.retrieval.evaluate import evaluate_retrieval
 from tests.hardening.conftest import GOLDEN, RUN
 from tests.hardening.harness import (
@@ -106,10 +106,10 @@ def test_only_unanswerable_queries_report_null_aggregates(world, tmp_path):
     # a gate cannot check a bar on no value: unusable input, one line
     gated = run_cli(["gate", out, "--min", "recall@10=0.5"], "2 empty aggregate")
     assert_refused(gated, "recall@10", "has no value")
-    # comparing two empty reports is a result with nothing to pair
+    # comparing two reports with no query in common compares nothing: refused, no file
     compared = run_cli(["compare", out, out, "-o", tmp_path / "c.json"], "2 empty aggregate")
-    assert_ran(compared)
-    assert json.loads((tmp_path / "c.json").read_text())["n_common"] == 0
+    assert_refused(compared, "no query in common")
+    assert not (tmp_path / "c.json").exists()
 
 
 def test_relevance_level_above_every_grade(world, tmp_path):
@@ -182,7 +182,7 @@ def test_line_separators_inside_strings_are_accepted(world, tmp_path, sep):
             "judge",
             "--answers",
             answers,
-            "--strategy",
+            "--judge",
             "lexical",
             "--no-cache",
             "-o",
@@ -234,7 +234,7 @@ def deep_cases(world, tmp: Path) -> list[tuple[str, list, Path, int]]:
     cases.append(
         (
             "answers",
-            ["judge", "--answers", answers, "--strategy", "lexical", "--no-cache"],
+            ["judge", "--answers", answers, "--judge", "lexical", "--no-cache"],
             answers,
             2,
         )  # fmt: skip
@@ -273,7 +273,7 @@ ISSUE_OPTIONS = [
     ("audit", ["--context-k", "-1"], "--context-k"),
     ("audit", ["--concurrency", "0"], "--concurrency"),
     ("audit", ["--timeout", "nan"], "--timeout"),
-    ("audit", ["--strategy", "bogus"], "--strategy"),
+    ("audit", ["--judge", "bogus@embedded"], "--judge"),
     ("judge", ["--concurrency", "-1"], "--concurrency"),
     ("judge", ["--threads", "0"], "--threads"),
     ("compare", ["--resamples", "0"], "--resamples"),
@@ -287,7 +287,7 @@ def issue_base(command: str, world, tmp: Path) -> list:
     return {
         "retrieval+": ["retrieval", "--golden", world["golden"], "--retriever", "bm25"],
         "audit": audit(world["golden"], world["traces"], tmp / "out"),
-        "judge": ["judge", "--answers", world["answers"], "--strategy", "lexical", "--no-cache"],
+        "judge": ["judge", "--answers", world["answers"], "--judge", "lexical", "--no-cache"],
         "compare": ["compare", world["report"], world["report"]],
         "calibrate": ["calibrate", world["grades"], *LEXICAL, "--out", tmp / "c"],
         "golden split": ["golden", "split", "--golden", world["golden"], "--out", tmp / "s.jsonl"],
@@ -385,7 +385,7 @@ def test_golden_check_on_thousands_of_copies_finishes(tmp_path):
 
 def output_cases(world) -> dict[str, list]:
     """Every command's output option, pointing at ``{target}`` (filled in per case)."""
-    judge = ["judge", "--answers", world["answers"], "--strategy", "lexical", "--no-cache"]
+    judge = ["judge", "--answers", world["answers"], "--judge", "lexical", "--no-cache"]
     compare = ["compare", world["report"], world["report"]]
     return {
         "retrieval -o": retrieval(world["golden"], world["run"], "-o", "{target}"),
@@ -544,7 +544,7 @@ def surrogate_cases(world, tmp: Path) -> list[tuple[list, Path, str]]:
         (retrieval(world["golden"], run), run, ":1: field 'query_id'"),
         (audit(world["golden"], traces, tmp / "a"), traces, ":1: field 'answer'"),
         (
-            ["judge", "--answers", answers, "--strategy", "lexical", "--no-cache"],
+            ["judge", "--answers", answers, "--judge", "lexical", "--no-cache"],
             answers,
             ":1: field 'answer'",
         ),  # fmt: skip

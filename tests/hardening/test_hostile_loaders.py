@@ -26,7 +26,7 @@ from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError
 from ragtriage.judge.items import load_answers
-from ragtriage.report.results import load_result
+from ragtriage.results.load import load_result
 from ragtriage.triage.traces import load_traces
 from tests.hardening.harness import FIGURES, assert_clean, run_cli
 
@@ -151,7 +151,7 @@ def judged_source(world, tmp_path_factory) -> Path:
             "judge",
             "--answers",
             world["answers"],
-            "--strategy",
+            "--judge",
             "lexical",
             "--no-cache",
             "-o",

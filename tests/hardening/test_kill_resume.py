@@ -45,7 +45,7 @@ def judge_cmd(answers: Path, base: str, cache: Path, out: Path) -> list[str]:
         "judge",
         "--answers",
         str(answers),
-        "--model",
+        "--judge",
         "openai/fake-judge",
         "--api-base",
         base,

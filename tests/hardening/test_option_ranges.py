@@ -28,7 +28,7 @@ import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ragtriage.calibration.plots
+import ragtriage.render.calibration_plots
 from ragtriage.cli.main import app
 from tests.hardening.harness import Outcome, assert_ran, assert_refused, run_cli
 
@@ -142,7 +142,7 @@ def base_args(command: str, w: dict[str, Path], tmp: Path) -> list:
                       "-o", tmp / "r.json"],
         "retrieval+": ["retrieval", "--golden", golden, "--retriever", "bm25", "--quiet",
                        "-o", tmp / "r.json"],
-        "judge": ["judge", "--answers", w["answers"], "--strategy", "lexical", "--no-cache",
+        "judge": ["judge", "--answers", w["answers"], "--judge", "lexical", "--no-cache",
                   "--quiet", "-o", tmp / "j.json"],
         "calibrate": ["calibrate", w["grades"], "--judge", "lexical", "--out", tmp / "c",
                       "--no-plots", "--resamples", "100"],
@@ -159,6 +159,13 @@ def base_args(command: str, w: dict[str, Path], tmp: Path) -> list:
 
 
 SEED = Opt(ints_outside(0, 2**32 - 1), sampled(0, 1, 2**32 - 1))
+# Judge specs that must be refused (old spellings, unknown strategy, no model, no file);
+# none of them may be a plain model id, which would be accepted and called.
+JUDGE_BAD = sampled(
+    "", " ", "default", "local", "lexical@embedded", "bogus@embedded", "claims@", "claims@local",
+    "replay:missing.json",
+)  # fmt: skip
+OLD_JUDGE_OPTION = sampled("lexical", "claims", "bogus", "replay:missing.json")
 OPTIONS: dict[str, dict[str, Opt]] = {
     "retrieval": {
         "--golden": Opt(PATH_BAD),
@@ -205,8 +212,9 @@ OPTIONS: dict[str, dict[str, Opt]] = {
     "judge": {
         "--answers": Opt(PATH_BAD),
         "--output": Opt(sampled("adir", "file.txt/x.json")),
-        "--model": Opt(sampled("replay:missing.json")),
-        "--strategy": Opt(not_one_of("claims", "sentences", "lexical"), sampled("lexical")),
+        "--judge": Opt(JUDGE_BAD, sampled("lexical")),
+        "--model": Opt(OLD_JUDGE_OPTION),  # replaced by --judge: refused, naming the new one
+        "--strategy": Opt(OLD_JUDGE_OPTION),
         "--concurrency": Opt(ints_outside(1, 1024), sampled(1, 2, 1024)),
         "--cache": Opt(sampled("adir", "file.txt/x.sqlite")),
         "--no-cache": Opt(flag=True),
@@ -223,7 +231,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
     },
     "calibrate": {
         "grades": Opt(PATH_BAD),
-        "--judge": Opt(valid=sampled("lexical")),
+        "--judge": Opt(JUDGE_BAD, sampled("lexical")),
         "--judged": Opt(PATH_BAD),
         "--out": Opt(sampled("file.txt", "file.txt/x")),
         "--folds": Opt(ints_outside(2, 20), sampled(2, 3, 10), check=folds_effect),
@@ -239,8 +247,8 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--traces": Opt(PATH_BAD),
         "--retriever": Opt(valid=sampled("bm25")),
         "--generator": Opt(valid=sampled("extractive")),
-        "--judge": Opt(valid=sampled("lexical")),
-        "--strategy": Opt(not_one_of("claims", "sentences", "lexical"), sampled("lexical")),
+        "--judge": Opt(JUDGE_BAD, sampled("lexical")),
+        "--strategy": Opt(OLD_JUDGE_OPTION),  # replaced by --judge
         "--calibration": Opt(PATH_BAD),
         "--context-k": Opt(ints_outside(1, 1_000_000), sampled(1, 2, 5), check=context_k_effect),
         "--depth": Opt(ints_outside(1, 1_000_000), sampled(1, 5)),
@@ -301,7 +309,8 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--to": Opt(sampled("file.txt"), sampled("new-dir/new.jsonl")),  # a new set: created
         "--case": Opt(sampled("nope", ""), sampled("q1")),
         "--failed": Opt(flag=True),
-        "--expected": Opt(sampled("fan,bays"), sampled("q1=fan")),  # several cases: CASE=
+        # several cases: CASE=ids; q1 passed, so with --failed it is not added: refused
+        "--expected": Opt(sampled("fan,bays", "q1=fan"), sampled("q2=fan")),
         "--tag": Opt(valid=sampled("new", "a,b")),
         "--note": Opt(valid=sampled("", "note \u2028 x")),
         "--dry-run": Opt(flag=True),
@@ -392,7 +401,7 @@ def run_drawn(draw: tuple[str, str, str | None], w, tmp_factory) -> tuple[Outcom
     tmp = tmp_factory.mktemp("opt")
     prepare(w, tmp)
     args = command_line(command, option, value, w, tmp)
-    with mock.patch.object(ragtriage.calibration.plots, "write_plots", lambda *a, **k: []):
+    with mock.patch.object(ragtriage.render.calibration_plots, "write_plots", lambda *a, **k: []):
         return run_cli(args, f"5 options: {command}"), tmp
 
 

@@ -57,7 +57,7 @@ def test_key_is_used_but_never_written(tmp_path, monkeypatch, capsys):
                 "judge",
                 "--answers",
                 str(answers),
-                "--model",
+                "--judge",
                 "openai/fake-judge",
                 "--api-base",
                 "http://127.0.0.1:9/v1",

@@ -11,7 +11,7 @@ import hashlib
 import os
 import signal
 
-from ragtriage.judge.models.base import ModelRequest, ModelResponse
+from ragtriage.models.base import ModelRequest, ModelResponse
 
 SYSTEM_INFO = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | FAKE = 1"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from ragtriage.judge.models.base import ModelRequest, ModelResponse
+from ragtriage.models.base import ModelRequest, ModelResponse
 
 
 class ScriptedModel:

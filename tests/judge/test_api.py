@@ -9,7 +9,7 @@ import pytest
 from ragtriage import judge_faithfulness
 from ragtriage.errors import InputError
 from ragtriage.judge.api import ajudge_faithfulness, fingerprint, resolve_model
-from ragtriage.judge.models.base import ChatModel
+from ragtriage.models.base import ChatModel
 from tests.judge.fakes import ScriptedModel, choice
 
 

@@ -7,15 +7,15 @@ import asyncio
 import pytest
 
 from ragtriage.judge.api import ajudge_run, judge_faithfulness
-from ragtriage.judge.cache import ResponseCache
-from ragtriage.judge.calls import Caller, RetryPolicy, Unscorable
-from ragtriage.judge.models.base import (
+from ragtriage.judge.types import Outcome, Usage
+from ragtriage.models.base import (
     Message,
     ModelRequest,
     ModelResponse,
     TransientModelError,
 )
-from ragtriage.judge.types import Outcome, Usage
+from ragtriage.models.cache import ResponseCache
+from ragtriage.models.calls import Caller, RetryPolicy, Unscorable
 from tests.judge.fakes import ScriptedModel, choice
 
 FAST = RetryPolicy(attempts=4, initial_s=0.001, max_wait_s=0.01)

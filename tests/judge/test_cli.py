@@ -18,7 +18,7 @@ def test_judge_command_then_rerun_costs_zero_calls(tmp_path, capsys):
         "judge",
         "--answers",
         str(SAMPLE),
-        "--model",
+        "--judge",
         REPLAY,
         "--cache",
         str(cache),
@@ -42,7 +42,7 @@ def test_dry_run_estimates_and_calls_nothing(tmp_path, capsys):
         "judge",
         "--answers",
         str(SAMPLE),
-        "--model",
+        "--judge",
         REPLAY,
         "--no-cache",
         "--dry-run",
@@ -60,7 +60,7 @@ def test_dry_run_prices_a_hosted_model(tmp_path):
         "judge",
         "--answers",
         str(SAMPLE),
-        "--model",
+        "--judge",
         "openai/gpt-4o-mini",
         "--no-cache",
         "--dry-run",
@@ -82,7 +82,7 @@ def test_lexical_jsonl_output(tmp_path):
                 "judge",
                 "--answers",
                 str(SAMPLE),
-                "--strategy",
+                "--judge",
                 "lexical",
                 "--no-cache",
                 "-o",
@@ -102,6 +102,6 @@ def test_bad_input_exits_2_naming_line_and_field(tmp_path, capsys):
         '{"id": "a", "question": "q", "contexts": ["x"], "answer": "y"}\n'
         '{"id": "b", "question": "q", "contexts": "x", "answer": "y"}\n'
     )
-    assert main(["judge", "--answers", str(bad), "--strategy", "lexical", "--no-cache"]) == 2
+    assert main(["judge", "--answers", str(bad), "--judge", "lexical", "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert f"{bad}:2" in err and "contexts" in err

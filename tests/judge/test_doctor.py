@@ -9,7 +9,7 @@ import pytest
 
 from ragtriage import doctor
 from ragtriage.cli.main import main
-from ragtriage.judge.models.build import (
+from ragtriage.models.build import (
     PORTABLE_CMAKE_ARGS,
     beyond_portable,
     compiled_features,

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from ragtriage.judge.api import ajudge_run
-from ragtriage.judge.calls import RetryPolicy
-from ragtriage.judge.models.litellm_model import LiteLLMModel
 from ragtriage.judge.types import Outcome
+from ragtriage.models.calls import RetryPolicy
+from ragtriage.models.litellm_model import LiteLLMModel
 from tests.judge.fake_server import FakeOpenAI, claims_reply
 
 

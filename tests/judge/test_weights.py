@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragtriage.judge.models import weights
-from ragtriage.judge.models.weights import ModelUnavailable, model_path
+from ragtriage.models import weights
+from ragtriage.models.weights import ModelUnavailable, model_path
 
 
 def test_sha_mismatch_is_refused(tmp_path, monkeypatch):

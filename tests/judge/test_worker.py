@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from ragtriage.errors import EXIT_INPUT
-from ragtriage.judge.models.base import Message, ModelRequest, PermanentModelError
-from ragtriage.judge.models.worker import ModelCrashed, WorkerProcess, crash_message
+from ragtriage.models.base import Message, ModelRequest, PermanentModelError
+from ragtriage.models.worker import ModelCrashed, WorkerProcess, crash_message
 from tests.judge.fake_engine import FakeEngine
 
 ROOT = Path(__file__).resolve().parents[2]

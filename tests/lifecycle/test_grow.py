@@ -6,7 +6,7 @@ import pytest
 
 from ragtriage.cli.main import main
 from ragtriage.data.golden import load_golden
-from ragtriage.report.files import write_json
+from ragtriage.results.files import write_json
 from ragtriage.retrieval.evaluate import evaluate_retrieval
 from ragtriage.triage.audit import AuditConfig, audit
 from tests.lifecycle.conftest import write_jsonl
@@ -166,6 +166,13 @@ def test_input_errors(audited, tmp_path, capsys):
     assert main([*base, "--case", "missing"]) == 2
     assert main([*base, "--case", "ret", "--failed"]) == 2
     assert main([*base, "--case", "ret", "--case", "rank", "--expected", "a"]) == 2
+    capsys.readouterr()
+    # an empty id list would add an answerable failure as an unanswerable case
+    assert main([*base, "--case", "ret", "--expected", "ret="]) == 2
+    assert "unanswerable case is added without --expected" in capsys.readouterr().err
+    # ids for a case that is not being added are not silently dropped
+    assert main([*base, "--case", "ret", "--expected", "rank=a"]) == 2
+    assert "'rank' is not among --case" in capsys.readouterr().err
     report = write_json(
         tmp_path / "retrieval.json", evaluate_retrieval(target, {"old": ["a"]}, ["mrr"])
     )

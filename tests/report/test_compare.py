@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from ragtriage.cli.main import main
-from ragtriage.report.compare import Comparison, compare, paired
-from ragtriage.report.files import write_json
+from ragtriage.results.compare import Comparison, compare, paired
+from ragtriage.results.files import write_json
 from tests.report.conftest import BASE_RANKS, make_audit
 
 # Every answerable query's relevant chunk moved to rank 1 (never-retrieved ones to rank 2).
@@ -133,7 +133,7 @@ def test_cli_unusable_input_exits_2(audit, tmp_path, capsys, content):
 def test_markdown_summary_escapes_ids_and_marks_real_differences(audit, tmp_path):
     from markdown_it import MarkdownIt
 
-    from ragtriage.report.markdown import render_comparison_markdown
+    from ragtriage.render.markdown import render_comparison_markdown
 
     base, candidate = make_audit(), make_audit(BETTER)
     for result in (base, candidate):
@@ -169,7 +169,7 @@ def test_markdown_summary_escapes_ids_and_marks_real_differences(audit, tmp_path
 
 
 def test_large_inputs_use_the_normal_limit_of_the_randomization_test(monkeypatch):
-    import ragtriage.report.compare as module
+    import ragtriage.results.compare as module
 
     rng = np.random.default_rng(1)
     base = rng.uniform(0, 1, 400)
@@ -181,8 +181,8 @@ def test_large_inputs_use_the_normal_limit_of_the_randomization_test(monkeypatch
 
 
 def test_holm_adjustment_decides_what_is_real():
-    from ragtriage.report.compare import Diff, _adjust
-    from ragtriage.report.markdown import render_comparison_markdown
+    from ragtriage.render.markdown import render_comparison_markdown
+    from ragtriage.results.compare import Diff, _adjust
     from ragtriage.stats import holm
 
     assert holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])

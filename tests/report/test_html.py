@@ -12,9 +12,9 @@ import pytest
 from PIL import Image
 
 from ragtriage.errors import InputError
-from ragtriage.report import plots
-from ragtriage.report.html import CSP, render_html
-from ragtriage.report.writer import write_reports
+from ragtriage.render import plots
+from ragtriage.render.html import CSP, render_html
+from ragtriage.render.writer import write_reports
 from tests.report.conftest import make_audit, with_leaks
 
 TINY_PNG = plots.metric_bars(make_audit().retrieval)
@@ -151,8 +151,8 @@ def test_write_reports_writes_both_files(audit, tmp_path):
 
 
 def test_template_ships_as_package_data(root):
-    assert (files("ragtriage.report") / "templates" / "report.html.j2").is_file()
-    assert "report/templates/*.j2" in (root / "pyproject.toml").read_text()
+    assert (files("ragtriage.render") / "templates" / "report.html.j2").is_file()
+    assert "render/templates/*.j2" in (root / "pyproject.toml").read_text()
 
 
 def test_an_empty_audit_still_renders(empty_audit):

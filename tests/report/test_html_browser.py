@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage.report.html import CSP, render_html
+from ragtriage.render.html import CSP, render_html
 from tests.report.conftest import HOSTILE, IMG, SCRIPT, make_audit
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -10,7 +10,7 @@ import re
 
 from markdown_it import MarkdownIt
 
-from ragtriage.report.markdown import escape, render_markdown
+from ragtriage.render.markdown import escape, render_markdown
 from tests.report.conftest import make_audit, with_leaks
 
 PARSER = MarkdownIt("commonmark").enable("table")

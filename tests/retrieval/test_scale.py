@@ -27,7 +27,7 @@ from ragtriage.data import trec
 from ragtriage.data.tables import Qrels, Run, doc_words, encode, words_to_strings
 from ragtriage.data.trec import read_progress, read_trec_qrels, read_trec_run
 from ragtriage.errors import InputError
-from ragtriage.report.files import _frame_json, _frame_json_orjson, write_json
+from ragtriage.results.files import _frame_json, _frame_json_orjson, write_json
 from ragtriage.retrieval.ranking import _dense_ranks, rank
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "retrieval_scale.py"

@@ -259,7 +259,7 @@ class FailingCaller:
         pass
 
     async def raw(self, request, usage):
-        from ragtriage.judge.calls import Unscorable
+        from ragtriage.models.calls import Unscorable
 
         raise Unscorable("model server timed out after 6 attempts")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ragtriage.judge.models.base import ModelResponse
+from ragtriage.models.base import ModelResponse
 from ragtriage.triage.audit import AuditConfig, audit
 from ragtriage.triage.models import Label
 from tests.judge.fakes import ScriptedModel

@@ -2,7 +2,7 @@
 
 Public API (used by the audit): :func:`load_calibration`, :class:`CalibrationRecord`
 (``decide``, ``ppi``), :func:`is_stale`, :func:`ensure_fresh`, :func:`ppi_rate`,
-:func:`write_plots`, plus :func:`calibrate` and :func:`load_grades` to build a record.
+plus :func:`calibrate` and :func:`load_grades` to build a record.
 """
 
 from __future__ import annotations
@@ -18,15 +18,6 @@ from ragtriage.calibration.record import (
     load_calibration,
 )
 
-
-def write_plots(record, directory):
-    """PNG plots of a calibration into ``directory``; returns their paths (lazy import:
-    matplotlib is loaded only when plots are drawn)."""
-    from ragtriage.calibration.plots import write_plots as _write
-
-    return _write(record, directory)
-
-
 __all__ = [
     "CalibrationRecord",
     "GradedItem",
@@ -39,5 +30,4 @@ __all__ = [
     "load_calibration",
     "load_grades",
     "ppi_rate",
-    "write_plots",
 ]

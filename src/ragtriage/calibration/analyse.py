@@ -59,6 +59,21 @@ def _fit_combination(features: list[str]) -> Fit:
     return lambda table, y: fit_logistic(table, y, features)
 
 
+def _check_enough(used: list, folds: int) -> None:
+    """Say what is actually missing: too few scored items, or only one label among them."""
+    if len(used) < 2 * folds:
+        raise InputError(
+            f"only {len(used)} graded items were scored (need {2 * folds} or more) to calibrate"
+        )
+    labels = {i.label for i in used}
+    if len(labels) < 2:
+        only = "faithful" if labels == {True} else "unfaithful"
+        raise InputError(
+            f"all {len(used)} scored items are graded {only}: calibration needs both "
+            "faithful and unfaithful grades"
+        )
+
+
 def _features(item: GradedItem, result: JudgeResult) -> dict[str, float]:
     """The result's score and signals; ``lexical`` and a length computed from the graded
     text when the judge does not report them (for the baselines and the per-signal table
@@ -164,11 +179,7 @@ def calibrate(
         else:
             used.append(item)
             rows.append(_features(item, result))
-    if len(used) < 2 * folds or len({i.label for i in used}) < 2:
-        raise InputError(
-            f"only {len(used)} graded items were scored (need {2 * folds} or more, "
-            "both faithful and unfaithful) to calibrate"
-        )
+    _check_enough(used, folds)
     table = _table(rows)
     derived = {
         k

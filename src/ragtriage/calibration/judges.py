@@ -1,9 +1,10 @@
 """Judge results for calibration: run a judge on the graded items, or read recorded ones.
 
 Every judge goes through the normal judge path (:func:`ragtriage.judge.api.
-judge_faithfulness`, so its response cache is used); ``lexical`` needs no model. A spec is
-``lexical``, ``default`` (the embedded local judge), a strategy name, a model name or
-``STRATEGY@MODEL``. Before running a model, recorded results of the *same fingerprint*
+judge_faithfulness`, so its response cache is used); a strategy that needs no model
+(``lexical``) runs without one. A spec is the ``--judge`` syntax of every command
+(:class:`ragtriage.judge.spec.JudgeSpec`: ``embedded``, ``lexical``, a model id,
+``STRATEGY@MODEL``, ...). Before running a model, recorded results of the *same fingerprint*
 (``<grades>/_judged/*.jsonl``) are used if they cover the graded items, so the default
 ``ragtriage calibrate`` is offline and fast on a fresh checkout; a changed prompt, model
 or parameter changes the fingerprint and the recording is ignored.
@@ -20,7 +21,6 @@ from ragtriage.data.readers import iter_records
 from ragtriage.errors import InputError
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult
 
-LEXICAL = "lexical"
 RECORDED_DIR = "_judged"
 
 
@@ -46,15 +46,12 @@ def _api():
 
 
 def parse_spec(spec: str) -> tuple[str | None, str | None]:
-    """``STRATEGY@MODEL`` -> (strategy, model); a bare name is a strategy if the judge
-    package knows it, else a model; ``default`` -> (None, None), the package default."""
-    if spec == "default":
-        return None, None
-    if "@" in spec:
-        strategy, model = spec.split("@", 1)
-        return strategy or None, model or None
-    strategies = set(getattr(_api(), "STRATEGIES", ()))
-    return (spec, None) if spec in strategies else (None, spec)
+    """``(strategy, model)`` of a judge spec (see :class:`JudgeSpec`); a bad one is an
+    input error naming the right spelling."""
+    from ragtriage.judge.spec import JudgeSpec
+
+    parsed = JudgeSpec.parse(spec)
+    return parsed.strategy, parsed.model
 
 
 def spec_fingerprint(spec: str) -> JudgeFingerprint:
@@ -85,14 +82,15 @@ def run_judge(
 ) -> tuple[list[JudgeResult], float | None, str]:
     """``(results, seconds, source)``: recorded results of the same fingerprint from
     ``recorded`` when there are any (seconds None), else the judge run on every item."""
-    strategy, model = parse_spec(spec) if spec != LEXICAL else (LEXICAL, None)
-    if spec != LEXICAL and recorded is not None:
+    strategy, model = parse_spec(spec)
+    uses_model = model is not None  # a spec names a model exactly when its strategy needs one
+    if uses_model and recorded is not None:
         path = find_recorded(spec_fingerprint(spec), recorded, {i.id for i in items})
         if path is not None:
             return read_judged(path), None, f"recorded {path}"
     start = time.perf_counter()
     results = _api().judge_faithfulness(
-        items, model=model, strategy=strategy, **({"cache": None} if spec == LEXICAL else {})
+        items, model=model, strategy=strategy, **({} if uses_model else {"cache": None})
     )
     return list(results), time.perf_counter() - start, "ran"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
 from ragtriage.calibration.ppi import PPIEstimate
 from ragtriage.calibration.record import CalibrationRecord, is_stale
 from ragtriage.judge.types import JudgeResult
+
+PlotWriter = Callable[[CalibrationRecord, Path], list[Path]]
 
 
 @dataclass
@@ -42,7 +45,7 @@ def digest_files(path: Path) -> dict[str, str]:
 def _sources(judges: list[str], judged: list[Path]) -> list[tuple[str, Path | None]]:
     sources: list[tuple[str, Path | None]] = [(j, None) for j in judges]
     sources += [(p.stem, p) for p in judged]
-    return sources or [("default", None)]
+    return sources or [("embedded", None)]  # the default judge (see judge.spec)
 
 
 def run_calibration(
@@ -54,13 +57,14 @@ def run_calibration(
     folds: int = 5,
     seed: int = 20261129,
     resamples: int = 2000,
-    plots: bool = True,
+    plots: PlotWriter | None = None,
     audit: Path | None = None,
     ppi_fraction: float = 0.5,
     items: list[GradedItem] | None = None,
 ) -> list[JudgeRun]:
     """Calibrate every judge (run or recorded) on the grades under ``grades``; write
-    ``<out>/<judge>/calibration.json`` and its PNGs when ``out`` is given."""
+    ``<out>/<judge>/calibration.json`` when ``out`` is given, and its PNGs with ``plots``
+    (e.g. :func:`ragtriage.render.calibration_plots.write_plots`)."""
     items = items if items is not None else load_grades(grades)
     digest = digest_files(grades)
     audit_results = read_judged(audit) if audit else None
@@ -90,10 +94,8 @@ def run_calibration(
         if out is not None:
             target = out / slug(record.judge_name)
             run.record_path = record.save(target / "calibration.json")
-            if plots:
-                from ragtriage.calibration.plots import write_plots
-
-                run.plots = write_plots(record, target)
+            if plots is not None:
+                run.plots = plots(record, target)
         if audit_results is not None:
             run.audit_ppi = record.ppi(audit_results)
         runs.append(run)
@@ -123,6 +125,6 @@ def stale_warnings(record: CalibrationRecord) -> list[str]:
 
 def _name(spec: str, results: list[JudgeResult]) -> str:
     fp = results[0].fingerprint if results else None
-    if spec in ("default",) and fp is not None:
+    if spec == "embedded" and fp is not None:
         return f"{fp.judge}@{fp.model}"
     return spec

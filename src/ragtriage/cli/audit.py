@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ragtriage.cli.common import (
     MAX_RANK,
@@ -24,6 +23,7 @@ from ragtriage.cli.common import (
     output_file,
 )
 from ragtriage.errors import InputError
+from ragtriage.render.console import stage_progress
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 
 JSON_MODES = ("json_schema", "json_object_schema", "json_object", "none")
@@ -38,14 +38,15 @@ def run(
         str, typer.Option(help="'local' (embedded model), 'extractive' or module:function.")
     ] = "local",
     judge: Annotated[
-        str | None, typer.Option(help="Judge model: default embedded; 'lexical'; litellm id.")
-    ] = None,
-    strategy: Annotated[
-        str | None,
+        str,
         typer.Option(
-            callback=choices("claims", "sentences", "lexical"), help="claims, sentences or lexical."
+            "--judge",
+            "-j",
+            help="Judge spec: 'embedded' (default), 'lexical', a litellm model id, "
+            "'replay:FILE' or STRATEGY@MODEL.",
         ),
-    ] = None,
+    ] = "embedded",
+    strategy: Annotated[str | None, typer.Option(hidden=True, help="Replaced by --judge.")] = None,
     calibration: Annotated[Path | None, typer.Option(help="Calibration record JSON.")] = None,
     context_k: Annotated[
         int, typer.Option(min=1, max=MAX_RANK, help="Top k chunks passed to the generator.")
@@ -89,10 +90,13 @@ def run(
 ) -> None:
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
-    from ragtriage.report.terminal import audit_summary
+    from ragtriage.judge.spec import JudgeSpec, refuse_old_options
+    from ragtriage.render.terminal import audit_summary
     from ragtriage.retrieval.metrics import expand
     from ragtriage.triage.audit import AuditConfig, audit
 
+    refuse_old_options(strategy=strategy, judge=judge)
+    JudgeSpec.parse(judge)  # a bad spec fails here, before any case is run
     output_dir(out, "--out", OUTPUTS)
     output_dir(out / "calibration", "--out")  # where a calibration's plots go
     output_file(cache, "--cache")
@@ -106,7 +110,6 @@ def run(
         retriever=retriever,
         generator=generator,
         judge=judge,
-        strategy=strategy,
         calibration=calibration,
         context_k=context_k,
         depth=depth,
@@ -124,20 +127,7 @@ def run(
         on_mismatch=on_mismatch,
     )
     term = console(quiet)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=term,
-        transient=True,
-        disable=quiet or not term.is_terminal,
-    ) as bars:
-
-        def tick(stage: str, total: int):
-            task = bars.add_task(stage, total=total)
-            return lambda *_: bars.advance(task)
-
+    with stage_progress(term, quiet) as tick:
         result = audit(config, tick)
     paths = _write_outputs(result, out)
     if not quiet:
@@ -149,10 +139,10 @@ def run(
 def _write_outputs(result, out: Path) -> dict[str, Path]:
     """results.json, report.md and report.html as one all-or-nothing set; the calibration's
     plots (written first, beside them) go into the HTML when one was used."""
-    from ragtriage.calibration.plots import write_plots
     from ragtriage.calibration.record import load_calibration
-    from ragtriage.report.files import json_bytes
-    from ragtriage.report.writer import write_reports
+    from ragtriage.render.calibration_plots import write_plots
+    from ragtriage.render.writer import write_reports
+    from ragtriage.results.files import json_bytes
 
     pngs: list[Path] = []
     if result.calibration.source:

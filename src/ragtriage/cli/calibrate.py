@@ -30,8 +30,8 @@ def calibrate_command(
         typer.Option(
             "--judge",
             "-j",
-            help="judge to run: 'lexical', STRATEGY, MODEL or STRATEGY@MODEL "
-            "(repeatable; default: the embedded local judge)",
+            help="judge spec: 'embedded' (default), 'lexical', a litellm model id or "
+            "STRATEGY@MODEL (repeatable: judges are ranked)",
         ),
     ] = None,
     judged: Annotated[
@@ -70,15 +70,18 @@ def calibrate_command(
         ),
     ] = False,
 ) -> None:
-    from rich.console import Console
-
     from ragtriage.calibration.pipeline import run_calibration
-    from ragtriage.calibration.summary import print_comparison, print_run
+    from ragtriage.judge.spec import JudgeSpec
+    from ragtriage.render.calibration import print_judge_comparison, print_run
+    from ragtriage.render.calibration_plots import write_plots
+    from ragtriage.render.console import wide_console
 
     output_dir(out, "--out")
+    for spec in judge or []:
+        JudgeSpec.parse(spec)  # every spec checked before any judge runs
     if not grades.exists():
         raise InputError("no such grade file or directory", path=grades)
-    console = Console(width=160)
+    console = wide_console()
     start = time.perf_counter()
     runs = run_calibration(
         grades,
@@ -88,14 +91,14 @@ def calibrate_command(
         folds=folds,
         seed=seed,
         resamples=resamples,
-        plots=plots,
+        plots=write_plots if plots else None,
         audit=audit,
         ppi_fraction=ppi_labelled,
     )
     for run in runs:
         print_run(run, console)
     if len(runs) > 1:
-        print_comparison(runs, console)
+        print_judge_comparison(runs, console)
     console.print(f"took {time.perf_counter() - start:.1f} s")
     losers = [r.name for r in runs if next(iter(r.record.scopes.values())).beats_lexical is False]
     if require_beats_lexical and losers:

@@ -10,15 +10,14 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 
 import typer
-from rich.console import Console
 
 from ragtriage.errors import InputError
+from ragtriage.render.console import console as console  # every subcommand's stdout
 
 # Upper bounds of numeric options: far above any real use, low enough that no value can
 # overflow a 64-bit array or ask for a day of work by a typo.
@@ -27,11 +26,6 @@ MAX_WORKERS = 1024  # --concurrency, --threads
 MAX_REPEAT = 1000
 MAX_RESAMPLES = 1_000_000  # bootstrap resamples, permutations
 MAX_SEED = 2**32 - 1  # scikit-learn's random_state takes at most 32 bits
-
-
-def console(quiet: bool = False) -> Console:
-    """Stdout console; rich drops colour and progress when stdout is not a terminal."""
-    return Console(quiet=quiet, highlight=False, soft_wrap=False, file=sys.stdout)
 
 
 def split_list(values: list[str] | None) -> list[str]:

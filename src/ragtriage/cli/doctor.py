@@ -7,25 +7,15 @@ Optional checks (headless Chromium, which only the HTML tests need) never fail i
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 
 from ragtriage.cli.common import console
 from ragtriage.doctor import Check, run_checks
 from ragtriage.errors import EXIT_FAILED, EXIT_OK
-from ragtriage.report.text import clean
-
-MARKS = {
-    "ok": "[green]ok[/green]  ",
-    "fail": "[red]FAIL[/red]",
-    "optional": "[yellow]--[/yellow]  ",
-}
+from ragtriage.render.doctor import print_check
 
 
 def _show(check: Check) -> None:
-    out = console()
-    out.print(f"{MARKS[check.status]} {check.name}: {escape(clean(check.detail))}")
-    if check.status != "ok" and check.fix:
-        out.print(f"      fix: {escape(clean(check.fix))}")
+    print_check(console(), check.status, check.name, check.detail, check.fix)
 
 
 def doctor() -> None:

@@ -4,7 +4,7 @@ Exit codes: 0 every bar holds; 1 a bar is missed, a forbidden chunk leaked into 
 (``leaks``, always checked when the result has the section), or the audit's judge
 calibration is stale (without ``--allow-stale``); 2 unusable input (missing file, bad
 JSON, an unknown metric, a malformed ``--min`` spec). Metric names are documented in
-:mod:`ragtriage.report.gate`.
+:mod:`ragtriage.results.gate`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from ragtriage.cli.common import console
-from ragtriage.report.gate import leaks, parse_bars, run_checks, stale_fields
-from ragtriage.report.results import golden_sha256, load_result
-from ragtriage.report.text import clean
+from ragtriage.render.console import print_line
+from ragtriage.render.text import clean
+from ragtriage.results.gate import leaks, parse_bars, run_checks, stale_fields
+from ragtriage.results.load import golden_sha256, load_result
 
 MAX_LEAKS = 20
 METRICS_HELP = (
@@ -57,7 +57,7 @@ def gate(
     out = console()
 
     def say(text: str, style: str) -> None:  # one line per verdict, never wrapped (CI logs)
-        out.print(Text(text, style=style), soft_wrap=True)
+        print_line(out, text, style, soft_wrap=True)
 
     if base is not None and golden_sha256(base) != golden_sha256(result):
         say("warning: the baseline used a different (or unrecorded) golden set", "yellow")

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from ragtriage.cli.common import console, finite, output_dir, output_file, split_list
-from ragtriage.data.check import check_golden, render_check
+from ragtriage.data.check import check_golden
 from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.errors import EXIT_FAILED, InputError
-from ragtriage.report.files import write_json
+from ragtriage.render.golden import print_grow_plan, render_check
+from ragtriage.results.files import write_json
+from ragtriage.results.load import load_audit
 from ragtriage.triage import grow
 
 app = typer.Typer(
@@ -99,7 +99,14 @@ def _expected(values: list[str] | None, case_ids: list[str]) -> dict[str, list[s
                     "with several cases write --expected CASE=id1,id2", field="expected"
                 )
             case, ids = case_ids[0], value
+        if case_ids and case not in case_ids:  # with --failed the plan checks it
+            raise InputError(f"case {case!r} is not among --case", field="expected")
         out[case] = split_list([ids])
+        if not out[case]:
+            raise InputError(
+                f"no chunk ids for {case!r}: an unanswerable case is added without --expected",
+                field="expected",
+            )
     return out
 
 
@@ -121,18 +128,12 @@ def add(
 ) -> None:
     """Turn audited failures into golden cases (refusing duplicates)."""
     case_ids = split_list(case)
+    expected_ids = _expected(expected, case_ids)
     planned = grow.plan(
-        from_, to, case_ids, failed, _expected(expected, case_ids), split_list(tag), note
+        load_audit(from_), from_, to, case_ids, failed, expected_ids, split_list(tag), note
     )
     out = console()
-    verb = "would add" if dry_run else "adding"
-    out.print(Text(f"{verb} {len(planned.records)} cases to {planned.target}", style="bold"))
-    for rec in planned.records:
-        out.print(Text("  " + json.dumps(rec, ensure_ascii=False)))
-        retrieved = ", ".join(planned.retrieved.get(rec["id"], []))
-        out.print(Text(f"    retrieved: {retrieved or '-'}", style="dim"))
-    for refusal in planned.refused:
-        out.print(Text(f"  refused {refusal.case_id}: {refusal.reason}", style="yellow"))
+    print_grow_plan(planned, out, dry_run)
     if planned.records and not dry_run:
         grow.apply(planned)
         out.print(f"wrote {planned.target}")

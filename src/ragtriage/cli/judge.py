@@ -11,23 +11,20 @@ import typer
 
 from ragtriage.cli.common import MAX_WORKERS, choices, console, output_file
 from ragtriage.errors import InputError
-from ragtriage.judge.api import (
-    STRATEGIES,
-    _open_cache,
-    ajudge_run,
-    fingerprint_of,
-    resolve_model,
-    resolve_strategy,
-)
-from ragtriage.judge.cache import default_cache_path
+from ragtriage.judge.api import _open_cache, ajudge_run, fingerprint_of, resolve_judge
 from ragtriage.judge.estimate import estimate
 from ragtriage.judge.items import load_answers
+from ragtriage.judge.spec import JudgeSpec, refuse_old_options
 from ragtriage.judge.types import Outcome
-from ragtriage.report.files import write_atomic, write_json
+from ragtriage.models.cache import default_cache_path
+from ragtriage.results.files import write_atomic, write_json
 
 H_OUTPUT = "Write results here: .json (with totals) or .jsonl (one result a line)."
-H_MODEL = "litellm model string; 'local' (default, embedded, offline) or 'replay:FILE'."
-H_STRATEGY = f"One of {', '.join(STRATEGIES)} (default: sentences local, claims otherwise)."
+H_JUDGE = (
+    "Judge spec: 'embedded' (default, offline), 'lexical' (no model), a litellm model id, "
+    "'replay:FILE', or STRATEGY@MODEL (e.g. claims@openai/gpt-4o-mini)."
+)
+H_OLD = "Replaced by --judge."
 H_CACHE = "SQLite cache (default .ragtriage/cache.sqlite or $RAGTRIAGE_CACHE)."
 H_JSON = "How to request JSON: json_schema | json_object_schema (llama.cpp) | json_object | none."
 H_CONTEXT = "Evidence budget in characters per answer (0: whole context)."
@@ -39,10 +36,9 @@ MAX_CHARS = 100_000_000  # an evidence budget beyond any context a model reads
 def judge(
     answers: Annotated[Path, typer.Option(help="JSONL/JSON: id, question, contexts, answer.")],
     output: Annotated[Path | None, typer.Option("--output", "-o", help=H_OUTPUT)] = None,
-    model: Annotated[str | None, typer.Option(help=H_MODEL)] = None,
-    strategy: Annotated[
-        str | None, typer.Option(callback=choices(*STRATEGIES), help=H_STRATEGY)
-    ] = None,
+    judge_spec: Annotated[str | None, typer.Option("--judge", "-j", help=H_JUDGE)] = None,
+    model: Annotated[str | None, typer.Option(hidden=True, help=H_OLD)] = None,
+    strategy: Annotated[str | None, typer.Option(hidden=True, help=H_OLD)] = None,
     concurrency: Annotated[
         int, typer.Option(min=1, max=MAX_WORKERS, help="Calls in flight at most.")
     ] = 8,
@@ -67,8 +63,8 @@ def judge(
     output_file(cache, "--cache")
     if cache is not None and no_cache:
         raise InputError("give --cache or --no-cache, not both", field="--cache")
-    if model is not None and strategy == "lexical":
-        raise InputError("the lexical strategy uses no model; drop --model", field="--model")
+    refuse_old_options(model, strategy)
+    spec = JudgeSpec.parse(judge_spec)
     items = load_answers(answers)
     options = {
         "threads": threads,
@@ -80,14 +76,15 @@ def judge(
     cache_arg = None if no_cache else (cache or default_cache_path())
     out = console(quiet)
     if dry_run:
-        chat = None if strategy == "lexical" else resolve_model(model, **options)
-        strat = resolve_strategy(strategy, chat, **options)
+        strat, chat = resolve_judge(spec.strategy, spec.model, **options)
         est = estimate(items, chat, strat, fingerprint_of(strat, chat), _open_cache(cache_arg))
         out.print_json(est.model_dump_json())
         if output:
             write_json(output, est)
         return
-    run = asyncio.run(ajudge_run(items, model, strategy, concurrency, cache_arg, **options))
+    run = asyncio.run(
+        ajudge_run(items, spec.model, spec.strategy, concurrency, cache_arg, **options)
+    )
     if output:
         _write(output, run)
     counts = {o.value: sum(r.outcome == o for r in run.results) for o in Outcome}

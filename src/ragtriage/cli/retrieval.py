@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-)
 
 from ragtriage.cli.common import (
     MAX_RANK,
@@ -33,18 +22,18 @@ from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice
 from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
-from ragtriage.data.trec import read_progress, read_trec_qrels
+from ragtriage.data.trec import read_trec_qrels
 from ragtriage.errors import InputError
-from ragtriage.report.files import write_json
-from ragtriage.report.terminal import retrieval_summary
+from ragtriage.render.console import reading_progress
+from ragtriage.render.retrieval import render_leaks, render_overlap, render_repeat, render_split
+from ragtriage.render.terminal import retrieval_summary
+from ragtriage.results.files import write_json
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
-from ragtriage.retrieval.leaks import render_leaks
 from ragtriage.retrieval.metrics import expand
-from ragtriage.retrieval.overlap import render_overlap
-from ragtriage.retrieval.repeat import render_repeat, repeated
+from ragtriage.retrieval.repeat import repeated
 from ragtriage.retrieval.report import RetrievalReport
 from ragtriage.retrieval.retrievers import run_retriever
-from ragtriage.retrieval.split import log_reveal, render_split
+from ragtriage.retrieval.split import log_reveal
 
 
 def retrieval(
@@ -188,33 +177,6 @@ def read_together(qrels: Path, run: Path) -> tuple[Qrels, Run]:
         finally:
             qrels_table = pending.result()  # its error, if any, comes first
         return qrels_table, run_table
-
-
-@contextmanager
-def reading_progress(quiet: bool) -> Iterator[None]:
-    """A transient progress bar on stderr while a run file is read (a 4 GB run takes a
-    while); nothing at all with --quiet or when stderr is not a terminal."""
-    stderr = Console(stderr=True)
-    if quiet or not stderr.is_terminal:
-        yield
-        return
-    with Progress(
-        TextColumn("reading {task.description}"),
-        BarColumn(),
-        DownloadColumn(),
-        TimeRemainingColumn(),
-        console=stderr,
-        transient=True,
-    ) as bar:
-        tasks: dict[Path, TaskID] = {}
-
-        def update(path: Path, done: int, total: int) -> None:
-            if path not in tasks:
-                tasks[path] = bar.add_task(path.name, total=total)
-            bar.update(tasks[path], completed=done)
-
-        with read_progress(update):
-            yield
 
 
 def register(app: typer.Typer) -> None:

@@ -27,8 +27,6 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
-from rich.console import Console
-from rich.text import Text
 
 from ragtriage.data.golden import load_chunks
 from ragtriage.data.models import Chunk, GoldenSet, corpus_sha256
@@ -258,38 +256,3 @@ def split_warnings(base: dict[str, Any] | None, candidate: dict[str, Any] | None
         f"the results score different slices of the golden set ({slices[0]} vs "
         f"{slices[1]}): compare dev with dev, holdout with holdout"
     ]
-
-
-def render_check(report: CheckReport, console: Console) -> None:
-    g = report.golden
-    console.print(
-        Text(
-            f"Golden set {g['source']}: {g['cases']} cases, sha256 {g['sha256'][:16]}", style="bold"
-        )
-    )
-    if report.corpus is None:
-        console.print(Text("no corpus: expected ids not checked (give --corpus)", style="yellow"))
-    else:
-        c = report.corpus
-        console.print(Text(f"Corpus: {c['chunks']} chunks, sha256 {c['sha256'][:16]}"))
-        _section(
-            console,
-            "Expected/forbidden ids not in the corpus",
-            [f"{m.case_id}: {m.doc_id} ({m.field})" for m in report.missing_ids],
-        )
-        _section(console, "Invalid cases (every relevant id is gone)", report.invalid_cases)
-    _section(
-        console,
-        f"Duplicate queries (normalised equal, or Jaccard >= {report.near_duplicate_threshold})",
-        [f"{d.first} ~ {d.second} ({d.kind}, Jaccard {d.jaccard:.2f})" for d in report.duplicates],
-    )
-    _section(console, "Cases with no tags", report.untagged, warn_only=True)
-    verdict = "OK" if report.ok else "FAILED"
-    console.print(Text(f"golden check: {verdict}", style="bold green" if report.ok else "bold red"))
-
-
-def _section(console: Console, title: str, items: list[str], warn_only: bool = False) -> None:
-    style = "green" if not items else "yellow" if warn_only else "red"
-    console.print(Text(f"{title}: {len(items)}", style=style))
-    for item in items:
-        console.print(Text(f"  {item}"))

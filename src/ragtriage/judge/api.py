@@ -1,9 +1,11 @@
 """``ragtriage.judge_faithfulness``: judge answers for faithfulness to their context.
 
-No model named means the embedded local judge (offline, strategy ``sentences``); a
-litellm model string means strategy ``claims``; ``lexical`` needs no model. Every item
-ends in exactly one outcome class, and every result carries the lexical signal, the
-judge's fingerprint (what a calibration is valid for) and its usage, cache hits included.
+No model named (or ``embedded``) means the embedded local judge (offline, strategy
+``sentences``); a litellm model string means strategy ``claims``; a strategy that needs
+no model (``lexical``) gets none. Strategies come from the registry in
+:mod:`ragtriage.judge.strategies.base`. Every item ends in exactly one outcome class, and
+every result carries the lexical signal, the judge's fingerprint (what a calibration is
+valid for) and its usage, cache hits included.
 """
 
 from __future__ import annotations
@@ -16,34 +18,45 @@ from typing import Any
 
 from ragtriage import __version__
 from ragtriage.errors import InputError
-from ragtriage.judge.cache import ResponseCache, default_cache_path
-from ragtriage.judge.calls import Caller, RetryPolicy
 from ragtriage.judge.items import coerce_items
-from ragtriage.judge.models.base import ChatModel
-from ragtriage.judge.strategies.claims import ClaimStrategy
+from ragtriage.judge.spec import EMBEDDED
+from ragtriage.judge.strategies.base import STRATEGIES, Strategy, get_strategy, needs_model
 from ragtriage.judge.strategies.common import precheck
-from ragtriage.judge.strategies.lexical_strategy import LexicalStrategy
-from ragtriage.judge.strategies.sentences import SentenceStrategy
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult, Usage
+from ragtriage.models.base import ChatModel
+from ragtriage.models.cache import ResponseCache, default_cache_path
+from ragtriage.models.calls import Caller, RetryPolicy
 
-STRATEGIES = ("claims", "sentences", "lexical")
+__all__ = [
+    "STRATEGIES",
+    "JudgeRun",
+    "ajudge_faithfulness",
+    "ajudge_run",
+    "fingerprint",
+    "judge_faithfulness",
+    "resolve_judge",
+    "resolve_model",
+    "resolve_strategy",
+]
+
 _DEFAULT = object()
 
 
 def resolve_model(model: str | ChatModel | None, **options: Any) -> ChatModel:
-    """``None``/``"local"``: embedded judge; ``"replay:PATH"``: a recording; else litellm.
+    """``None``/``"embedded"`` (also the fingerprint's ``"local/..."`` name): the embedded
+    judge; ``"replay:PATH"``: a recording; else a litellm model id.
 
     ``options``: ``threads`` (local), ``api_base``, ``json_mode``, ``timeout`` (litellm).
     """
     if model is not None and not isinstance(model, str):
         return model
-    if model is None or model == "local" or model.startswith("local/"):
-        from ragtriage.judge.models.local import LocalModel
+    if model is None or model in (EMBEDDED, "local") or model.startswith("local/"):
+        from ragtriage.models.local import LocalModel
 
         return LocalModel(n_threads=options.get("threads"))
     if model.startswith("replay:"):
         return _replay(Path(model.removeprefix("replay:")))
-    from ragtriage.judge.models.litellm_model import LiteLLMModel
+    from ragtriage.models.litellm_model import LiteLLMModel
 
     keep = {k: options[k] for k in ("api_base", "json_mode", "timeout") if options.get(k)}
     return LiteLLMModel(model, **keep)
@@ -51,40 +64,34 @@ def resolve_model(model: str | ChatModel | None, **options: Any) -> ChatModel:
 
 def _replay(path: Path) -> ChatModel:
     """A recording to replay; a missing or unreadable one is an input error naming it."""
-    from ragtriage.judge.models.replay import ReplayModel
+    from ragtriage.models.replay import ReplayModel
 
     if not path.is_file():
-        raise InputError("no such recording (replay:FILE)", path=path, field="--model")
+        raise InputError("no such recording (replay:FILE)", path=path, field="--judge")
     try:
         return ReplayModel.load(path)
     except (OSError, ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
         raise InputError(
-            f"not a recording: {type(exc).__name__}: {str(exc)[:200]}", path=path, field="--model"
+            f"not a recording: {type(exc).__name__}: {str(exc)[:200]}", path=path, field="--judge"
         ) from None
 
 
-def resolve_strategy(strategy: str | None, model: ChatModel | None, **options: Any):
+def resolve_strategy(strategy: str | None, model: ChatModel | None, **options: Any) -> Strategy:
     """The strategy object; default ``sentences`` for local models, ``claims`` otherwise."""
     if strategy is None:
         strategy = "sentences" if (model is None or model.local) else "claims"
-    if strategy == "lexical":
-        return LexicalStrategy()
-    context_chars = options.get("context_chars")
-    if strategy == "sentences":
-        extra = (
-            {}
-            if options.get("max_sentences") is None
-            else {"max_sentences": options["max_sentences"]}
-        )
-        return SentenceStrategy(
-            context_chars=500 if context_chars is None else context_chars, **extra
-        )
-    if strategy == "claims":
-        return ClaimStrategy(context_chars=context_chars or 0)
-    raise ValueError(f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
+    return get_strategy(strategy, **options)
 
 
-def fingerprint_of(strategy, model: ChatModel | None) -> JudgeFingerprint:
+def resolve_judge(
+    strategy: str | None, model: str | ChatModel | None, **options: Any
+) -> tuple[Strategy, ChatModel | None]:
+    """The strategy and the model it calls (``None`` for a strategy that needs none)."""
+    chat = resolve_model(model, **options) if needs_model(strategy) else None
+    return resolve_strategy(strategy, chat, **options), chat
+
+
+def fingerprint_of(strategy: Strategy, model: ChatModel | None) -> JudgeFingerprint:
     params = {**({} if model is None else model.params), **strategy.params}
     return JudgeFingerprint(
         judge=strategy.name,
@@ -102,10 +109,7 @@ def fingerprint(
 
     Loads no weights and makes no call: only names, parameters and prompt hashes.
     """
-    if strategy == "lexical":
-        return fingerprint_of(LexicalStrategy(), None)
-    chat = resolve_model(model, **options)
-    return fingerprint_of(resolve_strategy(strategy, chat, **options), chat)
+    return fingerprint_of(*resolve_judge(strategy, model, **options))
 
 
 @dataclass
@@ -128,10 +132,9 @@ async def ajudge_run(
 ) -> JudgeRun:
     """Judge every item; results keep the input order. ``cache=None`` disables the disk cache."""
     items = list(coerce_items(items))
-    chat = None if strategy == "lexical" else resolve_model(model, **options)
-    strat = resolve_strategy(strategy, chat, **options)
+    strat, chat = resolve_judge(strategy, model, **options)
     fp = fingerprint_of(strat, chat)
-    store = _open_cache(cache if chat is not None else None)  # lexical: nothing to cache
+    store = _open_cache(cache if chat is not None else None)  # no model: nothing to cache
     policy = retry or RetryPolicy()
     caller = Caller(chat, store, concurrency, policy) if chat is not None else None
     # A local model runs one call at a time; interleaving answers would evict the shared
@@ -182,8 +185,10 @@ def judge_faithfulness(
 ) -> list[JudgeResult]:
     """Judge answers for faithfulness; one :class:`JudgeResult` per item, in input order.
 
-    ``model``: ``None`` (embedded local judge), a litellm model string, ``"replay:PATH"``
-    or a :class:`ChatModel`. ``strategy``: ``claims``, ``sentences`` or ``lexical``.
+    ``model``: ``None`` or ``"embedded"`` (embedded local judge), a litellm model string,
+    ``"replay:PATH"`` or a :class:`ChatModel`. ``strategy``: a registered strategy
+    (``claims``, ``sentences``, ``lexical``; ``None``: the model's default). The command
+    line's ``--judge STRATEGY@MODEL`` is :class:`ragtriage.judge.spec.JudgeSpec`.
     ``cache``: a path (default ``.ragtriage/cache.sqlite`` or ``$RAGTRIAGE_CACHE``), or
     ``None`` for no disk cache. Options: ``threads``, ``api_base``, ``json_mode``,
     ``timeout``, ``context_chars``.

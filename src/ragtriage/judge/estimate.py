@@ -1,24 +1,23 @@
 """``--dry-run``: calls, tokens and cost before spending anything.
 
-Builds exactly the requests a real run would send (so cached ones are known and not
-counted as to pay), counts prompt tokens with litellm's tokenizer for the model (falling
-back to characters / 4), assumes a completion size per strategy, and prices with
-litellm's local cost map (zero for local models; unknown models are reported as such).
+Asks the strategy for exactly the requests a real run would send (so cached ones are
+known and not counted as to pay) and for the completion size it expects, counts prompt
+tokens with litellm's tokenizer for the model (falling back to characters / 4), and prices
+with litellm's local cost map (zero for local models; unknown models are reported as such).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
 
 from pydantic import BaseModel
 
-from ragtriage.judge.cache import ResponseCache
-from ragtriage.judge.lexical import split_sentences
-from ragtriage.judge.models.base import ChatModel, ModelRequest, cache_key
+from ragtriage.judge.strategies.base import Strategy
 from ragtriage.judge.strategies.common import precheck
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem
+from ragtriage.models.base import ChatModel, ModelRequest, cache_key
+from ragtriage.models.cache import ResponseCache
 
 
 class Estimate(BaseModel):
@@ -45,24 +44,10 @@ def _tokens(model: ChatModel, request: ModelRequest) -> int:
     return sum(len(m["content"]) for m in messages) // 4 + 4 * len(messages)
 
 
-def _completion_tokens(model: ChatModel, strategy_name: str, item: JudgeItem) -> int:
-    if strategy_name == "sentences":  # the local judge reads logits and generates nothing
-        return 0 if model.local else 8
-    return 30 + 45 * len(split_sentences(item.answer))  # ~1.5 claims per sentence, JSON
-
-
-def _requests(strategy: Any, item: JudgeItem) -> list[ModelRequest]:
-    if strategy.name == "sentences":
-        return strategy.requests(item)[1]
-    if strategy.name == "claims":
-        return [strategy.request(item)]
-    return []
-
-
 def estimate(
     items: Iterable[JudgeItem],
     model: ChatModel | None,
-    strategy: Any,
+    strategy: Strategy,
     fingerprint: JudgeFingerprint,
     cache: ResponseCache,
 ) -> Estimate:
@@ -72,13 +57,13 @@ def estimate(
         if precheck(item, fingerprint) is not None or model is None:
             skipped += 1
             continue
-        for request in _requests(strategy, item):
+        for request in strategy.planned_requests(item):
             if cache.get(cache_key(model, request)) is not None:
                 cached += 1
                 continue
             calls += 1
             prompt += _tokens(model, request)
-            completion += _completion_tokens(model, strategy.name, item)
+            completion += strategy.completion_tokens(item, model.local)
     cost, note = _price(model, prompt, completion)
     return Estimate(
         items=n,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ragtriage.judge.models.base import Message
+from ragtriage.models.base import Message
 
 _VAR = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 _SECTION = re.compile(r"^=== (system|user) ===\s*$", re.MULTILINE)

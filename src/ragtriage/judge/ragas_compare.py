@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ragtriage.judge.models.base import ChatModel, ModelRequest, as_messages
 from ragtriage.judge.types import JudgeItem
+from ragtriage.models.base import ChatModel, ModelRequest, as_messages
 
 
 class RagasResult(BaseModel):

@@ -10,6 +10,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragtriage.models.base import Usage
+
 
 class ContextChunk(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -60,14 +62,6 @@ class JudgeFingerprint(BaseModel):
     params: dict[str, float | int | str | bool | None] = Field(default_factory=dict)
     prompt_sha256: dict[str, str] = Field(default_factory=dict)
     package_version: str = ""
-
-
-class Usage(BaseModel):
-    calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
 
 
 class JudgeResult(BaseModel):

@@ -16,13 +16,10 @@ the rank it reached, and the gate fails on ``leaks.n_leaking > 0``.
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.text import Text
-
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.retrieval.ranking import RankedBatch
-from ragtriage.retrieval.report import Leak, LeakSection, RetrievalReport
+from ragtriage.retrieval.report import Leak, LeakSection
 
 
 def is_checked(case: GoldenCase) -> bool:
@@ -78,23 +75,6 @@ def _row_of(batches: list[RankedBatch], qrels: Qrels) -> dict[str, tuple[RankedB
         for batch in batches
         for row, code in enumerate(batch.queries)
     }
-
-
-def render_leaks(report: RetrievalReport, console: Console) -> None:
-    """Print the leak count and every leak (called after the retrieval summary)."""
-    section = report.leaks
-    if section is None:
-        return
-    style = "bold red" if section.n_leaking else "bold green"
-    console.print(
-        Text(
-            f"Access-control leaks (forbidden chunk in the top {section.k}): "
-            f"{section.n_leaking} of {section.n_cases_checked} checked cases",
-            style=style,
-        )
-    )
-    for leak in section.cases:
-        console.print(Text(f"  LEAK {leak.query_id}: {leak.forbidden_id} at rank {leak.rank}"))
 
 
 def leak_warnings(golden: GoldenSet | None) -> list[str]:

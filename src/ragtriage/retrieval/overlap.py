@@ -18,12 +18,10 @@ import re
 
 import numpy as np
 import pandas as pd
-from rich.console import Console
-from rich.text import Text
 
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.retrieval.ranking import PAD, RankedBatch, rank
-from ragtriage.retrieval.report import OverlapSection, QueryOverlap, RetrievalReport
+from ragtriage.retrieval.report import OverlapSection, QueryOverlap
 
 UNKNOWN = -2  # a reference doc the main run never returned: counts, never matches
 ROWS_PER_CHUNK = 4096
@@ -93,27 +91,3 @@ def compare_runs(
             if values[depth][i] < 1.0
         ],
     )
-
-
-def render_overlap(report: RetrievalReport, console: Console) -> None:
-    section = report.reference_overlap
-    if section is None:
-        return
-    means = ", ".join(f"{name} {value:.4f}" for name, value in section.means.items())
-    console.print(
-        Text(
-            f"Overlap with reference run {section.source} ({section.n_queries} queries): {means}",
-            style="bold",
-        )
-    )
-    if section.missing_in_reference:
-        console.print(
-            Text(
-                f"  {len(section.missing_in_reference)} queries are not in the "
-                "reference run (left out)",
-                style="yellow",
-            )
-        )
-    if section.lowest:
-        worst = ", ".join(f"{q.query_id} ({q.overlap:.2f})" for q in section.lowest[:5])
-        console.print(Text(f"  lowest {list(section.means)[-1]}: {worst}", style="dim"))

@@ -13,14 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from rich.console import Console
-from rich.text import Text
 
 from ragtriage.errors import InputError
 from ragtriage.retrieval.report import MetricSpread, RepeatSection, RetrievalReport
 from ragtriage.retrieval.retrievers import Hit
-
-MAX_LISTED = 10
 
 
 def top_ids(hits: dict[str, list[Hit]], k: int) -> dict[str, tuple[str, ...]]:
@@ -79,23 +75,3 @@ def repeated(
         runs.append(hits)
     k = k or reports[0].config.miss_k
     return reports[0].model_copy(update={"repeat": repeat_section(reports, runs, k)})
-
-
-def render_repeat(report: RetrievalReport, console: Console) -> None:
-    section = report.repeat
-    if section is None:
-        return
-    console.print(Text(f"Repeated runs: {section.n_runs}; spread of the run means", style="bold"))
-    for m in section.metrics:
-        console.print(
-            Text(
-                f"  {m.metric:<14} mean {m.mean:.4f}  min {m.min:.4f}  "
-                f"max {m.max:.4f}  std {m.std:.4f}"
-            )
-        )
-    changed = section.changed_queries
-    listed = ", ".join(changed[:MAX_LISTED]) + (", ..." if len(changed) > MAX_LISTED else "")
-    line = f"  queries whose top {section.k} changed between runs: {len(changed)}"
-    console.print(
-        Text(line + (f" ({listed})" if changed else ""), style="yellow" if changed else "dim")
-    )

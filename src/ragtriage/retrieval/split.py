@@ -15,9 +15,6 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rich.console import Console
-from rich.text import Text
-
 from ragtriage.atomic import write_atomic
 from ragtriage.data.holdout import Split, filter_run, golden_qrels, has_holdout, select_cases
 from ragtriage.data.models import GoldenSet
@@ -104,21 +101,3 @@ def log_reveal(report: RetrievalReport, golden_source: str | Path) -> RetrievalR
     info = report.split or SplitInfo(evaluated="holdout", n_dev=0, n_holdout=0)
     info = info.model_copy(update={"reveal_log": str(log), "reveals": count})
     return report.model_copy(update={"split": info})
-
-
-def render_split(report: RetrievalReport, console: Console) -> None:
-    """One line saying which slice this is, and how often the held-out one was looked at."""
-    info = report.split
-    if info is None or info.n_holdout == 0:
-        return
-    if info.evaluated == "holdout":
-        text = f"HELD-OUT slice revealed: {info.n_holdout} cases (reveal #{info.reveals}"
-        console.print(Text(text + f", logged in {info.reveal_log})", style="bold magenta"))
-    else:
-        console.print(
-            Text(
-                f"Slice: {info.evaluated} ({info.n_dev} cases); {info.n_holdout} held-out cases "
-                "not shown (--holdout reveals them, and logs it)",
-                style="dim",
-            )
-        )

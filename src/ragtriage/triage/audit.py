@@ -18,10 +18,13 @@ from typing import Any
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice
 from ragtriage.data.models import GoldenSet, file_sha256
+from ragtriage.errors import InputError
 from ragtriage.judge.api import ajudge_run, resolve_model
-from ragtriage.judge.cache import ResponseCache, default_cache_path
-from ragtriage.judge.calls import Caller
+from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem
+from ragtriage.models.base import ChatModel
+from ragtriage.models.cache import ResponseCache, default_cache_path
+from ragtriage.models.calls import Caller
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
@@ -40,8 +43,8 @@ class AuditConfig:
     traces: Path | None = None
     retriever: str = "bm25"
     generator: str = "local"
-    judge: str | None = None  # None: the embedded local judge; "lexical"; a litellm model
-    strategy: str | None = None
+    judge: str | ChatModel | None = EMBEDDED  # a judge spec (see judge.spec) or a model
+    strategy: str | None = None  # for a ChatModel ``judge``; a spec names its own strategy
     calibration: Path | None = None
     context_k: int = 3
     depth: int = 20
@@ -84,9 +87,12 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     golden = evaluated_slice(full, config.holdout)  # held-out cases are not even run
     store = ResponseCache(config.cache or default_cache_path())
     try:
+        strategy, judge_model = judge_choice(config)
         shared_model = None
-        if config.judge is None or config.generator == "local":
+        if judge_model == EMBEDDED or config.generator == "local":
             shared_model = resolve_model(None, threads=config.threads)
+        if judge_model == EMBEDDED:
+            judge_model = shared_model  # one embedded model judges and generates
         traces, all_traces = await _traces(config, golden, store, shared_model, tick)
         texts = chunk_texts(golden, traces)
         mismatches = mismatch.find(golden, all_traces, texts)
@@ -119,12 +125,6 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             if case.id not in unjudged
         ]
         judged_items = [i for i in items if i is not None]
-        judge_model, strategy = (
-            shared_model if config.judge is None else config.judge,
-            config.strategy,
-        )
-        if config.judge == "lexical":
-            judge_model, strategy = None, "lexical"
         run = await ajudge_run(
             judged_items,
             judge_model,
@@ -210,6 +210,25 @@ async def _reference_check(golden, traces, model, strategy, config, store) -> di
         items, model, strategy, config.concurrency, store, **_judge_options(config)
     )
     return {r.item_id: r for r in run.results}
+
+
+def judge_choice(config: AuditConfig) -> tuple[str | None, str | ChatModel | None]:
+    """``(strategy, model)`` of the audit's judge: its spec parsed (``None``: the default),
+    or a :class:`ChatModel` with ``config.strategy``."""
+    if config.judge is None or isinstance(config.judge, str):
+        spec = JudgeSpec.parse(config.judge)
+        strategy, model = spec.strategy, spec.model
+    else:
+        strategy, model = None, config.judge
+    if config.strategy is not None:
+        if strategy is not None and strategy != config.strategy:
+            raise InputError(
+                f"the judge spec names strategy {strategy}, the config {config.strategy}; "
+                f"give one (e.g. judge='{config.strategy}@MODEL')",
+                field="strategy",
+            )
+        strategy = config.strategy
+    return strategy, model
 
 
 def _judge_options(config: AuditConfig) -> dict[str, Any]:

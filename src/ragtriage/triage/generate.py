@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 
-from ragtriage.judge.calls import Caller, Unscorable
 from ragtriage.judge.items import fence_contexts
 from ragtriage.judge.lexical import content_words, split_sentences
-from ragtriage.judge.models.base import ModelRequest
 from ragtriage.judge.prompts import load_prompt
 from ragtriage.judge.types import ContextChunk, Usage
+from ragtriage.models.base import ModelRequest
+from ragtriage.models.calls import Caller, Unscorable
 from ragtriage.retrieval.retrievers import Hit, load_callable
 
 ABSTAIN = "The context does not contain the answer."

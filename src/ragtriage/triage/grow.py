@@ -23,7 +23,6 @@ from ragtriage.data.golden import GOLDEN_FILES, load_chunks, parse_case
 from ragtriage.data.models import file_sha256
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
-from ragtriage.report.results import load_result
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
 
 
@@ -47,17 +46,6 @@ def golden_file(target: Path) -> Path:
         if (target / name).is_file():
             return target / name
     return target / GOLDEN_FILES[0]
-
-
-def load_audit(path: Path) -> AuditResult:
-    result = load_result(path)
-    if not isinstance(result, AuditResult):
-        raise InputError(
-            "expected an audit results.json (retrieval reports hold no answers or labels)",
-            path=path,
-            field="schema_version",
-        )
-    return result
 
 
 def select(result: AuditResult, case_ids: list[str], failed: bool) -> list[CaseResult]:
@@ -120,6 +108,7 @@ def unknown_ids(rec: dict[str, Any], known: set[str] | None) -> str | None:
 
 
 def plan(
+    audit_result: AuditResult,
     results: Path,
     target: Path,
     case_ids: list[str],
@@ -128,13 +117,19 @@ def plan(
     tags: list[str],
     note: str = "",
 ) -> GrowPlan:
-    """What ``golden add`` would write; nothing is written here."""
-    audit_result = load_audit(results)
+    """What ``golden add`` would write; nothing is written here. ``audit_result`` is the
+    audit read from ``results`` (:func:`ragtriage.results.load.load_audit`)."""
     path = golden_file(target)
     taken = existing(path)
     known = corpus_ids(path.parent / "corpus.jsonl")
     out = GrowPlan(target=str(path))
-    for case in select(audit_result, case_ids, failed):
+    chosen = select(audit_result, case_ids, failed)
+    unused = sorted(set(expected) - {case.case_id for case in chosen})
+    if unused:  # ids given for a case that is not being added must not vanish silently
+        raise InputError(
+            f"--expected names cases not being added: {', '.join(unused)}", field="expected"
+        )
+    for case in chosen:
         rec = record(case, expected.get(case.case_id), tags, source_note(results, case, note))
         parse_case(dict(rec), path, len(taken) + 1)  # the record must load like any other
         reason = duplicate_of(rec, taken) or unknown_ids(rec, known)

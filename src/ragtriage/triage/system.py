@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from ragtriage.data.models import GoldenSet
-from ragtriage.judge.calls import Caller
+from ragtriage.models.calls import Caller
 from ragtriage.retrieval.retrievers import Hit, run_retriever
 from ragtriage.triage.generate import GenerationFailed, LocalGenerator, sync_generator
 from ragtriage.triage.models import RetrievedChunk, Trace

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ragtriage.judge.calls import Caller, Unscorable
 from ragtriage.judge.items import fence_answer, fence_contexts, fit_contexts
-from ragtriage.judge.models.base import ModelRequest, ModelResponse
+from ragtriage.judge.lexical import split_sentences
 from ragtriage.judge.prompts import load_prompt
-from ragtriage.judge.strategies.common import lexical_signals, unscored
+from ragtriage.judge.strategies.base import register
+from ragtriage.judge.strategies.common import lexical_signals, make_result, unscored
 from ragtriage.judge.types import (
     Claim,
     JudgeFingerprint,
@@ -27,6 +27,8 @@ from ragtriage.judge.types import (
     Usage,
     Verdict,
 )
+from ragtriage.models.base import ModelRequest, ModelResponse
+from ragtriage.models.calls import Caller, Unscorable
 
 PROMPT = "faithfulness.claims.v1.md"
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
@@ -49,14 +51,26 @@ def parse_claims(response: ModelResponse) -> ClaimsOutput:
     return ClaimsOutput.model_validate_json(_FENCE.sub("", response.text))
 
 
+@register
 class ClaimStrategy:
     name = "claims"
+    needs_model = True
 
     def __init__(self, context_chars: int = 0) -> None:
         self.context_chars = context_chars
         self.prompt = load_prompt(PROMPT)
         self.params = {"context_chars": context_chars}
         self.prompt_sha256 = {PROMPT: self.prompt.sha256}
+
+    @classmethod
+    def from_options(cls, context_chars: int | None = None, **_options: Any) -> ClaimStrategy:
+        return cls(context_chars=context_chars or 0)
+
+    def planned_requests(self, item: JudgeItem) -> list[ModelRequest]:
+        return [self.request(item)]
+
+    def completion_tokens(self, item: JudgeItem, local: bool) -> int:
+        return 30 + 45 * len(split_sentences(item.answer))  # ~1.5 claims per sentence, JSON
 
     def request(self, item: JudgeItem) -> ModelRequest:
         chunks, _ = fit_contexts(item.contexts, self.context_chars)
@@ -89,13 +103,8 @@ class ClaimStrategy:
             outcome, reason = Outcome.NO_CLAIMS, "the judge found no claims in the answer"
         else:
             return self._scored(item, out, signals, fingerprint, usage)
-        return JudgeResult(
-            item_id=item.id,
-            outcome=outcome,
-            reason=reason,
-            signals=signals,
-            fingerprint=fingerprint,
-            usage=usage,
+        return make_result(
+            item, fingerprint, usage, outcome=outcome, reason=reason, signals=signals
         )
 
     def _scored(self, item, out: ClaimsOutput, signals, fingerprint, usage) -> JudgeResult:
@@ -116,14 +125,13 @@ class ClaimStrategy:
             supported_fraction=counts[Verdict.SUPPORTED] / n,
             contradicted_fraction=counts[Verdict.CONTRADICTED] / n,
         )
-        return JudgeResult(
-            item_id=item.id,
-            outcome=Outcome.SCORED,
+        return make_result(
+            item,
+            fingerprint,
+            usage,
             score=counts[Verdict.SUPPORTED] / n,
             signals=signals,
             claims=claims,
-            fingerprint=fingerprint,
-            usage=usage,
         )
 
 

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ragtriage.judge.lexical import content_words, lexical_support, sentence_support
 from ragtriage.judge.outcomes import classify_answer
-from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult, Outcome, Usage
+from ragtriage.judge.types import (
+    Claim,
+    JudgeFingerprint,
+    JudgeItem,
+    JudgeResult,
+    Outcome,
+    Usage,
+)
 
 
 def lexical_signals(item: JudgeItem) -> dict[str, float]:
@@ -24,27 +33,42 @@ def lexical_signals(item: JudgeItem) -> dict[str, float]:
     return signals
 
 
+def make_result(
+    item: JudgeItem,
+    fingerprint: JudgeFingerprint,
+    usage: Usage | None = None,
+    *,
+    score: float | None = None,
+    outcome: Outcome | None = None,
+    reason: str = "",
+    signals: dict[str, float] | None = None,
+    claims: Sequence[Claim] = (),
+) -> JudgeResult:
+    """The one way a result is made: ``scored`` when a score is given, else ``outcome``
+    with its ``reason``; ``signals`` default to the item's lexical signals."""
+    if outcome is None:
+        outcome = Outcome.SCORED if score is not None else Outcome.UNSCORED
+    if (outcome == Outcome.SCORED) != (score is not None):
+        raise ValueError(f"a {outcome.value} result {'needs' if score is None else 'has no'} score")
+    return JudgeResult(
+        item_id=item.id,
+        outcome=outcome,
+        score=score,
+        signals=lexical_signals(item) if signals is None else signals,
+        claims=list(claims),
+        reason=reason,
+        fingerprint=fingerprint,
+        usage=Usage() if usage is None else usage,
+    )
+
+
 def precheck(item: JudgeItem, fingerprint: JudgeFingerprint) -> JudgeResult | None:
     """A result without any model call for answers that assert nothing or abstain."""
     outcome, reason = classify_answer(item.answer)
     if outcome is None:
         return None
-    return JudgeResult(
-        item_id=item.id,
-        outcome=outcome,
-        reason=reason,
-        signals=lexical_signals(item),
-        fingerprint=fingerprint,
-        usage=Usage(),
-    )
+    return make_result(item, fingerprint, outcome=outcome, reason=reason)
 
 
 def unscored(item: JudgeItem, reason: str, fingerprint: JudgeFingerprint, usage: Usage):
-    return JudgeResult(
-        item_id=item.id,
-        outcome=Outcome.UNSCORED,
-        reason=reason,
-        signals=lexical_signals(item),
-        fingerprint=fingerprint,
-        usage=usage,
-    )
+    return make_result(item, fingerprint, usage, outcome=Outcome.UNSCORED, reason=reason)

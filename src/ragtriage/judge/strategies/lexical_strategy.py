@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ragtriage.judge.lexical import sentence_support
-from ragtriage.judge.strategies.common import lexical_signals
-from ragtriage.judge.types import Claim, JudgeFingerprint, JudgeItem, JudgeResult, Outcome, Usage
+from ragtriage.judge.strategies.base import register
+from ragtriage.judge.strategies.common import lexical_signals, make_result
+from ragtriage.judge.types import Claim, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
+from ragtriage.models.base import ModelRequest
 
 
+@register
 class LexicalStrategy:
     name = "lexical"
+    needs_model = False
     params: dict = {}
     prompt_sha256: dict = {}
+
+    @classmethod
+    def from_options(cls, **_options: Any) -> LexicalStrategy:
+        return cls()
+
+    def planned_requests(self, item: JudgeItem) -> list[ModelRequest]:
+        return []
+
+    def completion_tokens(self, item: JudgeItem, local: bool) -> int:
+        return 0
 
     async def judge(self, item: JudgeItem, caller, fingerprint: JudgeFingerprint) -> JudgeResult:
         signals = lexical_signals(item)
@@ -21,20 +37,13 @@ class LexicalStrategy:
             if p is not None
         ]
         if "lexical" not in signals:
-            return JudgeResult(
-                item_id=item.id,
+            return make_result(
+                item,
+                fingerprint,
                 outcome=Outcome.NO_CLAIMS,
                 signals=signals,
                 reason="the answer has no content words",
-                fingerprint=fingerprint,
-                usage=Usage(),
             )
-        return JudgeResult(
-            item_id=item.id,
-            outcome=Outcome.SCORED,
-            score=signals["lexical"],
-            signals=signals,
-            claims=claims,
-            fingerprint=fingerprint,
-            usage=Usage(),
+        return make_result(
+            item, fingerprint, score=signals["lexical"], signals=signals, claims=claims
         )

@@ -17,16 +17,18 @@ judge would, and word overlap steadies a noisy small model; calibration refits w
 from __future__ import annotations
 
 import math
+from typing import Any
 
-from ragtriage.judge.calls import Caller, Unscorable
 from ragtriage.judge.evidence import select_evidence
 from ragtriage.judge.items import fence_contexts
 from ragtriage.judge.lexical import content_words
-from ragtriage.judge.models.base import ModelRequest, ModelResponse
 from ragtriage.judge.outcomes import checkable_sentences
 from ragtriage.judge.prompts import load_prompt
-from ragtriage.judge.strategies.common import lexical_signals, unscored
+from ragtriage.judge.strategies.base import register
+from ragtriage.judge.strategies.common import lexical_signals, make_result, unscored
 from ragtriage.judge.types import Claim, JudgeFingerprint, JudgeItem, JudgeResult, Outcome, Usage
+from ragtriage.models.base import ModelRequest, ModelResponse
+from ragtriage.models.calls import Caller, Unscorable
 
 PROMPT = "faithfulness.sentence.v1.md"
 SCHEMA = {
@@ -49,8 +51,10 @@ def probability(response: ModelResponse) -> float:
     raise ValueError(f'expected {{"supported": true|false}}, got {response.text[:200]!r}')
 
 
+@register
 class SentenceStrategy:
     name = "sentences"
+    needs_model = True
 
     def __init__(self, context_chars: int = 500, max_sentences: int = 2) -> None:
         self.context_chars = context_chars
@@ -63,6 +67,19 @@ class SentenceStrategy:
             "score": "(min_sentence_prob + lexical) / 2",
         }
         self.prompt_sha256 = {PROMPT: self.prompt.sha256}
+
+    @classmethod
+    def from_options(
+        cls, context_chars: int | None = None, max_sentences: int | None = None, **_options: Any
+    ) -> SentenceStrategy:
+        extra = {} if max_sentences is None else {"max_sentences": max_sentences}
+        return cls(context_chars=500 if context_chars is None else context_chars, **extra)
+
+    def planned_requests(self, item: JudgeItem) -> list[ModelRequest]:
+        return self.requests(item)[1]
+
+    def completion_tokens(self, item: JudgeItem, local: bool) -> int:
+        return 0 if local else 8  # the local judge reads logits and generates nothing
 
     def requests(self, item: JudgeItem) -> tuple[list[str], list[ModelRequest], bool]:
         """The sentences, one request per sentence (sharing the context prefix), cut flag."""
@@ -107,13 +124,12 @@ class SentenceStrategy:
         usage = Usage()
         sentences, requests, cut = self.requests(item)
         if not sentences:
-            return JudgeResult(
-                item_id=item.id,
+            return make_result(
+                item,
+                fingerprint,
+                usage,
                 outcome=Outcome.NO_CLAIMS,
-                signals=lexical_signals(item),
                 reason="no sentence with content words",
-                fingerprint=fingerprint,
-                usage=usage,
             )
         probs: list[float] = []
         try:
@@ -130,12 +146,11 @@ class SentenceStrategy:
             context_truncated=float(cut),
         )
         score = (signals["min_sentence_prob"] + signals.get("lexical", 0.0)) / 2
-        return JudgeResult(
-            item_id=item.id,
-            outcome=Outcome.SCORED,
+        return make_result(
+            item,
+            fingerprint,
+            usage,
             score=score,
             signals=signals,
             claims=[Claim(text=s, probability=p) for s, p in zip(sentences, probs, strict=True)],
-            fingerprint=fingerprint,
-            usage=usage,
         )

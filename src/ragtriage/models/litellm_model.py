@@ -2,7 +2,7 @@
 
 Keys come from the provider's usual environment variables and are never passed through
 our objects, so they cannot reach logs, the cache or results. litellm's own retries are
-switched off: one policy (tenacity, in :mod:`ragtriage.judge.calls`) retries everything.
+switched off: one policy (tenacity, in :mod:`ragtriage.models.calls`) retries everything.
 ``json_mode`` is per endpoint because servers disagree on how JSON output is requested:
 OpenAI wants ``json_schema``; a llama.cpp server rejects that but accepts
 ``{"type": "json_object", "schema": ...}``.
@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
 
-from ragtriage.judge.models.base import (  # noqa: E402
+from ragtriage.models.base import (  # noqa: E402
     ModelRequest,
     ModelResponse,
     PermanentModelError,
@@ -57,7 +57,7 @@ def default_json_mode(model: str) -> JsonMode:
 
 
 class LiteLLMModel:
-    """A :class:`~ragtriage.judge.models.base.ChatModel` backed by ``litellm.acompletion``."""
+    """A :class:`~ragtriage.models.base.ChatModel` backed by ``litellm.acompletion``."""
 
     local = False
 

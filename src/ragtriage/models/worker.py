@@ -13,7 +13,7 @@ The child writes its replies to a duplicate of its original stdout and points fd
 stderr, so anything native code prints cannot corrupt the protocol. Its stderr goes to a
 temporary file whose tail is quoted in the crash message.
 
-Run as ``python -m ragtriage.judge.models.worker --threads N --ctx N``.
+Run as ``python -m ragtriage.models.worker --threads N --ctx N``.
 ``$RAGTRIAGE_WORKER_ENGINE=module:factory`` substitutes the engine (tests only).
 """
 
@@ -31,14 +31,14 @@ import threading
 from typing import IO, Any
 
 from ragtriage.errors import EXIT_INPUT, RagtriageError
-from ragtriage.judge.models.base import ModelRequest, ModelResponse, PermanentModelError
-from ragtriage.judge.models.build import (
+from ragtriage.models.base import ModelRequest, ModelResponse, PermanentModelError
+from ragtriage.models.build import (
     REBUILD_COMMAND,
     compiled_features,
     cpu_flags,
     unsupported_features,
 )
-from ragtriage.judge.models.weights import ModelUnavailable
+from ragtriage.models.weights import ModelUnavailable
 
 __all__ = ["ModelCrashed", "WorkerProcess", "main"]
 
@@ -212,7 +212,7 @@ def _engine(threads: int, ctx: int) -> Any:
     if spec:
         module, _, attr = spec.partition(":")
         return getattr(importlib.import_module(module), attr)(n_threads=threads, n_ctx=ctx)
-    from ragtriage.judge.models.engine import LlamaEngine
+    from ragtriage.models.engine import LlamaEngine
 
     return LlamaEngine(n_threads=threads, n_ctx=ctx)
 
@@ -220,7 +220,7 @@ def _engine(threads: int, ctx: int) -> Any:
 def _hello(engine: Any) -> dict[str, Any]:
     info = getattr(engine, "system_info", None)
     if info is None:
-        from ragtriage.judge.models.engine import system_info
+        from ragtriage.models.engine import system_info
 
         info = system_info
     try:

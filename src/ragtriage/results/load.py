@@ -47,6 +47,18 @@ def load_result(path: str | Path) -> Result:
         raise InputError("nested too deeply to validate", path=path) from None
 
 
+def load_audit(path: str | Path) -> AuditResult:
+    """``path`` as an audit ``results.json``; a retrieval report is refused."""
+    result = load_result(path)
+    if not isinstance(result, AuditResult):
+        raise InputError(
+            "expected an audit results.json (retrieval reports hold no answers or labels)",
+            path=path,
+            field="schema_version",
+        )
+    return result
+
+
 def retrieval_of(result: Result) -> RetrievalReport:
     return result.retrieval if isinstance(result, AuditResult) else result
 

@@ -1,10 +1,8 @@
-"""What the markdown and HTML reports share: case order, headline counts, number formats."""
+"""What every report shares (terminal, Markdown, HTML): case order, headline counts."""
 
 from __future__ import annotations
 
-import math
-
-from ragtriage.triage.models import AuditResult, CaseResult, Estimate, Label
+from ragtriage.triage.models import AuditResult, CaseResult, Label
 
 # Failures first, in pipeline order, then cases the judge could not score, then passes.
 LABEL_ORDER = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION, Label.UNSCORED, Label.PASS)
@@ -34,20 +32,6 @@ def ordered_cases(result: AuditResult) -> list[CaseResult]:
         return rank[case.label], score, index
 
     return [case for _, case in sorted(enumerate(result.cases), key=key)]
-
-
-def fmt(value: float | None, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    return f"{value:.{digits}f}"
-
-
-def fmt_estimate(estimate: Estimate | None, digits: int = 3) -> str:
-    """``0.812 [0.750, 0.870]``, or ``-`` when there is no estimate."""
-    if estimate is None:
-        return "-"
-    low, high = fmt(estimate.low, digits), fmt(estimate.high, digits)
-    return f"{fmt(estimate.estimate, digits)} [{low}, {high}]"
 
 
 def stale_message(result: AuditResult) -> str | None:

@@ -14,7 +14,7 @@ from collections import Counter
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ragtriage.report.text import clean
+from ragtriage.render.text import clean
 from ragtriage.retrieval.report import RetrievalReport, ThresholdAnalysis
 from ragtriage.triage.models import FAILURES, AuditResult
 

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ragtriage.atomic import write_atomic_set
-from ragtriage.report.html import ExtraPng, render_html
-from ragtriage.report.markdown import render_markdown
+from ragtriage.render.html import ExtraPng, render_html
+from ragtriage.render.markdown import render_markdown
 from ragtriage.triage.models import AuditResult
 
 
@@ -21,7 +21,7 @@ def write_reports(
     into ``out_dir`` as one set, all or nothing; returns ``{"markdown": path, "html": path}``.
 
     ``extra_pngs`` are PNG paths or ``(caption, bytes)`` pairs shown in the HTML report's
-    calibration section, e.g. the confusion matrix from ``calibration.plots.write_plots``.
+    calibration section, e.g. the confusion matrix from ``render.calibration_plots.write_plots``.
     ``extra_files`` (name -> content, e.g. ``results.json``) join the same set, so a failure
     never leaves new reports beside an old result or the other way round.
     """

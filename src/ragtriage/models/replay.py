@@ -16,14 +16,14 @@ from typing import Any
 
 from ragtriage.data.readers import parse_json, split_lines
 from ragtriage.errors import InputError
-from ragtriage.judge.cache import ResponseCache
-from ragtriage.judge.models.base import (
+from ragtriage.models.base import (
     ModelRequest,
     ModelResponse,
     PermanentModelError,
     as_messages,
     cache_key,
 )
+from ragtriage.models.cache import ResponseCache
 
 
 class ReplayModel:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from ragtriage.report.results import Result, golden_sha256, retrieval_of
+from ragtriage.results.load import Result, golden_sha256, retrieval_of
 from ragtriage.stats import (
     DEFAULT_SEED,
     NORMAL_ABOVE,

@@ -1,6 +1,6 @@
 """A content-addressed SQLite cache of model responses.
 
-The key is :func:`~ragtriage.judge.models.base.cache_key` (model, output-changing
+The key is :func:`~ragtriage.models.base.cache_key` (model, output-changing
 parameters, prompt sha256, inputs), so an interrupted run resumes where it stopped and an
 unchanged re-run makes zero calls. Each response is committed as soon as it arrives:
 killing the process loses at most the calls in flight. Only responses are stored; API keys
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragtriage.errors import InputError
-from ragtriage.judge.models.base import ModelResponse
+from ragtriage.models.base import ModelResponse
 
 DEFAULT_CACHE = Path(".ragtriage") / "cache.sqlite"
 

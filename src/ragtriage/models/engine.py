@@ -24,13 +24,13 @@ import os
 import threading
 from typing import Any
 
-from ragtriage.judge.models.base import (
+from ragtriage.models.base import (
     Message,
     ModelRequest,
     ModelResponse,
     PermanentModelError,
 )
-from ragtriage.judge.models.weights import ModelUnavailable, model_path
+from ragtriage.models.weights import ModelUnavailable, model_path
 
 
 def chatml(messages: tuple[Message, ...]) -> str:
@@ -68,7 +68,7 @@ class LlamaEngine:
             except ImportError:
                 raise ModelUnavailable(
                     "llama-cpp-python is not installed; pip install 'ragtriage[local]' "
-                    "(see docs/install-local-model.md) or name a model with --model"
+                    "(see docs/install-local-model.md) or name another judge with --judge"
                 ) from None
             self._llm = Llama(
                 model_path=str(model_path()),

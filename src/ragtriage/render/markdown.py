@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import re
 
-from ragtriage.report.compare import Comparison
-from ragtriage.report.text import clean
-from ragtriage.report.views import (
+from ragtriage.render.format import fmt, fmt_estimate, signed
+from ragtriage.render.text import clean
+from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
-    fmt,
-    fmt_estimate,
     label_counts,
     ordered_cases,
     stale_message,
 )
+from ragtriage.results.compare import Comparison
 from ragtriage.triage.models import FAILURES, AuditResult
 
 MAX_CASES = 15
@@ -176,17 +175,13 @@ def _warnings(result: AuditResult) -> str:
     return "### Warnings\n\n" + "\n".join(f"- {escape(w, REASON_CHARS)}" for w in warnings)
 
 
-def _signed(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.4f}"
-
-
 def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
     rows = []
     for d in diffs:
-        interval = "-" if d.low is None else f"{_signed(d.low)} to {_signed(d.high)}"
+        interval = "-" if d.low is None else f"{signed(d.low)} to {signed(d.high)}"
         real = d.real()
-        p_value = "-" if d.p_value is None else f"{d.p_value:.4f}"
-        p_holm = "-" if d.p_holm is None else f"{d.p_holm:.4f}"
+        p_value = fmt(d.p_value)
+        p_holm = fmt(d.p_holm)
         rows.append(
             [
                 *([escape(d.tag, 60)] if tagged else []),
@@ -194,7 +189,7 @@ def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
                 str(d.n),
                 fmt(d.base),
                 fmt(d.candidate),
-                _signed(d.diff),
+                signed(d.diff),
                 f"**{interval}**" if real else interval,
                 p_value,
                 p_holm,

@@ -6,14 +6,11 @@ from rich.console import Console
 from rich.table import Table
 
 from ragtriage.calibration.pipeline import JudgeRun
-
-
-def _k(v: float | None) -> str:
-    return "n/a" if v is None or v != v else f"{v:.2f}"
+from ragtriage.render.format import fmt, signed
 
 
 def _ci(a) -> str:
-    return f"{_k(a.kappa)} [{_k(a.kappa_low)}, {_k(a.kappa_high)}]"
+    return f"{fmt(a.kappa, 2)} [{fmt(a.kappa_low, 2)}, {fmt(a.kappa_high, 2)}]"
 
 
 def print_run(run: JudgeRun, console: Console) -> None:
@@ -40,19 +37,19 @@ def print_run(run: JudgeRun, console: Console) -> None:
     ):
         t.add_column(col, justify="left" if col == "scope" else "right")
     for name, s in rec.scopes.items():
-        rank = "n/a" if s.cv.spearman is None else f"{s.cv.spearman:.2f}, {s.cv.kendall:.2f}"
+        rank = "-" if s.cv.spearman is None else f"{fmt(s.cv.spearman, 2)}, {fmt(s.cv.kendall, 2)}"
         t.add_row(
             name,
             str(s.n_items),
             str(s.n_agreement),
-            f"{s.threshold:.3f}",
+            fmt(s.threshold, 3),
             _ci(s.cv),
-            _k(s.in_sample.kappa),
-            _k(s.cv.accuracy),
-            _k(s.cv.f1_unfaithful),
-            f"{s.cv.human_faithful_rate:.2f} / {s.cv.judge_faithful_rate:.2f}",
+            fmt(s.in_sample.kappa, 2),
+            fmt(s.cv.accuracy, 2),
+            fmt(s.cv.f1_unfaithful, 2),
+            f"{fmt(s.cv.human_faithful_rate, 2)} / {fmt(s.cv.judge_faithful_rate, 2)}",
             rank,
-            _k(s.krippendorff_alpha) if s.n_multi_graded else "1 grader",
+            fmt(s.krippendorff_alpha, 2) if s.n_multi_graded else "1 grader",
         )
     console.print(t)
     t = Table(
@@ -71,11 +68,11 @@ def print_run(run: JudgeRun, console: Console) -> None:
         cells = []
         for s in rec.scopes.values():
             m = next((m for m in getattr(s, kind) if m.name == n), None)
-            cells.append("" if m is None else f"{_k(m.cv.kappa)} ({_k(m.in_sample_kappa)})")
+            cells.append("" if m is None else f"{fmt(m.cv.kappa, 2)} ({fmt(m.in_sample_kappa, 2)})")
         t.add_row(f"baseline: {n}" if kind == "baselines" else labels.get(n, n), *cells)
     console.print(t)
     diffs = [
-        f"{n} {d:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+        f"{n} {signed(d, 2)} [{signed(lo, 2)}, {signed(hi, 2)}]"
         for n, s in rec.scopes.items()
         if s.vs_lexical
         for d, lo, hi in [s.vs_lexical]
@@ -103,16 +100,16 @@ def print_run(run: JudgeRun, console: Console) -> None:
         t.add_row(
             name,
             f"{e.n_labelled} / {e.n_unlabelled}",
-            f"{e.naive:.3f}",
-            f"{e.estimate:.3f} [{e.low:.3f}, {e.high:.3f}]",
-            f"{s.ppi.hidden_human_rate:.3f}",
+            fmt(e.naive, 3),
+            f"{fmt(e.estimate, 3)} [{fmt(e.low, 3)}, {fmt(e.high, 3)}]",
+            fmt(s.ppi.hidden_human_rate, 3),
         )
     console.print(t)
     if run.audit_ppi is not None:
         e = run.audit_ppi
         console.print(
-            f"audit faithful rate: naive {e.naive:.3f}, PPI-corrected {e.estimate:.3f} "
-            f"[{e.low:.3f}, {e.high:.3f}] ({e.n_unlabelled} answers, "
+            f"audit faithful rate: naive {fmt(e.naive, 3)}, PPI-corrected {fmt(e.estimate, 3)} "
+            f"[{fmt(e.low, 3)}, {fmt(e.high, 3)}] ({e.n_unlabelled} answers, "
             f"{e.n_labelled} graded)"
         )
     console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
@@ -129,8 +126,9 @@ def print_run(run: JudgeRun, console: Console) -> None:
         style = "bold red" if w.startswith("STALE") else "yellow"
         console.print(f"[{style}]warning:[/{style}] {w}")
     c = rec.cost
-    sec = "recorded" if c.seconds_per_item is None else f"{c.seconds_per_item:.3f} s"
-    console.print(f"cost per item: {c.calls_per_item:.2f} calls, ${c.usd_per_item:.5f}, {sec}")
+    sec = "recorded" if c.seconds_per_item is None else f"{fmt(c.seconds_per_item, 3)} s"
+    calls, usd = fmt(c.calls_per_item, 2), fmt(c.usd_per_item, 5)
+    console.print(f"cost per item: {calls} calls, ${usd}, {sec}")
     if run.record_path.name:
         console.print(f"wrote {run.record_path}" + "".join(f", {p}" for p in run.plots))
 
@@ -139,10 +137,10 @@ def _rule(rec) -> str:
     r = rec.rule
     if r.kind == "threshold":
         op = ">=" if r.direction == 1 else "<="
-        return f"faithful if {r.feature} {op} {r.threshold:.4f}"
+        return f"faithful if {r.feature} {op} {fmt(r.threshold)}"
     if r.kind == "logistic":
-        terms = " ".join(f"{w:+.2f}*z({f})" for f, w in zip(r.features, r.coef, strict=True))
-        return f"faithful if sigmoid({r.intercept:+.2f} {terms}) >= {r.threshold:.3f}"
+        terms = " ".join(f"{signed(w, 2)}*z({f})" for f, w in zip(r.features, r.coef, strict=True))
+        return f"faithful if sigmoid({signed(r.intercept, 2)} {terms}) >= {fmt(r.threshold, 3)}"
     return f"always {'faithful' if r.value else 'unfaithful'}"
 
 
@@ -154,10 +152,10 @@ def _versus(scope) -> str:
         verdict = "better"
     else:
         verdict = "within noise, not better" if d > 0 else "NOT better"
-    return f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}] {verdict}"
+    return f"{signed(d, 2)} [{signed(lo, 2)}, {signed(hi, 2)}] {verdict}"
 
 
-def print_comparison(runs: list[JudgeRun], console: Console) -> None:
+def print_judge_comparison(runs: list[JudgeRun], console: Console) -> None:
     """Judges ranked by pooled cross-validated kappa (best decision rule of each)."""
     t = Table(title="judges ranked by cross-validated kappa (pooled)")
     for col in (
@@ -183,7 +181,7 @@ def print_comparison(runs: list[JudgeRun], console: Console) -> None:
     for rank, run in enumerate(sorted(runs, key=key, reverse=True), start=1):
         rec = run.record
         first = next(iter(rec.scopes.values()))
-        per = ", ".join(f"{n} {_k(s.cv.kappa)}" for n, s in list(rec.scopes.items())[1:])
+        per = ", ".join(f"{n} {fmt(s.cv.kappa, 2)}" for n, s in list(rec.scopes.items())[1:])
         label = f"{rec.judge_name} ({rec.rule_name})"
         sec = rec.cost.seconds_per_item
         t.add_row(
@@ -192,8 +190,8 @@ def print_comparison(runs: list[JudgeRun], console: Console) -> None:
             _ci(chosen(run).cv),
             per or "-",
             _versus(first),
-            f"{rec.cost.calls_per_item:.2f}",
-            f"{rec.cost.usd_per_item:.5f}",
-            "recorded" if sec is None else f"{sec:.3f}",
+            fmt(rec.cost.calls_per_item, 2),
+            fmt(rec.cost.usd_per_item, 5),
+            "recorded" if sec is None else fmt(sec, 3),
         )
     console.print(t)

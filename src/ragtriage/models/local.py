@@ -14,15 +14,15 @@ import asyncio
 import os
 from typing import Any
 
-from ragtriage.judge.models.base import ModelRequest, ModelResponse, as_messages
-from ragtriage.judge.models.engine import default_threads
-from ragtriage.judge.models.weights import MODEL_NAME
+from ragtriage.models.base import ModelRequest, ModelResponse, as_messages
+from ragtriage.models.engine import default_threads
+from ragtriage.models.weights import MODEL_NAME
 
 __all__ = ["LocalModel"]
 
 
 class LocalModel:
-    """A :class:`~ragtriage.judge.models.base.ChatModel` running the embedded GGUF file."""
+    """A :class:`~ragtriage.models.base.ChatModel` running the embedded GGUF file."""
 
     local = True
 
@@ -41,10 +41,10 @@ class LocalModel:
 
     def _make_backend(self, isolated: bool) -> Any:
         if isolated:
-            from ragtriage.judge.models.worker import WorkerProcess
+            from ragtriage.models.worker import WorkerProcess
 
             return WorkerProcess(n_threads=self.n_threads, n_ctx=self.n_ctx)
-        from ragtriage.judge.models.engine import LlamaEngine
+        from ragtriage.models.engine import LlamaEngine
 
         return LlamaEngine(n_threads=self.n_threads, n_ctx=self.n_ctx)
 

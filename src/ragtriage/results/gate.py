@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ragtriage.errors import InputError
-from ragtriage.report.results import Result, retrieval_of
+from ragtriage.results.load import Result, retrieval_of
 from ragtriage.retrieval.report import Leak
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 

@@ -24,17 +24,17 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from ragtriage.judge.cache import ResponseCache
-from ragtriage.judge.models.base import (
+from ragtriage.models.base import (
     ChatModel,
     Message,
     ModelRequest,
     ModelResponse,
     PermanentModelError,
     TransientModelError,
+    Usage,
     cache_key,
 )
-from ragtriage.judge.types import Usage
+from ragtriage.models.cache import ResponseCache
 
 T = TypeVar("T")
 

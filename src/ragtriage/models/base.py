@@ -48,6 +48,16 @@ class ModelResponse(BaseModel):
     cost_usd: float = 0.0
 
 
+class Usage(BaseModel):
+    """Calls made, calls answered from the cache, tokens and cost: per item and in total."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+
 class TransientModelError(Exception):
     """Worth retrying: rate limit (429), timeout, connection error, 5xx."""
 

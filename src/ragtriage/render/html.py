@@ -17,13 +17,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from ragtriage.errors import InputError
-from ragtriage.report import plots
-from ragtriage.report.text import strip_controls
-from ragtriage.report.views import (
+from ragtriage.render import plots
+from ragtriage.render.format import fmt, fmt_estimate
+from ragtriage.render.text import strip_controls
+from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
-    fmt,
-    fmt_estimate,
     label_counts,
     ordered_cases,
     stale_message,
@@ -51,7 +50,7 @@ def _finalize(value: object) -> object:
 
 def _environment() -> Environment:
     return Environment(
-        loader=PackageLoader("ragtriage.report", "templates"),
+        loader=PackageLoader("ragtriage.render", "templates"),
         autoescape=True,
         finalize=_finalize,
         undefined=StrictUndefined,
@@ -116,7 +115,7 @@ def _case_view(case: CaseResult) -> dict[str, object]:
 
 def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str:
     """The whole report as one HTML string; ``extra_pngs`` (e.g. the calibration confusion
-    matrix from :func:`ragtriage.calibration.plots.write_plots`) go in the calibration
+    matrix from :func:`ragtriage.render.calibration_plots.write_plots`) go in the calibration
     section."""
     counts = label_counts(result)
     extras = [{"caption": c, "uri": data_uri(png)} for c, png in map(_extra, extra_pngs)]

@@ -6,14 +6,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ragtriage.render.format import fmt
+from ragtriage.render.retrieval import render_leaks, render_split
+from ragtriage.render.views import ordered_cases
 from ragtriage.retrieval.report import RetrievalReport
+from ragtriage.triage.models import FAILURES, AuditResult, Label
 
 KEY_SLICE_METRICS = 3
 MAX_LISTED = 10
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
 
 
 def retrieval_summary(report: RetrievalReport, console: Console) -> None:
@@ -22,7 +22,7 @@ def retrieval_summary(report: RetrievalReport, console: Console) -> None:
     for column in ("metric", "mean", "95% CI"):
         table.add_column(column, justify="right" if column != "metric" else "left")
     for agg in report.aggregates:
-        table.add_row(agg.metric, _fmt(agg.mean), f"[{_fmt(agg.low)}, {_fmt(agg.high)}]")
+        table.add_row(agg.metric, fmt(agg.mean), f"[{fmt(agg.low)}, {fmt(agg.high)}]")
     console.print(table)
     console.print(_reading(report))
     _slices(report, console)
@@ -31,7 +31,7 @@ def retrieval_summary(report: RetrievalReport, console: Console) -> None:
     if report.threshold:
         t = report.threshold
         console.print(
-            Text(f"Score threshold (top {t.depth}): AUC {_fmt(t.auc)}; {t.verdict}", style="bold")
+            Text(f"Score threshold (top {t.depth}): AUC {fmt(t.auc)}; {t.verdict}", style="bold")
         )
     for warning in report.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
@@ -75,7 +75,7 @@ def _slices(report: RetrievalReport, console: Console) -> None:
     for metric in metrics:
         table.add_column(metric, justify="right")
     for s in report.slices:
-        table.add_row(Text(s.tag), str(s.n), *(_fmt(s.means.get(m)) for m in metrics))
+        table.add_row(Text(s.tag), str(s.n), *(fmt(s.means.get(m)) for m in metrics))
     console.print(table)
 
 
@@ -104,11 +104,11 @@ def _unanswerable(report: RetrievalReport, console: Console) -> None:
     section = report.unanswerable
     if section is None:
         return
-    median = _fmt(section.unanswerable_top1.median)
+    median = fmt(section.unanswerable_top1.median)
     console.print(
         Text(
             f"Unanswerable queries: {section.n}; median top-1 score {median} "
-            f"vs {_fmt(section.answerable_top1.median)} on answerable (AUC {_fmt(section.auc)}); "
+            f"vs {fmt(section.answerable_top1.median)} on answerable (AUC {fmt(section.auc)}); "
             f"{section.n_confident} retrieved as confidently as a typical answerable query",
             style="bold",
         )
@@ -119,10 +119,9 @@ AUDIT_METRICS = ("recall@{k}", "hit_rate@{k}", "mrr", "ndcg@10")
 WORST_CASES = 8
 
 
-def audit_summary(result, console: Console) -> None:
-    """Stage metrics with intervals, failures by stage and tag, the worst cases."""
-    from ragtriage.triage.models import FAILURES
-
+def audit_summary(result: AuditResult, console: Console) -> None:
+    """Stage metrics with intervals, failures by stage and tag, the worst cases (in the
+    order of the Markdown and HTML reports)."""
     k = result.config.get("context_k", 3)
     n = len(result.cases)
     counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
@@ -134,7 +133,7 @@ def audit_summary(result, console: Console) -> None:
     for agg in result.retrieval.aggregates:
         if agg.metric in wanted:
             table.add_row(
-                "retrieval", agg.metric, _fmt(agg.mean), f"[{_fmt(agg.low)}, {_fmt(agg.high)}]"
+                "retrieval", agg.metric, fmt(agg.mean), f"[{fmt(agg.low)}, {fmt(agg.high)}]"
             )
     gen = result.generation
     for name, est in (
@@ -143,7 +142,7 @@ def audit_summary(result, console: Console) -> None:
     ):
         if est is not None:
             table.add_row(
-                "generation", name, _fmt(est.estimate), f"[{_fmt(est.low)}, {_fmt(est.high)}]"
+                "generation", name, fmt(est.estimate), f"[{fmt(est.low)}, {fmt(est.high)}]"
             )
     console.print(table)
     console.print(_reading(result.retrieval))
@@ -153,15 +152,10 @@ def audit_summary(result, console: Console) -> None:
         "bold red" if result.calibration.stale or "UNCALIBRATED" in result.calibration.note else ""
     )
     console.print(Text(f"calibration: {result.calibration.note}", style=style))
-    from ragtriage.retrieval.leaks import render_leaks
-    from ragtriage.retrieval.split import render_split
-
     render_split(result.retrieval, console)
     render_leaks(result.retrieval, console)
     _clusters(result, console)
-    worst = [c for c in result.cases if c.label in FAILURES or c.label.value == "unscored"]
-    order = {"generation": 0, "ranking": 1, "retrieval": 2, "unscored": 3}
-    worst.sort(key=lambda c: order.get(c.label.value, 9))
+    worst = [c for c in ordered_cases(result) if c.label in FAILURES or c.label == Label.UNSCORED]
     if worst:
         console.print(Text("Worst cases:", style="bold"))
     for case in worst[:WORST_CASES]:
@@ -175,7 +169,7 @@ def audit_summary(result, console: Console) -> None:
     console.print(f"timings (s): {timings}")
 
 
-def _clusters(result, console: Console) -> None:
+def _clusters(result: AuditResult, console: Console) -> None:
     if not result.clusters:
         console.print("No failures.")
         return

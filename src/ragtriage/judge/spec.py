@@ -1,0 +1,115 @@
+"""The judge spec: one syntax for ``--judge`` on ``judge``, ``audit`` and ``calibrate``.
+
+=====================================  ============================================
+``embedded`` (the default)             the embedded local model, strategy ``sentences``
+``lexical``                            word overlap, no model
+``openai/gpt-4o-mini``                 a litellm model id, strategy ``claims``
+``replay:PATH``                        a recorded model (its default strategy)
+``STRATEGY@MODEL``                     e.g. ``claims@openai/gpt-4o-mini``,
+                                       ``sentences@embedded``, ``sentences@replay:PATH``
+``STRATEGY``                           a strategy on the embedded model (``claims``)
+=====================================  ============================================
+
+The default model is spelled ``embedded`` here only: the model *name* a fingerprint
+records for it (``local/qwen2.5-...``) is unchanged, so shipped calibrations still match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragtriage.errors import InputError
+from ragtriage.judge.strategies.base import needs_model, strategy_factory
+
+EMBEDDED = "embedded"
+OLD_DEFAULTS = ("default", "local")  # earlier spellings of the default judge
+FIELD = "--judge"
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """``strategy``: a registered name, or ``None`` for the model's default strategy.
+    ``model``: ``embedded``, ``replay:PATH`` or a litellm id; ``None`` for a strategy that
+    needs no model."""
+
+    strategy: str | None = None
+    model: str | None = EMBEDDED
+
+    @classmethod
+    def parse(cls, text: str | None, field: str = FIELD) -> JudgeSpec:
+        """Parse a spec; ``None`` is the default (``embedded``)."""
+        text = EMBEDDED if text is None else text.strip()
+        if not text:
+            raise InputError(
+                "empty judge spec; e.g. embedded, lexical, openai/gpt-4o-mini", field=field
+            )
+        if not text.startswith("replay:") and "@" in text:
+            head, model = text.split("@", 1)
+            if "/" not in head and ":" not in head:  # else an '@' inside a model id
+                return cls._with_strategy(head, model, text, field)
+        if text.lower() in OLD_DEFAULTS:
+            raise _renamed(text, EMBEDDED, field)
+        if text == EMBEDDED:
+            return cls()
+        if "/" not in text and ":" not in text and _is_strategy(text):
+            return cls(text, EMBEDDED if needs_model(text) else None)
+        return cls(None, text)
+
+    @classmethod
+    def _with_strategy(cls, strategy: str, model: str, text: str, field: str) -> JudgeSpec:
+        strategy_factory(strategy)  # an unknown name: an error listing the known ones
+        if not model:
+            raise InputError(f"{text!r} names no model after '@'", field=field)
+        if model.lower() in OLD_DEFAULTS:
+            raise _renamed(text, f"{strategy}@{EMBEDDED}", field)
+        if not needs_model(strategy):
+            raise InputError(
+                f"strategy {strategy} uses no model; give --judge {strategy}", field=field
+            )
+        return cls(strategy, model)
+
+    @property
+    def needs_model(self) -> bool:
+        return needs_model(self.strategy)
+
+    def __str__(self) -> str:
+        if self.model is None:
+            return str(self.strategy)
+        return self.model if self.strategy is None else f"{self.strategy}@{self.model}"
+
+
+def _is_strategy(name: str) -> bool:
+    try:
+        strategy_factory(name)
+    except InputError:
+        return False
+    return True
+
+
+def _renamed(text: str, new: str, field: str) -> InputError:
+    return InputError(f"{text!r} is now spelled {new!r}: use {field} {new}", field=field)
+
+
+def refuse_old_options(
+    model: str | None = None, strategy: str | None = None, *, judge: str | None = None
+) -> None:
+    """``--model``/``--strategy`` were replaced by ``--judge``: an error naming the new
+    spelling of what was given (nothing happens when neither was). ``judge``: the model
+    an old ``audit --judge MODEL --strategy S`` named."""
+    given = [o for o, v in (("--model", model), ("--strategy", strategy)) if v is not None]
+    if not given:
+        return
+    new = spec_from_parts(strategy, model if model is not None else judge)
+    raise InputError(
+        f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} replaced by "
+        f"--judge STRATEGY@MODEL; use --judge {new}",
+        field=given[0],
+    )
+
+
+def spec_from_parts(strategy: str | None, model: str | None) -> str:
+    """The ``--judge`` spelling of an old ``--strategy``/``--model`` pair."""
+    if strategy is not None and _is_strategy(strategy) and not needs_model(strategy):
+        return strategy
+    model = EMBEDDED if model is None or model.lower() in OLD_DEFAULTS else model
+    return model if strategy is None else f"{strategy}@{model}"

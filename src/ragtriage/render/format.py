@@ -1,0 +1,32 @@
+"""The one number formatter of every report: terminal, Markdown and HTML.
+
+A missing or non-finite value is ``-`` everywhere (the terminal used to print ``nan``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ragtriage.triage.models import Estimate
+
+
+def fmt(value: float | None, digits: int = 4) -> str:
+    """``value`` to ``digits`` decimals; ``-`` when missing or not finite."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def fmt_estimate(estimate: Estimate | None, digits: int = 3) -> str:
+    """``0.812 [0.750, 0.870]``, or ``-`` when there is no estimate."""
+    if estimate is None:
+        return "-"
+    low, high = fmt(estimate.low, digits), fmt(estimate.high, digits)
+    return f"{fmt(estimate.estimate, digits)} [{low}, {high}]"
+
+
+def signed(value: float | None, digits: int = 4) -> str:
+    """``+0.0123`` / ``-0.0123``: a difference, its sign always shown; ``-`` when missing."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return f"{value:+.{digits}f}"

@@ -1,0 +1,91 @@
+"""Terminal output of the retrieval report's optional sections: which slice (dev or
+held out), access-control leaks, overlap with a reference run, repeated-run spread."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from ragtriage.render.format import fmt
+from ragtriage.retrieval.report import RetrievalReport
+
+MAX_LISTED = 10
+
+
+def render_split(report: RetrievalReport, console: Console) -> None:
+    """One line saying which slice this is, and how often the held-out one was looked at."""
+    info = report.split
+    if info is None or info.n_holdout == 0:
+        return
+    if info.evaluated == "holdout":
+        text = f"HELD-OUT slice revealed: {info.n_holdout} cases (reveal #{info.reveals}"
+        console.print(Text(text + f", logged in {info.reveal_log})", style="bold magenta"))
+    else:
+        console.print(
+            Text(
+                f"Slice: {info.evaluated} ({info.n_dev} cases); {info.n_holdout} held-out cases "
+                "not shown (--holdout reveals them, and logs it)",
+                style="dim",
+            )
+        )
+
+
+def render_leaks(report: RetrievalReport, console: Console) -> None:
+    """Print the leak count and every leak (called after the retrieval summary)."""
+    section = report.leaks
+    if section is None:
+        return
+    style = "bold red" if section.n_leaking else "bold green"
+    console.print(
+        Text(
+            f"Access-control leaks (forbidden chunk in the top {section.k}): "
+            f"{section.n_leaking} of {section.n_cases_checked} checked cases",
+            style=style,
+        )
+    )
+    for leak in section.cases:
+        console.print(Text(f"  LEAK {leak.query_id}: {leak.forbidden_id} at rank {leak.rank}"))
+
+
+def render_overlap(report: RetrievalReport, console: Console) -> None:
+    section = report.reference_overlap
+    if section is None:
+        return
+    means = ", ".join(f"{name} {fmt(value)}" for name, value in section.means.items())
+    console.print(
+        Text(
+            f"Overlap with reference run {section.source} ({section.n_queries} queries): {means}",
+            style="bold",
+        )
+    )
+    if section.missing_in_reference:
+        console.print(
+            Text(
+                f"  {len(section.missing_in_reference)} queries are not in the "
+                "reference run (left out)",
+                style="yellow",
+            )
+        )
+    if section.lowest:
+        worst = ", ".join(f"{q.query_id} ({fmt(q.overlap, 2)})" for q in section.lowest[:5])
+        console.print(Text(f"  lowest {list(section.means)[-1]}: {worst}", style="dim"))
+
+
+def render_repeat(report: RetrievalReport, console: Console) -> None:
+    section = report.repeat
+    if section is None:
+        return
+    console.print(Text(f"Repeated runs: {section.n_runs}; spread of the run means", style="bold"))
+    for m in section.metrics:
+        console.print(
+            Text(
+                f"  {m.metric:<14} mean {fmt(m.mean)}  min {fmt(m.min)}  "
+                f"max {fmt(m.max)}  std {fmt(m.std)}"
+            )
+        )
+    changed = section.changed_queries
+    listed = ", ".join(changed[:MAX_LISTED]) + (", ..." if len(changed) > MAX_LISTED else "")
+    line = f"  queries whose top {section.k} changed between runs: {len(changed)}"
+    console.print(
+        Text(line + (f" ({listed})" if changed else ""), style="yellow" if changed else "dim")
+    )

@@ -1,0 +1,49 @@
+"""``ragtriage.audit`` from Python: rows or paths in, the same result object out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import ragtriage
+from ragtriage.errors import InputError
+
+HANDBOOK = Path(__file__).resolve().parents[2] / "golden_sets" / "handbook"
+
+
+def _rows(path: Path, n: int) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()[:n]]
+
+
+def test_audit_from_rows_equals_audit_from_files(tmp_path):
+    golden = _rows(HANDBOOK / "golden.jsonl", 4)
+    texts = {c["id"]: c["text"] for c in _rows(HANDBOOK / "corpus.jsonl", 1000)}
+    traces = [
+        {
+            "query_id": c["id"],
+            "retrieved": [{"id": i, "text": texts[i]} for i in c["expected"]] or ["nothing"],
+            "answer": texts[c["expected"][0]] if c["expected"] else "I do not know.",
+        }
+        for c in golden
+    ]
+    (tmp_path / "golden.jsonl").write_text("".join(json.dumps(r) + "\n" for r in golden))
+    (tmp_path / "traces.jsonl").write_text("".join(json.dumps(r) + "\n" for r in traces))
+    options = {"judge": "lexical", "cache": tmp_path / "c.sqlite"}
+    from_rows = ragtriage.audit(golden, traces, **options)
+    from_files = ragtriage.audit(tmp_path / "golden.jsonl", tmp_path / "traces.jsonl", **options)
+    assert isinstance(from_rows, ragtriage.AuditResult)
+    labels = [(c.case_id, c.label) for c in from_rows.cases]
+    assert labels == [(c.case_id, c.label) for c in from_files.cases]
+    assert [c for c, _ in labels] == [c["id"] for c in golden]
+
+
+def test_a_bad_row_is_an_input_error_naming_its_line():
+    with pytest.raises(InputError, match=r"golden\.jsonl:2"):
+        ragtriage.audit([{"id": "a", "query": "q", "expected": []}, {"id": "b"}], judge="lexical")
+
+
+def test_every_error_is_a_ragtriage_error():
+    assert issubclass(ragtriage.InputError, ragtriage.RagtriageError)
+    assert set(ragtriage.__all__) >= {"audit", "evaluate_retrieval", "judge_faithfulness"}
