@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from ragtriage.calibration.ppi import ppi_rate
+from ragtriage.stats import DEFAULT_SEED
 
 TRUTH = 0.6
 BIG_N = 2000
@@ -32,7 +33,7 @@ def draw(rng, n, miss, false_alarm):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--draws", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()

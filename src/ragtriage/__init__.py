@@ -22,6 +22,7 @@ _PUBLIC = {
     "AuditConfig": "ragtriage.triage.audit",
     "AuditResult": "ragtriage.triage.models",
     "evaluate_retrieval": "ragtriage.retrieval.evaluate",
+    "RetrievalEvaluator": "ragtriage.retrieval.evaluate",
     "judge_faithfulness": "ragtriage.judge.api",
     "RagtriageError": "ragtriage.errors",
     "InputError": "ragtriage.errors",

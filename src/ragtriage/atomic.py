@@ -1,21 +1,25 @@
-"""Atomic file writes: a crash or a kill never leaves a half-written file.
+"""Atomic file writes (a crash or a kill never leaves a half-written file) and file hashes.
 
 Every output ragtriage writes (reports, calibration records, golden sets it rewrites, the
 reveal log) goes through :func:`write_atomic`, or :func:`write_atomic_set` for outputs
 that belong together (an audit's ``results.json``, ``report.md`` and ``report.html``);
 it lives at the package's root because every stage writes files and none should import
 another stage to do it. A path that cannot be written is an :class:`InputError` (exit 2)
-naming it, not a traceback.
+naming it, not a traceback. :func:`file_sha256` is the one way a file's content is hashed
+(runs, traces, grade files, model weights).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 from ragtriage.errors import InputError
+
+__all__ = ["file_sha256", "write_atomic", "write_atomic_set"]
 
 
 def write_atomic(path: str | Path, text: str | bytes) -> Path:
@@ -49,6 +53,15 @@ def write_atomic_set(files: Mapping[Path, str | bytes]) -> list[Path]:
         _discard(staged)
         raise
     return [path for _, path in staged]
+
+
+def file_sha256(path: Path, block: int = 1 << 22) -> str:
+    """Hex SHA-256 of a file's bytes, read in blocks (model weights are over a GiB)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        while chunk := handle.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _stage(path: Path, text: str | bytes) -> str:

@@ -19,6 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Literal
 
+from ragtriage.atomic import file_sha256
 from ragtriage.models.base import Message, ModelRequest
 from ragtriage.models.build import (
     LLAMA_CPP_VERSION,
@@ -29,7 +30,7 @@ from ragtriage.models.build import (
     unsupported_features,
 )
 from ragtriage.models.cache import default_cache_path
-from ragtriage.models.weights import MODEL_SHA256, cache_dir, model_path, sha256_file
+from ragtriage.models.weights import MODEL_SHA256, cache_dir, model_path
 
 __all__ = ["Check", "run_checks"]
 
@@ -71,10 +72,10 @@ def model_file() -> Check:
     """The GGUF file joined from the chunk packages, re-hashed in full here."""
     try:
         path = model_path()
-    except Exception as exc:  # noqa: BLE001 - every way of not having the file is reported
+    except Exception as exc:  # every way of not having the file is reported
         return Check("model file", "fail", str(exc), SETUP)
     started = time.perf_counter()
-    digest = sha256_file(path)
+    digest = file_sha256(path)
     took = time.perf_counter() - started
     if digest != MODEL_SHA256:
         fix = f"delete {path} and run: {SETUP}"
@@ -109,7 +110,7 @@ def generation(n_threads: int | None = None) -> tuple[Check, str]:
     try:
         worker.hello()
         text = worker.complete(request).text
-    except Exception as exc:  # noqa: BLE001 - a crash, a missing library: all reported
+    except Exception as exc:  # a crash, a missing library: all reported
         return Check("one-token generation", "fail", str(exc), REBUILD_COMMAND), worker.system_info
     finally:
         worker.close()

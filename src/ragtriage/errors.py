@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_OK", "InputError", "RagtriageError"]
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INPUT = 2

@@ -3,11 +3,8 @@
 Ranking a million queries allocates and frees tens of thousands of temporary arrays of a
 few megabytes. glibc hands each one over 128 KiB (adaptively up to 32 MiB) back to the
 kernel when it is freed, and the next one faults its pages in again. On a virtual
-machine that first touch is what costs: on this project's 2-core VMs a fresh gigabyte
-costs 1.5-2 s of faults, against 0.1-0.2 s for memory the process freed a moment
-before. Serving every allocation under 32 MiB from the heap and never trimming it took
-`ragtriage retrieval` on a million queries from 19.3 s to 18.5 s in one pair of runs
-(``sys`` time 8.7 s -> 7.1 s), and ranking alone from 3.6 s to 2.3 s with smaller batches.
+machine that first touch is what costs, so every allocation under 32 MiB is served from
+the heap and the heap is never trimmed (the timings are in the README, "Performance").
 
 Only the command-line entry point calls :func:`keep_freed_memory`: a library must not
 change its host process's allocator.
@@ -18,6 +15,14 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import sys
+
+__all__ = [
+    "MMAP_THRESHOLD",
+    "M_MMAP_THRESHOLD",
+    "M_TRIM_THRESHOLD",
+    "TRIM_THRESHOLD",
+    "keep_freed_memory",
+]
 
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3

@@ -11,6 +11,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from pydantic import BaseModel
+
+__all__ = [
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "Estimate",
+    "Interval",
+    "NORMAL_ABOVE",
+    "bootstrap_mean",
+    "bootstrap_statistic",
+    "holm",
+    "paired_bootstrap_diff",
+    "randomization_test",
+]
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 20261129
@@ -19,13 +33,29 @@ NORMAL_ABOVE = 50_000
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with a two-sided interval at ``level``."""
+    """A point estimate with a two-sided interval at ``level``: what the functions below
+    compute. Results files store the three numbers as an :class:`Estimate`."""
 
     estimate: float
     low: float
     high: float
     level: float = 0.95
     n: int = 0
+
+
+class Estimate(BaseModel):
+    """A point estimate with its interval, as results files store it (``estimate``,
+    ``low``, ``high``); :class:`ragtriage.calibration.ppi.PPIEstimate` extends it.
+
+    Two other result types carry an interval under other field names, which the results
+    files fix: ``MetricSummary`` (``mean``, ``low``, ``high``, null when no query is
+    answerable, with ``n``) and ``Agreement`` (``kappa``, ``kappa_low``, ``kappa_high``
+    among its other figures).
+    """
+
+    estimate: float
+    low: float
+    high: float
 
 
 def bootstrap_mean(

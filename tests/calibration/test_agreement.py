@@ -73,7 +73,7 @@ def test_calibration_says_when_every_grade_is_the_same():
 
     import pytest
 
-    from ragtriage.calibration.analyse import _check_enough
+    from ragtriage.calibration.fit import _check_enough
     from ragtriage.errors import InputError
 
     same = [SimpleNamespace(label=True) for _ in range(20)]

@@ -194,7 +194,7 @@ def test_judge_reporting_only_its_score_still_gets_the_lexical_baseline(tmp_path
     ],
 )
 def test_a_judge_beats_lexical_only_when_the_interval_excludes_zero(difference, better):
-    from ragtriage.calibration.analyse import beats_baseline
+    from ragtriage.calibration.fit import beats_baseline
 
     assert beats_baseline(difference) is better
 

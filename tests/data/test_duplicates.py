@@ -29,11 +29,11 @@ def constant(words: np.ndarray) -> np.ndarray:
 
 @contextmanager
 def fingerprints(forced: bool) -> Iterator[None]:
-    """A block in which trec.py and ranking.py use colliding fingerprints, or the real."""
+    """A block in which trec.py and ranking.py use colliding id hashes, or the real ones."""
     with pytest.MonkeyPatch.context() as patch:
         if forced:
-            patch.setattr(trec, "fingerprint", constant)
-            patch.setattr(ranking, "fingerprint", constant)
+            patch.setattr(trec, "id_hash", constant)
+            patch.setattr(ranking, "id_hash", constant)
         yield
 
 

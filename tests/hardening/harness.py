@@ -56,7 +56,7 @@ def run_cli(args: list[str], kind: str = "", timeout: int = HANG_SECONDS) -> Out
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main([str(a) for a in args])
-    except BaseException:  # noqa: BLE001 - whatever escapes main is the failure we look for
+    except BaseException:  # whatever escapes main is the failure we look for
         code = -1
         err.write("Traceback (escaped main):\n" + traceback.format_exc())
     finally:

@@ -39,9 +39,6 @@ class ScriptedModel:
         finally:
             self.in_flight -= 1
 
-    def generate(self, prompt, max_tokens: int = 512) -> str:
-        return "generated"
-
 
 def choice(p_true: float) -> ModelResponse:
     """A ``choice`` response with the given P(true)."""

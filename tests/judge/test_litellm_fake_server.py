@@ -42,7 +42,7 @@ def test_429_then_200_is_retried_and_scored():
         return (
             (429, "rate limited")
             if n == 1
-            else (  # noqa: E731
+            else (
                 200,
                 claims_reply(["supported", "contradicted"]),
             )
@@ -64,7 +64,7 @@ def test_malformed_json_then_valid_after_repair():
         return (
             (200, "{not json")
             if n == 1
-            else (  # noqa: E731
+            else (
                 200,
                 claims_reply(["supported"]),
             )

@@ -52,7 +52,7 @@ def verified_file(tmp_path, monkeypatch, content: bytes = b"weights"):
 
 def test_a_stamp_for_the_same_hash_size_and_mtime_skips_hashing(tmp_path, monkeypatch):
     path, digest = verified_file(tmp_path, monkeypatch)
-    monkeypatch.setattr(weights, "sha256_file", lambda p: pytest.fail("hashed again"))
+    monkeypatch.setattr(weights, "file_sha256", lambda p: pytest.fail("hashed again"))
     assert model_path(digest) == path
 
 

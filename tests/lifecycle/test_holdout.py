@@ -12,8 +12,8 @@ from ragtriage.cli.main import main
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import assign_holdout
 from ragtriage.errors import InputError
-from ragtriage.retrieval.evaluate import evaluate_retrieval
-from ragtriage.retrieval.split import git_commit, record_reveal
+from ragtriage.retrieval.evaluate import RetrievalEvaluator, evaluate_retrieval
+from ragtriage.retrieval.split import git_commit, log_reveal, record_reveal
 from tests.conftest import ROOT
 from tests.lifecycle.conftest import run_rows, write_jsonl
 
@@ -208,14 +208,18 @@ def test_reveal_of_a_slice_without_answerable_cases_logs_null_means(tmp_path):
     assert json.loads((tmp_path / "log.jsonl").read_text())["means"] == {"mrr": None}
 
 
-def test_python_api_reveals_are_logged_too(split_set):
+def test_python_api_scoring_has_no_side_effects_and_log_reveal_records(split_set):
+    """Scoring writes nothing; ``log_reveal`` (what the CLI and the audit call) logs."""
     golden, run = split_set
     log = golden.parent / "holdout_reveals.jsonl"
-    first = evaluate_retrieval(golden, run, ["mrr"], split="holdout")
-    second = evaluate_retrieval(golden, run, ["mrr"], split="holdout")
+    evaluator = RetrievalEvaluator(golden, ["mrr"], split="holdout")
+    report = evaluator.evaluate(run)
+    evaluate_retrieval(golden, run, ["mrr"], split="holdout")
+    assert not log.exists() and report.split.reveals is None
+    first = log_reveal(report, golden)
+    second = log_reveal(evaluator.evaluate(run), golden)
     assert (first.split.reveals, second.split.reveals) == (1, 2)
     assert second.split.reveal_log == str(log)
-    evaluate_retrieval(golden, run, ["mrr"], split="holdout", record_holdout=False)
     evaluate_retrieval(golden, run, ["mrr"])  # the dev slice is no reveal
     assert len(log.read_text().splitlines()) == 2
 

@@ -6,7 +6,7 @@ import pytest
 
 from ragtriage.cli.main import main
 from ragtriage.results.files import write_json
-from ragtriage.results.gate import Bar, Check, metric_value, parse_bars
+from ragtriage.results.gate import Bar, BarCheck, metric_value, parse_bars
 from tests.report.conftest import BASE_RANKS, make_audit, with_leaks
 
 BETTER = {q: 1 if r is not None else 2 for q, r in BASE_RANKS.items()}
@@ -138,8 +138,8 @@ def test_bars_parse_and_tolerate_rounding():
         Bar("min", "mrr", 0.5),
         Bar("min", "pass_rate", 0.8),
     ]
-    assert Check(Bar("max-drop", "mrr", 0.02), value=0.78, baseline=0.80).ok
-    assert not Check(Bar("max-drop", "mrr", 0.02), value=0.7799, baseline=0.80).ok
+    assert BarCheck(Bar("max-drop", "mrr", 0.02), value=0.78, baseline=0.80).ok
+    assert not BarCheck(Bar("max-drop", "mrr", 0.02), value=0.7799, baseline=0.80).ok
 
 
 def test_any_leak_fails_the_gate_and_is_listed(audit, tmp_path, capsys):

@@ -18,7 +18,7 @@ import pytest
 
 from ragtriage.cli.main import main
 from ragtriage.data.runs import load_run
-from ragtriage.data.tables import doc_words, fingerprint
+from ragtriage.data.tables import doc_words, id_hash
 from ragtriage.data.trec import read_trec_qrels
 from ragtriage.retrieval.evaluate import evaluate_retrieval
 from tests.conftest import ROOT
@@ -156,7 +156,7 @@ def test_fingerprints_of_the_test_collections_doc_ids_are_distinct():
     ids = sorted({line.split()[2] for line in (FILES / "qrels.test").read_text().splitlines()})
     ids += sorted({line.split()[2] for line in (FILES / "results.test").read_text().splitlines()})
     ids = sorted(set(ids))
-    prints = fingerprint(doc_words(ids))
+    prints = id_hash(doc_words(ids))
     assert len(np.unique(prints)) == len(ids)
 
 

@@ -7,7 +7,7 @@ plus :func:`calibrate` and :func:`load_grades` to build a record.
 
 from __future__ import annotations
 
-from ragtriage.calibration.analyse import calibrate
+from ragtriage.calibration.fit import calibrate
 from ragtriage.calibration.grades import GradedItem, HumanGrade, load_grades
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.record import (

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from ragtriage.stats import DEFAULT_SEED, bootstrap_statistic
+from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
+
+__all__ = ["Agreement", "agreement", "cohen_kappa", "confusion", "rank_correlations"]
 
 
 def confusion(human: np.ndarray, judge: np.ndarray) -> list[list[int]]:
@@ -48,7 +50,11 @@ def _safe_div(a: float, b: float) -> float:
 
 
 class Agreement(BaseModel):
-    """All agreement figures for one set of decisions."""
+    """All agreement figures for one set of decisions.
+
+    Kappa's interval is stored flat (``kappa_low``, ``kappa_high``) beside the other
+    figures, as results files have it, not as a nested :class:`ragtriage.stats.Estimate`.
+    """
 
     n: int
     accuracy: float
@@ -71,7 +77,7 @@ def agreement(
     *,
     scores: np.ndarray | None = None,
     grades: np.ndarray | None = None,
-    resamples: int = 2000,
+    resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> Agreement:
     """Accuracy, kappa with a percentile-bootstrap 95 % interval (items resampled in pairs,

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragtriage.calibration.rules import ConstantRule, LogisticRule, Table, transform
+from ragtriage.calibration.decision import ConstantRule, LogisticRule, Table, transform
 from ragtriage.calibration.threshold import fit_majority, fit_threshold
+
+__all__ = ["COMBINATION_SIGNALS", "combination_features", "fit_logistic", "usable_features"]
 
 # The combination's inputs, when the judge reports them: the model's probability (overall,
 # or the mean over sentences), the weakest sentence's probability, the lexical score and

@@ -23,6 +23,19 @@ from ragtriage.data.readers import check_type, iter_records, parse_json, read_te
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
+__all__ = [
+    "GRADE_LIMIT",
+    "GradedItem",
+    "HumanGrade",
+    "SUFFIXES",
+    "fold_grades",
+    "grade_files",
+    "load_grades",
+    "parse_label",
+    "read_grades",
+    "sha256_text",
+]
+
 _TRUE = {"true", "t", "yes", "y", "1", "faithful", "supported"}
 _FALSE = {"false", "f", "no", "n", "0", "unfaithful", "unsupported", "not faithful"}
 SUFFIXES = (".jsonl", ".json", ".csv")

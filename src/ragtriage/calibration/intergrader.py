@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+__all__ = ["krippendorff_alpha_nominal"]
+
 
 def krippendorff_alpha_nominal(units: Sequence[Sequence[object]]) -> float | None:
     """Nominal Krippendorff's alpha = 1 - D_o / D_e from the coincidence matrix.

@@ -21,6 +21,17 @@ from ragtriage.data.readers import iter_records
 from ragtriage.errors import InputError
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult
 
+__all__ = [
+    "RECORDED_DIR",
+    "answer_tokens",
+    "find_recorded",
+    "package_version",
+    "parse_spec",
+    "read_judged",
+    "run_judge",
+    "spec_fingerprint",
+]
+
 RECORDED_DIR = "_judged"
 
 

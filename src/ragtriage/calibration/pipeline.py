@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragtriage.calibration.analyse import calibrate
+from ragtriage.atomic import file_sha256
+from ragtriage.calibration.fit import calibrate
 from ragtriage.calibration.grades import GradedItem, grade_files, load_grades
 from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
 from ragtriage.calibration.ppi import PPIEstimate
 from ragtriage.calibration.record import CalibrationRecord, is_stale
 from ragtriage.judge.types import JudgeResult
+from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+__all__ = [
+    "JudgeCalibration",
+    "PlotWriter",
+    "digest_files",
+    "recorded_dir",
+    "run_calibration",
+    "slug",
+    "stale_warnings",
+]
 
 PlotWriter = Callable[[CalibrationRecord, Path], list[Path]]
 
 
 @dataclass
-class JudgeRun:
+class JudgeCalibration:
     name: str
     record: CalibrationRecord
     record_path: Path
@@ -39,7 +50,7 @@ def recorded_dir(grades: Path) -> Path:
 
 
 def digest_files(path: Path) -> dict[str, str]:
-    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in grade_files(path)}
+    return {str(p): file_sha256(p) for p in grade_files(path)}
 
 
 def _sources(judges: list[str], judged: list[Path]) -> list[tuple[str, Path | None]]:
@@ -51,17 +62,17 @@ def _sources(judges: list[str], judged: list[Path]) -> list[tuple[str, Path | No
 def run_calibration(
     grades: Path,
     *,
-    judges: list[str] = (),
-    judged: list[Path] = (),
+    judges: Sequence[str] = (),
+    judged: Sequence[Path] = (),
     out: Path | None = None,
     folds: int = 5,
-    seed: int = 20261129,
-    resamples: int = 2000,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
     plots: PlotWriter | None = None,
     audit: Path | None = None,
     ppi_fraction: float = 0.5,
     items: list[GradedItem] | None = None,
-) -> list[JudgeRun]:
+) -> list[JudgeCalibration]:
     """Calibrate every judge (run or recorded) on the grades under ``grades``; write
     ``<out>/<judge>/calibration.json`` when ``out`` is given, and its PNGs with ``plots``
     (e.g. :func:`ragtriage.render.calibration_plots.write_plots`)."""
@@ -88,7 +99,9 @@ def run_calibration(
             seconds=seconds,
             ppi_fraction=ppi_fraction,
         )
-        run = JudgeRun(name=record.judge_name, record=record, record_path=Path(), source=source)
+        run = JudgeCalibration(
+            name=record.judge_name, record=record, record_path=Path(), source=source
+        )
         if path is not None:
             record.warnings += stale_warnings(record)
         if out is not None:
@@ -111,7 +124,7 @@ def stale_warnings(record: CalibrationRecord) -> list[str]:
 
         model = None if fp.model == "none" else fp.model
         current = api.fingerprint(model=model, strategy=fp.judge)
-    except Exception:  # noqa: BLE001 - an unknown judge cannot be compared, not an error
+    except Exception:  # an unknown judge cannot be compared, not an error
         return []
     stale = is_stale(record, current)
     if not stale:

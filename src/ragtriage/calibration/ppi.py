@@ -21,13 +21,15 @@ which is never worse than the human-only mean asymptotically. The interval is cl
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel
+
+from ragtriage.stats import Estimate
+
+__all__ = ["PPIEstimate", "ppi_rate"]
 
 
-class PPIEstimate(BaseModel):
-    estimate: float
-    low: float
-    high: float
+class PPIEstimate(Estimate):
+    """The prediction-powered rate (``estimate``, ``low``, ``high``) and the judge's naive one."""
+
     naive: float  # the judge's own rate on the unlabelled answers
     naive_low: float
     naive_high: float

@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
+from ragtriage.calibration.decision import Rule, decide_one
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
-from ragtriage.calibration.rules import Rule, decide_one
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -127,8 +127,8 @@ class CalibrationRecord(BaseModel):
         for result in unlabelled:
             if result.outcome != Outcome.SCORED:
                 continue
-            votes = [decide_one(rule, result) for rule in self.fold_rules]
-            votes = [v for v in votes if v is not None]
+            decided = (decide_one(rule, result) for rule in self.fold_rules)
+            votes = [v for v in decided if v is not None]
             if votes:
                 f_u.append(float(np.mean(votes)))
         labelled = [
@@ -140,8 +140,8 @@ class CalibrationRecord(BaseModel):
         ]
         return ppi_rate(
             f_u,
-            [float(i.decision_cv) for i in labelled],
-            [float(i.human) for i in labelled],
+            [float(bool(i.decision_cv)) for i in labelled],  # None filtered out above
+            [float(bool(i.human)) for i in labelled],
             level=level,
             power_tuning=power_tuning,
         )

@@ -11,7 +11,17 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ragtriage.calibration.rules import ConstantRule, Table, ThresholdRule
+from ragtriage.calibration.decision import ConstantRule, Table, ThresholdRule
+
+__all__ = [
+    "candidate_thresholds",
+    "cross_fit",
+    "fit_majority",
+    "fit_threshold",
+    "kappa_curve",
+    "stratified_folds",
+    "subset",
+]
 
 
 def kappa_curve(x: np.ndarray, y: np.ndarray, thresholds: np.ndarray) -> np.ndarray:

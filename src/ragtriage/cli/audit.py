@@ -26,6 +26,8 @@ from ragtriage.errors import InputError
 from ragtriage.render.console import stage_progress
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 
+__all__ = ["JSON_MODES", "OUTPUTS", "register", "run"]
+
 JSON_MODES = ("json_schema", "json_object_schema", "json_object", "none")
 OUTPUTS = ("results.json", "report.md", "report.html")
 

@@ -10,6 +10,9 @@ import typer
 
 from ragtriage.cli.common import MAX_RESAMPLES, MAX_SEED, finite, output_dir
 from ragtriage.errors import EXIT_FAILED, InputError
+from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+__all__ = ["HELP", "calibrate_command", "register"]
 
 HELP = (
     "Calibrate the faithfulness judge against human grades.\n\n"
@@ -42,10 +45,10 @@ def calibrate_command(
     folds: Annotated[int, typer.Option(min=2, max=20, help="cross-validation folds")] = 5,
     seed: Annotated[
         int, typer.Option(min=0, max=MAX_SEED, help="seed for folds, bootstrap and splits")
-    ] = 20261129,
+    ] = DEFAULT_SEED,
     resamples: Annotated[
         int, typer.Option(min=100, max=MAX_RESAMPLES, help="bootstrap resamples")
-    ] = 2000,
+    ] = DEFAULT_RESAMPLES,
     plots: Annotated[bool, typer.Option(help="write PNG plots")] = True,
     audit: Annotated[
         Path | None,

@@ -19,6 +19,26 @@ import typer
 from ragtriage.errors import InputError
 from ragtriage.render.console import console as console  # every subcommand's stdout
 
+__all__ = [
+    "Abort",
+    "CLICK",
+    "ClickException",
+    "MAX_RANK",
+    "MAX_REPEAT",
+    "MAX_RESAMPLES",
+    "MAX_SEED",
+    "MAX_WORKERS",
+    "choices",
+    "finite",
+    "given_list",
+    "int_list",
+    "one_line",
+    "output_dir",
+    "output_file",
+    "split_list",
+    "usage_error",
+]
+
 # Upper bounds of numeric options: far above any real use, low enough that no value can
 # overflow a 64-bit array or ask for a day of work by a typo.
 MAX_RANK = 1_000_000  # depth, cutoffs (-k, metric@k), --leak-k, --context-k

@@ -14,6 +14,9 @@ from ragtriage.render.markdown import render_comparison_markdown
 from ragtriage.results.compare import compare
 from ragtriage.results.files import write_atomic, write_json
 from ragtriage.results.load import load_result
+from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+__all__ = ["compare_command", "register"]
 
 
 def compare_command(
@@ -25,10 +28,10 @@ def compare_command(
     ] = None,
     seed: Annotated[
         int, typer.Option(min=0, max=MAX_SEED, help="Seed for bootstrap and permutations.")
-    ] = 20261129,
+    ] = DEFAULT_SEED,
     resamples: Annotated[
         int, typer.Option(min=1, max=MAX_RESAMPLES, help="Bootstrap resamples.")
-    ] = 2000,
+    ] = DEFAULT_RESAMPLES,
     permutations: Annotated[
         int, typer.Option(min=1, max=MAX_RESAMPLES, help="Randomization-test permutations.")
     ] = 10000,

@@ -13,6 +13,8 @@ from ragtriage.doctor import Check, run_checks
 from ragtriage.errors import EXIT_FAILED, EXIT_OK
 from ragtriage.render.doctor import print_check
 
+__all__ = ["doctor", "register"]
+
 
 def _show(check: Check) -> None:
     print_check(console(), check.status, check.name, check.detail, check.fix)

@@ -17,8 +17,10 @@ import typer
 from ragtriage.cli.common import console
 from ragtriage.render.console import print_line
 from ragtriage.render.text import clean
-from ragtriage.results.gate import leaks, parse_bars, run_checks, stale_fields
+from ragtriage.results.gate import check_bars, leaks, parse_bars, stale_fields
 from ragtriage.results.load import golden_sha256, load_result
+
+__all__ = ["MAX_LEAKS", "METRICS_HELP", "gate", "register"]
 
 MAX_LEAKS = 20
 METRICS_HELP = (
@@ -53,7 +55,7 @@ def gate(
     ]
     result = load_result(results)
     base = load_result(baseline) if baseline else None
-    checks = run_checks(result, bars, base, source=str(results), baseline_source=str(baseline))
+    checks = check_bars(result, bars, base, source=str(results), baseline_source=str(baseline))
     out = console()
 
     def say(text: str, style: str) -> None:  # one line per verdict, never wrapped (CI logs)

@@ -17,6 +17,8 @@ from ragtriage.results.files import write_json
 from ragtriage.results.load import load_audit
 from ragtriage.triage import grow
 
+__all__ = ["add", "app", "check", "register", "split"]
+
 app = typer.Typer(
     help="Manage a golden set: held-out split, validity check, growth.", no_args_is_help=True
 )

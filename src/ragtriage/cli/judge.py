@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -18,6 +18,20 @@ from ragtriage.judge.spec import JudgeSpec, refuse_old_options
 from ragtriage.judge.types import Outcome
 from ragtriage.models.cache import default_cache_path
 from ragtriage.results.files import write_atomic, write_json
+
+__all__ = [
+    "H_CACHE",
+    "H_CONTEXT",
+    "H_JSON",
+    "H_JUDGE",
+    "H_OLD",
+    "H_OUTPUT",
+    "H_SENTENCES",
+    "JSON_MODES",
+    "MAX_CHARS",
+    "judge",
+    "register",
+]
 
 H_OUTPUT = "Write results here: .json (with totals) or .jsonl (one result a line)."
 H_JUDGE = (
@@ -66,7 +80,7 @@ def judge(
     refuse_old_options(model, strategy)
     spec = JudgeSpec.parse(judge_spec)
     items = load_answers(answers)
-    options = {
+    options: dict[str, Any] = {
         "threads": threads,
         "api_base": api_base,
         "json_mode": json_mode,

@@ -16,6 +16,8 @@ from ragtriage.cli.common import Abort, ClickException, one_line, usage_error
 from ragtriage.errors import RagtriageError
 from ragtriage.memory import keep_freed_memory
 
+__all__ = ["app", "main"]
+
 app = typer.Typer(
     name="ragtriage",
     help="Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,6 +20,7 @@ from ragtriage.cli.common import (
 from ragtriage.data.check import with_corpus
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice
+from ragtriage.data.models import GoldenSet
 from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.data.trec import read_trec_qrels
@@ -28,12 +29,13 @@ from ragtriage.render.console import reading_progress
 from ragtriage.render.retrieval import render_leaks, render_overlap, render_repeat, render_split
 from ragtriage.render.terminal import retrieval_summary
 from ragtriage.results.files import write_json
-from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
+from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, RetrievalEvaluator
 from ragtriage.retrieval.metrics import expand
 from ragtriage.retrieval.repeat import repeated
-from ragtriage.retrieval.report import RetrievalReport
 from ragtriage.retrieval.retrievers import run_retriever
 from ragtriage.retrieval.split import log_reveal
+
+__all__ = ["read_together", "register", "retrieval"]
 
 
 def retrieval(
@@ -109,20 +111,23 @@ def retrieval(
     ks = int_list(k, "--k") or list(DEFAULT_KS)
     expand(measures, ks)  # a bad metric name fails here, before a 4 GB run is read
     run_table = None
+    target: GoldenSet | Qrels
     if golden:
         target = load_golden(golden)
-    elif run is not None:
-        with reading_progress(quiet):
-            target, run_table = read_together(qrels, run)
     else:
-        target = read_trec_qrels(qrels)
+        assert qrels is not None  # exactly one of --golden and --qrels, checked above
+        if run is not None:
+            with reading_progress(quiet):
+                target, run_table = read_together(qrels, run)
+        else:
+            target = read_trec_qrels(qrels)
     if corpus is not None:
         target = with_corpus(target, corpus)
     if repeat > 1 and not retriever:
         raise InputError("--repeat needs --retriever (a run file is one draw)", field="repeat")
     split = "holdout" if holdout else None
 
-    options = {
+    options: dict[str, Any] = {
         "k": ks,
         "relevance_level": relevance_level,
         "precision": "float64" if float64 else "float32",
@@ -132,15 +137,14 @@ def retrieval(
         "split": split,
         "leak_k": leak_k,
         "reference": reference_run,
-        "record_holdout": False,  # logged once below, however many --repeat draws
     }
-
-    def score(run_table) -> RetrievalReport:
-        return evaluate_retrieval(target, run_table, measures, **options)
+    if retriever and qrels is not None:
+        raise InputError("--retriever needs --golden (with a corpus)", field="retriever")
+    # built once: every --repeat draw is scored against the same qrels structures
+    score = RetrievalEvaluator(target, measures, **options).evaluate
 
     if retriever:
-        if qrels is not None:
-            raise InputError("--retriever needs --golden (with a corpus)", field="retriever")
+        assert isinstance(target, GoldenSet)  # --retriever needs --golden, checked above
         cases = evaluated_slice(target, holdout)
         if repeat > 1:
             report = repeated(repeat, lambda: run_retriever(cases, retriever, depth), score)
@@ -149,9 +153,11 @@ def retrieval(
     elif run_table is not None:
         report = score(run_table)
     else:
+        assert run is not None  # exactly one of --run and --retriever, checked above
         with reading_progress(quiet):
             report = score(run)
-    if holdout:
+    if holdout:  # the one reveal of this command, however many --repeat draws
+        assert golden is not None  # the evaluator refuses --holdout on bare qrels
         report = log_reveal(report, golden)
     if output:
         write_json(output, report)

@@ -11,6 +11,16 @@ from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
 from ragtriage.data.readers import check_type, iter_records, read_text, require, split_lines
 from ragtriage.errors import InputError
 
+__all__ = [
+    "GRADE_MAX",
+    "GRADE_MIN",
+    "check_grade",
+    "is_beir_dir",
+    "load_beir",
+    "load_corpus",
+    "read_beir_qrels",
+]
+
 # Relevance grades are stored as 64-bit integers (as TREC qrels labels are); real scales
 # are 0-3 or so. A grade beyond 64 bits cannot be stored and is refused where it stands.
 GRADE_MIN, GRADE_MAX = -(2**63), 2**63 - 1

@@ -14,7 +14,7 @@ check lists:
 * **untagged cases**: they fall out of every per-tag slice.
 
 It also says which golden-set and corpus versions (content hashes) it checked, the same
-hashes every result records; ``version_warnings`` flags comparisons across versions.
+hashes every result records.
 """
 
 from __future__ import annotations
@@ -32,6 +32,19 @@ from ragtriage.data.golden import load_chunks
 from ragtriage.data.models import Chunk, GoldenSet, corpus_sha256
 from ragtriage.data.tables import Qrels
 from ragtriage.errors import InputError
+
+__all__ = [
+    "CheckReport",
+    "DuplicatePair",
+    "MissingId",
+    "NEAR_DUPLICATE",
+    "check_golden",
+    "duplicate_queries",
+    "jaccard",
+    "missing_ids",
+    "normalise",
+    "with_corpus",
+]
 
 NEAR_DUPLICATE = 0.8
 _PUNCT = re.compile(r"[^\w\s]+")
@@ -130,8 +143,8 @@ def _near_pairs(sets: list[frozenset[str]], threshold: float) -> dict[int, int]:
     ordered = [sorted(t, key=lambda w: (frequency[w], w)) for t in sets]
     postings = _postings(ordered, threshold)
     found: dict[int, int] = {}
-    for j, tokens in enumerate(ordered):
-        earlier = _first_match(j, tokens, sets, postings, threshold)
+    for j, ranked in enumerate(ordered):
+        earlier = _first_match(j, ranked, sets, postings, threshold)
         if earlier is not None:
             found[j] = earlier
     return found
@@ -230,29 +243,3 @@ def with_corpus(target: GoldenSet | Qrels, path: Path) -> GoldenSet:
     if not isinstance(target, GoldenSet):
         raise InputError("--corpus needs --golden (qrels carry no cases)", field="corpus")
     return target.model_copy(update={"corpus": load_chunks(path)})
-
-
-def version_warnings(base: dict[str, Any], candidate: dict[str, Any]) -> list[str]:
-    """Flag two results' ``golden`` sections made on different golden-set or corpus versions."""
-    out = []
-    for key, what in (("sha256", "golden sets"), ("corpus_sha256", "corpora")):
-        a, b = base.get(key), candidate.get(key)
-        if a and b and a != b:
-            out.append(
-                f"the {what} differ (sha256 {a[:12]} vs {b[:12]}): the results were "
-                "made on different versions and differences mix both changes"
-            )
-        elif bool(a) != bool(b):
-            out.append(f"only one result records the {what}' hash: cannot tell if they match")
-    return out
-
-
-def split_warnings(base: dict[str, Any] | None, candidate: dict[str, Any] | None) -> list[str]:
-    """Flag two results' ``split`` sections that scored different slices of a golden set."""
-    slices = [(s or {}).get("evaluated", "all") for s in (base, candidate)]
-    if slices[0] == slices[1]:
-        return []
-    return [
-        f"the results score different slices of the golden set ({slices[0]} vs "
-        f"{slices[1]}): compare dev with dev, holdout with holdout"
-    ]

@@ -19,8 +19,19 @@ from typing import Any
 
 from ragtriage.data.beir import check_grade, is_beir_dir, load_beir, load_corpus
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
-from ragtriage.data.readers import check_type, iter_records, read_text
+from ragtriage.data.readers import check_type, iter_records, read_text, unique_records
 from ragtriage.errors import InputError
+
+__all__ = [
+    "GOLDEN_FILES",
+    "SHIPPED",
+    "load_chunks",
+    "load_golden",
+    "parse_case",
+    "parse_golden_file",
+    "resolve_golden",
+    "shipped_sets",
+]
 
 GOLDEN_FILES = ("golden.jsonl", "golden.json")
 SHIPPED = Path(__file__).parents[1] / "golden_sets"  # a link to the top-level golden_sets/
@@ -70,22 +81,14 @@ def _load_dir(path: Path, split: str) -> GoldenSet:
 
 
 def parse_golden_file(path: Path) -> list[GoldenCase]:
-    cases: list[GoldenCase] = []
-    first_line: dict[str, int] = {}
-    for line, record in iter_records(path):
-        case = parse_case(record, path, line)
-        if case.id in first_line:
-            raise InputError(
-                f"duplicate case id {case.id!r} (first on line {first_line[case.id]})",
-                path=path,
-                line=line,
-                field="id",
-            )
-        first_line[case.id] = line
-        cases.append(case)
-    if not cases:
-        raise InputError("golden set is empty", path=path)
-    return cases
+    return unique_records(
+        path,
+        lambda record, line: parse_case(record, path, line),
+        lambda case: case.id,
+        field="id",
+        duplicate=lambda k, first: f"duplicate case id {k!r} (first on line {first})",
+        empty="golden set is empty",
+    )
 
 
 def parse_case(record: dict[str, Any], path: Path, line: int) -> GoldenCase:

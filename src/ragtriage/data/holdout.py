@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +27,17 @@ from ragtriage.data.models import GoldenSet
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.errors import InputError
+
+__all__ = [
+    "Split",
+    "assign_holdout",
+    "evaluated_slice",
+    "filter_run",
+    "golden_qrels",
+    "has_holdout",
+    "select_cases",
+    "write_split",
+]
 
 Split = Literal["dev", "holdout", "all"]
 
@@ -102,7 +114,7 @@ def assign_holdout(
     return out
 
 
-def write_split(source: Path, assignment: dict[str, str], out: Path | None = None) -> Path:
+def write_split(source: Path, assignment: Mapping[str, str], out: Path | None = None) -> Path:
     """Rewrite the golden file with each record's ``split`` set; every other field is kept
     as written. ``out``: a directory gets ``golden.jsonl`` plus a copy of the corpus."""
     records = []

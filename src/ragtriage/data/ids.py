@@ -20,6 +20,17 @@ import pyarrow.compute as pc
 
 from ragtriage.errors import InputError
 
+__all__ = [
+    "MAX_ID_BYTES",
+    "all_clean",
+    "check_id",
+    "check_ids",
+    "id_problem",
+    "ids_clean",
+    "shown",
+    "string_bytes",
+]
+
 MAX_ID_BYTES = 1024
 # C0 controls, DEL, C1 controls (Unicode category Cc) and lone surrogates (no UTF-8 form)
 _BAD = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")

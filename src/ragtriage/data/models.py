@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Chunk", "GoldenCase", "GoldenSet", "corpus_sha256"]
 
 
 class Chunk(BaseModel):
@@ -85,7 +86,13 @@ class GoldenSet(BaseModel):
 
 
 _OPTIONAL_FIELDS = ("forbidden", "tenant", "acl", "split", "source")
-_DEFAULTS = {"forbidden": [], "tenant": None, "acl": [], "split": "dev", "source": None}
+_DEFAULTS: dict[str, object] = {
+    "forbidden": [],
+    "tenant": None,
+    "acl": [],
+    "split": "dev",
+    "source": None,
+}
 
 
 def corpus_sha256(corpus: dict[str, Chunk]) -> str:
@@ -95,12 +102,4 @@ def corpus_sha256(corpus: dict[str, Chunk]) -> str:
     for doc_id in sorted(corpus):
         row = corpus[doc_id].model_dump(mode="json", exclude_none=True)
         digest.update(json.dumps(row, sort_keys=True).encode() + b"\n")
-    return digest.hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
     return digest.hexdigest()

@@ -11,11 +11,26 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ragtriage.errors import InputError
+
+__all__ = [
+    "check_type",
+    "iter_records",
+    "may_hold_surrogates",
+    "parse_json",
+    "read_json_document",
+    "read_text",
+    "refuse_surrogates",
+    "require",
+    "split_lines",
+    "unique_records",
+]
+
+T = TypeVar("T")
 
 
 def read_text(path: Path) -> str:
@@ -76,8 +91,8 @@ def parse_json(
         where = line if line is not None else _deepest_line(text)
         raise InputError("invalid JSON: nested too deeply", path=path, line=where) from None
     except ValueError as exc:
-        where = line if line is not None else getattr(exc, "lineno", None)
-        raise InputError(f"invalid JSON: {exc}", path=path, line=where) from None
+        at = line if line is not None else getattr(exc, "lineno", None)
+        raise InputError(f"invalid JSON: {exc}", path=path, line=at) from None
     if surrogates and may_hold_surrogates(text):
         refuse_surrogates(obj, path, line)
     return obj
@@ -148,6 +163,31 @@ def _check_surrogates(text: str, path: str | Path | None, line: int | None, fiel
 def read_json_document(path: Path) -> Any:
     """A whole file as one JSON value (results, calibration records), errors located."""
     return parse_json(read_text(path), path)
+
+
+def unique_records(
+    path: Path,
+    parse: Callable[[dict[str, Any], int], T],
+    key: Callable[[T], str],
+    *,
+    field: str,
+    duplicate: Callable[[str, int], str],
+    empty: str,
+) -> list[T]:
+    """Every record of ``path`` parsed, in file order; a repeated ``key`` is an error naming
+    both lines (``duplicate(key, first line)``), and so is a file with no record."""
+    items: list[T] = []
+    first: dict[str, int] = {}
+    for line, record in iter_records(path):
+        item = parse(record, line)
+        k = key(item)
+        if k in first:
+            raise InputError(duplicate(k, first[k]), path=path, line=line, field=field)
+        first[k] = line
+        items.append(item)
+    if not items:
+        raise InputError(empty, path=path)
+    return items
 
 
 def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -11,12 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragtriage.atomic import file_sha256
 from ragtriage.data.ids import check_id
-from ragtriage.data.models import file_sha256
 from ragtriage.data.readers import check_type, iter_records, read_text, require
 from ragtriage.data.tables import Run
 from ragtriage.data.trec import read_trec_run
 from ragtriage.errors import InputError
+
+__all__ = ["load_run", "read_jsonl_run"]
 
 
 def load_run(path: str | Path) -> Run:

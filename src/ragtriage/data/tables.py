@@ -16,6 +16,19 @@ import pyarrow.compute as pc
 
 from ragtriage.data.ids import check_ids
 
+__all__ = [
+    "Qrels",
+    "Run",
+    "as_arrow",
+    "doc_words",
+    "encode",
+    "id_hash",
+    "run_starts",
+    "words_to_arrow",
+    "words_to_strings",
+    "write_words",
+]
+
 
 def as_arrow(values: pa.Array | pa.ChunkedArray | Sequence[str]) -> pa.ChunkedArray:
     """Strings as an arrow chunked array (no copy when they already are arrow)."""
@@ -135,13 +148,13 @@ def _mix(h: np.ndarray) -> np.ndarray:
     return h
 
 
-def fingerprint(words: np.ndarray) -> np.ndarray:
+def id_hash(words: np.ndarray) -> np.ndarray:
     """One uint64 per row of doc words (``[..., width]``): a 64-bit hash of every byte.
 
-    Equal ids give equal fingerprints whatever the padding width (all-NUL padding words
+    Equal ids give equal hashes whatever the padding width (all-NUL padding words
     are skipped), and ids up to 8 bytes never collide (the first step is a bijection).
     Longer ids collide with probability about 2**-64 per pair, but callers only use the
-    fingerprint to find candidates and compare those exactly: a collision costs time,
+    hash to find candidates and compare those exactly: a collision costs time,
     never a wrong answer. (An XOR-and-multiply of the words collided on structured ids
     such as ``LA090389-0100``, whose words differ in few bits.)
     """

@@ -32,11 +32,23 @@ from ragtriage.data.tables import (
     Run,
     doc_words,
     encode,
-    fingerprint,
+    id_hash,
     run_starts,
     write_words,
 )
 from ragtriage.errors import InputError
+
+__all__ = [
+    "ProgressFn",
+    "QRELS_COLUMNS",
+    "RUN_COLUMNS",
+    "STREAM_BLOCK",
+    "fast_ids_usable",
+    "first_duplicate",
+    "read_progress",
+    "read_trec_qrels",
+    "read_trec_run",
+]
 
 RUN_COLUMNS = ("query", "q0", "doc", "rank", "score", "tag")
 QRELS_COLUMNS = ("query", "iter", "doc", "label")
@@ -87,7 +99,6 @@ def _stream_run(path: Path) -> Run | None:
     Three things overlap, one core each where there are cores: arrow parses block
     ``i + 1`` on a prefetch thread while this thread turns block ``i`` into columns,
     and a third thread takes the file's SHA-256 (hashlib and arrow release the GIL).
-    Done one after the other they cost 7 + 4 + 2.6 s on a 4 GB run.
     """
     digest = _FileDigest(path)
     source = _CountingReader(path, _PROGRESS.get())
@@ -135,7 +146,7 @@ def _prefetched(reader: pacsv.CSVStreamingReader, depth: int = 2) -> Iterator[pa
                 if stop.is_set():
                     return
             batches.put(_END)
-        except BaseException as error:  # noqa: BLE001 - handed to the consumer
+        except BaseException as error:  # handed to the consumer
             batches.put(error)
 
     worker = threading.Thread(target=fill, name="ragtriage-csv", daemon=True)
@@ -237,7 +248,6 @@ class _RunPieces:
         self.words = np.zeros((0, 1), np.uint64)
         self.scores = np.zeros(0, np.float64)
         self.rows = 0
-        self.bytes_per_row = 0.0
 
     def add(self, batch: pa.RecordBatch) -> bool:
         """Append a block; ``False`` when the line parser must read the file instead.
@@ -290,7 +300,7 @@ class _RunPieces:
         self.heads = self.lengths = []
         words, score = self.words, self.scores
         words, score = words[: self.rows], score[: self.rows]  # views: no second copy
-        self.words = self.scores = np.zeros(0)
+        self.words, self.scores = np.zeros((0, 0), np.uint64), np.zeros(0)
         run = Run(query_ids, None, None, None, score, source, words=words, query_runs=runs)
         run.sha256 = sha256
         return run
@@ -300,13 +310,13 @@ def read_trec_qrels(path: str | Path) -> Qrels:
     """TREC qrels; every query listed is evaluated, even one with no relevant document.
 
     Query ids keep their first-appearance order. Doc ids stay arrow strings (the ranking
-    reads them as doc words), and the duplicate check sorts one 64-bit fingerprint per
+    reads them as doc words), and the duplicate check sorts one 64-bit id hash per
     line, so three million lines never become Python strings or a doc dictionary.
     """
     path = Path(path)
     table = _fast_columns(path, QRELS_COLUMNS, {}, ("query", "doc", "label"))
     labels = _labels(table["label"]) if table is not None else None
-    if labels is None or not fast_ids_usable(table["query"], table["doc"]):
+    if table is None or labels is None or not fast_ids_usable(table["query"], table["doc"]):
         table = None  # the line parser reads it, or names the line at fault
     else:
         table = table.set_column(2, "label", pa.array(labels, pa.int64()))
@@ -335,10 +345,10 @@ def first_duplicate(codes: np.ndarray, words: np.ndarray) -> tuple[int, int] | N
 
     Fingerprints are sorted to find candidates (rows sharing one with another row), and
     the candidates are then compared exactly, on query code and every doc word, so a
-    fingerprint collision costs time but never reports a duplicate that is not one. Each
-    candidate is listed once however many rows share its fingerprint.
+    id hash collision costs time but never reports a duplicate that is not one. Each
+    candidate is listed once however many rows share its id hash.
     """
-    prints = fingerprint(words) ^ (codes.astype(np.uint64) * _CODE_MIX)
+    prints = id_hash(words) ^ (codes.astype(np.uint64) * _CODE_MIX)
     ordered = np.sort(prints)  # values, not an argsort: the common case ends here
     if not (ordered[1:] == ordered[:-1]).any():
         return None

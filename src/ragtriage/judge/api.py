@@ -131,7 +131,7 @@ async def ajudge_run(
     **options: Any,
 ) -> JudgeRun:
     """Judge every item; results keep the input order. ``cache=None`` disables the disk cache."""
-    items = list(coerce_items(items))
+    judged = list(coerce_items(items))
     strat, chat = resolve_judge(strategy, model, **options)
     fp = fingerprint_of(strat, chat)
     store = _open_cache(cache if chat is not None else None)  # no model: nothing to cache
@@ -149,7 +149,7 @@ async def ajudge_run(
         return result
 
     try:
-        results = list(await asyncio.gather(*(one(i) for i in items)))
+        results = list(await asyncio.gather(*(one(i) for i in judged)))
     finally:
         stats = store.stats
         if store is not cache:

@@ -19,8 +19,12 @@ from ragtriage.judge.types import JudgeFingerprint, JudgeItem
 from ragtriage.models.base import ChatModel, ModelRequest, cache_key
 from ragtriage.models.cache import ResponseCache
 
+__all__ = ["CostEstimate", "estimate"]
 
-class Estimate(BaseModel):
+
+class CostEstimate(BaseModel):
+    """What a judge run would cost: calls, tokens and dollars, before any call is made."""
+
     items: int
     items_needing_no_call: int
     calls: int
@@ -50,7 +54,7 @@ def estimate(
     strategy: Strategy,
     fingerprint: JudgeFingerprint,
     cache: ResponseCache,
-) -> Estimate:
+) -> CostEstimate:
     calls = cached = prompt = completion = skipped = n = 0
     for item in items:
         n += 1
@@ -65,7 +69,7 @@ def estimate(
             prompt += _tokens(model, request)
             completion += strategy.completion_tokens(item, model.local)
     cost, note = _price(model, prompt, completion)
-    return Estimate(
+    return CostEstimate(
         items=n,
         items_needing_no_call=skipped,
         calls=calls,

@@ -13,6 +13,8 @@ from __future__ import annotations
 from ragtriage.judge.lexical import content_words, split_sentences
 from ragtriage.judge.types import ContextChunk
 
+__all__ = ["select_evidence"]
+
 
 def select_evidence(
     chunks: tuple[ContextChunk, ...], answer: str, budget: int

@@ -13,9 +13,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ragtriage.data.readers import check_type, iter_records, require
+from ragtriage.data.readers import check_type, require, unique_records
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
+
+__all__ = [
+    "coerce_items",
+    "fence_answer",
+    "fence_contexts",
+    "fit_contexts",
+    "item_from_record",
+    "load_answers",
+]
 
 
 def _chunks(value: Any, path: Path, line: int) -> tuple[ContextChunk, ...]:
@@ -56,22 +65,14 @@ def item_from_record(obj: Mapping[str, Any], path: Path, line: int) -> JudgeItem
 
 def load_answers(path: Path) -> list[JudgeItem]:
     """Every item of an answers file; duplicate ids are an error (results are keyed by id)."""
-    items: list[JudgeItem] = []
-    seen: dict[str, int] = {}
-    for line, obj in iter_records(path):
-        item = item_from_record(obj, path, line)
-        if item.id in seen:
-            raise InputError(
-                f"duplicate id {item.id!r} (first on line {seen[item.id]})",
-                path=path,
-                line=line,
-                field="id",
-            )
-        seen[item.id] = line
-        items.append(item)
-    if not items:
-        raise InputError("no answers in file", path=path)
-    return items
+    return unique_records(
+        path,
+        lambda obj, line: item_from_record(obj, path, line),
+        lambda item: item.id,
+        field="id",
+        duplicate=lambda k, first: f"duplicate id {k!r} (first on line {first})",
+        empty="no answers in file",
+    )
 
 
 def coerce_items(items: Iterable[JudgeItem | Mapping[str, Any]]) -> Iterator[JudgeItem]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+__all__ = ["STOPWORDS", "content_words", "lexical_support", "sentence_support", "split_sentences"]
+
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
     before being below between both but by can could did do does doing down during each

@@ -14,6 +14,8 @@ import re
 from ragtriage.judge.lexical import content_words, split_sentences
 from ragtriage.judge.types import Outcome
 
+__all__ = ["checkable_sentences", "classify_answer"]
+
 _ABSTAIN = re.compile(
     r"(context|passages?|documents?|sources?|information provided|provided (text|information))"
     r"[^.]{0,60}\b(does not|doesn't|do not|don't|did not|didn't)\s+"

@@ -16,14 +16,19 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from ragtriage.errors import EXIT_INPUT, RagtriageError
 from ragtriage.models.base import Message
+
+__all__ = ["Prompt", "PromptError", "load_prompt", "prompts_dir"]
 
 _VAR = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 _SECTION = re.compile(r"^=== (system|user) ===\s*$", re.MULTILINE)
 
 
-class PromptError(ValueError):
+class PromptError(RagtriageError, ValueError):  # ValueError: what callers caught before
     """A prompt file that is malformed or rendered with the wrong variables."""
+
+    exit_code = EXIT_INPUT
 
 
 def prompts_dir() -> Path:

@@ -19,6 +19,8 @@ from pydantic import BaseModel
 from ragtriage.judge.types import JudgeItem
 from ragtriage.models.base import ChatModel, ModelRequest, as_messages
 
+__all__ = ["RagasResult", "ragas_faithfulness"]
+
 
 class RagasResult(BaseModel):
     item_id: str

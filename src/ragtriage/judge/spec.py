@@ -21,6 +21,15 @@ from dataclasses import dataclass
 from ragtriage.errors import InputError
 from ragtriage.judge.strategies.base import needs_model, strategy_factory
 
+__all__ = [
+    "EMBEDDED",
+    "FIELD",
+    "JudgeSpec",
+    "OLD_DEFAULTS",
+    "refuse_old_options",
+    "spec_from_parts",
+]
+
 EMBEDDED = "embedded"
 OLD_DEFAULTS = ("default", "local")  # earlier spellings of the default judge
 FIELD = "--judge"

@@ -12,6 +12,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.models.base import Usage
 
+__all__ = [
+    "Claim",
+    "ContextChunk",
+    "JudgeFingerprint",
+    "JudgeItem",
+    "JudgeResult",
+    "Outcome",
+    "Verdict",
+]
+
 
 class ContextChunk(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -14,6 +14,20 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragtriage.errors import RagtriageError
+
+__all__ = [
+    "ChatModel",
+    "Message",
+    "ModelRequest",
+    "ModelResponse",
+    "PermanentModelError",
+    "TransientModelError",
+    "Usage",
+    "as_messages",
+    "cache_key",
+]
+
 
 class Message(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -58,7 +72,7 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
 
 
-class TransientModelError(Exception):
+class TransientModelError(RagtriageError):
     """Worth retrying: rate limit (429), timeout, connection error, 5xx."""
 
     def __init__(self, message: str, retry_after: float | None = None) -> None:
@@ -66,7 +80,7 @@ class TransientModelError(Exception):
         self.retry_after = retry_after
 
 
-class PermanentModelError(Exception):
+class PermanentModelError(RagtriageError):
     """Not worth retrying (bad request, auth, missing recording): the item is unscored."""
 
 
@@ -79,8 +93,6 @@ class ChatModel(Protocol):
     local: bool  # costs nothing; callers may skip cost estimates
 
     async def complete(self, request: ModelRequest) -> ModelResponse: ...
-
-    def generate(self, prompt: str | list[dict[str, str]], max_tokens: int = 512) -> str: ...
 
 
 def cache_key(model: ChatModel, request: ModelRequest) -> str:

@@ -17,6 +17,8 @@ from pathlib import Path
 from ragtriage.errors import InputError
 from ragtriage.models.base import ModelResponse
 
+__all__ = ["CacheStats", "DEFAULT_CACHE", "ResponseCache", "default_cache_path"]
+
 DEFAULT_CACHE = Path(".ragtriage") / "cache.sqlite"
 
 
@@ -70,7 +72,8 @@ class ResponseCache:
 
     def items(self, model: str | None = None) -> list[tuple[str, ModelResponse]]:
         """Every stored ``(key, response)``, optionally for one model (replay export)."""
-        sql, args = "SELECT key, body FROM responses", ()
+        sql = "SELECT key, body FROM responses"
+        args: tuple[str, ...] = ()
         if model is not None:
             sql, args = sql + " WHERE model = ?", (model,)
         rows = self._db.execute(sql + " ORDER BY key", args).fetchall()

@@ -36,11 +36,17 @@ from ragtriage.models.base import (
 )
 from ragtriage.models.cache import ResponseCache
 
+__all__ = ["Caller", "RetryPolicy", "Unscorable"]
+
 T = TypeVar("T")
 
 
 class Unscorable(Exception):
-    """The judge could not produce a valid answer for an item; ``str(exc)`` is the reason."""
+    """The judge could not produce a valid answer for an item; ``str(exc)`` is the reason.
+
+    Internal control flow, not a :class:`~ragtriage.errors.RagtriageError`: every caller
+    turns it into an ``unscored`` result (or :class:`GenerationFailed`), so it never
+    reaches the user."""
 
 
 @dataclass

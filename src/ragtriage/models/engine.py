@@ -7,7 +7,8 @@ Fully offline. Two request modes matter:
 * ``choice``: one forward pass, then the next-token probabilities of the choices (e.g.
   ``true``/``false`` after ``{"supported":``) read straight from the logits. A small
   model's *probability* separates faithful from unfaithful sentences far better than its
-  sampled verdict (AUC 0.86 vs a near-constant "supported"), and nothing is sampled.
+  sampled verdict (which is nearly always "supported"; README, stage 2), and nothing is
+  sampled.
 * ``json``: generation constrained by a GBNF grammar compiled from the JSON schema.
 
 llama.cpp keeps the KV cache of the previous prompt; we reuse its longest common prefix,
@@ -31,6 +32,8 @@ from ragtriage.models.base import (
     PermanentModelError,
 )
 from ragtriage.models.weights import ModelUnavailable, model_path
+
+__all__ = ["LlamaEngine", "chatml", "default_threads", "system_info"]
 
 
 def chatml(messages: tuple[Message, ...]) -> str:

@@ -10,19 +10,19 @@ OpenAI wants ``json_schema``; a llama.cpp server rejects that but accepts
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from typing import Any, Literal
 
+__all__ = ["JsonMode", "LiteLLMModel", "TRANSIENT", "default_json_mode"]
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
 
-from ragtriage.models.base import (  # noqa: E402
+from ragtriage.models.base import (
     ModelRequest,
     ModelResponse,
     PermanentModelError,
     TransientModelError,
-    as_messages,
 )
 
 JsonMode = Literal["json_schema", "json_object_schema", "json_object", "none"]
@@ -116,11 +116,6 @@ class LiteLLMModel:
             raise _classify(exc) from exc
         response = _to_response(litellm, raw)
         return _as_choice(request, response) if request.mode == "choice" else response
-
-    def generate(self, prompt: str | list[dict[str, str]], max_tokens: int = 512) -> str:
-        """Plain text generation (the audit's default generator path)."""
-        request = ModelRequest(messages=as_messages(prompt), mode="text", max_tokens=max_tokens)
-        return asyncio.run(self.complete(request)).text
 
 
 def _classify(exc: Exception) -> Exception:

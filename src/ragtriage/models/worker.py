@@ -245,7 +245,7 @@ def _handle(engine: Any, message: dict[str, Any]) -> dict[str, Any]:
         return {"ok": False, "kind": "unavailable", "message": str(exc)}
     except ImportError as exc:  # llama-cpp-python missing: the same advice as in-process
         return {"ok": False, "kind": "unavailable", "message": f"{exc}; {_INSTALL}"}
-    except Exception as exc:  # noqa: BLE001 - one item's failure, reported as its reason
+    except Exception as exc:  # one item's failure, reported as its reason
         return {"ok": False, "kind": "permanent", "message": f"{type(exc).__name__}: {exc}"}
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ragtriage.calibration.pipeline import JudgeRun
+from ragtriage.calibration.pipeline import JudgeCalibration
 from ragtriage.render.format import fmt, signed
+
+__all__ = ["print_judge_comparison", "print_run"]
 
 
 def _ci(a) -> str:
     return f"{fmt(a.kappa, 2)} [{fmt(a.kappa_low, 2)}, {fmt(a.kappa_high, 2)}]"
 
 
-def print_run(run: JudgeRun, console: Console) -> None:
+def print_run(run: JudgeCalibration, console: Console) -> None:
     rec = run.record
     fp = rec.fingerprint
     console.print(
@@ -155,7 +157,7 @@ def _versus(scope) -> str:
     return f"{signed(d, 2)} [{signed(lo, 2)}, {signed(hi, 2)}] {verdict}"
 
 
-def print_judge_comparison(runs: list[JudgeRun], console: Console) -> None:
+def print_judge_comparison(runs: list[JudgeCalibration], console: Console) -> None:
     """Judges ranked by pooled cross-validated kappa (best decision rule of each)."""
     t = Table(title="judges ranked by cross-validated kappa (pooled)")
     for col in (
@@ -170,11 +172,11 @@ def print_judge_comparison(runs: list[JudgeRun], console: Console) -> None:
     ):
         t.add_column(col, justify="left" if col == "judge" else "right")
 
-    def chosen(run: JudgeRun):
+    def chosen(run: JudgeCalibration):
         s = next(iter(run.record.scopes.values()))
         return next(m for m in s.signals if m.name == run.record.rule_name)
 
-    def key(run: JudgeRun) -> float:
+    def key(run: JudgeCalibration) -> float:
         kappa = chosen(run).cv.kappa
         return kappa if kappa == kappa else -2.0
 

@@ -10,6 +10,8 @@ import numpy as np
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.calibration.threshold import candidate_thresholds, kappa_curve
 
+__all__ = ["write_plots"]
+
 
 def _plt():
     import matplotlib

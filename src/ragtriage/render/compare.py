@@ -10,6 +10,8 @@ from ragtriage.render.format import fmt, signed
 from ragtriage.render.text import clean
 from ragtriage.results.compare import Comparison, Diff
 
+__all__ = ["MAX_FLIPS", "PREFERRED", "TAG_METRICS", "print_comparison"]
+
 TAG_METRICS = 2  # per-tag rows shown in the terminal per tag (all are in the JSON)
 PREFERRED = ("ndcg@10", "mrr", "recall@10", "recall@5")
 MAX_FLIPS = 20

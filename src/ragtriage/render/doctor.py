@@ -7,6 +7,8 @@ from rich.markup import escape
 
 from ragtriage.render.text import clean
 
+__all__ = ["MARKS", "print_check"]
+
 MARKS = {
     "ok": "[green]ok[/green]  ",
     "fail": "[red]FAIL[/red]",

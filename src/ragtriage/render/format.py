@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import math
 
-from ragtriage.triage.models import Estimate
+from ragtriage.stats import Estimate
+
+__all__ = ["fmt", "fmt_estimate", "signed"]
 
 
 def fmt(value: float | None, digits: int = 4) -> str:

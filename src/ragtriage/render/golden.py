@@ -10,6 +10,8 @@ from rich.text import Text
 from ragtriage.data.check import CheckReport
 from ragtriage.triage.grow import GrowPlan
 
+__all__ = ["print_grow_plan", "render_check"]
+
 
 def render_check(report: CheckReport, console: Console) -> None:
     g = report.golden

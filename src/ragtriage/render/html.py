@@ -23,11 +23,13 @@ from ragtriage.render.text import strip_controls
 from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
-    label_counts,
     ordered_cases,
+    ordered_counts,
     stale_message,
 )
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
+
+__all__ = ["CSP", "ExtraPng", "PNG_SIGNATURE", "data_uri", "render_html"]
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -117,7 +119,7 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
     """The whole report as one HTML string; ``extra_pngs`` (e.g. the calibration confusion
     matrix from :func:`ragtriage.render.calibration_plots.write_plots`) go in the calibration
     section."""
-    counts = label_counts(result)
+    counts = ordered_counts(result)
     extras = [{"caption": c, "uri": data_uri(png)} for c, png in map(_extra, extra_pngs)]
     template = _environment().get_template("report.html.j2")
     return template.render(

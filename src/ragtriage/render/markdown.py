@@ -15,12 +15,22 @@ from ragtriage.render.text import clean
 from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
-    label_counts,
     ordered_cases,
+    ordered_counts,
     stale_message,
 )
 from ragtriage.results.compare import Comparison
 from ragtriage.triage.models import FAILURES, AuditResult
+
+__all__ = [
+    "MAX_CASES",
+    "MAX_CLUSTERS",
+    "QUERY_CHARS",
+    "REASON_CHARS",
+    "escape",
+    "render_comparison_markdown",
+    "render_markdown",
+]
 
 MAX_CASES = 15
 MAX_CLUSTERS = 20
@@ -70,7 +80,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _headline(result: AuditResult) -> str:
-    counts = label_counts(result)
+    counts = ordered_counts(result)
     total = sum(counts.values())
     failed = sum(counts[label] for label in FAILURES)
     rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]

@@ -13,10 +13,21 @@ from collections import Counter
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ragtriage.render.text import clean
 from ragtriage.retrieval.report import RetrievalReport, ThresholdAnalysis
 from ragtriage.triage.models import FAILURES, AuditResult
+
+__all__ = [
+    "COLOURS",
+    "DPI",
+    "MAX_TAGS",
+    "failure_breakdown",
+    "label",
+    "metric_bars",
+    "score_distributions",
+]
 
 DPI = 90
 MAX_TAGS = 12
@@ -43,18 +54,23 @@ def _png(fig: Figure) -> bytes:
 
 def metric_bars(report: RetrievalReport) -> bytes | None:
     """Mean of every retrieval metric with its 95% bootstrap interval as an error bar."""
-    aggs = [a for a in report.aggregates if a.mean is not None]
+    # mean, low and high are null together (no answerable query)
+    aggs = [
+        (a.metric, a.mean, a.low, a.high)
+        for a in report.aggregates
+        if a.mean is not None and a.low is not None and a.high is not None
+    ]
     if not aggs:
         return None
     fig = _figure(max(4.0, 0.5 * len(aggs) + 1.5), 3.2)
     ax = fig.subplots()
-    means = [a.mean for a in aggs]
+    means = [mean for _, mean, _, _ in aggs]
     errors = [
-        [max(a.mean - a.low, 0.0) for a in aggs],
-        [max(a.high - a.mean, 0.0) for a in aggs],
+        [max(mean - low, 0.0) for _, mean, low, _ in aggs],
+        [max(high - mean, 0.0) for _, mean, _, high in aggs],
     ]
     ax.bar(range(len(aggs)), means, yerr=errors, capsize=3, color="#1f77b4")
-    ax.set_xticks(range(len(aggs)), [label(a.metric) for a in aggs], rotation=45, ha="right")
+    ax.set_xticks(range(len(aggs)), [label(m) for m, _, _, _ in aggs], rotation=45, ha="right")
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("mean (95% CI)")
     ax.set_title(f"Retrieval metrics over {report.n_answerable} answerable queries", fontsize=9)
@@ -88,10 +104,13 @@ def score_distributions(threshold: ThresholdAnalysis | None) -> bytes | None:
         ax.set_ylabel("results")
     else:
         for y, (_, summary, colour) in enumerate(groups):
-            if summary.n and summary.p10 is not None:
-                ax.plot([summary.p10, summary.p90], [y, y], color=colour, lw=6, alpha=0.5)
-                ax.plot([summary.median], [y], "|", color="black", ms=18)
-                ax.plot([summary.mean], [y], "o", color=colour)
+            p10, p90, median, mean = summary.p10, summary.p90, summary.median, summary.mean
+            # the four are null together (no scores)
+            if summary.n and p10 is not None and p90 is not None:
+                assert median is not None and mean is not None
+                ax.plot([p10, p90], [y, y], color=colour, lw=6, alpha=0.5)
+                ax.plot([median], [y], "|", color="black", ms=18)
+                ax.plot([mean], [y], "o", color=colour)
         ax.set_yticks([0, 1], [f"{n.replace('_', '-')} (n={s.n})" for n, s, _ in groups])
         ax.set_ylim(-0.7, 1.7)
         ax.plot([], [], color="grey", lw=6, alpha=0.5, label="p10 to p90")
@@ -129,7 +148,9 @@ def failure_breakdown(result: AuditResult) -> bytes | None:
         left = [a + w for a, w in zip(left, widths, strict=True)]
     ax.set_yticks(range(len(tags)), [label(t, 32) for t in tags])
     ax.set_xlabel("failing cases")
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    locator = ax.xaxis.get_major_locator()
+    assert isinstance(locator, MaxNLocator)  # a linear axis' default AutoLocator
+    locator.set_params(integer=True)
     ax.set_title(f"Failures by tag and stage (top {len(tags)} tags)", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _png(fig)

@@ -9,6 +9,8 @@ from rich.text import Text
 from ragtriage.render.format import fmt
 from ragtriage.retrieval.report import RetrievalReport
 
+__all__ = ["MAX_LISTED", "render_leaks", "render_overlap", "render_repeat", "render_split"]
+
 MAX_LISTED = 10
 
 

@@ -12,6 +12,15 @@ from ragtriage.render.views import ordered_cases
 from ragtriage.retrieval.report import RetrievalReport
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
+__all__ = [
+    "AUDIT_METRICS",
+    "KEY_SLICE_METRICS",
+    "MAX_LISTED",
+    "WORST_CASES",
+    "audit_summary",
+    "retrieval_summary",
+]
+
 KEY_SLICE_METRICS = 3
 MAX_LISTED = 10
 

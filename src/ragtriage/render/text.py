@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["clean", "shorten", "strip_controls"]
+
 _INVISIBLE = "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 _CONTROLS = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f{_INVISIBLE}]")
 _LINE_BREAKS = re.compile(r"[\t\r\n\u2028\u2029]+")

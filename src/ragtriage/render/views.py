@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ragtriage.triage.models import AuditResult, CaseResult, Label
 
+__all__ = ["LABEL_ORDER", "LABEL_TITLES", "ordered_cases", "ordered_counts", "stale_message"]
+
 # Failures first, in pipeline order, then cases the judge could not score, then passes.
 LABEL_ORDER = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION, Label.UNSCORED, Label.PASS)
 LABEL_TITLES = {
@@ -15,7 +17,7 @@ LABEL_TITLES = {
 }
 
 
-def label_counts(result: AuditResult) -> dict[Label, int]:
+def ordered_counts(result: AuditResult) -> dict[Label, int]:
     """Cases per label, every label present; counted from the cases when ``counts`` is empty."""
     if result.counts:
         return {label: int(result.counts.get(label.value, 0)) for label in LABEL_ORDER}

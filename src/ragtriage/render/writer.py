@@ -10,6 +10,8 @@ from ragtriage.render.html import ExtraPng, render_html
 from ragtriage.render.markdown import render_markdown
 from ragtriage.triage.models import AuditResult
 
+__all__ = ["write_reports"]
+
 
 def write_reports(
     result: AuditResult,

@@ -12,7 +12,7 @@ about one in twenty raw p-values falls below 0.05 by chance. A difference is cal
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from ragtriage.results.load import Result, golden_sha256, retrieval_of
 from ragtriage.stats import (
+    DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     NORMAL_ABOVE,
     holm,
@@ -27,6 +28,8 @@ from ragtriage.stats import (
     randomization_test,
 )
 from ragtriage.triage.models import AuditResult, CaseResult, Label
+
+__all__ = ["Comparison", "Diff", "Flip", "SCHEMA_VERSION", "compare", "flips", "paired"]
 
 SCHEMA_VERSION = "ragtriage.compare/1"
 
@@ -84,7 +87,7 @@ def paired(
     *,
     tag: str | None = None,
     seed: int = DEFAULT_SEED,
-    resamples: int = 2000,
+    resamples: int = DEFAULT_RESAMPLES,
     permutations: int = 10000,
 ) -> Diff:
     """Mean difference with its paired bootstrap interval and randomization p-value;
@@ -125,11 +128,11 @@ def compare(
     candidate: Result,
     *,
     seed: int = DEFAULT_SEED,
-    resamples: int = 2000,
+    resamples: int = DEFAULT_RESAMPLES,
     permutations: int = 10000,
 ) -> Comparison:
     """Compare two audits, two retrieval reports, or (on retrieval only) one of each."""
-    options = {"seed": seed, "resamples": resamples, "permutations": permutations}
+    options: dict[str, Any] = {"seed": seed, "resamples": resamples, "permutations": permutations}
     audits = isinstance(base, AuditResult) and isinstance(candidate, AuditResult)
     b_frame, c_frame = retrieval_of(base).per_query, retrieval_of(candidate).per_query
     common = [q for q in b_frame.index if q in c_frame.index]
@@ -144,7 +147,7 @@ def compare(
         metrics=[paired(m, b_rows[m].to_numpy(), c_rows[m].to_numpy(), **options) for m in columns],
         warnings=_warnings(base, candidate, b_frame, c_frame, columns, audits),
     )
-    if audits:
+    if isinstance(base, AuditResult) and isinstance(candidate, AuditResult):  # audits
         tags = _case_tags(base, candidate)
         comparison.tags = _tag_diffs(b_rows, c_rows, tags, options)
         comparison.rates = _rates(base, candidate, options)
@@ -160,20 +163,20 @@ def _adjust(comparison: Comparison) -> None:
     the tag slices (each a question of its own; tiny tag slices would otherwise swamp the
     headline metrics' correction)."""
     for family in (comparison.metrics, comparison.rates, comparison.tags):
-        tested = [d for d in family if d.p_value is not None]
-        for diff, adjusted in zip(tested, holm([d.p_value for d in tested]), strict=True):
+        tested = [(d, d.p_value) for d in family if d.p_value is not None]
+        for (diff, _), adjusted in zip(tested, holm([p for _, p in tested]), strict=True):
             diff.p_holm = float(adjusted)
 
 
 def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:
     out = []
-    shas = golden_sha256(base), golden_sha256(candidate)
-    if None not in shas and shas[0] != shas[1]:
+    b_sha, c_sha = golden_sha256(base), golden_sha256(candidate)
+    if b_sha is not None and c_sha is not None and b_sha != c_sha:
         out.append(
-            f"the golden sets differ (sha256 {shas[0][:12]} vs {shas[1][:12]}): "
+            f"the golden sets differ (sha256 {b_sha[:12]} vs {c_sha[:12]}): "
             "differences mix system changes with golden-set changes"
         )
-    elif None in shas:
+    elif b_sha is None or c_sha is None:
         out.append("a golden-set hash is missing: cannot check both used the same golden set")
     dropped = sorted(set(b_frame.columns) ^ set(c_frame.columns))
     if dropped:

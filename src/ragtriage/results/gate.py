@@ -29,9 +29,24 @@ from ragtriage.results.load import Result, retrieval_of
 from ragtriage.retrieval.report import Leak
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
+__all__ = [
+    "AUDIT_METRICS",
+    "Bar",
+    "BarCheck",
+    "COUNTS",
+    "Kind",
+    "LOWER_IS_BETTER",
+    "TOLERANCE",
+    "check_bars",
+    "leaks",
+    "metric_value",
+    "parse_bars",
+    "stale_fields",
+]
+
 Kind = Literal["min", "max", "max-drop"]
 TOLERANCE = 1e-9  # 0.80 - 0.78 must not miss a 0.02 bar by a rounding error
-COUNTS = {f"failures.{label.value}": (label,) for label in FAILURES}
+COUNTS: dict[str, tuple[Label, ...]] = {f"failures.{label.value}": (label,) for label in FAILURES}
 COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,)}
 AUDIT_METRICS = {
     "pass_rate",
@@ -51,7 +66,7 @@ class Bar:
 
 
 @dataclass(frozen=True)
-class Check:
+class BarCheck:
     bar: Bar
     value: float
     baseline: float | None = None
@@ -69,7 +84,9 @@ class Check:
             return self.value >= self.bar.bound - TOLERANCE
         if self.bar.kind == "max":
             return self.value <= self.bar.bound + TOLERANCE
-        return self.worsening <= self.bar.bound + TOLERANCE
+        worsening = self.worsening
+        assert worsening is not None  # a max-drop check is built with its baseline
+        return worsening <= self.bar.bound + TOLERANCE
 
     def describe(self) -> str:
         """One line: metric, value, the bar, and whether it held."""
@@ -154,14 +171,14 @@ def metric_value(result: Result, name: str, source: str = "result") -> float:
     return float(value)
 
 
-def run_checks(
+def check_bars(
     result: Result,
     bars: list[Bar],
     baseline: Result | None = None,
     *,
     source: str = "result",
     baseline_source: str = "baseline",
-) -> list[Check]:
+) -> list[BarCheck]:
     """Every bar checked; all values are resolved first, so bad input fails before any verdict."""
     if not bars:
         raise InputError("no bars given: use --min, --max or --max-drop", field="gate")
@@ -173,7 +190,7 @@ def run_checks(
             if baseline is None:
                 raise InputError(f"--max-drop {bar.metric} needs --baseline", field="--max-drop")
             reference = metric_value(baseline, bar.metric, baseline_source)
-        checks.append(Check(bar, value, reference))
+        checks.append(BarCheck(bar, value, reference))
     return checks
 
 

@@ -18,6 +18,8 @@ from ragtriage.retrieval.report import RetrievalReport
 from ragtriage.triage.models import SCHEMA_VERSION as AUDIT_SCHEMA
 from ragtriage.triage.models import AuditResult
 
+__all__ = ["MODELS", "Result", "golden_sha256", "load_audit", "load_result", "retrieval_of"]
+
 Result = AuditResult | RetrievalReport
 MODELS: dict[str, type[Result]] = {AUDIT_SCHEMA: AuditResult, RETRIEVAL_SCHEMA: RetrievalReport}
 

@@ -1,6 +1,7 @@
 """Stage 1: score a retriever against a golden set, per query first.
 
-``evaluate_retrieval`` ranks, applies every metric to the ranked batches, and builds the
+:class:`RetrievalEvaluator` is bound once to the golden set and its options;
+``evaluate(run)`` ranks, applies every metric to the ranked batches, and builds the
 report from the per-query rows: means with bootstrap intervals over answerable queries,
 per-tag slices, missed queries, the unanswerable section and the threshold analysis.
 """
@@ -9,58 +10,58 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ragtriage.atomic import file_sha256
 from ragtriage.data.golden import load_golden
-from ragtriage.data.holdout import Split, golden_qrels
-from ragtriage.data.models import GoldenSet, corpus_sha256, file_sha256
+from ragtriage.data.holdout import Split, filter_run, golden_qrels
+from ragtriage.data.models import GoldenSet, corpus_sha256
 from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.errors import InputError
 from ragtriage.retrieval import sections
-from ragtriage.retrieval.analysis import threshold_analysis
-from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS  # noqa: E402
+from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.leaks import find_leaks, leak_warnings
 from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.overlap import compare_runs, cutoffs
-from ragtriage.retrieval.ranking import RankedBatch, rank
+from ragtriage.retrieval.ranking import JudgedQrels, RankedBatch, rank
 from ragtriage.retrieval.report import (
     MetricSummary,
     OverlapSection,
     RetrievalConfig,
     RetrievalReport,
 )
-from ragtriage.retrieval.split import apply_split, log_reveal
-from ragtriage.stats import bootstrap_mean
+from ragtriage.retrieval.score_threshold import threshold_analysis
+from ragtriage.retrieval.split import select_split
+from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_mean
+
+__all__ = [
+    "GoldenLike",
+    "READINGS",
+    "RetrievalEvaluator",
+    "RunLike",
+    "evaluate_retrieval",
+    "per_query_frame",
+]
 
 GoldenLike = GoldenSet | Qrels | str | Path | Sequence[Mapping[str, Any]]
 RunLike = Run | str | Path | Mapping[str, Sequence[str] | Mapping[str, float]]
 
 
-def evaluate_retrieval(
-    golden: GoldenLike,
-    run: RunLike,
-    metrics: Sequence[str] = DEFAULT_METRICS,
-    *,
-    k: Sequence[int] = DEFAULT_KS,
-    relevance_level: int = 1,
-    precision: str = "float32",
-    duplicates: str = "max",
-    missing: str = "zero",
-    nothing_relevant: str | None = None,
-    miss_k: int | None = None,
-    seed: int = 20261129,
-    resamples: int = 2000,
-    split: Split | None = None,
-    leak_k: int | None = None,
-    reference: RunLike | None = None,
-    record_holdout: bool = True,
-) -> RetrievalReport:
-    """Score ``run`` against ``golden``; see :class:`RetrievalReport` for what comes back.
+class RetrievalEvaluator:
+    """Stage 1 bound once to a golden set (or qrels) and its options; scores any number
+    of runs, as ir_measures' evaluator does.
+
+    The qrels side (the slice, the relevant counts, ideal lists and judged doc ids, the
+    golden and corpus hashes, a reference run) is built here, once; :meth:`evaluate`
+    ranks and scores one run and has no side effects: it writes no file and runs no
+    command (the held-out reveal log is written by ``retrieval.split.log_reveal``, which
+    the CLI and the audit call).
 
     ``metrics`` are names such as ``"ndcg@10"``; a name without a cutoff that needs one
     (``"recall"``) is expanded over ``k``. Defaults reproduce trec_eval 9.0.8 and 10.0.
@@ -74,80 +75,144 @@ def evaluate_retrieval(
     ``split``: which slice of a golden set with held-out cases to score (default ``dev``;
     see data/holdout.py). ``leak_k``: depth of the access-control check (default: the
     largest cutoff). ``reference``: an exact-search run to report overlap@k against.
-    ``record_holdout``: log a held-out evaluation in ``holdout_reveals.jsonl`` beside the
-    golden file (the CLI turns it off to log once per command, not once per repeat).
     """
-    full_golden, qrels = _as_qrels(golden)
-    reading = _reading(nothing_relevant, full_golden)
-    run_table = _as_run(run)
-    run_warnings = list(run_table.warnings)  # a split's filtered run does not carry them
-    golden_set, qrels, run_table, split_section = apply_split(full_golden, qrels, run_table, split)
-    measures = expand(list(metrics), list(k))
-    miss_k = miss_k or max((m.k for m in measures if m.k), default=10)
-    config = RetrievalConfig(
-        metrics=[str(m) for m in measures],
-        relevance_level=relevance_level,
-        precision=precision,
-        duplicates=duplicates,
-        missing=missing,
-        nothing_relevant=reading,
-        miss_k=miss_k,
-        seed=seed,
-        resamples=resamples,
-    )
-    batches, stats = rank(
-        run_table, qrels, level=relevance_level, precision=precision, duplicates=duplicates
-    )
-    answerable = _answerable(qrels, relevance_level)
-    scored = answerable if reading == "unanswerable" else np.ones(len(qrels), bool)
-    with ThreadPoolExecutor(max_workers=1) as pool:  # its sorts release the GIL
-        threshold = pool.submit(threshold_analysis, batches, answerable, miss_k)
-        frame = per_query_frame(batches, measures, qrels)
-        skip = set(stats.missing_queries) if missing == "skip" else set()
-        if skip:
-            kept = frame.index[scored[_codes(qrels, frame.index)]].difference(pd.Index(skip))
-            per_query = frame.loc[kept]
-        else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
-            per_query = frame[scored]
-        unanswerable = None
-        if reading == "unanswerable":
-            unanswerable = sections.unanswerable(batches, qrels, answerable, run_table, golden_set)
-        report = RetrievalReport(
-            config=config,
-            versions=sections.versions(),
-            golden=_golden_info(full_golden, qrels),
-            run={
-                "source": run_table.source,
-                "rows": len(run_table),
-                "queries": len(run_table.query_ids),
-                **_run_sha256(run, run_table),
-            },
-            n_queries=len(qrels),
-            n_answerable=int(answerable.sum()),
-            n_unanswerable=int((~answerable).sum()),
-            aggregates=_aggregates(per_query, seed, resamples),
-            slices=sections.tag_slices(per_query, golden_set),
-            missed=sections.missed_queries(
-                batches, qrels, answerable, run_table, golden_set, miss_k
-            ),
-            n_missed=sections.count_missed(batches, answerable, miss_k),
-            missing_queries=stats.missing_queries,
-            unanswerable=unanswerable,
-            threshold=threshold.result(),
-            warnings=_empty_warning(per_query, len(qrels), relevance_level)
-            + sections.warnings(stats, missing)
-            + run_warnings
-            + sections.missed_cap_warning(batches, answerable, miss_k)
-            + sections.unanswerable_cap_warning(unanswerable)
-            + leak_warnings(golden_set),
-            per_query=per_query,
-            split=split_section,
-            leaks=find_leaks(batches, qrels, run_table, golden_set, leak_k or miss_k),
-            reference_overlap=_overlap(batches, qrels, run_table, reference, config),
+
+    def __init__(
+        self,
+        golden: GoldenLike,
+        metrics: Sequence[str] = DEFAULT_METRICS,
+        *,
+        k: Sequence[int] = DEFAULT_KS,
+        relevance_level: int = 1,
+        precision: str = "float32",
+        duplicates: str = "max",
+        missing: str = "zero",
+        nothing_relevant: str | None = None,
+        miss_k: int | None = None,
+        seed: int = DEFAULT_SEED,
+        resamples: int = DEFAULT_RESAMPLES,
+        split: Split | None = None,
+        leak_k: int | None = None,
+        reference: RunLike | None = None,
+    ) -> None:
+        full_golden, qrels = _as_qrels(golden)
+        reading = _reading(nothing_relevant, full_golden)
+        self.golden, self.qrels, self._keep, self._split = select_split(full_golden, qrels, split)
+        self.measures = expand(list(metrics), list(k))
+        miss_k = miss_k or max((m.k for m in self.measures if m.k), default=10)
+        self.config = RetrievalConfig(
+            metrics=[str(m) for m in self.measures],
+            relevance_level=relevance_level,
+            precision=precision,  # type: ignore[arg-type]
+            duplicates=duplicates,  # type: ignore[arg-type]
+            missing=missing,  # type: ignore[arg-type]
+            nothing_relevant=reading,  # type: ignore[arg-type]
+            miss_k=miss_k,
+            seed=seed,
+            resamples=resamples,
         )
-    if split == "holdout" and record_holdout and _is_file_source(full_golden):
-        report = log_reveal(report, full_golden.source)  # type: ignore[union-attr]
-    return report
+        self.leak_k = leak_k or miss_k
+        self.judged = JudgedQrels.build(self.qrels, relevance_level)
+        self.answerable = self.judged.num_rel > 0  # a chunk graded >= the level
+        self._golden_info = _golden_info(full_golden, self.qrels)
+        self._reference = None if reference is None else _as_run(reference)
+        self._reference_sha256 = (
+            None if reference is None else _run_sha256(reference, self._reference).get("sha256")
+        )
+
+    def evaluate(self, run: RunLike) -> RetrievalReport:
+        """Score ``run``; see :class:`RetrievalReport` for what comes back."""
+        config, qrels, golden_set = self.config, self.qrels, self.golden
+        answerable, miss_k = self.answerable, config.miss_k
+        given = _as_run(run)
+        run_table = given if self._keep is None else filter_run(given, self._keep)
+        batches, stats = rank(
+            run_table,
+            self.judged,
+            precision=config.precision,
+            duplicates=config.duplicates,
+        )
+        unanswerable_reading = config.nothing_relevant == "unanswerable"
+        scored = answerable if unanswerable_reading else np.ones(len(qrels), bool)
+        with ThreadPoolExecutor(max_workers=1) as pool:  # its sorts release the GIL
+            threshold = pool.submit(threshold_analysis, batches, answerable, miss_k)
+            frame = per_query_frame(batches, self.measures, qrels)
+            skip = set(stats.missing_queries) if config.missing == "skip" else set()
+            if skip:
+                kept = frame.index[scored[_codes(qrels, frame.index)]].difference(pd.Index(skip))
+                per_query = frame.loc[kept]
+            else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
+                per_query = frame[scored]
+            facts = sections.QueryFacts.build(batches, answerable)
+            if not unanswerable_reading:  # no query is read as unanswerable: none is flagged
+                facts = replace(facts, confident=np.zeros(len(qrels), bool))
+            unanswerable = None
+            if unanswerable_reading:
+                unanswerable = sections.unanswerable(
+                    batches, qrels, answerable, run_table, golden_set, facts
+                )
+            return RetrievalReport(
+                config=config,
+                versions=sections.versions(),
+                golden=dict(self._golden_info),
+                run={
+                    "source": given.source,
+                    "rows": len(run_table),
+                    "queries": len(run_table.query_ids),
+                    **_run_sha256(run, given),
+                },
+                n_queries=len(qrels),
+                n_answerable=int(answerable.sum()),
+                n_unanswerable=int((~answerable).sum()),
+                aggregates=_aggregates(per_query, config.seed, config.resamples),
+                slices=sections.tag_slices(per_query, golden_set),
+                missed=sections.missed_queries(
+                    batches, qrels, answerable, run_table, golden_set, miss_k, facts
+                ),
+                n_missed=sections.count_missed(batches, answerable, miss_k),
+                missing_queries=stats.missing_queries,
+                unanswerable=unanswerable,
+                threshold=threshold.result(),
+                warnings=_empty_warning(per_query, len(qrels), config.relevance_level)
+                + sections.warnings(stats, config.missing)
+                + list(given.warnings)  # a split's filtered run does not carry them
+                + sections.missed_cap_warning(batches, answerable, miss_k)
+                + sections.unanswerable_cap_warning(unanswerable)
+                + leak_warnings(golden_set),
+                per_query=per_query,
+                query_facts=facts.frame(qrels),
+                split=None if self._split is None else self._split.model_copy(),
+                leaks=find_leaks(batches, qrels, run_table, golden_set, self.leak_k),
+                reference_overlap=self._overlap(batches, run_table),
+            )
+
+    def _overlap(self, batches, run_table) -> OverlapSection | None:
+        if self._reference is None:
+            return None
+        return compare_runs(
+            batches,
+            self.qrels,
+            run_table,
+            self._reference,
+            cutoffs(self.config.metrics),
+            precision=self.config.precision,
+            sha256=self._reference_sha256,
+            judged=self.judged,
+        )
+
+
+def evaluate_retrieval(
+    golden: GoldenLike,
+    run: RunLike,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    **options: Any,
+) -> RetrievalReport:
+    """Score one ``run`` against ``golden``: ``RetrievalEvaluator(golden, metrics,
+    **options).evaluate(run)`` (see :class:`RetrievalEvaluator` for the options). No side
+    effects: a held-out evaluation is not logged here (see ``retrieval.split.log_reveal``).
+    To score several runs, build the evaluator once.
+    """
+    return RetrievalEvaluator(golden, metrics, **options).evaluate(run)
 
 
 READINGS = ("zero", "unanswerable")
@@ -163,24 +228,6 @@ def _reading(nothing_relevant: str | None, golden: GoldenSet | None) -> str:
             field="nothing_relevant",
         )
     return nothing_relevant
-
-
-def _is_file_source(golden: GoldenSet | None) -> bool:
-    return golden is not None and bool(golden.source) and Path(golden.source).exists()
-
-
-def _overlap(batches, qrels, run_table, reference, config) -> OverlapSection | None:
-    if reference is None:
-        return None
-    return compare_runs(
-        batches,
-        qrels,
-        run_table,
-        _as_run(reference),
-        cutoffs(config.metrics),
-        precision=config.precision,
-        sha256=_run_sha256(reference).get("sha256"),
-    )
 
 
 def _golden_info(golden: GoldenSet | None, qrels: Qrels) -> dict[str, Any]:
@@ -238,11 +285,6 @@ def _empty_warning(per_query: pd.DataFrame, n_queries: int, level: int) -> list[
     return [
         f"no answerable query scored (none has a chunk graded >= {level}): every aggregate is null"
     ]
-
-
-def _answerable(qrels: Qrels, level: int) -> np.ndarray:
-    counts = np.bincount(qrels.query[qrels.label >= level], minlength=len(qrels))
-    return counts > 0
 
 
 def _codes(qrels: Qrels, ids: pd.Index) -> np.ndarray:

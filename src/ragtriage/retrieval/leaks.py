@@ -21,6 +21,8 @@ from ragtriage.data.tables import Qrels, Run
 from ragtriage.retrieval.ranking import RankedBatch
 from ragtriage.retrieval.report import Leak, LeakSection
 
+__all__ = ["chunk_tenants", "find_leaks", "is_checked", "is_forbidden", "leak_warnings"]
+
 
 def is_checked(case: GoldenCase) -> bool:
     """Whether a case carries any access-control field."""

@@ -18,6 +18,28 @@ import numpy as np
 from ragtriage.errors import InputError
 from ragtriage.retrieval.ranking import RankedBatch
 
+__all__ = [
+    "ALIASES",
+    "EXP_GAIN_SAFE",
+    "MAX_CUTOFF",
+    "Measure",
+    "MetricFn",
+    "MetricSpec",
+    "REGISTRY",
+    "average_precision",
+    "expand",
+    "hit_rate",
+    "metric",
+    "mrr",
+    "ndcg",
+    "ndcg_exp",
+    "parse_measure",
+    "parse_measures",
+    "precision",
+    "r_precision",
+    "recall",
+]
+
 MetricFn = Callable[[RankedBatch, int | None], np.ndarray]
 
 
@@ -86,7 +108,7 @@ def recall(batch: RankedBatch, k: int | None) -> np.ndarray:
 @metric("hit_rate", "required", "success_k")
 def hit_rate(batch: RankedBatch, k: int | None) -> np.ndarray:
     """Hit@k = 1 if any rel_i = 1 for i <= k else 0  (trec_eval ``success_k``)."""
-    return _top(batch, k).any(axis=1).astype(np.float64)
+    return np.asarray(_top(batch, k).any(axis=1), dtype=np.float64)
 
 
 @metric("mrr", "optional", "recip_rank")

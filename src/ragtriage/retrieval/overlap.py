@@ -20,8 +20,18 @@ import numpy as np
 import pandas as pd
 
 from ragtriage.data.tables import Qrels, Run
-from ragtriage.retrieval.ranking import PAD, RankedBatch, rank
+from ragtriage.retrieval.ranking import PAD, JudgedQrels, RankedBatch, rank
 from ragtriage.retrieval.report import OverlapSection, QueryOverlap
+
+__all__ = [
+    "LOWEST",
+    "ROWS_PER_CHUNK",
+    "UNKNOWN",
+    "compare_runs",
+    "cutoffs",
+    "overlap_at",
+    "top_matrix",
+]
 
 UNKNOWN = -2  # a reference doc the main run never returned: counts, never matches
 ROWS_PER_CHUNK = 4096
@@ -66,10 +76,12 @@ def compare_runs(
     *,
     precision: str = "float32",
     sha256: str | None = None,
+    judged: JudgedQrels | None = None,
 ) -> OverlapSection:
-    """overlap@k for each k over the queries of ``qrels`` that the reference run answers."""
+    """overlap@k for each k over the queries of ``qrels`` that the reference run answers
+    (``judged``: the qrels structures already built for them, reused)."""
     depth = max(ks)
-    ref_batches, ref_stats = rank(reference, qrels, precision=precision)  # type: ignore[arg-type]
+    ref_batches, ref_stats = rank(reference, judged or qrels, precision=precision)  # type: ignore[arg-type]
     main_top = top_matrix(batches, len(qrels), depth)
     ref_top = top_matrix(ref_batches, len(qrels), depth)
     to_main = pd.Index(run.doc_ids).get_indexer(reference.doc_ids)

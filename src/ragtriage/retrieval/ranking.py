@@ -22,8 +22,21 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragtriage.data.tables import Qrels, Run, doc_words, fingerprint
+from ragtriage.data.tables import Qrels, Run, doc_words, id_hash
 from ragtriage.errors import InputError
+
+__all__ = [
+    "BATCH_CELLS",
+    "DuplicatePolicy",
+    "JudgedQrels",
+    "PAD",
+    "Precision",
+    "RankedBatch",
+    "RankingStats",
+    "WORKERS",
+    "rank",
+    "score_keys",
+]
 
 Precision = Literal["float32", "float64"]
 DuplicatePolicy = Literal["max", "error"]
@@ -175,6 +188,40 @@ class _Ideal:
 
 
 @dataclass(frozen=True)
+class JudgedQrels:
+    """The qrels side of every ranking, built once and shared by any number of runs.
+
+    Holds the relevant counts at ``level``, the ideal label lists and the judged doc words
+    (per run doc-id width, built on first use): what :func:`rank` would otherwise rebuild
+    for each run (``--repeat``, an evaluator scoring many runs).
+    """
+
+    qrels: Qrels
+    level: int
+    num_rel: np.ndarray
+    ideal: _Ideal
+    label_dtype: np.dtype
+    _judged: dict[int, _Judged] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def build(cls, qrels: Qrels, level: int = 1) -> JudgedQrels:
+        n_queries = len(qrels.query_ids)
+        num_rel = np.bincount(qrels.query[qrels.label >= level], minlength=n_queries)
+        return cls(
+            qrels=qrels,
+            level=level,
+            num_rel=num_rel.astype(np.int64),
+            ideal=_Ideal.build(qrels),
+            label_dtype=_label_dtype(qrels.label),
+        )
+
+    def judged(self, width: int) -> _Judged:
+        if width not in self._judged:
+            self._judged[width] = _Judged.build(self.qrels, width)
+        return self._judged[width]
+
+
+@dataclass(frozen=True)
 class _Context:
     """Everything a batch needs, computed once per ranking."""
 
@@ -194,30 +241,34 @@ class _Context:
 
 def rank(
     run: Run,
-    qrels: Qrels,
+    qrels: Qrels | JudgedQrels,
     *,
     level: int = 1,
     precision: Precision = "float32",
     duplicates: DuplicatePolicy = "max",
     batch_cells: int = BATCH_CELLS,
 ) -> tuple[list[RankedBatch], RankingStats]:
-    """Ranked label batches for every query in ``qrels`` (missing queries get empty rows)."""
+    """Ranked label batches for every query in ``qrels`` (missing queries get empty rows).
+
+    ``qrels`` may be a :class:`JudgedQrels` built once (its own level then applies).
+    """
+    judged = qrels if isinstance(qrels, JudgedQrels) else JudgedQrels.build(qrels, level)
+    qrels = judged.qrels
     n_queries = len(qrels.query_ids)
     to_golden = _positions(run.query_ids, qrels.query_ids) if len(run) else None
     unknown = int((to_golden < 0).sum()) if to_golden is not None else 0
     order, starts, counts = _group(run, to_golden, n_queries)
-    num_rel = np.bincount(qrels.query[qrels.label >= level], minlength=n_queries).astype(np.int64)
     context = _Context(
         run=run,
         qrels=qrels,
         order=order,
         starts=starts,
         counts=counts,
-        num_rel=num_rel,
-        judged=_Judged.build(qrels, run.words.shape[1] if len(run) else 1),
-        ideal=_Ideal.build(qrels),
-        label_dtype=_label_dtype(qrels.label),
-        level=level,
+        num_rel=judged.num_rel,
+        judged=judged.judged(run.words.shape[1] if len(run) else 1),
+        ideal=judged.ideal,
+        label_dtype=judged.label_dtype,
+        level=judged.level,
         precision=precision,
         duplicates=duplicates,
     )
@@ -359,13 +410,13 @@ def _drop_duplicates(
 ) -> tuple[np.ndarray, int]:
     """Keep the best-ranked copy of a doc listed twice for one query; count the rest.
 
-    A row-wise sort of one 64-bit fingerprint per doc finds the rows that may hold a
+    A row-wise sort of one 64-bit id hash per doc finds the rows that may hold a
     duplicate; only those are checked exactly, on the full doc words.
     """
     if words is None:
         return ranked, 0
     valid = ranked >= 0
-    print_ = fingerprint(words)
+    print_ = id_hash(words)
     print_ = np.where(valid, print_, 0)
     print_.sort(axis=1)
     pairs = (print_[:, 1:] == print_[:, :-1]).sum(axis=1)

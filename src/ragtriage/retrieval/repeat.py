@@ -11,12 +11,17 @@ between two systems smaller than this spread is noise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from ragtriage.errors import InputError
 from ragtriage.retrieval.report import MetricSpread, RepeatSection, RetrievalReport
 from ragtriage.retrieval.retrievers import Hit
+
+__all__ = ["changed_queries", "repeat_section", "repeated", "spread", "top_ids"]
+
+R = TypeVar("R")  # one draw's run, whatever the scorer takes
 
 
 def top_ids(hits: dict[str, list[Hit]], k: int) -> dict[str, tuple[str, ...]]:
@@ -59,13 +64,16 @@ def repeat_section(
 
 def repeated(
     n: int,
-    retrieve: Callable[[], tuple[object, dict[str, list[Hit]]]],
-    score: Callable[[object], RetrievalReport],
+    retrieve: Callable[[], tuple[R, dict[str, list[Hit]]]],
+    score: Callable[[R], RetrievalReport],
     k: int | None = None,
 ) -> RetrievalReport:
     """Run ``retrieve`` ``n`` times, ``score`` each run; the first run's report, with the
     spread over all runs attached as ``repeat``. Rankings are compared over the top ``k``
-    (default: the report's largest cutoff, the depth of its missed-query list)."""
+    (default: the report's largest cutoff, the depth of its missed-query list).
+
+    ``score`` is meant to be one :class:`RetrievalEvaluator`'s ``evaluate``, built once:
+    every draw is then scored against the same qrels structures, with no side effect."""
     if n < 2:
         raise InputError(f"must be at least 2, got {n}", field="repeat")
     reports, runs = [], []

@@ -13,6 +13,28 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
+from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+__all__ = [
+    "Leak",
+    "LeakSection",
+    "MetricSpread",
+    "MetricSummary",
+    "MissedQuery",
+    "OverlapSection",
+    "QueryOverlap",
+    "RepeatSection",
+    "RetrievalConfig",
+    "RetrievalReport",
+    "SCHEMA_VERSION",
+    "ScoreSummary",
+    "SplitInfo",
+    "TagSlice",
+    "ThresholdAnalysis",
+    "UnanswerableQuery",
+    "UnanswerableSection",
+]
+
 SCHEMA_VERSION = "ragtriage.retrieval/1"
 
 
@@ -26,8 +48,8 @@ class RetrievalConfig(BaseModel):
     # reading) or reported on their own ("unanswerable"; what files without it did)
     nothing_relevant: Literal["zero", "unanswerable"] = "unanswerable"
     miss_k: int = 10
-    seed: int = 20261129
-    resamples: int = 2000
+    seed: int = DEFAULT_SEED
+    resamples: int = DEFAULT_RESAMPLES
 
 
 class MetricSummary(BaseModel):
@@ -35,7 +57,9 @@ class MetricSummary(BaseModel):
 
     With no answerable query (every ``expected`` empty, or a ``--relevance-level`` above
     every grade) there is no mean: ``mean``, ``low`` and ``high`` are null with ``n`` 0,
-    and the report's warnings say why. That is a result, not an error.
+    and the report's warnings say why. That is a result, not an error. Its fields are
+    named ``mean`` rather than ``estimate`` (:class:`ragtriage.stats.Estimate`) because
+    results files and their readers use those names.
     """
 
     metric: str
@@ -192,6 +216,11 @@ class RetrievalReport(BaseModel):
     leaks: LeakSection | None = None
     reference_overlap: OverlapSection | None = None
     repeat: RepeatSection | None = None
+    # Every query of the evaluated slice (uncapped, unlike ``missed`` and ``unanswerable``):
+    # ``first_relevant_rank`` (trec_eval order, NA if none retrieved), ``top1_score`` and
+    # ``confident`` (see retrieval/sections.py:QueryFacts). What triage reads per case;
+    # for Python callers only, not written to the JSON file.
+    query_facts: pd.DataFrame | None = Field(default=None, exclude=True, repr=False)
 
     @field_serializer("per_query")
     def _dump_per_query(self, frame: pd.DataFrame) -> dict[str, dict[str, float]]:

@@ -15,6 +15,8 @@ from ragtriage.data.models import Chunk, GoldenSet
 from ragtriage.data.tables import Run
 from ragtriage.errors import InputError
 
+__all__ = ["BM25Retriever", "Hit", "Retriever", "as_hits", "load_callable", "run_retriever"]
+
 
 @dataclass(frozen=True)
 class Hit:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
@@ -10,7 +11,6 @@ import pandas as pd
 
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.tables import Qrels, Run
-from ragtriage.retrieval.analysis import auc, summarize
 from ragtriage.retrieval.ranking import RankedBatch, RankingStats
 from ragtriage.retrieval.report import (
     MissedQuery,
@@ -18,6 +18,22 @@ from ragtriage.retrieval.report import (
     UnanswerableQuery,
     UnanswerableSection,
 )
+from ragtriage.retrieval.score_threshold import auc, summarize
+
+__all__ = [
+    "MAX_MISSED",
+    "QueryFacts",
+    "TOP_IDS",
+    "count_missed",
+    "golden_info",
+    "missed_cap_warning",
+    "missed_queries",
+    "tag_slices",
+    "unanswerable",
+    "unanswerable_cap_warning",
+    "versions",
+    "warnings",
+]
 
 TOP_IDS = 3
 MAX_MISSED = 1000
@@ -55,11 +71,47 @@ def tag_slices(per_query: pd.DataFrame, golden: GoldenSet | None) -> list[TagSli
     ]
 
 
-def _rows(batches: list[RankedBatch], mask: np.ndarray):
-    """``(batch, row, query code)`` for every query selected by ``mask``."""
-    for batch in batches:
-        for row in np.flatnonzero(mask[batch.queries]):
-            yield batch, int(row), int(batch.queries[row])
+@dataclass(frozen=True)
+class QueryFacts:
+    """Per golden query (qrels order), what the sections and triage read: one definition.
+
+    ``first_relevant_rank``: 1-based rank, in trec_eval order (score descending, doc id
+    descending), of the first result judged relevant at the relevance level; 0 if none.
+    ``top1``: the top result's score (NaN: nothing retrieved). ``confident``: a query with
+    nothing relevant whose top-1 score reaches ``threshold``, the answerable queries'
+    median top-1 score.
+    """
+
+    first_relevant_rank: np.ndarray
+    top1: np.ndarray
+    confident: np.ndarray
+    threshold: float | None
+
+    @classmethod
+    def build(cls, batches: list[RankedBatch], answerable: np.ndarray) -> QueryFacts:
+        n = len(answerable)
+        first = np.zeros(n, np.int64)
+        top1 = np.full(n, np.nan)
+        for batch in batches:
+            relevant = batch.labels >= batch.level
+            found = relevant.any(axis=1)
+            first[batch.queries] = np.where(found, relevant.argmax(axis=1) + 1, 0)
+            top1[batch.queries] = batch.top_scores(1)[:, 0]
+        pos = top1[answerable]
+        median = float(np.nanmedian(pos)) if np.isfinite(pos).any() else None
+        confident = np.zeros(n, bool)
+        if median is not None:
+            with np.errstate(invalid="ignore"):
+                confident = ~answerable & (top1 >= median)
+        return cls(first, top1, confident, median)
+
+    def frame(self, qrels: Qrels) -> pd.DataFrame:
+        """``first_relevant_rank`` (nullable Int64), ``top1_score``, ``confident`` by query id."""
+        ranks = pd.arrays.IntegerArray(self.first_relevant_rank, self.first_relevant_rank == 0)
+        return pd.DataFrame(
+            {"first_relevant_rank": ranks, "top1_score": self.top1, "confident": self.confident},
+            index=pd.Index(qrels.query_ids, name="query_id"),
+        )
 
 
 def _top_ids(batch: RankedBatch, row: int, run: Run) -> list[str]:
@@ -85,6 +137,7 @@ def missed_queries(
     run: Run,
     golden: GoldenSet | None,
     k: int,
+    facts: QueryFacts,
 ) -> list[MissedQuery]:
     """Answerable queries with nothing relevant in the top ``k``, in golden-set order.
 
@@ -98,9 +151,7 @@ def missed_queries(
     out: list[MissedQuery] = []
     for code in codes:
         batch, row = where[int(code)]
-        relevant = batch.labels[row] >= batch.level
         query_id = str(qrels.query_ids[code])
-        hits = np.flatnonzero(relevant)
         case = golden.case(query_id) if golden else None
         out.append(
             MissedQuery(
@@ -108,7 +159,7 @@ def missed_queries(
                 query=case.query if case else "",
                 tags=list(case.tags) if case else [],
                 expected=case.expected(batch.level) if case else [],
-                first_relevant_rank=int(hits[0]) + 1 if len(hits) else None,
+                first_relevant_rank=int(facts.first_relevant_rank[code]) or None,
                 top_ids=_top_ids(batch, row, run),
             )
         )
@@ -159,6 +210,7 @@ def unanswerable(
     answerable: np.ndarray,
     run: Run,
     golden: GoldenSet | None,
+    facts: QueryFacts,
 ) -> UnanswerableSection | None:
     """Top-1 confidence on unanswerable vs answerable queries.
 
@@ -170,10 +222,7 @@ def unanswerable(
     """
     if answerable.all():
         return None
-    top1 = np.full(len(qrels), np.nan)
-    for batch in batches:
-        top1[batch.queries] = batch.top_scores(1)[:, 0]
-    median = np.nanmedian(top1[answerable]) if np.isfinite(top1[answerable]).any() else None
+    top1, median = facts.top1, facts.threshold
     listed = _most_confident(np.flatnonzero(~answerable), top1)
     queries = []
     for batch in batches:
@@ -188,7 +237,7 @@ def unanswerable(
                     query=golden.case(query_id).query if golden else "",
                     top1_score=float(score) if np.isfinite(score) else None,
                     top_ids=top_ids,
-                    confident=bool(median is not None and np.isfinite(score) and score >= median),
+                    confident=bool(facts.confident[code]),
                 )
             )
     pos, neg = top1[answerable], top1[~answerable]
@@ -198,7 +247,7 @@ def unanswerable(
         unanswerable_top1=summarize(neg),
         auc=auc(pos[np.isfinite(pos)], neg[np.isfinite(neg)]),
         confident_threshold=float(median) if median is not None else None,
-        n_confident=int((neg >= median).sum()) if median is not None else 0,
+        n_confident=int(facts.confident.sum()),
         queries=queries,
     )
 

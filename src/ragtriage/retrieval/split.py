@@ -1,10 +1,12 @@
 """Scoring one slice of a golden set, and the log of every look at the held-out one.
 
-``apply_split`` restricts golden set, qrels and run before anything is computed (see
-``data/holdout.py`` for the slices themselves). Each evaluation of the held-out slice,
-from the CLI, an audit or ``evaluate_retrieval(split="holdout")``, appends one line (UTC
-time, git commit, golden sha256, metric means) to ``holdout_reveals.jsonl`` beside the
-golden set, so a team can see how often it looked.
+``select_split`` restricts golden set and qrels, ``filter_run`` each run, before anything
+is computed (see ``data/holdout.py`` for the slices themselves). Scoring has no side
+effects; :func:`log_reveal` is the one writer of ``holdout_reveals.jsonl`` beside the
+golden set (UTC time, git commit, golden sha256, metric means), called by the two
+application entry points that reveal the held-out slice: ``ragtriage retrieval
+--holdout`` (once per command, however many ``--repeat`` draws) and the audit. A team
+can see how often it looked.
 """
 
 from __future__ import annotations
@@ -16,12 +18,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ragtriage.atomic import write_atomic
-from ragtriage.data.holdout import Split, filter_run, golden_qrels, has_holdout, select_cases
+from ragtriage.data.holdout import Split, golden_qrels, has_holdout, select_cases
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.readers import split_lines
-from ragtriage.data.tables import Qrels, Run
+from ragtriage.data.tables import Qrels
 from ragtriage.errors import InputError
 from ragtriage.retrieval.report import RetrievalReport, SplitInfo
+
+__all__ = [
+    "REVEAL_LOG",
+    "git_commit",
+    "log_reveal",
+    "record_reveal",
+    "reveal_log_path",
+    "select_split",
+    "split_info",
+]
 
 REVEAL_LOG = "holdout_reveals.jsonl"
 
@@ -31,10 +43,11 @@ def split_info(golden: GoldenSet, evaluated: Split) -> SplitInfo:
     return SplitInfo(evaluated=evaluated, n_dev=len(golden.cases) - n_holdout, n_holdout=n_holdout)
 
 
-def apply_split(
-    golden: GoldenSet | None, qrels: Qrels, run: Run, split: Split | None
-) -> tuple[GoldenSet | None, Qrels, Run, SplitInfo | None]:
-    """Restrict golden set, qrels and run to one slice before anything is computed.
+def select_split(
+    golden: GoldenSet | None, qrels: Qrels, split: Split | None
+) -> tuple[GoldenSet | None, Qrels, set[str] | None, SplitInfo | None]:
+    """Golden set and qrels restricted to one slice, the query ids a run keeps (``None``:
+    all) and the split section.
 
     ``split=None`` means ``dev`` when the set holds held-out cases, else everything
     (and no split section: a set without a holdout reports as it always did).
@@ -42,14 +55,14 @@ def apply_split(
     if golden is None or (split is None and not has_holdout(golden)):
         if split == "holdout":
             raise InputError("--holdout needs a golden set (not bare qrels)", field="split")
-        return golden, qrels, run, None
+        return golden, qrels, None, None
     split = split or "dev"
     info = split_info(golden, split)
     if split == "all":
-        return golden, qrels, run, info
+        return golden, qrels, None, info
     chosen = select_cases(golden, split)
     keep = {case.id for case in chosen.cases}
-    return chosen, golden_qrels(chosen), filter_run(run, keep), info
+    return chosen, golden_qrels(chosen), keep, info
 
 
 def reveal_log_path(golden_source: str | Path) -> Path:
@@ -95,7 +108,12 @@ def _finite(value: float | None) -> float | None:
 
 
 def log_reveal(report: RetrievalReport, golden_source: str | Path) -> RetrievalReport:
-    """Record a reveal of the held-out figures; the report says where and which one it was."""
+    """Record a reveal of the held-out figures; the report says where and which one it was.
+
+    The one writer of the reveal log: scoring (:class:`RetrievalEvaluator`,
+    ``evaluate_retrieval``) never writes it; the CLI's ``retrieval --holdout`` and the
+    audit call this once per command.
+    """
     log = reveal_log_path(golden_source)
     count = record_reveal(report, log)
     info = report.split or SplitInfo(evaluated="holdout", n_dev=0, n_holdout=0)

@@ -12,6 +12,8 @@ from collections import defaultdict
 
 from ragtriage.triage.models import FAILURES, CaseResult, Cluster, Label
 
+__all__ = ["CHUNK_TAGS", "CODE_TAGS", "NO_TAG", "clusters", "next_action"]
+
 CODE_TAGS = ("code", "sku", "id", "keyword", "exact", "number")
 CHUNK_TAGS = ("multi", "section", "table", "long")
 NO_TAG = "(untagged)"

@@ -15,9 +15,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ragtriage.atomic import file_sha256
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice
-from ragtriage.data.models import GoldenSet, file_sha256
+from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
 from ragtriage.judge.api import ajudge_run, resolve_model
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
@@ -35,6 +36,8 @@ from ragtriage.triage.calibrated import find_decider
 from ragtriage.triage.models import AuditResult, Trace
 from ragtriage.triage.system import chunk_texts, run_system
 from ragtriage.triage.traces import load_traces
+
+__all__ = ["AuditConfig", "Tick", "audit", "judge_choice", "run_audit", "unjudgeable"]
 
 
 @dataclass
@@ -70,7 +73,8 @@ class AuditConfig:
         }
 
 
-Tick = Callable[[str, int], Callable[[], None]]
+# the per-item callback is called with no argument (generation) or the judge's result
+Tick = Callable[[str, int], Callable[..., None]]
 
 
 def _limited(golden: GoldenSet, limit: int | None) -> GoldenSet:
@@ -107,9 +111,8 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             k=config.k,
             miss_k=config.context_k,
             split="holdout" if config.holdout else None,
-            record_holdout=False,  # logged here, against the path the audit was given
         )
-        if config.holdout:
+        if config.holdout:  # logged against the path the audit was given
             retrieval = log_reveal(retrieval, config.golden)
         timings["retrieval_s"] = time.perf_counter() - t0
 
@@ -215,6 +218,7 @@ async def _reference_check(golden, traces, model, strategy, config, store) -> di
 def judge_choice(config: AuditConfig) -> tuple[str | None, str | ChatModel | None]:
     """``(strategy, model)`` of the audit's judge: its spec parsed (``None``: the default),
     or a :class:`ChatModel` with ``config.strategy``."""
+    model: str | ChatModel | None
     if config.judge is None or isinstance(config.judge, str):
         spec = JudgeSpec.parse(config.judge)
         strategy, model = spec.strategy, spec.model

@@ -15,8 +15,10 @@ import numpy as np
 
 from ragtriage.calibration.record import CalibrationRecord, is_stale, load_calibration
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
-from ragtriage.stats import bootstrap_mean
-from ragtriage.triage.models import CalibrationStatus, Estimate
+from ragtriage.stats import Estimate, bootstrap_mean
+from ragtriage.triage.models import CalibrationStatus
+
+__all__ = ["Decider", "SHIPPED", "UNCALIBRATED_THRESHOLD", "find_decider", "naive_rate"]
 
 UNCALIBRATED_THRESHOLD = 0.5
 SHIPPED = Path(__file__).parents[1] / "calibrations"  # a link to the top-level calibrations/

@@ -6,11 +6,21 @@ from collections import Counter
 
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.tables import Run
+from ragtriage.errors import RagtriageError
 from ragtriage.judge.types import JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.report import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
 from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
 from ragtriage.triage.rules import Evidence, triage
+
+__all__ = [
+    "build",
+    "contradicted_claims",
+    "generation_summary",
+    "label_counts",
+    "run_from_traces",
+    "stage1_facts",
+]
 
 
 def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:
@@ -39,9 +49,7 @@ def build(
     reason once triage reaches the judge, and carries it as a warning when an earlier
     stage (retrieval, ranking) already decided its label."""
     unjudged = unjudged or {}
-    confident = set()  # the section lists up to 1,000 unanswerable queries: an audit's all
-    if retrieval.unanswerable is not None:
-        confident = {q.query_id for q in retrieval.unanswerable.queries if q.confident}
+    first_rank, confident = stage1_facts(retrieval)
     rows = []
     for case in golden.cases:
         trace = traces.get(case.id)
@@ -51,10 +59,9 @@ def build(
             rows.append(_untraced(case, expected))
             continue
         ids = [c.id for c in trace.retrieved]
-        ranks = [i + 1 for i, cid in enumerate(ids) if cid in set(expected)]
         evidence = Evidence(
             answerable=bool(expected),
-            first_relevant_rank=ranks[0] if ranks else None,
+            first_relevant_rank=first_rank.get(case.id),
             relevant_in_context=bool(set(expected) & set(trace.context_ids)),
             judge=result,
             faithful=decider.decide(result) if result else None,
@@ -92,6 +99,22 @@ def build(
             )
         )
     return rows
+
+
+def stage1_facts(retrieval: RetrievalReport) -> tuple[dict[str, int], set[str]]:
+    """``(rank of the first relevant chunk by case, cases retrieved confidently though
+    unanswerable)`` as stage 1 computed them for every query (trec_eval order, uncapped):
+    the case rows and the retrieval section cannot disagree."""
+    facts = retrieval.query_facts
+    if facts is None:
+        raise RagtriageError(
+            "the retrieval report carries no per-query facts (a report read back from JSON?): "
+            "score the traces with RetrievalEvaluator first"
+        )
+    ranks = facts["first_relevant_rank"].dropna()
+    first_rank = {str(q): int(r) for q, r in ranks.items()}
+    confident = {str(q) for q in facts.index[facts["confident"].to_numpy(bool)]}
+    return first_rank, confident
 
 
 def contradicted_claims(result: JudgeResult | None) -> list[str] | None:

@@ -7,7 +7,6 @@ cached like judge calls: re-running an audit regenerates nothing.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 
 from ragtriage.judge.items import fence_contexts
@@ -18,6 +17,17 @@ from ragtriage.models.base import ModelRequest
 from ragtriage.models.calls import Caller, Unscorable
 from ragtriage.retrieval.retrievers import Hit, load_callable
 
+__all__ = [
+    "ABSTAIN",
+    "GENERATION_PROMPT",
+    "GenerationFailed",
+    "LocalGenerator",
+    "MAX_ANSWER_TOKENS",
+    "MIN_OVERLAP",
+    "extractive_answer",
+    "sync_generator",
+]
+
 ABSTAIN = "The context does not contain the answer."
 GENERATION_PROMPT = "generate.answer.v1.md"
 MAX_ANSWER_TOKENS = 96
@@ -26,10 +36,10 @@ MIN_OVERLAP = 0.4
 
 class GenerationFailed(Exception):
     """No answer could be generated (the model call failed for good). The case is then
-    ``unscored`` with this reason: an error message is not an answer to judge."""
+    ``unscored`` with this reason: an error message is not an answer to judge.
 
-
-AsyncGenerator = Callable[[str, Sequence[Hit]], "asyncio.Future[str]"]
+    Internal control flow, not a :class:`~ragtriage.errors.RagtriageError`:
+    ``triage.system`` catches it for every case, so it never reaches the user."""
 
 
 def extractive_answer(query: str, chunks: Sequence[Hit]) -> str:

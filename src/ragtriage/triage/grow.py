@@ -17,13 +17,27 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ragtriage.atomic import write_atomic
+from ragtriage.atomic import file_sha256, write_atomic
 from ragtriage.data.check import NEAR_DUPLICATE, jaccard, normalise
 from ragtriage.data.golden import GOLDEN_FILES, load_chunks, parse_case
-from ragtriage.data.models import file_sha256
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
+
+__all__ = [
+    "GrowPlan",
+    "Refusal",
+    "apply",
+    "corpus_ids",
+    "duplicate_of",
+    "existing",
+    "golden_file",
+    "plan",
+    "record",
+    "select",
+    "source_note",
+    "unknown_ids",
+]
 
 
 class Refusal(BaseModel):

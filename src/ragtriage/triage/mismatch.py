@@ -19,6 +19,8 @@ from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
 from ragtriage.triage.models import Trace
 
+__all__ = ["LISTED", "Policy", "apply", "find"]
+
 Policy = Literal["warn", "error"]
 LISTED = 10
 
@@ -61,7 +63,7 @@ def find(
     return out
 
 
-def apply(found: dict[str, list[str]], policy: Policy, source: str) -> list[str]:
+def apply(found: dict[str, list[str]], policy: Policy | str, source: str) -> list[str]:
     """Warnings for ``warn``; an :class:`InputError` naming the ids for ``error``."""
     if policy not in ("warn", "error"):
         raise InputError(f"must be 'warn' or 'error', got {policy!r}", field="on_mismatch")

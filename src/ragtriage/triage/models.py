@@ -13,6 +13,20 @@ from pydantic import BaseModel, Field
 
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
 from ragtriage.retrieval.report import RetrievalReport
+from ragtriage.stats import Estimate
+
+__all__ = [
+    "AuditResult",
+    "CalibrationStatus",
+    "CaseResult",
+    "Cluster",
+    "FAILURES",
+    "GenerationSummary",
+    "Label",
+    "RetrievedChunk",
+    "SCHEMA_VERSION",
+    "Trace",
+]
 
 SCHEMA_VERSION = "ragtriage.audit/1"
 
@@ -73,12 +87,6 @@ class Cluster(BaseModel):
     count: int
     case_ids: list[str]
     action: str
-
-
-class Estimate(BaseModel):
-    estimate: float
-    low: float
-    high: float
 
 
 class GenerationSummary(BaseModel):

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from ragtriage.judge.types import JudgeResult, Outcome
 from ragtriage.triage.models import Label
 
+__all__ = ["Evidence", "triage"]
+
 
 @dataclass(frozen=True)
 class Evidence:

@@ -12,6 +12,8 @@ from ragtriage.retrieval.retrievers import Hit, run_retriever
 from ragtriage.triage.generate import GenerationFailed, LocalGenerator, sync_generator
 from ragtriage.triage.models import RetrievedChunk, Trace
 
+__all__ = ["Progress", "chunk_texts", "run_system"]
+
 Progress = Callable[[], None]
 
 

@@ -10,30 +10,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.readers import check_type, iter_records, require
+from ragtriage.data.readers import check_type, require, unique_records
 from ragtriage.errors import InputError
 from ragtriage.triage.models import RetrievedChunk, Trace
+
+__all__ = ["load_traces", "parse_trace"]
 
 
 def load_traces(path: str | Path, default_k: int) -> dict[str, Trace]:
     """Traces keyed by query id; a query listed twice is an error."""
     path = Path(path)
-    traces: dict[str, Trace] = {}
-    first: dict[str, int] = {}
-    for line, record in iter_records(path):
-        trace = parse_trace(record, path, line, default_k)
-        if trace.query_id in first:
-            raise InputError(
-                f"query {trace.query_id!r} already traced on line {first[trace.query_id]}",
-                path=path,
-                line=line,
-                field="query_id",
-            )
-        first[trace.query_id] = line
-        traces[trace.query_id] = trace
-    if not traces:
-        raise InputError("trace file is empty", path=path)
-    return traces
+    traces = unique_records(
+        path,
+        lambda record, line: parse_trace(record, path, line, default_k),
+        lambda trace: trace.query_id,
+        field="query_id",
+        duplicate=lambda k, first: f"query {k!r} already traced on line {first}",
+        empty="trace file is empty",
+    )
+    return {trace.query_id: trace for trace in traces}
 
 
 def parse_trace(record: dict[str, Any], path: Path, line: int, default_k: int) -> Trace:

@@ -16,6 +16,17 @@ from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult
 from ragtriage.models.base import ModelRequest
 from ragtriage.models.calls import Caller
 
+__all__ = [
+    "STRATEGIES",
+    "Strategy",
+    "StrategyFactory",
+    "UnknownStrategyError",
+    "get_strategy",
+    "needs_model",
+    "register",
+    "strategy_factory",
+]
+
 
 class Strategy(Protocol):
     name: str

@@ -1,13 +1,13 @@
 """Strategy ``claims``: one call per answer splits it into atomic claims and judges each.
 
-ragas needs 2 calls per answer, DeepEval 3-4, RAGChecker about 26; a capable model does
-it in one structured call. Score = supported claims / claims. An answer the model finds
-without claims is ``no_claims`` (never a perfect 1.0), an abstention is ``abstained``.
+A capable model splits and judges in one structured call, so an answer costs one call
+(other tools' call counts are in the README, stage 2). Score = supported claims / claims.
+An answer the model finds without claims is ``no_claims`` (never a perfect 1.0), an
+abstention is ``abstained``.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal
 
@@ -29,6 +29,8 @@ from ragtriage.judge.types import (
 )
 from ragtriage.models.base import ModelRequest, ModelResponse
 from ragtriage.models.calls import Caller, Unscorable
+
+__all__ = ["ClaimStrategy", "ClaimVerdict", "ClaimsOutput", "PROMPT", "parse_claims"]
 
 PROMPT = "faithfulness.claims.v1.md"
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
@@ -133,8 +135,3 @@ class ClaimStrategy:
             signals=signals,
             claims=claims,
         )
-
-
-def claims_json(out: ClaimsOutput) -> str:
-    """Canonical JSON of an output (used by tests and fakes)."""
-    return json.dumps(out.model_dump(mode="json"))

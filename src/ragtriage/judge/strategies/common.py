@@ -15,6 +15,8 @@ from ragtriage.judge.types import (
     Usage,
 )
 
+__all__ = ["lexical_signals", "make_result", "precheck", "unscored"]
+
 
 def lexical_signals(item: JudgeItem) -> dict[str, float]:
     """The model-free signals carried by every result, so calibration can compare.

@@ -10,6 +10,8 @@ from ragtriage.judge.strategies.common import lexical_signals, make_result
 from ragtriage.judge.types import Claim, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
 from ragtriage.models.base import ModelRequest
 
+__all__ = ["LexicalStrategy"]
+
 
 @register
 class LexicalStrategy:

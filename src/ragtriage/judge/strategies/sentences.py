@@ -30,6 +30,8 @@ from ragtriage.judge.types import Claim, JudgeFingerprint, JudgeItem, JudgeResul
 from ragtriage.models.base import ModelRequest, ModelResponse
 from ragtriage.models.calls import Caller, Unscorable
 
+__all__ = ["PROMPT", "SCHEMA", "SentenceStrategy", "probability"]
+
 PROMPT = "faithfulness.sentence.v1.md"
 SCHEMA = {
     "type": "object",

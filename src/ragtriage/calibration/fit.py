@@ -15,6 +15,13 @@ import numpy as np
 
 from ragtriage.calibration.agreement import agreement, cohen_kappa
 from ragtriage.calibration.combine import combination_features, fit_logistic, usable_features
+from ragtriage.calibration.decision import (
+    LOG_SUFFIXES,
+    AnyRule,
+    Table,
+    ThresholdRule,
+    result_features,
+)
 from ragtriage.calibration.grades import GradedItem
 from ragtriage.calibration.intergrader import krippendorff_alpha_nominal
 from ragtriage.calibration.judges import answer_tokens, package_version
@@ -28,7 +35,6 @@ from ragtriage.calibration.record import (
     ScopeReport,
     UnscoredItem,
 )
-from ragtriage.calibration.rules import LOG_SUFFIXES, Table, result_features
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
@@ -39,16 +45,24 @@ from ragtriage.calibration.threshold import (
 from ragtriage.errors import InputError
 from ragtriage.judge.lexical import lexical_support
 from ragtriage.judge.types import JudgeResult, Outcome
-from ragtriage.stats import bootstrap_statistic
+from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
 
-Fit = Callable[[Table, np.ndarray], object]
+__all__ = ["COMBINATION_MARGIN", "Fit", "beats_baseline", "calibrate"]
+
+Fit = Callable[[Table, np.ndarray], AnyRule]
 # The combination replaces the plain threshold on the judge's score only when its
 # cross-validated kappa is higher by this much: a four-weight model has to earn its place.
 COMBINATION_MARGIN = 0.02
 
 
-def _fit_score(table: Table, y: np.ndarray):
+def _fit_score(table: Table, y: np.ndarray) -> ThresholdRule:
     return fit_threshold(table["score"], y, "score", direction=1)
+
+
+def _threshold(rule: AnyRule) -> float:
+    """The cut of a rule fitted by :func:`_fit_score`, always a :class:`ThresholdRule`."""
+    assert isinstance(rule, ThresholdRule), rule
+    return rule.threshold
 
 
 def _fit_signal(name: str, direction: int | None) -> Fit:
@@ -109,10 +123,12 @@ class _Scope:
         self.seed, self.resamples = seed, resamples
         self.oof: dict[str, np.ndarray] = {}
 
-    def method(self, name: str, fit: Fit, *, scores: bool = False) -> tuple[MethodResult, list]:
+    def method(
+        self, name: str, fit: Fit, *, scores: bool = False
+    ) -> tuple[MethodResult, list[AnyRule]]:
         oof, rules = cross_fit(fit, self.table, self.y, self.folds)
         rule = fit(self.table, self.y)
-        full = rule.predict(self.table)  # type: ignore[attr-defined]
+        full = rule.predict(self.table)
         ok = np.isfinite(oof)  # an item lacking this signal has no decision by it
         extra = {"scores": self.table["score"][ok], "grades": self.grades[ok]} if scores else {}
         cv = agreement(self.y[ok], oof[ok], resamples=self.resamples, seed=self.seed, **extra)
@@ -140,9 +156,9 @@ def calibrate(
     *,
     judge_name: str,
     grades_digest: dict[str, str],
-    seed: int = 20261129,
+    seed: int = DEFAULT_SEED,
     folds: int = 5,
-    resamples: int = 2000,
+    resamples: int = DEFAULT_RESAMPLES,
     seconds: float | None = None,
     ppi_fraction: float = 0.5,
 ) -> CalibrationRecord:
@@ -186,7 +202,7 @@ def calibrate(
         for k in table
         if not any(k in r.signals or k == "score" for r in results if r.outcome == Outcome.SCORED)
     }
-    y = np.array([float(i.label) for i in used])
+    y = np.array([float(bool(i.label)) for i in used])  # tied (None) labels are not used
     grades = np.array([np.nan if i.grade is None else i.grade for i in used])
     fold_of = stratified_folds([f"{i.dataset}|{i.label}" for i in used], folds, seed)
     datasets = sorted({i.dataset for i in items})
@@ -322,8 +338,8 @@ def _scope_report(
         scope=name,
         n_items=len(in_scope),
         n_agreement=len(sc.y),
-        threshold=main.rule.threshold,
-        fold_thresholds=[r.threshold for r in fold_rules],
+        threshold=_threshold(main.rule),
+        fold_thresholds=[_threshold(r) for r in fold_rules],
         cv=main.cv,
         in_sample=in_sample,
         signals=signals,

@@ -11,6 +11,8 @@ import numpy as np
 from ragtriage.retrieval.ranking import RankedBatch
 from ragtriage.retrieval.report import ScoreSummary, ThresholdAnalysis
 
+__all__ = ["auc", "best_cutoff", "summarize", "threshold_analysis"]
+
 
 def summarize(values: np.ndarray) -> ScoreSummary:
     values = np.asarray(values, np.float64)

@@ -15,6 +15,19 @@ from pydantic import BaseModel, Field
 
 from ragtriage.judge.types import JudgeResult, Outcome
 
+__all__ = [
+    "AnyRule",
+    "ConstantRule",
+    "LOG_SUFFIXES",
+    "LogisticRule",
+    "Rule",
+    "Table",
+    "ThresholdRule",
+    "decide_one",
+    "result_features",
+    "transform",
+]
+
 Table = dict[str, np.ndarray]
 LOG_SUFFIXES = ("tokens", "chars", "length", "words")
 

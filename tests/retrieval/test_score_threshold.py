@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragtriage.retrieval.analysis import auc, best_cutoff
+from ragtriage.retrieval.score_threshold import auc, best_cutoff
 
 scores = st.lists(st.integers(0, 12).map(lambda v: v / 4), min_size=1, max_size=40)
 
