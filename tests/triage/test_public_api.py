@@ -47,3 +47,40 @@ def test_a_bad_row_is_an_input_error_naming_its_line():
 def test_every_error_is_a_ragtriage_error():
     assert issubclass(ragtriage.InputError, ragtriage.RagtriageError)
     assert set(ragtriage.__all__) >= {"audit", "evaluate_retrieval", "judge_faithfulness"}
+
+
+def test_audit_from_dataframes_and_results_back_as_a_frame(tmp_path):
+    import pandas as pd
+
+    from ragtriage.results.files import write_json
+    from ragtriage.results.load import load_audit
+
+    golden = _rows(HANDBOOK / "golden.jsonl", 5)
+    texts = {c["id"]: c["text"] for c in _rows(HANDBOOK / "corpus.jsonl", 1000)}
+    traces = [
+        {
+            "query_id": c["id"],
+            "retrieved": [{"id": i, "text": texts[i]} for i in c["expected"]],
+            "answer": "The answer is not in the context.",
+        }
+        for c in golden
+        if c["expected"]
+    ]
+    options = {"judge": "lexical", "cache": tmp_path / "c.sqlite"}
+    from_rows = ragtriage.audit(golden, traces, **options)
+    # pandas fills absent fields with NaN: they must read as absent, not as values
+    from_frames = ragtriage.audit(pd.DataFrame(golden), pd.DataFrame(traces), **options)
+    frame = from_frames.to_pandas()
+    assert frame.equals(from_rows.to_pandas())
+    assert list(frame["case_id"]) == [c["id"] for c in golden]
+    assert {
+        "label",
+        "reason",
+        "first_relevant_rank",
+        "judge_outcome",
+        "judge_score",
+        "tags",
+    } <= set(frame.columns)
+    path = tmp_path / "results.json"
+    write_json(path, from_frames)
+    assert load_audit(path).to_pandas().equals(frame)

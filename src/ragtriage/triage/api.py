@@ -1,7 +1,8 @@
 """``ragtriage.audit(...)``: the whole audit from Python, returning the result object.
 
-The golden set and the traces are paths, or lists of dicts in the same shapes as the
-files. Lists are written to a private temporary folder and read back through the very
+The golden set and the traces are paths, lists of dicts in the same shapes as the files,
+or pandas DataFrames with those columns (list columns as lists or arrays; a missing value
+is an absent field). Rows are written to a private temporary folder and read back through the very
 loaders the command line uses, so a bad row gets the same error (naming the row as a line
 of ``golden.jsonl`` or ``traces.jsonl``) and the same validation as a file would.
 """
@@ -12,11 +13,14 @@ import json
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragtriage.triage.audit import AuditConfig
 from ragtriage.triage.audit import audit as run_config
 from ragtriage.triage.models import AuditResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["audit"]
 
@@ -24,7 +28,9 @@ Rows = Sequence[Mapping[str, Any]]
 
 
 def audit(
-    golden: str | Path | Rows, traces: str | Path | Rows | None = None, **options: Any
+    golden: str | Path | Rows | pd.DataFrame,
+    traces: str | Path | Rows | pd.DataFrame | None = None,
+    **options: Any,
 ) -> AuditResult:
     """Audit a RAG system; ``options`` are :class:`AuditConfig`'s fields (``judge``,
     ``generator``, ``context_k``, ``limit``, ``cache``...). Without ``traces`` the embedded
@@ -38,9 +44,32 @@ def audit(
         return run_config(config)
 
 
-def _as_path(source: str | Path | Rows, target: Path) -> Path:
+def _as_path(source: str | Path | Rows | pd.DataFrame, target: Path) -> Path:
     if isinstance(source, str | Path):
         return Path(source)
-    lines = (json.dumps(dict(row), ensure_ascii=False) + "\n" for row in source)
+    rows = _frame_rows(source) if hasattr(source, "to_dict") else source
+    lines = (json.dumps(dict(row), ensure_ascii=False) + "\n" for row in rows)
     target.write_text("".join(lines), encoding="utf-8")
     return target
+
+
+def _frame_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """DataFrame rows as plain JSON values: arrays to lists, missing values left out."""
+    return [
+        {k: _plain(v) for k, v in row.items() if not _missing(v)}
+        for row in frame.to_dict(orient="records")
+    ]
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "tolist"):  # numpy arrays and scalars (Parquet list columns)
+        return value.tolist()
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _missing(value: Any) -> bool:
+    if value is None:
+        return True
+    return isinstance(value, float) and value != value  # NaN: pandas' empty cell

@@ -7,7 +7,7 @@ every report renders; ``compare`` and ``gate`` read it back.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -16,6 +16,7 @@ from ragtriage.retrieval.report import RetrievalReport
 from ragtriage.stats import Estimate
 
 __all__ = [
+    "CASE_COLUMNS",
     "AuditResult",
     "CalibrationStatus",
     "CaseResult",
@@ -29,6 +30,10 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = "ragtriage.audit/1"
+
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Label(StrEnum):
@@ -124,3 +129,51 @@ class AuditResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     mismatches: dict[str, list[str]] = Field(default_factory=dict)  # kind -> ids
     timings: dict[str, float] = Field(default_factory=dict)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per case: label, reason, ranks, judge outcome and score, tags.
+
+        The same frame comes back from a written ``results.json`` (load it with
+        :func:`ragtriage.results.load.load_audit`), so notebooks can start from either.
+        """
+        import pandas as pd
+
+        return pd.DataFrame([_case_row(c) for c in self.cases], columns=list(CASE_COLUMNS))
+
+
+CASE_COLUMNS = (
+    "case_id",
+    "query",
+    "label",
+    "reason",
+    "answerable",
+    "first_relevant_rank",
+    "relevant_in_context",
+    "judge_outcome",
+    "judge_score",
+    "faithful",
+    "tags",
+    "expected",
+    "context_ids",
+    "answer",
+)
+
+
+def _case_row(case: CaseResult) -> dict[str, Any]:
+    judge = case.judge
+    return {
+        "case_id": case.case_id,
+        "query": case.query,
+        "label": str(case.label),
+        "reason": case.reason,
+        "answerable": case.answerable,
+        "first_relevant_rank": case.first_relevant_rank,
+        "relevant_in_context": case.relevant_in_context,
+        "judge_outcome": None if judge is None else str(judge.outcome),
+        "judge_score": None if judge is None else judge.score,
+        "faithful": case.faithful,
+        "tags": list(case.tags),
+        "expected": list(case.expected),
+        "context_ids": list(case.context_ids),
+        "answer": case.answer,
+    }
