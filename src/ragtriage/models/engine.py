@@ -84,6 +84,10 @@ class LlamaEngine:
             )
         return self._llm
 
+    def system_info(self) -> str:
+        """The build this engine runs on (the worker's hello reports it)."""
+        return system_info()
+
     def load(self) -> None:
         """Load the weights now (a benchmark's load time is not judging time)."""
         self._load()

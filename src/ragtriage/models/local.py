@@ -57,9 +57,6 @@ class LocalModel:
         """Load the weights now (and start the worker): load time is not judging time."""
         self._backend.load()
 
-    def complete_sync(self, request: ModelRequest) -> ModelResponse:
-        return self._backend.complete(request)
-
     async def complete(self, request: ModelRequest) -> ModelResponse:
         return await asyncio.to_thread(self._backend.complete, request)
 

@@ -80,7 +80,8 @@ class WorkerProcess:
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         """One request answered by the child; its errors re-raised as the same kinds."""
-        reply = self._call({"op": "complete", "request": request.model_dump(mode="json")}, "")
+        message = {"op": "complete", "request": request.model_dump(mode="json")}
+        reply = self._call(message, request.mode)
         return ModelResponse.model_validate(reply["response"])
 
     def _call(self, message: dict[str, Any], what: str) -> dict[str, Any]:
@@ -89,7 +90,7 @@ class WorkerProcess:
                 raise self._dead
             if self._proc is None:
                 self._start()
-            reply = self._exchange(message, what or str(message.get("request", {}).get("mode")))
+            reply = self._exchange(message, what)
         return _raise_for(reply)
 
     def _start(self) -> None:
@@ -218,18 +219,14 @@ def _engine(threads: int, ctx: int) -> Any:
 
 
 def _hello(engine: Any) -> dict[str, Any]:
-    info = getattr(engine, "system_info", None)
-    if info is None:
-        from ragtriage.models.engine import system_info
-
-        info = system_info
     try:
         import llama_cpp
 
         version = llama_cpp.__version__
     except ImportError:
         version = None
-    return {"ok": True, "pid": os.getpid(), "llama_cpp": version, "system_info": info()}
+    info = engine.system_info()
+    return {"ok": True, "pid": os.getpid(), "llama_cpp": version, "system_info": info}
 
 
 def _handle(engine: Any, message: dict[str, Any]) -> dict[str, Any]:

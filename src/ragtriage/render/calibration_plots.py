@@ -84,10 +84,7 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
         for t in s.fold_thresholds:
             ax.axvline(t, color="C3", alpha=0.25, lw=0.8)
         ax.axhline(s.cv.kappa, color="C2", ls=":", label=f"CV kappa {s.cv.kappa:.2f}")
-        ax.set_xlabel("threshold on judge score")
-        ax.set_ylabel("Cohen's kappa")
-        ax.set_title(name, fontsize=9)
-        ax.legend(fontsize=7)
+        _label(ax, "threshold on judge score", "Cohen's kappa", name)
     fig.suptitle(title + ": kappa against threshold (faint lines: fold thresholds)", fontsize=10)
     fig.tight_layout()
     paths.append(_save(fig, directory / "kappa_threshold.png", plt))
@@ -105,14 +102,19 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
             label=f"unfaithful (n={int((y == 0).sum())})",
         )
         ax.axvline(record.scopes[name].threshold, color="black", ls="--", label="threshold")
-        ax.set_xlabel("judge score")
-        ax.set_ylabel("items")
-        ax.set_title(name, fontsize=9)
-        ax.legend(fontsize=7)
+        _label(ax, "judge score", "items", name)
     fig.suptitle(title + ": judge scores by human label", fontsize=10)
     fig.tight_layout()
     paths.append(_save(fig, directory / "score_distribution.png", plt))
     return paths
+
+
+def _label(ax, xlabel: str, ylabel: str, title: str) -> None:
+    """One panel's axes, title and legend, alike in every calibration figure."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
 
 
 def _save(fig, path: Path, plt) -> Path:
