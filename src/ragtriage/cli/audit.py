@@ -33,8 +33,26 @@ OUTPUTS = ("results.json", "report.md", "report.html")
 
 
 def run(
-    golden: Annotated[Path, typer.Option(help="Golden set directory or file.")],
-    traces: Annotated[Path | None, typer.Option(help="Trace JSONL from your system.")] = None,
+    golden: Annotated[
+        Path,
+        typer.Option(
+            help="Golden set directory or file (ours, or ragas; JSONL, JSON, CSV or Parquet)."
+        ),
+    ],
+    traces: Annotated[
+        Path | None,
+        typer.Option(
+            help="Traces of your system: our trace JSONL/CSV/Parquet, a ragas dataset, or "
+            "an OpenInference span export (JSONL or Parquet). Format detected by content."
+        ),
+    ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            help="Other column names mapped onto ours, OURS=THEIRS,... "
+            "(e.g. query=question,expected=gold_ids; query_id=KEY reads span metadata)."
+        ),
+    ] = None,
     retriever: Annotated[str, typer.Option(help="'bm25' or module:function.")] = "bm25",
     generator: Annotated[
         str, typer.Option(help="'local' (embedded model), 'extractive' or module:function.")
@@ -92,6 +110,7 @@ def run(
 ) -> None:
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
+    from ragtriage.data.formats.columns import parse_columns
     from ragtriage.judge.spec import JudgeSpec, refuse_old_options
     from ragtriage.render.terminal import audit_summary
     from ragtriage.retrieval.metrics import expand
@@ -106,6 +125,7 @@ def run(
     measures = given_list(metrics, "--metrics") or list(DEFAULT_METRICS)
     ks = int_list(k, "--k") or list(DEFAULT_KS)
     expand(measures, ks)  # a bad metric name fails here, before any case is run
+    parse_columns(columns)  # a bad mapping fails here, before any file is read
     config = AuditConfig(
         golden=golden,
         traces=traces,
@@ -127,6 +147,7 @@ def run(
         timeout=timeout,
         holdout=holdout,
         on_mismatch=on_mismatch,
+        columns=columns,
     )
     term = console(quiet)
     with stage_progress(term, quiet) as tick:

@@ -1,12 +1,18 @@
 """Load golden sets in the shapes people already write.
 
-Accepted per record (JSON list or JSONL), all fields but the query optional:
+Accepted per record (JSON list, JSONL, CSV with list cells as JSON text, or Parquet with
+native lists; the container and the shape are recognised by content, see
+``data/formats/``), all fields but the query optional:
 
 * ``{"id", "query", "expected": [chunk ids], "tags", "reference_answer"}``
 * ``{"id", "query", "relevant_doc_ids": [...], "relevance_grades": {id: grade}}``
 
+A ragas ``EvaluationDataset`` file (``user_input``, ``reference_context_ids`` or
+``reference_contexts``, ``reference``) is read too (``data/formats/ragas.py``).
+
 An empty expected list marks an unanswerable query. A directory is read as
-``golden.jsonl``/``golden.json`` plus an optional ``corpus.jsonl``, or as a BEIR layout.
+``golden.jsonl``/``golden.json`` (or ``golden.csv``/``golden.parquet``) plus an optional
+``corpus.jsonl``, or as a BEIR layout.
 A bare name that is not a path (``handbook``, ``clapnq``) names a set shipped inside the
 package, so ``pip install ragtriage && ragtriage audit --golden handbook`` works offline.
 """
@@ -18,13 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data.beir import check_grade, is_beir_dir, load_beir, load_corpus
+from ragtriage.data.formats.columns import ColumnMap
+from ragtriage.data.formats.detect import golden_rows
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
-from ragtriage.data.readers import check_type, iter_records, read_text, unique_records
+from ragtriage.data.readers import check_type, iter_records, read_text, unique_items
 from ragtriage.errors import InputError
 
 __all__ = [
     "GOLDEN_FILES",
     "SHIPPED",
+    "TABLE_FILES",
     "load_chunks",
     "load_golden",
     "parse_case",
@@ -34,6 +43,7 @@ __all__ = [
 ]
 
 GOLDEN_FILES = ("golden.jsonl", "golden.json")
+TABLE_FILES = ("golden.csv", "golden.parquet")  # read, never appended to (triage/grow.py)
 SHIPPED = Path(__file__).parents[1] / "golden_sets"  # a link to the top-level golden_sets/
 
 
@@ -52,37 +62,56 @@ def resolve_golden(path: str | Path) -> Path:
     return path
 
 
-def load_golden(path: str | Path, *, split: str = "test") -> GoldenSet:
-    """Read a golden set from a file, a directory or a shipped set's name (module docstring)."""
+def load_golden(
+    path: str | Path, *, split: str = "test", columns: ColumnMap | str | None = None
+) -> GoldenSet:
+    """Read a golden set from a file, a directory or a shipped set's name (module docstring);
+    ``columns`` maps other column names onto ours (data/formats/columns.py)."""
     path = resolve_golden(path)
     if not path.exists():
         names = ", ".join(shipped_sets()) or "none installed"
         hint = f" (nor a shipped golden set: {names})" if len(path.parts) == 1 else ""
         raise InputError(f"file not found{hint}", path=path)
     if path.is_dir():
-        return _load_dir(path, split)
-    return GoldenSet(cases=parse_golden_file(path), source=str(path))
+        return _load_dir(path, split, columns)
+    return _load_file(path, columns)
 
 
-def _load_dir(path: Path, split: str) -> GoldenSet:
-    for name in GOLDEN_FILES:
+def _load_file(path: Path, columns: ColumnMap | str | None) -> GoldenSet:
+    adapted = golden_rows(path, columns)
+    return GoldenSet(
+        cases=_unique_cases(path, adapted.records),
+        source=str(path),
+        format=adapted.format,
+        notes=adapted.notes,
+    )
+
+
+def _load_dir(path: Path, split: str, columns: ColumnMap | str | None = None) -> GoldenSet:
+    for name in GOLDEN_FILES + TABLE_FILES:
         if (path / name).is_file():
-            cases = parse_golden_file(path / name)
+            golden = _load_file(path / name, columns)
             corpus_path = path / "corpus.jsonl"
             corpus = load_chunks(corpus_path) if corpus_path.is_file() else None
-            return GoldenSet(cases=cases, corpus=corpus, source=str(path))
+            return golden.model_copy(update={"corpus": corpus, "source": str(path)})
     if is_beir_dir(path):
-        return load_beir(path, split)
+        return load_beir(path, split).model_copy(update={"format": "beir"})
     raise InputError(
-        f"no golden set here: expected one of {', '.join(GOLDEN_FILES)} or a BEIR layout "
-        "(corpus.jsonl, queries.jsonl, qrels/<split>.tsv)",
+        f"no golden set here: expected one of {', '.join(GOLDEN_FILES + TABLE_FILES)} or a "
+        "BEIR layout (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)",
         path=path,
     )
 
 
-def parse_golden_file(path: Path) -> list[GoldenCase]:
-    return unique_records(
+def parse_golden_file(path: Path, columns: ColumnMap | str | None = None) -> list[GoldenCase]:
+    """The cases of one golden-set file, in any format :func:`load_golden` reads."""
+    return _unique_cases(path, golden_rows(path, columns).records)
+
+
+def _unique_cases(path: Path, records: list[tuple[int, dict[str, Any]]]) -> list[GoldenCase]:
+    return unique_items(
         path,
+        records,
         lambda record, line: parse_case(record, path, line),
         lambda case: case.id,
         field="id",

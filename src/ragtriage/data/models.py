@@ -69,6 +69,8 @@ class GoldenSet(BaseModel):
     cases: list[GoldenCase]
     corpus: dict[str, Chunk] | None = None
     source: str = ""
+    format: str = "ragtriage"  # the format read (data/formats/detect.py), e.g. "ragas-jsonl"
+    notes: list[str] = Field(default_factory=list)  # what the reader did that a user should know
 
     def case(self, case_id: str) -> GoldenCase:
         return self._by_id()[case_id]

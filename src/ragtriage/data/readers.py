@@ -11,7 +11,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,6 +27,7 @@ __all__ = [
     "refuse_surrogates",
     "require",
     "split_lines",
+    "unique_items",
     "unique_records",
 ]
 
@@ -176,9 +177,26 @@ def unique_records(
 ) -> list[T]:
     """Every record of ``path`` parsed, in file order; a repeated ``key`` is an error naming
     both lines (``duplicate(key, first line)``), and so is a file with no record."""
+    return unique_items(
+        path, iter_records(path), parse, key, field=field, duplicate=duplicate, empty=empty
+    )
+
+
+def unique_items(
+    path: Path,
+    records: Iterable[tuple[int, dict[str, Any]]],
+    parse: Callable[[dict[str, Any], int], T],
+    key: Callable[[T], str],
+    *,
+    field: str,
+    duplicate: Callable[[str, int], str],
+    empty: str,
+) -> list[T]:
+    """:func:`unique_records` over records already read (a CSV or Parquet table, or rows
+    an adapter mapped from another tool's shape), with the same checks and messages."""
     items: list[T] = []
     first: dict[str, int] = {}
-    for line, record in iter_records(path):
+    for line, record in records:
         item = parse(record, line)
         k = key(item)
         if k in first:

@@ -135,6 +135,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     n = len(result.cases)
     counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
     console.print(Text(f"Audit of {n} cases: {counts}", style="bold"))
+    console.print(Text(_formats_read(result)))
     table = Table(title="Stage metrics", title_justify="left")
     for column in ("stage", "metric", "value", "95% CI"):
         table.add_column(column)
@@ -176,6 +177,13 @@ def audit_summary(result: AuditResult, console: Console) -> None:
         console.print(Text(f"warning: {warning}", style="yellow"))
     timings = ", ".join(f"{k} {v:.1f}" for k, v in result.timings.items())
     console.print(f"timings (s): {timings}")
+
+
+def _formats_read(result: AuditResult) -> str:
+    """Which formats the inputs were read as (detected by content), e.g. ``ragas-jsonl``."""
+    golden = result.golden.get("format", "-")
+    traces = result.traces.get("format")
+    return f"read: golden set {golden}" + (f", traces {traces}" if traces else "")
 
 
 def _clusters(result: AuditResult, console: Console) -> None:

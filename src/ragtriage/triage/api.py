@@ -1,8 +1,10 @@
 """``ragtriage.audit(...)``: the whole audit from Python, returning the result object.
 
 The golden set and the traces are paths, lists of dicts in the same shapes as the files,
-or pandas DataFrames with those columns (list columns as lists or arrays; a missing value
-is an absent field). Rows are written to a private temporary folder and read back through the very
+pandas DataFrames with those columns (list columns as lists or arrays; a missing value
+is an absent field), or a ragas ``EvaluationDataset`` (with the ``ragas`` extra). Rows in
+another tool's shape (ragas samples, a Phoenix spans DataFrame) are recognised as a file
+of that shape would be; ``columns=`` maps other column names onto ours. Rows are written to a private temporary folder and read back through the very
 loaders the command line uses, so a bad row gets the same error (naming the row as a line
 of ``golden.jsonl`` or ``traces.jsonl``) and the same validation as a file would.
 """
@@ -47,8 +49,12 @@ def audit(
 def _as_path(source: str | Path | Rows | pd.DataFrame, target: Path) -> Path:
     if isinstance(source, str | Path):
         return Path(source)
-    rows = _frame_rows(source) if hasattr(source, "to_dict") else source
-    lines = (json.dumps(dict(row), ensure_ascii=False) + "\n" for row in rows)
+    if hasattr(source, "samples") and hasattr(source, "to_list"):  # ragas EvaluationDataset
+        rows: Rows = source.to_list()
+    else:
+        rows = _frame_rows(source) if hasattr(source, "to_dict") else source
+    # default=str: a span's timestamps and the like are recorded, never needed as values
+    lines = (json.dumps(dict(row), ensure_ascii=False, default=str) + "\n" for row in rows)
     target.write_text("".join(lines), encoding="utf-8")
     return target
 
@@ -63,9 +69,11 @@ def _frame_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 def _plain(value: Any) -> Any:
     if hasattr(value, "tolist"):  # numpy arrays and scalars (Parquet list columns)
-        return value.tolist()
-    if isinstance(value, tuple):
-        return list(value)
+        value = value.tolist()
+    if isinstance(value, list | tuple):  # e.g. a list of span documents, each a dict
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if not _missing(v)}
     return value
 
 

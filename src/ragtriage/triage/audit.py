@@ -35,7 +35,7 @@ from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import find_decider
 from ragtriage.triage.models import AuditResult, Trace
 from ragtriage.triage.system import chunk_texts, run_system
-from ragtriage.triage.traces import load_traces
+from ragtriage.triage.traces import read_traces
 
 __all__ = ["AuditConfig", "Tick", "audit", "judge_choice", "run_audit", "unjudgeable"]
 
@@ -63,10 +63,12 @@ class AuditConfig:
     timeout: float | None = None
     holdout: bool = False  # audit the held-back slice instead of the development slice
     on_mismatch: str = "warn"  # or "error": see triage/mismatch.py
+    # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
+    columns: str | dict[str, str] | None = None
 
     def public(self) -> dict[str, Any]:
         """The config as JSON values (a model object is recorded by its name)."""
-        plain = (str, int, float, bool, list, type(None))
+        plain = (str, int, float, bool, list, dict, type(None))
         return {
             k: v if isinstance(v, plain) else getattr(v, "name", str(v))
             for k, v in self.__dict__.items()
@@ -87,7 +89,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     """Run the whole audit; ``tick(stage, total)`` returns a per-item progress callback."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    full = _limited(load_golden(config.golden), config.limit)
+    full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
     golden = evaluated_slice(full, config.holdout)  # held-out cases are not even run
     store = ResponseCache(config.cache or default_cache_path())
     try:
@@ -97,10 +99,11 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             shared_model = resolve_model(None, threads=config.threads)
         if judge_model == EMBEDDED:
             judge_model = shared_model  # one embedded model judges and generates
-        traces, all_traces = await _traces(config, golden, store, shared_model, tick)
+        traces, all_traces, trace_info = await _traces(config, golden, store, shared_model, tick)
         texts = chunk_texts(golden, traces)
         mismatches = mismatch.find(golden, all_traces, texts)
         warnings = mismatch.apply(mismatches, config.on_mismatch, str(config.traces or ""))
+        warnings = full.notes + trace_info.get("notes", []) + warnings
         timings["system_s"] = time.perf_counter() - started
 
         t0 = time.perf_counter()
@@ -156,8 +159,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             "source": str(config.golden),
             "sha256": golden.content_hash(),
             "cases": len(golden.cases),
+            "format": full.format,
         },
-        traces=_trace_info(config),
+        traces={k: v for k, v in trace_info.items() if k != "notes"},
         judge_fingerprint=run.fingerprint,
         judge_usage=run.usage,
         judge_cache=run.cache,
@@ -174,11 +178,13 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
 
 
 async def _traces(config, golden, store, shared_model, tick):
-    """``(traces of golden cases, every trace read)``: the second shows what did not match."""
+    """``(traces of golden cases, every trace read, what to record of them)``: the second
+    shows what did not match."""
     if config.traces is not None:
-        traces = load_traces(config.traces, config.context_k)
+        read = read_traces(config.traces, config.context_k, golden, config.columns)
         known = {c.id for c in golden.cases}
-        return {q: t for q, t in traces.items() if q in known}, traces
+        info = {**_trace_info(config), "format": read.format, "notes": read.notes}
+        return {q: t for q, t in read.traces.items() if q in known}, read.traces, info
     caller = Caller(shared_model, store, concurrency=1) if config.generator == "local" else None
     traces = await run_system(
         golden,
@@ -189,7 +195,7 @@ async def _traces(config, golden, store, shared_model, tick):
         caller=caller,
         progress=tick("generate", len(golden.cases)) if tick else None,
     )
-    return traces, traces
+    return traces, traces, _trace_info(config)
 
 
 async def _reference_check(golden, traces, model, strategy, config, store) -> dict[str, Any]:

@@ -2,33 +2,69 @@
 
 One JSONL line per golden query: ``query_id``, ``retrieved`` (ranked; items ``{id, score?,
 text?}`` or plain ids), ``context_ids`` (the chunks passed to the generator) or
-``context_k`` (the top k were passed), and ``answer``.
+``context_k`` (the top k were passed), and ``answer``. The same rows may come as CSV
+(list cells as JSON text) or Parquet, and other tools' files are read too: ragas samples
+and OpenInference spans, whose queries are matched to the golden cases by their text.
+The parsing of those lives in ``data/formats/``; this module validates the rows.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.readers import check_type, require, unique_records
+from ragtriage.data.formats.columns import ColumnMap
+from ragtriage.data.formats.detect import trace_rows
+from ragtriage.data.formats.text import QueryIndex
+from ragtriage.data.models import GoldenSet
+from ragtriage.data.readers import check_type, require, unique_items
 from ragtriage.errors import InputError
 from ragtriage.triage.models import RetrievedChunk, Trace
 
-__all__ = ["load_traces", "parse_trace"]
+__all__ = ["TraceFile", "load_traces", "parse_trace", "read_traces"]
 
 
-def load_traces(path: str | Path, default_k: int) -> dict[str, Trace]:
+@dataclass
+class TraceFile:
+    """The traces of one file, keyed by query id, with the format read and notes."""
+
+    traces: dict[str, Trace]
+    format: str
+    notes: list[str] = field(default_factory=list)
+
+
+def load_traces(
+    path: str | Path,
+    default_k: int,
+    golden: GoldenSet | None = None,
+    columns: ColumnMap | str | None = None,
+) -> dict[str, Trace]:
     """Traces keyed by query id; a query listed twice is an error."""
+    return read_traces(path, default_k, golden, columns).traces
+
+
+def read_traces(
+    path: str | Path,
+    default_k: int,
+    golden: GoldenSet | None = None,
+    columns: ColumnMap | str | None = None,
+) -> TraceFile:
+    """:func:`load_traces` with the detected format; traces that carry a query but no id
+    are matched to ``golden``'s cases by their normalised query text."""
     path = Path(path)
-    traces = unique_records(
+    index = QueryIndex((c.id, c.query) for c in golden.cases) if golden is not None else None
+    adapted = trace_rows(path, columns, index)
+    traces = unique_items(
         path,
+        adapted.records,
         lambda record, line: parse_trace(record, path, line, default_k),
         lambda trace: trace.query_id,
         field="query_id",
         duplicate=lambda k, first: f"query {k!r} already traced on line {first}",
         empty="trace file is empty",
     )
-    return {trace.query_id: trace for trace in traces}
+    return TraceFile({t.query_id: t for t in traces}, adapted.format, adapted.notes)
 
 
 def parse_trace(record: dict[str, Any], path: Path, line: int, default_k: int) -> Trace:

@@ -1,0 +1,93 @@
+"""``--columns query=question,expected=gold_ids``: our field names for other people's.
+
+Each pair is ``OURS=THEIRS``: the file's column ``THEIRS`` is read as our field ``OURS``
+(a field the file already has under our name is left alone). For OpenInference spans,
+``query_id=KEY`` names the key of the span's ``metadata`` that holds the golden case id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ragtriage.errors import InputError
+
+__all__ = ["FIELDS", "ColumnMap", "parse_columns"]
+
+# Every field name a mapping may target: our golden, trace, run and grade fields, and
+# the ragas fields (so a ragas export with renamed columns can be read too).
+FIELDS = frozenset(
+    {
+        # golden sets
+        "id", "query_id", "query", "question", "expected", "relevant_doc_ids",
+        "relevance_grades", "tags", "reference_answer",
+        # traces and runs
+        "retrieved", "context_ids", "context_k", "answer", "doc_id", "score", "rank",
+        # human grades
+        "case_id", "label", "grade", "grader", "notes", "contexts", "dataset",
+        # ragas
+        "user_input", "retrieved_contexts", "retrieved_context_ids", "reference_contexts",
+        "reference_context_ids", "response", "reference",
+    }
+)  # fmt: skip
+
+
+class ColumnMap:
+    """Renames applied to every row before its shape is detected."""
+
+    def __init__(self, pairs: Mapping[str, str] | None = None) -> None:
+        self.pairs = dict(pairs or {})  # ours -> theirs
+
+    def __bool__(self) -> bool:
+        return bool(self.pairs)
+
+    def apply(self, row: dict[str, Any]) -> dict[str, Any]:
+        if not self.pairs:
+            return row
+        out = dict(row)
+        for ours, theirs in self.pairs.items():
+            if theirs in row and ours not in row:
+                out[ours] = out.pop(theirs)
+        return out
+
+    def public(self) -> dict[str, str]:
+        return dict(self.pairs)
+
+
+def parse_columns(spec: str | Mapping[str, str] | ColumnMap | None) -> ColumnMap:
+    """``"query=question,expected=gold_ids"`` (or a dict) checked: known target fields,
+    one source per field, no empty name; errors name the ``--columns`` option."""
+    if isinstance(spec, ColumnMap):
+        return spec
+    if spec is None:
+        return ColumnMap()
+    items = list(spec.items()) if isinstance(spec, Mapping) else _split(spec)
+    pairs: dict[str, str] = {}
+    for ours, theirs in items:
+        ours, theirs = str(ours).strip(), str(theirs).strip()
+        if not ours or not theirs:
+            raise InputError(f"{ours}={theirs}: both names are needed", field="--columns")
+        if ours not in FIELDS:
+            raise InputError(
+                f"{ours!r} is not a field we read (one of {', '.join(sorted(FIELDS))})",
+                field="--columns",
+            )
+        if ours in pairs:
+            raise InputError(f"{ours!r} is mapped twice", field="--columns")
+        pairs[ours] = theirs
+    return ColumnMap(pairs)
+
+
+def _split(spec: str) -> list[tuple[str, str]]:
+    out = []
+    for part in spec.split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise InputError(
+                f"{part.strip()[:40]!r} is not OURS=THEIRS (e.g. query=question)",
+                field="--columns",
+            )
+        ours, _, theirs = part.partition("=")
+        out.append((ours, theirs))
+    return out

@@ -1,0 +1,283 @@
+"""OpenInference spans (Arize Phoenix and other OpenTelemetry tools) as our traces.
+
+Read per trace id: the ``RETRIEVER`` span's ``retrieval.documents.N.document.{id, score,
+content}`` is the ranked list; the answer is the root ``CHAIN``/``AGENT`` span's
+``output.value``, else the last ``LLM`` span's last output message (or its
+``output.value``); the query is the root span's ``input.value``, else the retriever's.
+The query is matched to a golden case by its normalised text, or by a key of the span's
+``metadata`` when ``--columns query_id=KEY`` names one.
+
+Three layouts of a span are read, one span (or one OTLP request) per JSONL line or
+Parquet row: the OpenTelemetry SDK's ``span.to_json()`` (``context.trace_id``, flat
+dotted ``attributes``), a Phoenix spans DataFrame saved whole (``context.trace_id``,
+``parent_id``, ``span_kind``, ``attributes.*`` columns, ``attributes.retrieval.documents``
+a list of ``{"document.id", ...}``), and OTLP/JSON (``resourceSpans``, the collector's
+file exporter).
+
+What is lost: which retrieved documents reached the prompt is not in the conventions, so
+the top ``--context-k`` are taken as the context; spans of other kinds (reranker,
+embedding, tool) are not read; a trace with several retriever spans is read from its
+first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.formats.text import text_id
+from ragtriage.errors import InputError
+
+__all__ = ["Span", "is_openinference", "spans", "trace_records"]
+
+Rows = Iterable[tuple[int, dict[str, Any]]]
+_DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(id|score|content)$")
+_OUT = re.compile(r"llm\.output_messages\.(\d+)\.message\.content$")
+_QUERY_KEYS = ("query", "question", "input", "user_input")
+
+
+@dataclass
+class Span:
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    kind: str
+    line: int
+    attributes: dict[str, Any] = field(default_factory=dict)  # flat, dotted keys
+
+
+def is_openinference(keys: set[str]) -> bool:
+    """A span row in one of the three layouts (module docstring)."""
+    if "resourceSpans" in keys or "span_kind" in keys or "context.span_id" in keys:
+        return True
+    if any(k.startswith("attributes.") for k in keys):
+        return True
+    return "attributes" in keys and ("context" in keys or "span_id" in keys)
+
+
+def flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Nested attributes as OpenTelemetry's flat keys: ``{"a": [{"b": 1}]}`` -> ``a.0.b``."""
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            yield from flatten(sub, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        for i, sub in enumerate(value):
+            yield from flatten(sub, f"{prefix}.{i}")
+    else:
+        yield prefix, value
+
+
+def spans(rows: Rows, path: Path) -> list[Span]:
+    out: list[Span] = []
+    for line, row in rows:
+        if "resourceSpans" in row:
+            out.extend(_otlp_spans(row, path, line))
+        else:
+            out.append(_span(row, path, line))
+    return out
+
+
+def _span(row: dict[str, Any], path: Path, line: int) -> Span:
+    attrs = dict(flatten(row.get("attributes") or {}))
+    for key, value in row.items():
+        if key.startswith("attributes."):
+            attrs.update(flatten(value, key.removeprefix("attributes.")))
+    context = row.get("context") if isinstance(row.get("context"), dict) else {}
+    trace_id = row.get("context.trace_id", context.get("trace_id", row.get("trace_id")))
+    span_id = row.get("context.span_id", context.get("span_id", row.get("span_id")))
+    if trace_id is None:
+        raise InputError("span has no trace id", path=path, line=line, field="context.trace_id")
+    kind = attrs.get("openinference.span.kind", row.get("span_kind", ""))
+    parent = row.get("parent_id")
+    return Span(
+        trace_id=str(trace_id),
+        span_id=str(span_id),
+        parent_id=str(parent) if parent not in (None, "") else None,
+        kind=str(kind).upper(),
+        line=line,
+        attributes=attrs,
+    )
+
+
+def _otlp_spans(row: dict[str, Any], path: Path, line: int) -> Iterator[Span]:
+    """Spans of one OTLP/JSON request (``resourceSpans[].scopeSpans[].spans[]``)."""
+    for resource in _list(row.get("resourceSpans"), path, line, "resourceSpans"):
+        for scope in _list(resource.get("scopeSpans"), path, line, "scopeSpans"):
+            for span in _list(scope.get("spans"), path, line, "spans"):
+                attrs = {
+                    a.get("key"): _otlp_value(a.get("value") or {})
+                    for a in _list(span.get("attributes"), path, line, "attributes")
+                }
+                if span.get("traceId") is None:
+                    raise InputError("span has no trace id", path=path, line=line, field="traceId")
+                yield Span(
+                    trace_id=str(span["traceId"]),
+                    span_id=str(span.get("spanId")),
+                    parent_id=span.get("parentSpanId") or None,
+                    kind=str(attrs.get("openinference.span.kind", "")).upper(),
+                    line=line,
+                    attributes=attrs,
+                )
+
+
+def _list(value: Any, path: Path, line: int, name: str) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise InputError("expected a list of objects", path=path, line=line, field=name)
+    return value
+
+
+def _otlp_value(value: dict[str, Any]) -> Any:
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in value:
+            return value[key]
+    if "intValue" in value:
+        return int(value["intValue"])  # OTLP/JSON writes 64-bit integers as strings
+    if "arrayValue" in value:
+        return [_otlp_value(v) for v in value["arrayValue"].get("values", [])]
+    return None
+
+
+def trace_records(
+    rows: Rows, path: Path, id_key: str | None = None
+) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    """One trace record per trace id with a retriever span (in order of first span)."""
+    by_trace: dict[str, list[Span]] = {}
+    for span in spans(rows, path):
+        by_trace.setdefault(span.trace_id, []).append(span)
+    out: list[tuple[int, dict[str, Any]]] = []
+    skipped = {"no RETRIEVER span": 0, "no answer": 0, "no input.value": 0}
+    hashed = several = 0
+    for trace_id, members in by_trace.items():
+        retrievers = [s for s in members if s.kind == "RETRIEVER"]
+        if not retrievers:
+            skipped["no RETRIEVER span"] += 1
+            continue
+        several += len(retrievers) > 1
+        docs, derived = _documents(retrievers[0], path)
+        hashed += derived
+        answer = _answer(members)
+        query = _query(members, retrievers[0])
+        if answer is None or query is None:
+            skipped["no answer" if answer is None else "no input.value"] += 1
+            continue
+        record: dict[str, Any] = {"query": query, "retrieved": docs, "answer": answer}
+        case_id = _metadata_id(members, id_key, path) if id_key else None
+        if case_id is not None:
+            record["query_id"] = case_id
+        record["trace_id"] = trace_id
+        out.append((retrievers[0].line, record))
+    notes = [f"{path}: {n} traces skipped ({why})" for why, n in skipped.items() if n]
+    if several:
+        notes.append(f"{path}: {several} traces have several RETRIEVER spans; the first is read")
+    if hashed:
+        notes.append(
+            f"{path}: {hashed} traces have documents without document.id; their ids are "
+            "hashes of the normalised document.content"
+        )
+    return out, notes
+
+
+def _documents(span: Span, path: Path) -> tuple[list[dict[str, Any]], bool]:
+    """The ranked documents of a retriever span; ``True`` if an id came from a hash."""
+    docs: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        match = _DOC.match(key)
+        if match and value is not None:
+            docs.setdefault(int(match[1]), {})[match[2]] = value
+    out, derived = [], False
+    for _, doc in sorted(docs.items()):
+        text = doc.get("content")
+        text = text if isinstance(text, str) else ""
+        if doc.get("id") in (None, ""):
+            if not text:
+                raise InputError(
+                    "a retrieved document has neither document.id nor document.content",
+                    path=path,
+                    line=span.line,
+                    field="retrieval.documents",
+                )
+            doc_id, derived = text_id(text), True
+        else:
+            doc_id = str(doc["id"])
+        item: dict[str, Any] = {"id": doc_id, "text": text}
+        score = doc.get("score")
+        if isinstance(score, int | float) and not isinstance(score, bool):
+            item["score"] = float(score)
+        out.append(item)
+    return out, derived
+
+
+def _roots(members: list[Span]) -> list[Span]:
+    ids = {s.span_id for s in members}
+    return [s for s in members if s.parent_id is None or s.parent_id not in ids]
+
+
+def _answer(members: list[Span]) -> str | None:
+    for span in _roots(members):
+        if span.kind in ("CHAIN", "AGENT"):
+            value = _text_value(span, "output")
+            if value is not None:
+                return value
+    for span in reversed([s for s in members if s.kind == "LLM"]):
+        messages = sorted(
+            (int(m[1]), v)
+            for k, v in span.attributes.items()
+            if (m := _OUT.match(k)) and isinstance(v, str)
+        )
+        if messages:
+            return messages[-1][1]
+        value = _text_value(span, "output")
+        if value is not None:
+            return value
+    return None
+
+
+def _query(members: list[Span], retriever: Span) -> str | None:
+    for span in [*_roots(members), retriever]:
+        value = _text_value(span, "input")
+        if value is not None:
+            return value
+    return None
+
+
+def _text_value(span: Span, which: str) -> str | None:
+    """``input.value``/``output.value`` as text; a JSON object value gives its one text
+    field (``{"query": ...}``, as LangChain records a chain's input)."""
+    value = span.attributes.get(f"{which}.value")
+    if not isinstance(value, str) or not value.strip():
+        return None
+    if span.attributes.get(f"{which}.mime_type") == "application/json" or value.startswith("{"):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(parsed, dict):
+            texts = [parsed[k] for k in (*_QUERY_KEYS, "output", "answer") if k in parsed]
+            found = [t for t in texts if isinstance(t, str)]
+            return found[0] if found else None
+    return value
+
+
+def _metadata_id(members: list[Span], key: str, path: Path) -> str | None:
+    """The golden case id under ``key`` in any span's ``metadata`` (a JSON string by the
+    conventions, or already flattened to ``metadata.KEY``)."""
+    for span in _roots(members) + members:
+        value = span.attributes.get(f"metadata.{key}")
+        raw = span.attributes.get("metadata")
+        if value is None and isinstance(raw, str):
+            try:
+                parsed = json.loads(raw)
+            except ValueError:
+                raise InputError(
+                    "metadata is not JSON", path=path, line=span.line, field="metadata"
+                ) from None
+            value = parsed.get(key) if isinstance(parsed, dict) else None
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            return str(value)
+    return None

@@ -1,0 +1,192 @@
+"""ragas ``EvaluationDataset`` rows (``SingleTurnSample``) as our golden cases and traces.
+
+ragas writes one sample per row: ``user_input``, ``retrieved_contexts`` (the passages the
+generator saw, in rank order), ``reference_contexts`` (the passages that answer it),
+optionally their ``*_ids``, ``response`` and ``reference``. Older ragas (0.1) named them
+``question``, ``contexts``, ``answer`` and ``ground_truth``/``ground_truths``; both read.
+
+Ids come from the ``*_ids`` columns when a row has them; a row with texts only gets ids
+from a hash of each normalised text (``text.text_id``), and how many rows were matched
+that way is reported: id-based metrics are only as good as the ids.
+
+What is lost: ragas has one ranked list, which is also the context, so every retrieved
+passage counts as passed to the generator (a ``ranking`` label cannot arise); there are
+no retrieval scores; graded relevance, tags and the corpus beyond the listed passages are
+not in the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.formats.text import text_id
+from ragtriage.data.readers import check_type
+from ragtriage.errors import InputError
+
+__all__ = ["FIELDS", "OLD_NAMES", "golden_records", "is_ragas", "trace_records"]
+
+FIELDS = (
+    "user_input",
+    "retrieved_contexts",
+    "retrieved_context_ids",
+    "reference_contexts",
+    "reference_context_ids",
+    "response",
+    "reference",
+)
+OLD_NAMES = {
+    "question": "user_input",
+    "contexts": "retrieved_contexts",
+    "answer": "response",
+    "ground_truth": "reference",
+}
+_OURS = ("expected", "relevant_doc_ids", "relevance_grades", "retrieved", "query_id")
+
+Rows = Iterable[tuple[int, dict[str, Any]]]
+
+
+def is_ragas(keys: set[str]) -> bool:
+    """A ragas row: one of its own fields, or the old ``contexts``/``ground_truth``, and
+    none of ours (``question`` and ``answer`` alone are also our field names)."""
+    if keys & set(_OURS):
+        return False
+    return bool(keys & (set(FIELDS) | {"contexts", "ground_truth", "ground_truths"}))
+
+
+def _renamed(row: dict[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    for old, new in OLD_NAMES.items():
+        if old in out and new not in out:
+            out[new] = out.pop(old)
+    truths = out.pop("ground_truths", None)
+    if "reference" not in out and isinstance(truths, list) and truths:
+        out["reference"] = truths[0]
+    return out
+
+
+def _query(row: dict[str, Any], path: Path, line: int) -> str:
+    if "user_input" not in row:
+        raise InputError("missing required field", path=path, line=line, field="user_input")
+    query = check_type(row["user_input"], "user_input", str, path, line)
+    if not query.strip():
+        raise InputError("must not be empty", path=path, line=line, field="user_input")
+    return query
+
+
+def _strings(row: dict[str, Any], key: str, path: Path, line: int) -> list[str] | None:
+    if row.get(key) is None:
+        return None
+    values = check_type(row[key], key, list, path, line)
+    for value in values:
+        check_type(value, f"{key}[]", str, path, line)
+    return values
+
+
+def _ids(row: dict[str, Any], key: str, path: Path, line: int) -> list[str] | None:
+    if row.get(key) is None:
+        return None
+    values = check_type(row[key], key, list, path, line)
+    for value in values:
+        check_type(value, f"{key}[]", (str, int), path, line)
+    return [str(v) for v in values]
+
+
+def _passages(
+    row: dict[str, Any], which: str, path: Path, line: int
+) -> tuple[list[str], list[str], bool] | None:
+    """``(ids, texts, ids derived from texts)`` of the ``retrieved`` or ``reference``
+    passages, or None when the row has neither column."""
+    texts = _strings(row, f"{which}_contexts", path, line)
+    ids = _ids(row, f"{which}_context_ids", path, line)
+    if ids is None and texts is None:
+        return None
+    if ids is None:
+        assert texts is not None
+        return [text_id(t) for t in texts], texts, True
+    if texts is not None and len(texts) != len(ids):
+        raise InputError(
+            f"{len(ids)} ids for {len(texts)} {which}_contexts",
+            path=path,
+            line=line,
+            field=f"{which}_context_ids",
+        )
+    return ids, texts or [""] * len(ids), False
+
+
+def _case_id(row: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    for key in ("id", "query_id"):
+        if row.get(key) is not None:
+            return {key: check_type(row[key], key, (str, int), path, line)}
+    return {}
+
+
+def golden_records(rows: Rows, path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    """Our golden records from ragas rows, and notes on how ids were made."""
+    out, hashed, total = [], 0, 0
+    for line, raw in rows:
+        row = _renamed(raw)
+        total += 1
+        query = _query(row, path, line)
+        found = _passages(row, "reference", path, line)
+        if found is None:
+            raise InputError(
+                "missing required field: the golden set needs reference_context_ids or "
+                "reference_contexts (an empty list marks an unanswerable query)",
+                path=path,
+                line=line,
+                field="reference_context_ids",
+            )
+        ids, _, derived = found
+        hashed += derived and bool(ids)
+        record: dict[str, Any] = {**_case_id(row, path, line), "query": query, "expected": ids}
+        if row.get("reference") is not None:
+            record["reference_answer"] = check_type(row["reference"], "reference", str, path, line)
+        if row.get("tags") is not None:
+            record["tags"] = row["tags"]
+        out.append((line, record))
+    notes = []
+    if hashed:
+        notes.append(
+            f"{path}: {hashed} of {total} golden rows have reference texts but no "
+            "reference_context_ids; their ids are hashes of the normalised text"
+        )
+    return out, notes
+
+
+def trace_records(rows: Rows, path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    """Our trace records (with the query text, matched to a golden case later)."""
+    out, hashed, total = [], 0, 0
+    for line, raw in rows:
+        row = _renamed(raw)
+        total += 1
+        query = _query(row, path, line)
+        found = _passages(row, "retrieved", path, line)
+        if found is None:
+            raise InputError(
+                "missing required field (retrieved_context_ids or retrieved_contexts)",
+                path=path,
+                line=line,
+                field="retrieved_contexts",
+            )
+        ids, texts, derived = found
+        hashed += derived and bool(ids)
+        if row.get("response") is None:
+            raise InputError("missing required field", path=path, line=line, field="response")
+        answer = check_type(row["response"], "response", str, path, line)
+        record = {
+            **{"query_id": v for v in _case_id(row, path, line).values()},
+            "query": query,
+            "retrieved": [{"id": i, "text": t} for i, t in zip(ids, texts, strict=True)],
+            "context_ids": list(ids),  # ragas: the retrieved contexts are the context
+            "answer": answer,
+        }
+        out.append((line, record))
+    notes = []
+    if hashed:
+        notes.append(
+            f"{path}: {hashed} of {total} trace rows have retrieved texts but no "
+            "retrieved_context_ids; their ids are hashes of the normalised text"
+        )
+    return out, notes

@@ -1,0 +1,153 @@
+"""The container of a table, recognised by its bytes: Parquet, JSON/JSONL or CSV.
+
+A suffix says what a file was meant to be; the first bytes say what it is (a ``.txt``
+export of JSONL, a Parquet file saved without a suffix). Every row comes out as
+``(row number, dict)``: the line for JSON Lines and CSV (a CSV record's first line), the
+1-based row for Parquet, so errors point at the same place a person would look.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.readers import iter_records, parse_json, read_text
+from ragtriage.errors import InputError
+
+__all__ = ["CSV_NUMBERS", "PARQUET_MAGIC", "Table", "container", "parse_cell", "read_table"]
+
+PARQUET_MAGIC = b"PAR1"
+# CSV cells are text; these fields are numbers wherever they appear in our shapes
+CSV_NUMBERS = frozenset({"context_k", "score", "rank"})
+_LITERAL_LIMIT = 1_000_000  # a Python-literal cell longer than this is refused, not parsed
+
+
+@dataclass
+class Table:
+    """Rows of one file and the container they were read from."""
+
+    path: Path
+    container: str  # "jsonl", "json", "csv" or "parquet"
+    rows: list[tuple[int, dict[str, Any]]]
+
+
+def container(path: Path) -> str:
+    """``parquet``, ``json``, ``jsonl`` or ``csv``, from the file's first bytes."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("expected a file, got a directory", path=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+    if head.startswith(PARQUET_MAGIC):
+        return "parquet"
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if text[:1] == b"[":
+        return "json"
+    if text[:1] == b"{":
+        return "jsonl"
+    return "csv"
+
+
+def read_table(path: Path) -> Table:
+    """Every row of ``path`` with its row number (module docstring)."""
+    kind = container(path)
+    if kind == "parquet":
+        rows = _parquet_rows(path)
+    elif kind == "csv":
+        rows = _csv_rows(path)
+    else:
+        rows = list(iter_records(path))
+    return Table(path, kind, rows)
+
+
+def _parquet_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Parquet rows as plain values (native lists stay lists); nulls and NaN are absent."""
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds on a bad file
+        raise InputError(f"cannot read Parquet: {exc}", path=path) from None
+    return [
+        (number, {k: v for k, v in row.items() if not _missing(v)})
+        for number, row in enumerate(table.to_pylist(), start=1)
+    ]
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _csv_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """CSV records keyed by the header; empty cells are absent, list and object cells
+    are parsed (:func:`parse_cell`), and number fields (:data:`CSV_NUMBERS`) converted."""
+    text = read_text(path)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[int, dict[str, Any]]] = []
+    start = 2  # the header is line 1
+    while True:
+        try:
+            raw = next(reader)
+        except StopIteration:
+            return rows
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV: {exc}", path=path, line=start) from None
+        if None in raw:
+            raise InputError("more cells than header columns", path=path, line=start)
+        row = {
+            key.strip(): _cell(key.strip(), value, path, start)
+            for key, value in raw.items()
+            if key and key.strip() and value not in (None, "")
+        }
+        rows.append((start, row))
+        start = reader.line_num + 1
+
+
+def _cell(key: str, value: str, path: Path, line: int) -> Any:
+    if key in CSV_NUMBERS:
+        return _number(value, key, path, line)
+    return parse_cell(value, key, path, line)
+
+
+def _number(value: str, key: str, path: Path, line: int) -> int | float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise InputError(f"expected a number, got {value[:40]!r}", path=path, line=line, field=key)
+    if not math.isfinite(number):
+        raise InputError("must be a finite number", path=path, line=line, field=key)
+    return int(number) if number.is_integer() and "." not in value else number
+
+
+def parse_cell(value: str, key: str, path: Path, line: int) -> Any:
+    """A CSV cell: JSON text when it starts with ``[`` or ``{`` (how we document list
+    columns), else a Python literal (how ``csv.DictWriter`` writes a list, e.g. ragas'
+    ``EvaluationDataset.to_csv``: ``['a', 'b']``), else the text itself.
+
+    Only ``ast.literal_eval`` ever sees the text: it builds values and runs nothing. A
+    cell that is neither stays text (an answer may well start with ``[1]``); a field that
+    needs a list then fails its type check, naming the row and the field.
+    """
+    stripped = value.strip()
+    if not stripped.startswith(("[", "{")):
+        return value
+    try:
+        return parse_json(stripped, path, line)
+    except InputError:
+        pass
+    if len(stripped) > _LITERAL_LIMIT:
+        return value
+    try:
+        return ast.literal_eval(stripped)
+    except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
+        return value

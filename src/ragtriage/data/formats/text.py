@@ -1,0 +1,50 @@
+"""One normalisation of text, for the two places where text stands in for an id.
+
+* A chunk known only by its text (a ragas row without ``retrieved_context_ids``, a span
+  document without ``document.id``) gets the id ``h:`` + a hash of its normalised text,
+  so the same passage gets the same id in the golden set and in the traces.
+* A trace known only by its query (a ragas row, a span's ``input.value``) is matched to
+  the golden case whose normalised query is equal.
+
+Normalised: Unicode NFKC, case folded, runs of white space one space, trimmed. Nothing
+more: fuzzier matching would pair a trace with the wrong golden case without a word.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable
+
+__all__ = ["QueryIndex", "normalise", "query_key", "text_id"]
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def text_id(text: str) -> str:
+    """A chunk's id from its text: stable across files, runs and machines."""
+    return "h:" + hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:16]
+
+
+def query_key(text: str) -> str:
+    """The id of a traced query that matches no golden case (listed as a mismatch)."""
+    return "unmatched:" + hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:10]
+
+
+class QueryIndex:
+    """Golden case ids by normalised query; a query asked by two cases matches the first."""
+
+    def __init__(self, cases: Iterable[tuple[str, str]]) -> None:
+        self.by_query: dict[str, str] = {}
+        self.ids: set[str] = set()
+        for case_id, query in cases:
+            self.ids.add(case_id)
+            self.by_query.setdefault(normalise(query), case_id)
+
+    def find(self, query: str) -> str | None:
+        return self.by_query.get(normalise(query))
