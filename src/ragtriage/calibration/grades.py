@@ -1,4 +1,4 @@
-"""Human grades: read CSV/JSON/JSONL grade files and fold several graders into one item.
+"""Human grades: read CSV/JSON/JSONL/Parquet grade files and fold several graders into one item.
 
 A grade row names the graded answer (``id`` or ``case_id``), says whether a person found
 it faithful (``label``) and optionally carries an ordinal ``grade``, the ``grader`` and
@@ -13,12 +13,13 @@ import hashlib
 import io
 import math
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ragtriage.data.formats.rows import container, read_table
 from ragtriage.data.readers import check_type, iter_records, parse_json, read_text
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
@@ -38,7 +39,7 @@ __all__ = [
 
 _TRUE = {"true", "t", "yes", "y", "1", "faithful", "supported"}
 _FALSE = {"false", "f", "no", "n", "0", "unfaithful", "unsupported", "not faithful"}
-SUFFIXES = (".jsonl", ".json", ".csv")
+SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 GRADE_LIMIT = 1e9  # ordinal grades are small numbers (1-5, 0-100); beyond this, a typo
 
 
@@ -201,7 +202,13 @@ def _iter_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def read_grades(path: Path, dataset: str | None = None) -> list[HumanGrade]:
     """All grade rows of one file; ``dataset`` defaults to the file's directory name."""
     dataset = dataset or path.parent.name
-    rows = _iter_csv(path) if path.suffix.lower() == ".csv" else iter_records(path)
+    kind = container(path)
+    if kind == "parquet":  # native lists and booleans; the same checks as every row
+        rows: Iterable[tuple[int, dict[str, Any]]] = read_table(path).rows
+    elif path.suffix.lower() == ".csv":
+        rows = _iter_csv(path)
+    else:
+        rows = iter_records(path)
     return [_row_to_grade(row, dataset, path, line) for line, row in rows]
 
 

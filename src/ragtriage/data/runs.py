@@ -1,24 +1,30 @@
-"""Retrieval output as JSONL, and format detection for ``--run``.
+"""Retrieval output as JSONL, CSV or Parquet, and format detection for ``--run``.
 
 One line per query: ``{"query_id", "retrieved": [{"id", "score"?, "text"?}, ...]}`` in
 rank order, or ``"retrieved": ["id", ...]``. Without scores the rank order *is* the score
 (first = highest); with scores, ties and order follow trec_eval: score descending, then
-doc id descending.
+doc id descending. A CSV or Parquet table holds either those columns (``retrieved`` as
+JSON text in CSV, a native list in Parquet) or one row per retrieved chunk: ``query_id``,
+``doc_id`` and ``score`` or ``rank``. Anything else is a TREC run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ragtriage.atomic import file_sha256
+from ragtriage.data.formats.rows import PARQUET_MAGIC, read_table
 from ragtriage.data.ids import check_id
 from ragtriage.data.readers import check_type, iter_records, read_text, require
 from ragtriage.data.tables import Run
 from ragtriage.data.trec import read_trec_run
 from ragtriage.errors import InputError
 
-__all__ = ["load_run", "read_jsonl_run"]
+__all__ = ["load_run", "read_jsonl_run", "read_table_run", "run_from_records"]
+
+_CSV_HEADS = (b"query_id,", b'"query_id",', b"qid,")
 
 
 def load_run(path: str | Path) -> Run:
@@ -31,8 +37,8 @@ def load_run(path: str | Path) -> Run:
         raise InputError("file not found", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
-    if head[:1] in (b"{", b"["):
-        table = read_jsonl_run(path)
+    if head[:1] in (b"{", b"[") or head.startswith(PARQUET_MAGIC) or head.startswith(_CSV_HEADS):
+        table = read_jsonl_run(path) if head[:1] in (b"{", b"[") else read_table_run(path)
         table.sha256 = file_sha256(path)
         return table
     if not head:
@@ -42,11 +48,50 @@ def load_run(path: str | Path) -> Run:
 
 
 def read_jsonl_run(path: Path) -> Run:
+    return run_from_records(path, iter_records(path))
+
+
+def read_table_run(path: Path) -> Run:
+    """A CSV or Parquet run: ``retrieved`` lists, or one row per chunk (``doc_id``)."""
+    table = read_table(path)
+    if not table.rows:
+        raise InputError("run file is empty", path=path)
+    if any("doc_id" in row for _, row in table.rows[:20]):
+        return _long_run(path, table.rows)
+    return run_from_records(path, table.rows)
+
+
+def _long_run(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Run:
+    """One row per (query, chunk), any order: grouped by query (first appearance), each
+    chunk scored by ``score``, else by ``-rank``."""
+    grouped: dict[str, list[tuple[str, float]]] = {}
+    for line, row in rows:
+        query_id = str(require(row, "query_id", (str, int), path, line))
+        check_id(query_id, path=path, line=line, field="query_id")
+        doc = str(require(row, "doc_id", (str, int), path, line))
+        check_id(doc, path=path, line=line, field="doc_id")
+        if row.get("score") is not None:
+            score = _score(row["score"], path, line, "score")
+        elif row.get("rank") is not None:
+            score = -_score(row["rank"], path, line, "rank")
+        else:
+            raise InputError(
+                "missing required field (or 'rank')", path=path, line=line, field="score"
+            )
+        grouped.setdefault(query_id, []).append((doc, score))
+    queries = [q for q, pairs in grouped.items() for _ in pairs]
+    docs = [d for pairs in grouped.values() for d, _ in pairs]
+    scores = [s for pairs in grouped.values() for _, s in pairs]
+    return Run.from_columns(queries, docs, scores, source=str(path))
+
+
+def run_from_records(path: Path, records: Iterable[tuple[int, dict[str, Any]]]) -> Run:
+    """A run from ``{"query_id", "retrieved"}`` records (JSONL lines or table rows)."""
     queries: list[str] = []
     docs: list[str] = []
     scores: list[float] = []
     seen: dict[str, int] = {}
-    for line, record in iter_records(path):
+    for line, record in records:
         query_id = str(require(record, "query_id", (str, int), path, line))
         check_id(query_id, path=path, line=line, field="query_id")
         if query_id in seen:

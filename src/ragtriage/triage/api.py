@@ -4,9 +4,10 @@ The golden set and the traces are paths, lists of dicts in the same shapes as th
 pandas DataFrames with those columns (list columns as lists or arrays; a missing value
 is an absent field), or a ragas ``EvaluationDataset`` (with the ``ragas`` extra). Rows in
 another tool's shape (ragas samples, a Phoenix spans DataFrame) are recognised as a file
-of that shape would be; ``columns=`` maps other column names onto ours. Rows are written to a private temporary folder and read back through the very
-loaders the command line uses, so a bad row gets the same error (naming the row as a line
-of ``golden.jsonl`` or ``traces.jsonl``) and the same validation as a file would.
+of that shape would be; ``columns=`` maps other column names onto ours. Rows are written
+to a private temporary folder and read back through the very loaders the command line
+uses, so a bad row gets the same error (naming the row as a line of ``golden.jsonl`` or
+``traces.jsonl``) and the same validation as a file would.
 """
 
 from __future__ import annotations

@@ -175,8 +175,9 @@ def trace_records(rows: Rows, path: Path) -> tuple[list[tuple[int, dict[str, Any
         if row.get("response") is None:
             raise InputError("missing required field", path=path, line=line, field="response")
         answer = check_type(row["response"], "response", str, path, line)
+        ident = list(_case_id(row, path, line).values())
         record = {
-            **{"query_id": v for v in _case_id(row, path, line).values()},
+            **({"query_id": ident[0]} if ident else {}),
             "query": query,
             "retrieved": [{"id": i, "text": t} for i, t in zip(ids, texts, strict=True)],
             "context_ids": list(ids),  # ragas: the retrieved contexts are the context

@@ -123,7 +123,9 @@ def _number(value: str, key: str, path: Path, line: int) -> int | float:
     try:
         number = float(value)
     except ValueError:
-        raise InputError(f"expected a number, got {value[:40]!r}", path=path, line=line, field=key)
+        raise InputError(
+            f"expected a number, got {value[:40]!r}", path=path, line=line, field=key
+        ) from None
     if not math.isfinite(number):
         raise InputError("must be a finite number", path=path, line=line, field=key)
     return int(number) if number.is_integer() and "." not in value else number
