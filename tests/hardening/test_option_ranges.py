@@ -245,6 +245,12 @@ OPTIONS: dict[str, dict[str, Opt]] = {
     "audit": {
         "--golden": Opt(PATH_BAD),
         "--traces": Opt(PATH_BAD),
+        # OURS=THEIRS pairs: malformed, unknown target, a target twice; valid ones rename
+        # columns these files do not have, so they change nothing
+        "--columns": Opt(
+            sampled("query", "querry=q", "query=a,query=b", "=x", "query="),
+            sampled("query=prompt", "expected=gold_ids,answer=response_text"),
+        ),
         "--retriever": Opt(valid=sampled("bm25")),
         "--generator": Opt(valid=sampled("extractive")),
         "--judge": Opt(JUDGE_BAD, sampled("lexical")),

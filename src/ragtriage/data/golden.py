@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data.beir import check_grade, is_beir_dir, load_beir, load_corpus
-from ragtriage.data.formats.columns import ColumnMap
+from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import golden_rows
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
 from ragtriage.data.readers import check_type, iter_records, read_text, unique_items
@@ -63,7 +63,10 @@ def resolve_golden(path: str | Path) -> Path:
 
 
 def load_golden(
-    path: str | Path, *, split: str = "test", columns: ColumnMap | str | None = None
+    path: str | Path,
+    *,
+    split: str = "test",
+    columns: Columns = None,
 ) -> GoldenSet:
     """Read a golden set from a file, a directory or a shipped set's name (module docstring);
     ``columns`` maps other column names onto ours (data/formats/columns.py)."""
@@ -77,7 +80,7 @@ def load_golden(
     return _load_file(path, columns)
 
 
-def _load_file(path: Path, columns: ColumnMap | str | None) -> GoldenSet:
+def _load_file(path: Path, columns: Columns) -> GoldenSet:
     adapted = golden_rows(path, columns)
     return GoldenSet(
         cases=_unique_cases(path, adapted.records),
@@ -87,7 +90,7 @@ def _load_file(path: Path, columns: ColumnMap | str | None) -> GoldenSet:
     )
 
 
-def _load_dir(path: Path, split: str, columns: ColumnMap | str | None = None) -> GoldenSet:
+def _load_dir(path: Path, split: str, columns: Columns = None) -> GoldenSet:
     for name in GOLDEN_FILES + TABLE_FILES:
         if (path / name).is_file():
             golden = _load_file(path / name, columns)
@@ -103,7 +106,7 @@ def _load_dir(path: Path, split: str, columns: ColumnMap | str | None = None) ->
     )
 
 
-def parse_golden_file(path: Path, columns: ColumnMap | str | None = None) -> list[GoldenCase]:
+def parse_golden_file(path: Path, columns: Columns = None) -> list[GoldenCase]:
     """The cases of one golden-set file, in any format :func:`load_golden` reads."""
     return _unique_cases(path, golden_rows(path, columns).records)
 

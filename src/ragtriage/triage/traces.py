@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.formats.columns import ColumnMap
+from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import trace_rows
 from ragtriage.data.formats.text import QueryIndex
 from ragtriage.data.models import GoldenSet
@@ -38,7 +38,7 @@ def load_traces(
     path: str | Path,
     default_k: int,
     golden: GoldenSet | None = None,
-    columns: ColumnMap | str | None = None,
+    columns: Columns = None,
 ) -> dict[str, Trace]:
     """Traces keyed by query id; a query listed twice is an error."""
     return read_traces(path, default_k, golden, columns).traces
@@ -48,7 +48,7 @@ def read_traces(
     path: str | Path,
     default_k: int,
     golden: GoldenSet | None = None,
-    columns: ColumnMap | str | None = None,
+    columns: Columns = None,
 ) -> TraceFile:
     """:func:`load_traces` with the detected format; traces that carry a query but no id
     are matched to ``golden``'s cases by their normalised query text."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from ragtriage.errors import InputError
 
-__all__ = ["FIELDS", "ColumnMap", "parse_columns"]
+__all__ = ["FIELDS", "ColumnMap", "Columns", "parse_columns"]
 
 # Every field name a mapping may target: our golden, trace, run and grade fields, and
 # the ragas fields (so a ragas export with renamed columns can be read too).
@@ -54,7 +54,10 @@ class ColumnMap:
         return dict(self.pairs)
 
 
-def parse_columns(spec: str | Mapping[str, str] | ColumnMap | None) -> ColumnMap:
+Columns = ColumnMap | Mapping[str, str] | str | None  # what a loader's ``columns=`` takes
+
+
+def parse_columns(spec: Columns) -> ColumnMap:
     """``"query=question,expected=gold_ids"`` (or a dict) checked: known target fields,
     one source per field, no empty name; errors name the ``--columns`` option."""
     if isinstance(spec, ColumnMap):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data.formats import openinference, ragas
-from ragtriage.data.formats.columns import ColumnMap, parse_columns
+from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.rows import Table, read_table
 from ragtriage.data.formats.text import QueryIndex, query_key
 from ragtriage.errors import InputError
@@ -41,7 +41,7 @@ def _mapped(table: Table, columns: ColumnMap) -> list[tuple[int, dict[str, Any]]
     return [(line, columns.apply(row)) for line, row in table.rows] if columns else table.rows
 
 
-def golden_rows(path: Path, columns: ColumnMap | str | None = None) -> Adapted:
+def golden_rows(path: Path, columns: Columns = None) -> Adapted:
     """A golden-set file's rows as our golden records."""
     table = read_table(path)
     rows = _mapped(table, parse_columns(columns))
@@ -68,7 +68,9 @@ def golden_rows(path: Path, columns: ColumnMap | str | None = None) -> Adapted:
 
 
 def trace_rows(
-    path: Path, columns: ColumnMap | str | None = None, queries: QueryIndex | None = None
+    path: Path,
+    columns: Columns = None,
+    queries: QueryIndex | None = None,
 ) -> Adapted:
     """A trace file's rows as our trace records, each with a ``query_id``: its own, or
     the golden case whose query it asked (``queries``), or an ``unmatched:`` id."""

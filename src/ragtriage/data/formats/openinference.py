@@ -86,7 +86,7 @@ def _span(row: dict[str, Any], path: Path, line: int) -> Span:
     for key, value in row.items():
         if key.startswith("attributes."):
             attrs.update(flatten(value, key.removeprefix("attributes.")))
-    context = row.get("context") if isinstance(row.get("context"), dict) else {}
+    context: dict[str, Any] = row["context"] if isinstance(row.get("context"), dict) else {}
     trace_id = row.get("context.trace_id", context.get("trace_id", row.get("trace_id")))
     span_id = row.get("context.span_id", context.get("span_id", row.get("span_id")))
     if trace_id is None:
@@ -109,7 +109,7 @@ def _otlp_spans(row: dict[str, Any], path: Path, line: int) -> Iterator[Span]:
         for scope in _list(resource.get("scopeSpans"), path, line, "scopeSpans"):
             for span in _list(scope.get("spans"), path, line, "spans"):
                 attrs = {
-                    a.get("key"): _otlp_value(a.get("value") or {})
+                    str(a.get("key")): _otlp_value(a.get("value") or {})
                     for a in _list(span.get("attributes"), path, line, "attributes")
                 }
                 if span.get("traceId") is None:
