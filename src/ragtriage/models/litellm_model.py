@@ -214,7 +214,7 @@ def _classify(exc: Exception) -> Exception:
     message = f"{name}: {_short(exc)}"
     if any(hint in text for hint in _NOT_TRANSIENT):
         return PermanentModelError(message)
-    if name == "Timeout" or status == 408:
+    if name in ("Timeout", "APITimeoutError") or status == 408:
         return ModelTimeoutError(message)
     if "response_format" in text and (status is None or status >= 400) and status != 429:
         return UnsupportedRequestError(message)
