@@ -247,3 +247,19 @@ def test_local_endpoints_get_a_long_timeout():
     assert LiteLLMModel("openai/x").timeout == REMOTE_TIMEOUT_S
     assert LiteLLMModel("openai/x", api_base="http://[::1]:80/v1", timeout=5).timeout == 5
     assert "timeout" not in LiteLLMModel("openai/x").params  # not part of any cache key
+
+
+def test_mode_found_during_the_run_when_settling_fails():
+    """The settling request meets a 429: the run goes on, falls back when refused, and its
+    fingerprint names the mode found."""
+
+    def script(body, n):
+        return (429, "slow down") if n == 1 else _llama_server(body, n)
+
+    with FakeOpenAI(script) as server:
+        run = _run(LiteLLMModel("openai/local", api_base=server.base), _items(3))
+    assert all(r.outcome == Outcome.SCORED for r in run.results)
+    assert run.calls["json_mode"] == "json_object_schema"
+    assert len(run.calls["json_modes_refused"]) == 1  # refusals racing in fall back once
+    assert {r.fingerprint.params["json_mode"] for r in run.results} == {"json_object_schema"}
+    assert run.fingerprint.params["json_mode"] == "json_object_schema"

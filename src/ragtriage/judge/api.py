@@ -157,6 +157,9 @@ async def ajudge_run(
             await caller.settle(first)  # e.g. a litellm endpoint's JSON mode
         fp = fingerprint_of(strat, chat)  # after settling: it names the JSON mode found
         results = list(await asyncio.gather(*(one(i, fp) for i in judged)))
+        if (settled := fingerprint_of(strat, chat)) != fp:  # the JSON mode was found late
+            fp = settled
+            results = [r.model_copy(update={"fingerprint": fp}) for r in results]
     finally:
         stats = store.stats
         if store is not cache:

@@ -144,9 +144,9 @@ class Caller:
 
     def __post_init__(self) -> None:
         self.limit = InFlightLimit(self.concurrency)
-        # Settled before the run: key -> the response (or failure) of that first call,
-        # counted when the item asks for it.
-        self._early: dict[str, ModelResponse | Unscorable] = {}
+        # Settled before the run: key -> the response of that first call, counted when
+        # the item asks for it.
+        self._early: dict[str, ModelResponse] = {}
 
     async def settle(self, request: ModelRequest) -> None:
         """Fix the request shape of a :class:`ShapeNegotiating` model before a run, so the
@@ -154,7 +154,11 @@ class Caller:
 
         From the cache when an earlier run stored ``request`` under one of the shapes
         still open (strongest first); else by sending ``request`` (falling back on
-        refusals): its response is kept and counted for the item that asks for it."""
+        refusals, one attempt per shape): its response is kept and counted for the item
+        that asks for it. If that call fails otherwise (a 429, a timeout), the shape found
+        so far stands and the run goes on: the item tries again with its own retry budget,
+        and a refusal during the run still falls back (the run's fingerprint is then
+        taken again at its end)."""
         model = self.model
         if not isinstance(model, ShapeNegotiating) or len(shapes := model.shapes()) < 2:
             return
@@ -162,7 +166,7 @@ class Caller:
             if self.cache.contains(cache_key(model, request, params)):
                 model.adopt(params)
                 return
-        with suppress(Unscorable):  # kept in _early: the item gets the same reason
+        with suppress(Unscorable):
             await self.raw(request, Usage(), early=True)
 
     def report(self) -> dict[str, Any]:
@@ -185,8 +189,6 @@ class Caller:
         for _ in range(_MAX_SHAPES):
             key = cache_key(self.model, request)
             kept = self._early.pop(key, None)
-            if isinstance(kept, Unscorable):
-                raise kept
             if kept is not None:
                 _count(usage, kept, cached=False)
                 _count(self.usage, kept, cached=False)
@@ -197,13 +199,9 @@ class Caller:
                 _count(self.usage, cached, cached=True)
                 return cached
             try:
-                response = await self._with_retries(request, key)
+                response = await self._with_retries(request, key, 1 if early else None)
             except _Reshaped:
                 continue
-            except Unscorable as exc:
-                if early:
-                    self._early[key] = exc
-                raise
             self.cache.put(key, self.model.name, response)
             if early:
                 self._early[key] = response
@@ -213,11 +211,14 @@ class Caller:
             return response
         raise Unscorable("the model changed its request shape too often")
 
-    async def _with_retries(self, request: ModelRequest, key: str) -> ModelResponse:
+    async def _with_retries(
+        self, request: ModelRequest, key: str, attempts: int | None = None
+    ) -> ModelResponse:
+        attempts = attempts or self.retry.attempts
         retrying = AsyncRetrying(
             retry=retry_if_exception_type(TransientModelError),
             wait=self.retry.wait,
-            stop=stop_after_attempt(self.retry.attempts),
+            stop=stop_after_attempt(attempts),
             reraise=False,
         )
         try:
@@ -226,7 +227,7 @@ class Caller:
                     return await self._attempt(request, key)
         except RetryError as exc:
             last = exc.last_attempt.exception()
-            raise Unscorable(f"gave up after {self.retry.attempts} attempts: {last}") from None
+            raise Unscorable(f"gave up after {attempts} attempts: {last}") from None
         except UnsupportedRequestError as exc:
             if exc.fell_back:
                 raise _Reshaped from None
