@@ -16,6 +16,7 @@ PACKAGE = Path(ragtriage.__file__).resolve().parent
 # anything reaches the user (see their docstrings), so they stay plain exceptions.
 INTERNAL_ERRORS = {
     "ragtriage.models.calls.Unscorable",
+    "ragtriage.models.calls._Reshaped",  # control flow inside Caller.raw, never escapes it
     "ragtriage.triage.generate.GenerationFailed",
 }
 

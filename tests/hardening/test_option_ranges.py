@@ -220,9 +220,10 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--no-cache": Opt(flag=True),
         "--api-base": Opt(valid=sampled("http://127.0.0.1:9", "")),
         "--json-mode": Opt(
-            not_one_of("json_schema", "json_object_schema", "json_object", "none"),
-            sampled("json_schema", "none"),
+            not_one_of("auto", "json_schema", "json_object_schema", "json_object", "none"),
+            sampled("auto", "json_schema", "none"),
         ),
+        "--timeout": Opt(floats_outside(0.001, 86400), sampled(0.5, 30)),
         "--threads": Opt(ints_outside(1, 1024), sampled(1, 4)),
         "--context-chars": Opt(ints_outside(0, 100_000_000), sampled(0, 10, 500)),
         "--max-sentences": Opt(ints_outside(0, 100_000_000), sampled(0, 1, 5)),  # 0: all
@@ -266,8 +267,8 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--limit": Opt(ints_outside(1, None), sampled(1, 2, 4, 10**30), check=limit_effect),
         "--api-base": Opt(valid=sampled("http://127.0.0.1:9")),
         "--json-mode": Opt(
-            not_one_of("json_schema", "json_object_schema", "json_object", "none"),
-            sampled("json_object"),
+            not_one_of("auto", "json_schema", "json_object_schema", "json_object", "none"),
+            sampled("auto", "json_object"),
         ),
         "--timeout": Opt(floats_outside(0.001, 86400), sampled(0.5, 30)),
         "--holdout": Opt(flag=True),

@@ -22,13 +22,15 @@ from ragtriage.cli.common import (
     output_dir,
     output_file,
 )
+from ragtriage.cli.judge import H_JSON
 from ragtriage.errors import InputError
+from ragtriage.models.litellm_model import JSON_MODES as LITELLM_JSON_MODES
 from ragtriage.render.console import stage_progress
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 
 __all__ = ["JSON_MODES", "OUTPUTS", "register", "run"]
 
-JSON_MODES = ("json_schema", "json_object_schema", "json_object", "none")
+JSON_MODES = ("auto", *LITELLM_JSON_MODES)
 OUTPUTS = ("results.json", "report.md", "report.html")
 
 
@@ -86,7 +88,7 @@ def run(
     limit: Annotated[int | None, typer.Option(min=1, help="Audit only the first N cases.")] = None,
     api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible judge URL.")] = None,
     json_mode: Annotated[
-        str | None, typer.Option(callback=choices(*JSON_MODES), help="How JSON is requested.")
+        str | None, typer.Option(callback=choices(*JSON_MODES), help=H_JSON)
     ] = None,
     timeout: Annotated[
         float | None,

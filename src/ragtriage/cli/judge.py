@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ragtriage.cli.common import MAX_WORKERS, choices, console, output_file
+from ragtriage.cli.common import MAX_WORKERS, choices, console, finite, output_file
 from ragtriage.errors import InputError
 from ragtriage.judge.api import _open_cache, ajudge_run, fingerprint_of, resolve_judge
 from ragtriage.judge.estimate import estimate
@@ -17,16 +17,19 @@ from ragtriage.judge.items import load_answers
 from ragtriage.judge.spec import JudgeSpec, refuse_old_options
 from ragtriage.judge.types import Outcome
 from ragtriage.models.cache import default_cache_path
+from ragtriage.models.litellm_model import JSON_MODES as LITELLM_JSON_MODES
 from ragtriage.results.files import write_atomic, write_json
 
 __all__ = [
     "H_CACHE",
+    "H_CONCURRENCY",
     "H_CONTEXT",
     "H_JSON",
     "H_JUDGE",
     "H_OLD",
     "H_OUTPUT",
     "H_SENTENCES",
+    "H_TIMEOUT",
     "JSON_MODES",
     "MAX_CHARS",
     "judge",
@@ -40,10 +43,15 @@ H_JUDGE = (
 )
 H_OLD = "Replaced by --judge."
 H_CACHE = "SQLite cache (default .ragtriage/cache.sqlite or $RAGTRIAGE_CACHE)."
-H_JSON = "How to request JSON: json_schema | json_object_schema (llama.cpp) | json_object | none."
+H_JSON = (
+    "How to request JSON: auto (default: the strongest mode the endpoint accepts, found once "
+    "per run) | json_schema | json_object_schema (llama.cpp) | json_object | none."
+)
+H_TIMEOUT = "Seconds per judge call (default 120; 900 for a server on localhost)."
+H_CONCURRENCY = "Calls in flight at most; halved on a timeout, grown back on successes."
 H_CONTEXT = "Evidence budget in characters per answer (0: whole context)."
 H_SENTENCES = "sentences strategy: score at most N sentences, least word-supported first (0: all)."
-JSON_MODES = ("json_schema", "json_object_schema", "json_object", "none")
+JSON_MODES = ("auto", *LITELLM_JSON_MODES)
 MAX_CHARS = 100_000_000  # an evidence budget beyond any context a model reads
 
 
@@ -53,14 +61,15 @@ def judge(
     judge_spec: Annotated[str | None, typer.Option("--judge", "-j", help=H_JUDGE)] = None,
     model: Annotated[str | None, typer.Option(hidden=True, help=H_OLD)] = None,
     strategy: Annotated[str | None, typer.Option(hidden=True, help=H_OLD)] = None,
-    concurrency: Annotated[
-        int, typer.Option(min=1, max=MAX_WORKERS, help="Calls in flight at most.")
-    ] = 8,
+    concurrency: Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help=H_CONCURRENCY)] = 8,
     cache: Annotated[Path | None, typer.Option(help=H_CACHE)] = None,
     no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk cache.")] = False,
     api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
     json_mode: Annotated[
         str | None, typer.Option(callback=choices(*JSON_MODES), help=H_JSON)
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=0.001, max=86400, callback=finite, help=H_TIMEOUT)
     ] = None,
     threads: Annotated[
         int | None, typer.Option(min=1, max=MAX_WORKERS, help="CPU threads for the local model.")
@@ -84,6 +93,7 @@ def judge(
         "threads": threads,
         "api_base": api_base,
         "json_mode": json_mode,
+        "timeout": timeout,
         "context_chars": context_chars,
         "max_sentences": max_sentences,
     }
@@ -109,8 +119,24 @@ def judge(
         f"calls {u.calls}, cached {u.cached_calls}, "
         f"tokens {u.prompt_tokens}+{u.completion_tokens}, cost ${u.cost_usd:.4f}"
     )
+    if line := _calls_line(run.calls):
+        out.print(line)
     if output:
         out.print(f"wrote {output}")
+
+
+def _calls_line(calls: dict[str, Any]) -> str:
+    """The endpoint's JSON mode when one was refused, and timeouts when there were any."""
+    parts = []
+    if calls.get("json_modes_refused"):
+        refused = ", ".join(r.split(":", 1)[0] for r in calls["json_modes_refused"])
+        parts.append(f"JSON mode {calls['json_mode']} (endpoint refused {refused})")
+    if calls.get("timeouts"):
+        parts.append(
+            f"{calls['timeouts']} timeouts: calls in flight lowered to "
+            f"{calls['in_flight_limit']} of {calls['max_in_flight']}"
+        )
+    return "; ".join(parts)
 
 
 def _write(path: Path, run) -> None:
@@ -124,6 +150,7 @@ def _write(path: Path, run) -> None:
             "fingerprint": run.fingerprint.model_dump(mode="json"),
             "usage": run.usage.model_dump(mode="json"),
             "cache": run.cache,
+            "calls": run.calls,
             "results": [json.loads(r.model_dump_json()) for r in run.results],
         },
     )

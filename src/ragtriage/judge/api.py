@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ragtriage import __version__
 from ragtriage.errors import InputError
 from ragtriage.judge.items import coerce_items
+from ragtriage.judge.outcomes import classify_answer
 from ragtriage.judge.spec import EMBEDDED
 from ragtriage.judge.strategies.base import STRATEGIES, Strategy, get_strategy, needs_model
 from ragtriage.judge.strategies.common import precheck
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult, Usage
-from ragtriage.models.base import ChatModel
+from ragtriage.models.base import ChatModel, ModelRequest
 from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.models.calls import Caller, RetryPolicy
 
@@ -114,10 +115,14 @@ def fingerprint(
 
 @dataclass
 class JudgeRun:
+    """``calls``: what the run learnt about the endpoint (calls in flight, timeouts, the
+    JSON mode found and the modes refused); empty without a model."""
+
     results: list[JudgeResult]
     usage: Usage
     cache: dict[str, int]
     fingerprint: JudgeFingerprint
+    calls: dict[str, Any] = field(default_factory=dict)
 
 
 async def ajudge_run(
@@ -133,7 +138,6 @@ async def ajudge_run(
     """Judge every item; results keep the input order. ``cache=None`` disables the disk cache."""
     judged = list(coerce_items(items))
     strat, chat = resolve_judge(strategy, model, **options)
-    fp = fingerprint_of(strat, chat)
     store = _open_cache(cache if chat is not None else None)  # no model: nothing to cache
     policy = retry or RetryPolicy()
     caller = Caller(chat, store, concurrency, policy) if chat is not None else None
@@ -141,7 +145,7 @@ async def ajudge_run(
     # context prefix from its KV cache, so answers are judged one after another.
     gate = asyncio.Semaphore(1 if chat is None or chat.local else concurrency)
 
-    async def one(item: JudgeItem) -> JudgeResult:
+    async def one(item: JudgeItem, fp: JudgeFingerprint) -> JudgeResult:
         async with gate:
             result = precheck(item, fp) or await strat.judge(item, caller, fp)
         if on_result is not None:
@@ -149,14 +153,29 @@ async def ajudge_run(
         return result
 
     try:
-        results = list(await asyncio.gather(*(one(i) for i in judged)))
+        if caller is not None and (first := _first_request(strat, judged)) is not None:
+            await caller.settle(first)  # e.g. a litellm endpoint's JSON mode
+        fp = fingerprint_of(strat, chat)  # after settling: it names the JSON mode found
+        results = list(await asyncio.gather(*(one(i, fp) for i in judged)))
+        if (settled := fingerprint_of(strat, chat)) != fp:  # the JSON mode was found late
+            fp = settled
+            results = [r.model_copy(update={"fingerprint": fp}) for r in results]
     finally:
         stats = store.stats
         if store is not cache:
             store.close()
     total = caller.usage if caller is not None else Usage()
     counts = {"hits": stats.hits, "misses": stats.misses, "writes": stats.writes}
-    return JudgeRun(results=results, usage=total, cache=counts, fingerprint=fp)
+    calls = caller.report() if caller is not None else {}
+    return JudgeRun(results=results, usage=total, cache=counts, fingerprint=fp, calls=calls)
+
+
+def _first_request(strategy: Strategy, items: list[JudgeItem]) -> ModelRequest | None:
+    """The first request the run will send (items a pre-check decides send none)."""
+    for item in items:
+        if classify_answer(item.answer)[0] is None and (planned := strategy.planned_requests(item)):
+            return planned[0]
+    return None
 
 
 def _open_cache(cache: Path | ResponseCache | None | object) -> ResponseCache:

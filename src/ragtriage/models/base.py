@@ -21,8 +21,11 @@ __all__ = [
     "Message",
     "ModelRequest",
     "ModelResponse",
+    "ModelTimeoutError",
     "PermanentModelError",
+    "ShapeNegotiating",
     "TransientModelError",
+    "UnsupportedRequestError",
     "Usage",
     "as_messages",
     "cache_key",
@@ -80,8 +83,24 @@ class TransientModelError(RagtriageError):
         self.retry_after = retry_after
 
 
+class ModelTimeoutError(TransientModelError):
+    """The call timed out: retried, and the caller lowers its calls in flight."""
+
+
 class PermanentModelError(RagtriageError):
     """Not worth retrying (bad request, auth, missing recording): the item is unscored."""
+
+
+class UnsupportedRequestError(PermanentModelError):
+    """The endpoint refused the request's *shape* (e.g. its ``response_format``).
+
+    Permanent for that shape. ``fell_back``: the model has switched to a weaker shape
+    (its ``params`` changed), so the same request is worth sending again as the new shape.
+    """
+
+    def __init__(self, message: str, fell_back: bool = False) -> None:
+        super().__init__(message)
+        self.fell_back = fell_back
 
 
 @runtime_checkable
@@ -95,11 +114,28 @@ class ChatModel(Protocol):
     async def complete(self, request: ModelRequest) -> ModelResponse: ...
 
 
-def cache_key(model: ChatModel, request: ModelRequest) -> str:
-    """Content address of one call: model, output-changing parameters, prompt hash, inputs."""
+@runtime_checkable
+class ShapeNegotiating(Protocol):
+    """A model that finds the request shape an endpoint accepts by trying (litellm's JSON
+    mode). Its ``params`` name the shape in use, so the shape is in every cache key."""
+
+    def shapes(self) -> list[dict[str, Any]]:
+        """``params`` of the shape in use, then of each weaker one still to try; empty
+        when the shape is fixed (nothing to negotiate)."""
+        ...
+
+    def adopt(self, params: dict[str, Any]) -> None:
+        """Use the shape of ``params`` (one of :meth:`shapes`), e.g. found in the cache."""
+        ...
+
+
+def cache_key(model: ChatModel, request: ModelRequest, params: dict[str, Any] | None = None) -> str:
+    """Content address of one call: model, output-changing parameters, prompt hash, inputs.
+
+    ``params``: another shape's parameters instead of the model's current ones."""
     payload = {
         "model": model.name,
-        "params": model.params,
+        "params": model.params if params is None else params,
         "request": request.model_dump(mode="json"),
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -62,6 +62,11 @@ class ResponseCache:
         self.stats.hits += 1
         return ModelResponse.model_validate_json(row[0])
 
+    def contains(self, key: str) -> bool:
+        """Whether ``key`` is stored (not counted in :attr:`stats`)."""
+        row = self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
+        return row is not None
+
     def put(self, key: str, model: str, response: ModelResponse) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO responses (key, model, body) VALUES (?, ?, ?)",

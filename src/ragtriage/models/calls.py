@@ -1,9 +1,17 @@
 """Every model call goes through here: cache, bounded concurrency, retries, one repair.
 
 * Cache first (content-addressed): a hit costs nothing and is counted as ``cached_calls``.
-* At most ``concurrency`` calls in flight (an asyncio semaphore).
+* At most ``concurrency`` calls in flight, adapted to what the endpoint serves
+  (:class:`InFlightLimit`, AIMD): a timeout halves the limit (once per round of calls),
+  and it grows back by one after as many successes in a row as the limit, up to
+  ``concurrency``. A call holds its slot only while it is sent: a retry waits for a free
+  slot under the lowered limit, so retries never pile onto a saturated server.
 * Transient errors (429, timeouts, connection errors, 5xx) are retried by one tenacity
-  policy: exponential backoff with full jitter, honouring ``Retry-After``.
+  policy: exponential backoff with full jitter, honouring ``Retry-After``. Permanent ones
+  (4xx, validation errors) are not retried.
+* A model that negotiates its request shape (:class:`~ragtriage.models.base.ShapeNegotiating`:
+  litellm's JSON mode) is settled once before a run (:meth:`Caller.settle`); a refused
+  shape makes it fall back, and the call is sent again as the new shape, keyed by it.
 * An output that does not validate gets one repair call that shows the model its
   validation error. If that fails too, :class:`Unscorable` carries the reason and the item
   ends ``unscored`` -- never a silent NaN, 0 or 1.
@@ -12,9 +20,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tenacity import (
     AsyncRetrying,
@@ -29,14 +38,17 @@ from ragtriage.models.base import (
     Message,
     ModelRequest,
     ModelResponse,
+    ModelTimeoutError,
     PermanentModelError,
+    ShapeNegotiating,
     TransientModelError,
+    UnsupportedRequestError,
     Usage,
     cache_key,
 )
 from ragtriage.models.cache import ResponseCache
 
-__all__ = ["Caller", "RetryPolicy", "Unscorable"]
+__all__ = ["Caller", "InFlightLimit", "RetryPolicy", "Unscorable"]
 
 T = TypeVar("T")
 
@@ -64,6 +76,62 @@ class RetryPolicy:
         return wait_random_exponential(multiplier=self.initial_s, max=self.max_wait_s)(retry_state)
 
 
+class InFlightLimit:
+    """At most ``limit`` calls in flight; ``limit`` starts at ``maximum`` (AIMD).
+
+    A timeout means the endpoint queues more than it serves in time: :meth:`timed_out`
+    halves ``limit`` (never below 1), once per round: timeouts of calls that started
+    before the last decrease do not decrease it again. ``limit`` successes in a row raise
+    it by one, up to ``maximum``.
+    """
+
+    def __init__(self, maximum: int) -> None:
+        if maximum < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.maximum = maximum
+        self.limit = maximum
+        self.in_flight = 0
+        self.peak = 0
+        self.timeouts = 0
+        self._round = 0  # bumped at each decrease
+        self._streak = 0
+        self._changed = asyncio.Condition()
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[int]:
+        """Hold one slot while a call is sent; yields the round it started in."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.in_flight < self.limit)
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+        try:
+            yield self._round
+        finally:
+            async with self._changed:
+                self.in_flight -= 1
+                self._changed.notify_all()
+
+    def timed_out(self, started: int) -> None:
+        self.timeouts += 1
+        self._streak = 0
+        if started == self._round and self.limit > 1:
+            self.limit = max(1, self.limit // 2)
+            self._round += 1
+
+    def succeeded(self) -> None:
+        self._streak += 1
+        if self._streak >= self.limit and self.limit < self.maximum:
+            self.limit += 1
+            self._streak = 0
+
+
+class _Reshaped(Exception):
+    """The model's request shape changed: look the request up again under its new key."""
+
+
+_MAX_SHAPES = 8  # a model falls back through a few shapes at most
+
+
 @dataclass
 class Caller:
     """Calls one model for many items; ``usage`` totals every call (and cache hit)."""
@@ -75,42 +143,113 @@ class Caller:
     usage: Usage = field(default_factory=Usage)
 
     def __post_init__(self) -> None:
-        if self.concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
-        self._semaphore = asyncio.Semaphore(self.concurrency)
+        self.limit = InFlightLimit(self.concurrency)
+        # Settled before the run: key -> the response of that first call, counted when
+        # the item asks for it.
+        self._early: dict[str, ModelResponse] = {}
 
-    async def raw(self, request: ModelRequest, usage: Usage) -> ModelResponse:
-        """One response, from the cache or the model; counted in ``usage`` and the total."""
-        key = cache_key(self.model, request)
-        cached = self.cache.get(key)
-        if cached is not None:
-            _count(usage, cached, cached=True)
-            _count(self.usage, cached, cached=True)
-            return cached
-        async with self._semaphore:
-            response = await self._with_retries(request)
-        self.cache.put(key, self.model.name, response)
-        _count(usage, response, cached=False)
-        _count(self.usage, response, cached=False)
-        return response
+    async def settle(self, request: ModelRequest) -> None:
+        """Fix the request shape of a :class:`ShapeNegotiating` model before a run, so the
+        run's fingerprint names the shape and an unchanged re-run makes no call.
 
-    async def _with_retries(self, request: ModelRequest) -> ModelResponse:
+        From the cache when an earlier run stored ``request`` under one of the shapes
+        still open (strongest first); else by sending ``request`` (falling back on
+        refusals, one attempt per shape): its response is kept and counted for the item
+        that asks for it. If that call fails otherwise (a 429, a timeout), the shape found
+        so far stands and the run goes on: the item tries again with its own retry budget,
+        and a refusal during the run still falls back (the run's fingerprint is then
+        taken again at its end)."""
+        model = self.model
+        if not isinstance(model, ShapeNegotiating) or len(shapes := model.shapes()) < 2:
+            return
+        for params in shapes:
+            if self.cache.contains(cache_key(model, request, params)):
+                model.adopt(params)
+                return
+        with suppress(Unscorable):
+            await self.raw(request, Usage(), early=True)
+
+    def report(self) -> dict[str, Any]:
+        """What the run learnt about the endpoint: calls in flight, timeouts, shape."""
+        out: dict[str, Any] = {
+            "max_in_flight": self.limit.maximum,
+            "in_flight_limit": self.limit.limit,
+            "peak_in_flight": self.limit.peak,
+            "timeouts": self.limit.timeouts,
+        }
+        negotiated = getattr(self.model, "negotiated", None)
+        if callable(negotiated):
+            out.update(negotiated())
+        return out
+
+    async def raw(self, request: ModelRequest, usage: Usage, early: bool = False) -> ModelResponse:
+        """One response, from the cache or the model; counted in ``usage`` and the total.
+
+        ``early``: a call made by :meth:`settle`, counted later for its item."""
+        for _ in range(_MAX_SHAPES):
+            key = cache_key(self.model, request)
+            kept = self._early.pop(key, None)
+            if kept is not None:
+                _count(usage, kept, cached=False)
+                _count(self.usage, kept, cached=False)
+                return kept
+            cached = self.cache.get(key)
+            if cached is not None:
+                _count(usage, cached, cached=True)
+                _count(self.usage, cached, cached=True)
+                return cached
+            try:
+                response = await self._with_retries(request, key, 1 if early else None)
+            except _Reshaped:
+                continue
+            self.cache.put(key, self.model.name, response)
+            if early:
+                self._early[key] = response
+                return response
+            _count(usage, response, cached=False)
+            _count(self.usage, response, cached=False)
+            return response
+        raise Unscorable("the model changed its request shape too often")
+
+    async def _with_retries(
+        self, request: ModelRequest, key: str, attempts: int | None = None
+    ) -> ModelResponse:
+        attempts = attempts or self.retry.attempts
         retrying = AsyncRetrying(
             retry=retry_if_exception_type(TransientModelError),
             wait=self.retry.wait,
-            stop=stop_after_attempt(self.retry.attempts),
+            stop=stop_after_attempt(attempts),
             reraise=False,
         )
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self.model.complete(request)
+                    return await self._attempt(request, key)
         except RetryError as exc:
             last = exc.last_attempt.exception()
-            raise Unscorable(f"gave up after {self.retry.attempts} attempts: {last}") from None
+            raise Unscorable(f"gave up after {attempts} attempts: {last}") from None
+        except UnsupportedRequestError as exc:
+            if exc.fell_back:
+                raise _Reshaped from None
+            raise Unscorable(f"model error: {exc}") from None
         except PermanentModelError as exc:
             raise Unscorable(f"model error: {exc}") from None
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _attempt(self, request: ModelRequest, key: str) -> ModelResponse:
+        """One call in one slot; the backoff before a retry is spent outside the slot."""
+        async with self.limit.slot() as started:
+            # The shape may have changed while waiting: then the key is another one.
+            # (No await between this check and the model reading its shape.)
+            if cache_key(self.model, request) != key:
+                raise _Reshaped
+            try:
+                response = await self.model.complete(request)
+            except ModelTimeoutError:
+                self.limit.timed_out(started)
+                raise
+        self.limit.succeeded()
+        return response
 
     async def parsed(
         self, request: ModelRequest, parse: Callable[[ModelResponse], T], usage: Usage

@@ -6,26 +6,55 @@ switched off: one policy (tenacity, in :mod:`ragtriage.models.calls`) retries ev
 ``json_mode`` is per endpoint because servers disagree on how JSON output is requested:
 OpenAI wants ``json_schema``; a llama.cpp server rejects that but accepts
 ``{"type": "json_object", "schema": ...}``.
+
+Unless a mode is given, it is found per endpoint (this model object: one ``api_base`` and
+model id): the strongest mode first (:func:`default_json_mode`), and when the endpoint
+refuses the ``response_format`` (a 4xx, or llama-cpp-python's 500 "Input should be 'text'
+or 'json_object'") the next weaker one of :data:`JSON_MODES`, remembered for the rest of
+the run. The mode in use is in ``params``, hence in every cache key and the fingerprint.
+
+Errors are classified once: a refused request shape, a 4xx, a validation error or a
+configuration error is permanent (never retried); 429, 5xx, connection errors are
+transient; a timeout is a :class:`ModelTimeoutError` (transient, and the caller lowers its
+calls in flight). A local endpoint (``localhost``, ``127.0.0.1``) gets a long default
+timeout (:data:`LOCAL_TIMEOUT_S`): a server with one slot queues requests, and a client
+that gives up on a queued request throws away work the server will still do.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-__all__ = ["JsonMode", "LiteLLMModel", "TRANSIENT", "default_json_mode"]
+__all__ = [
+    "JSON_MODES",
+    "JsonMode",
+    "LOCAL_TIMEOUT_S",
+    "LiteLLMModel",
+    "REMOTE_TIMEOUT_S",
+    "TRANSIENT",
+    "default_json_mode",
+    "is_local_endpoint",
+]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
 
 from ragtriage.models.base import (
     ModelRequest,
     ModelResponse,
+    ModelTimeoutError,
     PermanentModelError,
     TransientModelError,
+    UnsupportedRequestError,
 )
 
 JsonMode = Literal["json_schema", "json_object_schema", "json_object", "none"]
+# Strongest first: a refused mode falls back to the next one ("none": text + repair).
+JSON_MODES: tuple[JsonMode, ...] = ("json_schema", "json_object_schema", "json_object", "none")
+REMOTE_TIMEOUT_S = 120.0
+LOCAL_TIMEOUT_S = 900.0  # a queued request on a one-slot local server is not abandoned
+_LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 TRANSIENT = (
     "RateLimitError",
     "Timeout",
@@ -45,6 +74,21 @@ def _litellm():
 
 # litellm reports some configuration errors as InternalServerError: do not retry those.
 _NOT_TRANSIENT = ("Missing credentials", "api_key", "AuthenticationError")
+# A 5xx whose body says the request itself is invalid: the same request fails again.
+_INVALID = ("validation error", "literal_error", "unsupported", "not supported", "invalid_request")
+
+
+def is_local_endpoint(api_base: str | None) -> bool:
+    """Whether ``api_base`` is a server on this machine (localhost, 127.0.0.1, ::1)."""
+    if not api_base:
+        return False
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(api_base if "//" in api_base else f"//{api_base}").hostname
+    except ValueError:
+        return False
+    return host in _LOCAL_HOSTS
 
 
 def default_json_mode(model: str) -> JsonMode:
@@ -66,18 +110,56 @@ class LiteLLMModel:
         model: str,
         *,
         api_base: str | None = None,
-        json_mode: JsonMode | None = None,
-        timeout: float = 120.0,
+        json_mode: JsonMode | Literal["auto"] | None = None,
+        timeout: float | None = None,
         extra: dict[str, Any] | None = None,
     ) -> None:
         self.name = model
         self.api_base = api_base
-        self.json_mode: JsonMode = json_mode or default_json_mode(model)
+        # None/"auto": found per endpoint, starting from the strongest mode it may accept.
+        self.detect = json_mode is None or json_mode == "auto"
+        self.json_mode: JsonMode = (
+            default_json_mode(model) if self.detect else cast(JsonMode, json_mode)
+        )
+        self.refused: list[str] = []  # "MODE: reason" for each mode the endpoint refused
+        if timeout is None:
+            timeout = LOCAL_TIMEOUT_S if is_local_endpoint(api_base) else REMOTE_TIMEOUT_S
         self.timeout = timeout
         self.extra = dict(extra or {})
         # api_base is part of the identity (two servers may serve different weights);
-        # timeout is not (it does not change the output).
+        # timeout is not (it does not change the output). json_mode is the mode in use.
         self.params: dict[str, Any] = {"api_base": api_base, "json_mode": self.json_mode}
+
+    def shapes(self) -> list[dict[str, Any]]:
+        """``params`` of the JSON mode in use and of each weaker one (none when given)."""
+        if not self.detect:
+            return []
+        rest = JSON_MODES[JSON_MODES.index(self.json_mode) :]
+        return [{**self.params, "json_mode": mode} for mode in rest]
+
+    def adopt(self, params: dict[str, Any]) -> None:
+        self._use(params["json_mode"])
+
+    def _use(self, mode: JsonMode) -> None:
+        self.json_mode = mode
+        self.params["json_mode"] = mode
+
+    def _fall_back(self, refused: JsonMode, reason: str) -> bool:
+        """After ``refused`` was refused: switch to the next weaker mode (unless another
+        call already did). ``False`` when there is nothing weaker to try."""
+        if not self.detect:
+            return False
+        if self.json_mode != refused:  # a concurrent call already fell back
+            return True
+        if refused == JSON_MODES[-1]:
+            return False
+        self.refused.append(f"{refused}: {reason}")
+        self._use(JSON_MODES[JSON_MODES.index(refused) + 1])
+        return True
+
+    def negotiated(self) -> dict[str, Any]:
+        """What this run found out about the endpoint (for the run's record)."""
+        return {"json_mode": self.json_mode, "json_modes_refused": list(self.refused)}
 
     def _response_format(self, request: ModelRequest) -> dict[str, Any] | None:
         if request.mode == "text" or request.json_schema is None or self.json_mode == "none":
@@ -110,23 +192,41 @@ class LiteLLMModel:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         litellm = _litellm()
+        mode = self.json_mode  # the shape this call is sent as (and cached under)
+        kwargs = self._kwargs(request)
         try:
-            raw = await litellm.acompletion(**self._kwargs(request))
+            raw = await litellm.acompletion(**kwargs)
         except Exception as exc:  # classified below: transient ones are retried
-            raise _classify(exc) from exc
+            error = _classify(exc)
+            if isinstance(error, UnsupportedRequestError) and "response_format" in kwargs:
+                error.fell_back = self._fall_back(mode, _short(exc)[:120])
+            raise error from exc
         response = _to_response(litellm, raw)
         return _as_choice(request, response) if request.mode == "choice" else response
 
 
 def _classify(exc: Exception) -> Exception:
+    """Permanent (never retried), unsupported shape, timeout or transient; see the module."""
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
-    if any(hint in str(exc) for hint in _NOT_TRANSIENT):
-        return PermanentModelError(f"{name}: {_short(exc)}")
-    if name in TRANSIENT or (isinstance(status, int) and (status == 429 or status >= 500)):
-        retry_after = _retry_after(exc)
-        return TransientModelError(f"{name}: {_short(exc)}", retry_after=retry_after)
-    return PermanentModelError(f"{name}: {_short(exc)}")
+    status = status if isinstance(status, int) else None
+    text = str(exc)
+    message = f"{name}: {_short(exc)}"
+    if any(hint in text for hint in _NOT_TRANSIENT):
+        return PermanentModelError(message)
+    if name in ("Timeout", "APITimeoutError") or status == 408:
+        return ModelTimeoutError(message)
+    if "response_format" in text and (status is None or status >= 400) and status != 429:
+        return UnsupportedRequestError(message)
+    if status == 429 or name == "RateLimitError":
+        return TransientModelError(message, retry_after=_retry_after(exc))
+    if status is not None and 400 <= status < 500:
+        return PermanentModelError(message)
+    if any(hint in text.lower() for hint in _INVALID):
+        return PermanentModelError(message)
+    if name in TRANSIENT or (status is not None and status >= 500):
+        return TransientModelError(message, retry_after=_retry_after(exc))
+    return PermanentModelError(message)
 
 
 def _retry_after(exc: Exception) -> float | None:
