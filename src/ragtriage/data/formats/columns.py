@@ -25,6 +25,7 @@ FIELDS = frozenset(
         "retrieved", "context_ids", "context_k", "answer", "doc_id", "score", "rank",
         # human grades
         "case_id", "label", "grade", "grader", "notes", "contexts", "dataset",
+        "answer_sha256",
         # ragas
         "user_input", "retrieved_contexts", "retrieved_context_ids", "reference_contexts",
         "reference_context_ids", "response", "reference",
@@ -44,11 +45,13 @@ class ColumnMap:
     def apply(self, row: dict[str, Any]) -> dict[str, Any]:
         if not self.pairs:
             return row
-        out = dict(row)
-        for ours, theirs in self.pairs.items():
-            if theirs in row and ours not in row:
-                out[ours] = out.pop(theirs)
-        return out
+        renamed = {
+            ours: row[theirs]
+            for ours, theirs in self.pairs.items()
+            if theirs in row and ours not in row
+        }  # one column may feed two fields (id=case for a golden set, query_id=case for a run)
+        used = {self.pairs[ours] for ours in renamed}
+        return {**{k: v for k, v in row.items() if k not in used}, **renamed}
 
     def public(self) -> dict[str, str]:
         return dict(self.pairs)
