@@ -230,7 +230,7 @@ def empty_audit() -> AuditResult:
 
 def with_leaks(audit: AuditResult, leaks: list[tuple[str, str, int]]) -> AuditResult:
     """``audit`` whose retrieval report checked access control and found ``leaks``."""
-    from ragtriage.retrieval.report import Leak, LeakSection
+    from ragtriage.retrieval.models import Leak, LeakSection
 
     section = LeakSection(
         k=5,

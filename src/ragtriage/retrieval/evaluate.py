@@ -28,14 +28,14 @@ from ragtriage.retrieval import sections
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.leaks import find_leaks, leak_warnings
 from ragtriage.retrieval.metrics import Measure, expand
-from ragtriage.retrieval.overlap import compare_runs, cutoffs
-from ragtriage.retrieval.ranking import JudgedQrels, RankedBatch, rank
-from ragtriage.retrieval.report import (
+from ragtriage.retrieval.models import (
     MetricSummary,
     OverlapSection,
     RetrievalConfig,
     RetrievalReport,
 )
+from ragtriage.retrieval.overlap import compare_runs, cutoffs
+from ragtriage.retrieval.ranking import JudgedQrels, RankedBatch, rank
 from ragtriage.retrieval.score_threshold import threshold_analysis
 from ragtriage.retrieval.split import select_split
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_mean
