@@ -94,15 +94,13 @@ def _json_run(path: Path, mapping: ColumnMap, golden: GoldenSet | None) -> Run:
     if kind is not None:
         table = Table(path, container(path), [*head, *records])
         return _foreign_run(table, mapping, kind, golden)
-    return run_from_records(path, _renamed(chain(head, records), mapping))
+    rows = chain(head, records)
+    return run_from_records(path, _renamed(rows, mapping) if mapping else rows)
 
 
 def _renamed(
     records: Iterable[tuple[int, dict[str, Any]]], mapping: ColumnMap
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    if not mapping:
-        yield from records
-        return
     for line, record in records:
         yield line, mapping.apply(record)
 
