@@ -325,6 +325,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--tag": Opt(valid=sampled("new", "a,b")),
         "--note": Opt(valid=sampled("", "note \u2028 x")),
         "--dry-run": Opt(flag=True),
+        "--columns": COLUMNS,
     },
 }
 # Base-line options that exclude the drawn one (each refuses the pair, tested elsewhere).

@@ -139,12 +139,14 @@ def add(
     tag: Annotated[list[str] | None, typer.Option(help="Extra tags for the new cases.")] = None,
     note: Annotated[str, typer.Option(help="Appended to each case's source note.")] = "",
     dry_run: Annotated[bool, typer.Option(help="Show what would be added; write nothing.")] = False,
+    columns: ColumnsOption = None,
 ) -> None:
     """Turn audited failures into golden cases (refusing duplicates)."""
+    mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
     case_ids = split_list(case)
     expected_ids = _expected(expected, case_ids)
     planned = grow.plan(
-        load_audit(from_), from_, to, case_ids, failed, expected_ids, split_list(tag), note
+        load_audit(from_), from_, to, case_ids, failed, expected_ids, split_list(tag), note, mapping
     )
     out = console()
     print_grow_plan(planned, out, dry_run)

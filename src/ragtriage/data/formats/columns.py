@@ -53,6 +53,16 @@ class ColumnMap:
         used = {self.pairs[ours] for ours in renamed}
         return {**{k: v for k, v in row.items() if k not in used}, **renamed}
 
+    def restore(self, row: dict[str, Any]) -> dict[str, Any]:
+        """``row`` written under the file's names: our field ``OURS`` back to ``THEIRS``
+        (a record added to a file that names its columns its own way; where two of our
+        fields share one column, the first present takes it)."""
+        out = dict(row)
+        for ours, theirs in self.pairs.items():
+            if ours in out and theirs not in out:
+                out[theirs] = out.pop(ours)
+        return out
+
     def public(self) -> dict[str, str]:
         return dict(self.pairs)
 
