@@ -166,6 +166,12 @@ JUDGE_BAD = sampled(
     "replay:missing.json",
 )  # fmt: skip
 OLD_JUDGE_OPTION = sampled("lexical", "claims", "bogus", "replay:missing.json")
+# --columns OURS=THEIRS pairs: malformed, unknown target, a target twice; valid ones rename
+# columns these files do not have, so they change nothing
+COLUMNS = Opt(
+    sampled("query", "querry=q", "query=a,query=b", "=x", "query="),
+    sampled("query=prompt", "expected=gold_ids,answer=response_text"),
+)
 OPTIONS: dict[str, dict[str, Opt]] = {
     "retrieval": {
         "--golden": Opt(PATH_BAD),
@@ -208,6 +214,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         ),  # fmt: skip
         "--reference-run": Opt(PATH_BAD),
         "--repeat": Opt(ints_outside(1, 1000), sampled(1, 2, 3), check=repeat_effect),
+        "--columns": COLUMNS,
     },
     "judge": {
         "--answers": Opt(PATH_BAD),
@@ -242,16 +249,12 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--audit": Opt(PATH_BAD),
         "--ppi-labelled": Opt(floats_outside(0.1, 0.9), sampled(0.1, 0.5, 0.9)),
         "--require-beats-lexical": Opt(flag=True),
+        "--columns": Opt(COLUMNS.invalid, sampled("label=is_faithful", "id=item,grader=who")),
     },
     "audit": {
         "--golden": Opt(PATH_BAD),
         "--traces": Opt(PATH_BAD),
-        # OURS=THEIRS pairs: malformed, unknown target, a target twice; valid ones rename
-        # columns these files do not have, so they change nothing
-        "--columns": Opt(
-            sampled("query", "querry=q", "query=a,query=b", "=x", "query="),
-            sampled("query=prompt", "expected=gold_ids,answer=response_text"),
-        ),
+        "--columns": COLUMNS,
         "--retriever": Opt(valid=sampled("bm25")),
         "--generator": Opt(valid=sampled("extractive")),
         "--judge": Opt(JUDGE_BAD, sampled("lexical")),
@@ -304,12 +307,14 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--seed": Opt(sampled("x", "", "1.5"), sampled(0, -1, 10**30)),
         "--out": Opt(sampled("adir.jsonl", "file.txt/x.jsonl")),
         "--force": Opt(flag=True),
+        "--columns": COLUMNS,
     },
     "golden check": {
         "--golden": Opt(PATH_BAD),
         "--corpus": Opt(PATH_BAD),
         "--output": Opt(sampled("adir", "file.txt/x.json")),
         "--quiet": Opt(flag=True),
+        "--columns": COLUMNS,
     },
     "golden add": {
         "--from": Opt(PATH_BAD),
@@ -321,6 +326,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--tag": Opt(valid=sampled("new", "a,b")),
         "--note": Opt(valid=sampled("", "note \u2028 x")),
         "--dry-run": Opt(flag=True),
+        "--columns": COLUMNS,
     },
 }
 # Base-line options that exclude the drawn one (each refuses the pair, tested elsewhere).

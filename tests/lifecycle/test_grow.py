@@ -179,3 +179,35 @@ def test_input_errors(audited, tmp_path, capsys):
     capsys.readouterr()
     assert main(["golden", "add", "--from", str(report), "--to", str(target), "--failed"]) == 2
     assert "expected an audit results.json" in capsys.readouterr().err
+
+
+def test_add_to_a_set_with_other_column_names(audited, capsys):
+    """``--columns``: the target's cases are read by its own names (a duplicate query is
+    still refused) and new cases are written under them, so the file stays one shape."""
+    import json
+
+    results, target = audited
+    theirs = {"id": "case", "query": "prompt", "expected": "gold"}
+    write_jsonl(
+        target,
+        [
+            {"case": "old", "prompt": "Where is port 5443 used?", "gold": ["a"], "tags": ["t"]},
+            {"case": "dup", "prompt": "How many bays does the N4-300 have?", "gold": ["b"]},
+        ],
+    )
+    mapping = ",".join(f"{k}={v}" for k, v in theirs.items())
+    args = ["golden", "add", "--from", str(results), "--to", str(target.parent), "--failed"]
+    for bad in ("query", "querry=q", "=x"):
+        assert main([*args, "--columns", bad]) == 2
+        assert "--columns" in capsys.readouterr().err
+    assert main([*args, "--columns", mapping]) == 0
+    out = capsys.readouterr().out
+    assert "refused rank: query duplicates case 'dup'" in out
+    rows = [json.loads(line) for line in target.read_text().splitlines()]
+    assert [r["case"] for r in rows] == ["old", "dup", "ret"]
+    added = rows[-1]
+    assert added["prompt"] == "What is alpha?" and added["gold"] == ["a"]  # the audit's ids
+    assert not {"id", "query", "expected"} & set(added)
+    shown = out.replace("\n", "")  # shown as written (rich wraps long lines)
+    assert '"prompt"' in shown and '"gold"' in shown and '"query"' not in shown
+    assert [c.id for c in load_golden(target, columns=theirs).cases] == ["old", "dup", "ret"]

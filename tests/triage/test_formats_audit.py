@@ -127,3 +127,28 @@ def test_a_ragas_evaluation_dataset_object(tmp_path):
         Dataset(), Dataset(), judge="lexical", cache=tmp_path / "c.sqlite", context_k=2
     )
     assert [str(c.label) for c in result.cases] == WANT
+
+
+def test_one_ragas_file_as_both_says_nothing_about_matching(tmp_path, capsys):
+    """Given as golden set and traces, a ragas file's rows match themselves: the note on
+    matching by query text is for traces from another file (a copy still gets it)."""
+    options = {"judge": "lexical", "cache": tmp_path / "c.sqlite", "context_k": 2}
+    note = "matched to golden cases by their query text"
+    ragas_jsonl = FIXTURES / "ragas_ids.jsonl"
+    alone = ragtriage.audit(ragas_jsonl, ragas_jsonl, **options)
+    assert not any(note in w for w in alone.warnings), alone.warnings
+    assert [str(c.label) for c in alone.cases] == WANT
+
+    copy = tmp_path / "traces.jsonl"
+    copy.write_bytes(ragas_jsonl.read_bytes())
+    other = ragtriage.audit(ragas_jsonl, copy, **options)
+    assert any(f"4 traces {note}, 0 matched none" in w for w in other.warnings)
+
+    out = tmp_path / "out"
+    code = main(
+        ["audit", "--golden", str(ragas_jsonl), "--traces", str(ragas_jsonl), "--judge",
+         "lexical", "--context-k", "2", "--cache", str(tmp_path / "c.sqlite"), "--out", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    assert note not in capsys.readouterr().out
+    assert not any(note in w for w in json.loads((out / "results.json").read_text())["warnings"])

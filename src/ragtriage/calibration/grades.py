@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ragtriage.data.formats.columns import Columns, parse_columns
 from ragtriage.data.formats.rows import container, read_table
 from ragtriage.data.readers import check_type, iter_records, parse_json, read_text
 from ragtriage.errors import InputError
@@ -199,9 +200,13 @@ def _iter_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         start = reader.line_num + 1
 
 
-def read_grades(path: Path, dataset: str | None = None) -> list[HumanGrade]:
-    """All grade rows of one file; ``dataset`` defaults to the file's directory name."""
+def read_grades(
+    path: Path, dataset: str | None = None, columns: Columns = None
+) -> list[HumanGrade]:
+    """All grade rows of one file; ``dataset`` defaults to the file's directory name;
+    ``columns`` maps other column names onto ours (``label=is_faithful``)."""
     dataset = dataset or path.parent.name
+    mapping = parse_columns(columns)
     kind = container(path)
     if kind == "parquet":  # native lists and booleans; the same checks as every row
         rows: Iterable[tuple[int, dict[str, Any]]] = read_table(path).rows
@@ -209,7 +214,7 @@ def read_grades(path: Path, dataset: str | None = None) -> list[HumanGrade]:
         rows = _iter_csv(path)
     else:
         rows = iter_records(path)
-    return [_row_to_grade(row, dataset, path, line) for line, row in rows]
+    return [_row_to_grade(mapping.apply(row), dataset, path, line) for line, row in rows]
 
 
 def grade_files(path: Path) -> list[Path]:
@@ -263,11 +268,13 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
     return items
 
 
-def load_grades(path: Path | str) -> list[GradedItem]:
+def load_grades(path: Path | str, columns: Columns = None) -> list[GradedItem]:
     """Every graded item under ``path`` (a file or a directory of grade files; folders
-    starting with ``_`` or ``.``, e.g. ``_judged/`` with recorded judge results, are skipped)."""
+    starting with ``_`` or ``.``, e.g. ``_judged/`` with recorded judge results, are skipped);
+    ``columns`` maps other column names onto ours in every file."""
     path = Path(path)
+    mapping = parse_columns(columns)
     rows = []
     for file in grade_files(path):
-        rows.extend(read_grades(file))
+        rows.extend(read_grades(file, columns=mapping))
     return fold_grades(rows)

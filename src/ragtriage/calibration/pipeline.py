@@ -13,6 +13,7 @@ from ragtriage.calibration.grades import GradedItem, grade_files, load_grades
 from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
 from ragtriage.calibration.ppi import PPIEstimate
 from ragtriage.calibration.record import CalibrationRecord, is_stale
+from ragtriage.data.formats.columns import Columns
 from ragtriage.judge.types import JudgeResult
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -72,11 +73,13 @@ def run_calibration(
     audit: Path | None = None,
     ppi_fraction: float = 0.5,
     items: list[GradedItem] | None = None,
+    columns: Columns = None,
 ) -> list[JudgeCalibration]:
     """Calibrate every judge (run or recorded) on the grades under ``grades``; write
     ``<out>/<judge>/calibration.json`` when ``out`` is given, and its PNGs with ``plots``
-    (e.g. :func:`ragtriage.render.calibration_plots.write_plots`)."""
-    items = items if items is not None else load_grades(grades)
+    (e.g. :func:`ragtriage.render.calibration_plots.write_plots`); ``columns`` maps other
+    column names of the grade files onto ours."""
+    items = items if items is not None else load_grades(grades, columns)
     digest = digest_files(grades)
     audit_results = read_judged(audit) if audit else None
     runs = []

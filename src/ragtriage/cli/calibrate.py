@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ragtriage.cli.common import MAX_RESAMPLES, MAX_SEED, finite, output_dir
+from ragtriage.cli.common import MAX_RESAMPLES, MAX_SEED, ColumnsOption, finite, output_dir
 from ragtriage.errors import EXIT_FAILED, InputError
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -72,14 +72,17 @@ def calibrate_command(
             help="exit 1 if a judge does not beat the lexical baseline's CV kappa (pooled)"
         ),
     ] = False,
+    columns: ColumnsOption = None,
 ) -> None:
     from ragtriage.calibration.pipeline import run_calibration
+    from ragtriage.data.formats.columns import parse_columns
     from ragtriage.judge.spec import JudgeSpec
     from ragtriage.render.calibration import print_judge_comparison, print_run
     from ragtriage.render.calibration_plots import write_plots
     from ragtriage.render.console import wide_console
 
     output_dir(out, "--out")
+    mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
     for spec in judge or []:
         JudgeSpec.parse(spec)  # every spec checked before any judge runs
     if not grades.exists():
@@ -97,6 +100,7 @@ def calibrate_command(
         plots=write_plots if plots else None,
         audit=audit,
         ppi_fraction=ppi_labelled,
+        columns=mapping,
     )
     for run in runs:
         print_run(run, console)

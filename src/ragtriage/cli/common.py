@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Annotated
 
 import typer
 
@@ -22,7 +23,9 @@ from ragtriage.render.console import console as console  # every subcommand's st
 __all__ = [
     "Abort",
     "CLICK",
+    "COLUMNS_HELP",
     "ClickException",
+    "ColumnsOption",
     "MAX_RANK",
     "MAX_REPEAT",
     "MAX_RESAMPLES",
@@ -46,6 +49,14 @@ MAX_WORKERS = 1024  # --concurrency, --threads
 MAX_REPEAT = 1000
 MAX_RESAMPLES = 1_000_000  # bootstrap resamples, permutations
 MAX_SEED = 2**32 - 1  # scikit-learn's random_state takes at most 32 bits
+
+
+COLUMNS_HELP = (
+    "Other column names mapped onto ours, OURS=THEIRS,... (e.g. query=question,expected=gold_ids)."
+)
+# ``--columns``: one spelling for every command that reads other people's files; checked
+# (data/formats/columns.py:parse_columns) before any file is read, errors name the option
+ColumnsOption = Annotated[str | None, typer.Option("--columns", help=COLUMNS_HELP)]
 
 
 def split_list(values: list[str] | None) -> list[str]:

@@ -7,8 +7,16 @@ from typing import Annotated
 
 import typer
 
-from ragtriage.cli.common import console, finite, output_dir, output_file, split_list
+from ragtriage.cli.common import (
+    ColumnsOption,
+    console,
+    finite,
+    output_dir,
+    output_file,
+    split_list,
+)
 from ragtriage.data.check import check_golden
+from ragtriage.data.formats.columns import parse_columns
 from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.errors import EXIT_FAILED, InputError
@@ -47,11 +55,13 @@ def split(
         ),
     ] = None,
     force: Annotated[bool, typer.Option(help="Re-split a set that already has a holdout.")] = False,
+    columns: ColumnsOption = None,
 ) -> None:
     """Mark a seeded fraction of cases (per answerable/unanswerable stratum) as held out."""
     if out is not None:  # write_split: a name with a suffix is a file, else a directory
         (output_file if out.suffix else output_dir)(out, "--out")
-    golden_set = load_golden(golden)
+    mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
+    golden_set = load_golden(golden, columns=mapping)
     source = grow.golden_file(golden)
     if not source.is_file():
         raise InputError("golden split needs a golden.jsonl/.json (not a BEIR layout)", path=golden)
@@ -63,7 +73,7 @@ def split(
             field="split",
         )
     assignment = assign_holdout(golden_set, fraction, seed)
-    written = write_split(source, assignment, out)
+    written = write_split(source, assignment, out, mapping)
     held = [cid for cid, s in assignment.items() if s == "holdout"]
     console().print(
         f"{len(held)} of {len(assignment)} cases held out (seed {seed}); wrote {written}"
@@ -76,11 +86,13 @@ def check(
     corpus: Annotated[Path | None, typer.Option(help="corpus.jsonl (default: beside it).")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write JSON.")] = None,
     quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+    columns: ColumnsOption = None,
 ) -> None:
     """Expected ids missing from the corpus, duplicate queries, untagged cases.
     Exit 1 on missing ids or duplicates (untagged cases only warn)."""
     output_file(output, "--output")
-    golden_set = load_golden(golden)
+    mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
+    golden_set = load_golden(golden, columns=mapping)
     report = check_golden(golden_set, load_chunks(corpus) if corpus else None)
     if output:
         write_json(output, report)
@@ -127,12 +139,14 @@ def add(
     tag: Annotated[list[str] | None, typer.Option(help="Extra tags for the new cases.")] = None,
     note: Annotated[str, typer.Option(help="Appended to each case's source note.")] = "",
     dry_run: Annotated[bool, typer.Option(help="Show what would be added; write nothing.")] = False,
+    columns: ColumnsOption = None,
 ) -> None:
     """Turn audited failures into golden cases (refusing duplicates)."""
+    mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
     case_ids = split_list(case)
     expected_ids = _expected(expected, case_ids)
     planned = grow.plan(
-        load_audit(from_), from_, to, case_ids, failed, expected_ids, split_list(tag), note
+        load_audit(from_), from_, to, case_ids, failed, expected_ids, split_list(tag), note, mapping
     )
     out = console()
     print_grow_plan(planned, out, dry_run)

@@ -11,6 +11,7 @@ import typer
 from ragtriage.cli.common import (
     MAX_RANK,
     MAX_REPEAT,
+    ColumnsOption,
     choices,
     console,
     given_list,
@@ -18,6 +19,7 @@ from ragtriage.cli.common import (
     output_file,
 )
 from ragtriage.data.check import with_corpus
+from ragtriage.data.formats.columns import ColumnMap, parse_columns
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice
 from ragtriage.data.models import GoldenSet
@@ -41,7 +43,13 @@ __all__ = ["read_together", "register", "retrieval"]
 def retrieval(
     golden: Annotated[Path | None, typer.Option(help="Golden set file or directory.")] = None,
     qrels: Annotated[Path | None, typer.Option(help="TREC qrels instead of a golden set.")] = None,
-    run: Annotated[Path | None, typer.Option(help="Run file: TREC (6 columns) or JSONL.")] = None,
+    run: Annotated[
+        Path | None,
+        typer.Option(
+            help="Run file: TREC (6 columns), ours as JSONL/CSV/Parquet, a ragas dataset or "
+            "an OpenInference span export (detected by content; queries matched by text)."
+        ),
+    ] = None,
     retriever: Annotated[
         str | None, typer.Option(help="'bm25' (embedded) or module:function, instead of --run.")
     ] = None,
@@ -97,6 +105,7 @@ def retrieval(
             min=1, max=MAX_REPEAT, help="Run --retriever N times; report the spread across runs."
         ),
     ] = 1,
+    columns: ColumnsOption = None,
 ) -> None:
     """Score a retriever against a golden set: metrics per query, means with 95% CIs,
     per-tag slices, missed queries, unanswerable queries and a score-threshold analysis."""
@@ -110,15 +119,16 @@ def retrieval(
     measures = given_list(metrics, "--metrics") or list(DEFAULT_METRICS)
     ks = int_list(k, "--k") or list(DEFAULT_KS)
     expand(measures, ks)  # a bad metric name fails here, before a 4 GB run is read
+    mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
     run_table = None
     target: GoldenSet | Qrels
     if golden:
-        target = load_golden(golden)
+        target = load_golden(golden, columns=mapping)
     else:
         assert qrels is not None  # exactly one of --golden and --qrels, checked above
         if run is not None:
             with reading_progress(quiet):
-                target, run_table = read_together(qrels, run)
+                target, run_table = read_together(qrels, run, mapping)
         else:
             target = read_trec_qrels(qrels)
     if corpus is not None:
@@ -154,8 +164,11 @@ def retrieval(
         report = score(run_table)
     else:
         assert run is not None  # exactly one of --run and --retriever, checked above
+        assert isinstance(target, GoldenSet)  # with --qrels the run was read above
         with reading_progress(quiet):
-            report = score(run)
+            # the full golden set: another tool's run names queries by text (data/runs.py)
+            run_table = load_run(run, mapping, target)
+            report = score(run_table)
     if holdout:  # the one reveal of this command, however many --repeat draws
         assert golden is not None  # the evaluator refuses --holdout on bare qrels
         report = log_reveal(report, golden)
@@ -170,7 +183,7 @@ def retrieval(
             out.print(f"wrote {output}")
 
 
-def read_together(qrels: Path, run: Path) -> tuple[Qrels, Run]:
+def read_together(qrels: Path, run: Path, columns: ColumnMap | None = None) -> tuple[Qrels, Run]:
     """The qrels on a thread while the run streams in.
 
     Reading a 4 GB run keeps about 1.7 of 2 cores busy (parse, encode, hash); three
@@ -179,7 +192,7 @@ def read_together(qrels: Path, run: Path) -> tuple[Qrels, Run]:
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(read_trec_qrels, qrels)
         try:
-            run_table = load_run(run)
+            run_table = load_run(run, columns)
         finally:
             qrels_table = pending.result()  # its error, if any, comes first
         return qrels_table, run_table

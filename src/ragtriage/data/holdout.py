@@ -22,6 +22,7 @@ from typing import Literal
 import numpy as np
 
 from ragtriage.atomic import write_atomic
+from ragtriage.data.formats.columns import Columns, parse_columns
 from ragtriage.data.golden import parse_case
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.readers import iter_records, read_text
@@ -114,12 +115,16 @@ def assign_holdout(
     return out
 
 
-def write_split(source: Path, assignment: Mapping[str, str], out: Path | None = None) -> Path:
+def write_split(
+    source: Path, assignment: Mapping[str, str], out: Path | None = None, columns: Columns = None
+) -> Path:
     """Rewrite the golden file with each record's ``split`` set; every other field is kept
-    as written. ``out``: a directory gets ``golden.jsonl`` plus a copy of the corpus."""
+    as written (under its own name: ``columns`` only says how to read it). ``out``: a
+    directory gets ``golden.jsonl`` plus a copy of the corpus."""
+    mapping = parse_columns(columns)
     records = []
     for line, record in iter_records(source):
-        case = parse_case(record, source, line)
+        case = parse_case(mapping.apply(record), source, line)
         records.append({**record, "split": assignment[case.id]})
     target = source
     if out is not None and out.suffix:  # a file name

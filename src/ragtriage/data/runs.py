@@ -6,17 +6,32 @@ rank order, or ``"retrieved": ["id", ...]``. Without scores the rank order *is* 
 doc id descending. A CSV or Parquet table holds either those columns (``retrieved`` as
 JSON text in CSV, a native list in Parquet) or one row per retrieved chunk: ``query_id``,
 ``doc_id`` and ``score`` or ``rank``. Anything else is a TREC run.
+
+Other tools' files are read as runs too, recognised by content as ``--traces`` are
+(``data/formats/``): a ragas dataset (``retrieved_context_ids``, else ids hashed from
+``retrieved_contexts`` exactly as the ragas golden adapter hashes ``reference_contexts``,
+so the two meet) and an OpenInference span export (each trace's ``RETRIEVER`` span:
+document ids and scores). Their rows name the query by its text, matched to the golden
+set's cases (``golden``); ``columns`` maps other column names onto ours.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import csv
+from collections.abc import Iterable, Iterator
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
 from ragtriage.atomic import file_sha256
-from ragtriage.data.formats.rows import PARQUET_MAGIC, read_table
+from ragtriage.data.formats import columns as column_names
+from ragtriage.data.formats import ragas
+from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
+from ragtriage.data.formats.detect import foreign_records, foreign_shape, match_queries
+from ragtriage.data.formats.rows import PARQUET_MAGIC, Table, container, read_table
+from ragtriage.data.formats.text import QueryIndex
 from ragtriage.data.ids import check_id
+from ragtriage.data.models import GoldenSet
 from ragtriage.data.readers import check_type, iter_records, read_text, require
 from ragtriage.data.tables import Run
 from ragtriage.data.trec import read_trec_run
@@ -25,11 +40,14 @@ from ragtriage.errors import InputError
 __all__ = ["load_run", "read_jsonl_run", "read_table_run", "run_from_records"]
 
 _CSV_HEADS = (b"query_id,", b'"query_id",', b"qid,")
+_SAMPLE = 20  # records whose fields decide the shape
 
 
-def load_run(path: str | Path) -> Run:
-    """A run file in either format: JSON/JSONL if it starts with ``{`` or ``[``, else TREC."""
+def load_run(path: str | Path, columns: Columns = None, golden: GoldenSet | None = None) -> Run:
+    """A run file in any format (module docstring): JSON/JSONL if it starts with ``{`` or
+    ``[``, Parquet by its magic bytes, CSV by a header naming a field we read, else TREC."""
     path = Path(path)
+    mapping = parse_columns(columns)
     try:
         with path.open("rb") as handle:
             head = handle.read(1024).lstrip(b"\xef\xbb\xbf").lstrip()
@@ -37,28 +55,95 @@ def load_run(path: str | Path) -> Run:
         raise InputError("file not found", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
-    if head[:1] in (b"{", b"[") or head.startswith(PARQUET_MAGIC) or head.startswith(_CSV_HEADS):
-        table = read_jsonl_run(path) if head[:1] in (b"{", b"[") else read_table_run(path)
-        table.sha256 = file_sha256(path)
-        return table
-    if not head:
+    if head[:1] in (b"{", b"["):
+        table = _json_run(path, mapping, golden)
+    elif head.startswith(PARQUET_MAGIC) or _csv_header(head, mapping):
+        table = read_table_run(path, mapping, golden)
+    elif not head:
         read_text(path)
         raise InputError("run file is empty", path=path)
-    return read_trec_run(path)
+    else:
+        return read_trec_run(path)
+    table.sha256 = file_sha256(path)
+    return table
+
+
+def _csv_header(head: bytes, mapping: ColumnMap) -> bool:
+    """A CSV table's first line: ours (``query_id,``), or a header naming any field we
+    read, a ragas field or a column ``--columns`` maps (a TREC line has no comma)."""
+    if head.startswith(_CSV_HEADS):
+        return True
+    first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
+    if "," not in first:
+        return False
+    cells = {cell.strip() for cell in next(csv.reader([first]), [])}
+    known = column_names.FIELDS | set(ragas.OLD_NAMES) | set(mapping.pairs.values())
+    return bool(cells & known)
 
 
 def read_jsonl_run(path: Path) -> Run:
     return run_from_records(path, iter_records(path))
 
 
-def read_table_run(path: Path) -> Run:
-    """A CSV or Parquet run: ``retrieved`` lists, or one row per chunk (``doc_id``)."""
-    table = read_table(path)
+def _json_run(path: Path, mapping: ColumnMap, golden: GoldenSet | None) -> Run:
+    """JSON/JSONL: ours streams through :func:`run_from_records`; another tool's rows are
+    gathered and adapted (:func:`_foreign_run`)."""
+    records = iter_records(path)
+    head = list(islice(records, _SAMPLE))
+    kind = foreign_shape(head, mapping)
+    if kind is not None:
+        table = Table(path, container(path), [*head, *records])
+        return _foreign_run(table, mapping, kind, golden)
+    rows = chain(head, records)
+    return run_from_records(path, _renamed(rows, mapping) if mapping else rows)
+
+
+def _renamed(
+    records: Iterable[tuple[int, dict[str, Any]]], mapping: ColumnMap
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    for line, record in records:
+        yield line, mapping.apply(record)
+
+
+def read_table_run(path: Path, columns: Columns = None, golden: GoldenSet | None = None) -> Run:
+    """A CSV or Parquet run: ``retrieved`` lists, one row per chunk (``doc_id``), or
+    another tool's rows (ragas)."""
+    mapping = parse_columns(columns)
+    table = read_table(path, mapping)
     if not table.rows:
         raise InputError("run file is empty", path=path)
-    if any("doc_id" in row for _, row in table.rows[:20]):
-        return _long_run(path, table.rows)
-    return run_from_records(path, table.rows)
+    kind = foreign_shape(table.rows, mapping)
+    if kind is not None:
+        return _foreign_run(table, mapping, kind, golden)
+    rows = list(_renamed(table.rows, mapping))
+    if any("doc_id" in row for _, row in rows[:_SAMPLE]):
+        return _long_run(path, rows)
+    return run_from_records(path, rows)
+
+
+def _foreign_run(table: Table, mapping: ColumnMap, kind: str, golden: GoldenSet | None) -> Run:
+    """A ragas dataset or span export as a run: each row's ranked ids (scores where the
+    spans have them, else rank order), its query matched to ``golden`` by text."""
+    path = table.path
+    records, notes = foreign_records(table, mapping, kind)
+    if golden is None:
+        nameless = next((line for line, r in records if "query_id" not in r), None)
+        if nameless is not None:
+            raise InputError(
+                f"a {kind} run names its queries by their text, which only a golden set "
+                "has: give --golden instead of --qrels",
+                path=path,
+                line=nameless,
+                field="query_id",
+            )
+    index = None
+    if golden is not None:
+        index = QueryIndex(((c.id, c.query) for c in golden.cases), source=golden.source)
+    records, matched = match_queries(records, index, path)
+    run = run_from_records(path, records)
+    run.format = f"{kind}-{table.container}"
+    run.warnings.extend(notes + matched)
+    return run
 
 
 def _long_run(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Run:

@@ -259,6 +259,7 @@ class Run:
         self._words = words
         self.sha256: str | None = None  # of the file read, when the reader took it
         self.warnings: list[str] = []  # what the reader accepted but the user should know
+        self.format: str | None = None  # another tool's format it was read from (ragas-jsonl)
 
     @classmethod
     def from_columns(

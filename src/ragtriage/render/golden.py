@@ -52,8 +52,8 @@ def print_grow_plan(planned: GrowPlan, console: Console, dry_run: bool) -> None:
     """The cases ``golden add`` adds (or would add), what each retrieved, the refusals."""
     verb = "would add" if dry_run else "adding"
     console.print(Text(f"{verb} {len(planned.records)} cases to {planned.target}", style="bold"))
-    for rec in planned.records:
-        console.print(Text("  " + json.dumps(rec, ensure_ascii=False)))
+    for rec, written in zip(planned.records, planned.written(), strict=True):
+        console.print(Text("  " + json.dumps(written, ensure_ascii=False)))
         retrieved = ", ".join(planned.retrieved.get(rec["id"], []))
         console.print(Text(f"    retrieved: {retrieved or '-'}", style="dim"))
     for refusal in planned.refused:

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ragtriage.render.text import clean
-from ragtriage.retrieval.report import RetrievalReport, ThresholdAnalysis
+from ragtriage.retrieval.models import RetrievalReport, ThresholdAnalysis
 from ragtriage.triage.models import FAILURES, AuditResult
 
 __all__ = [

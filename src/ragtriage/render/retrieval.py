@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ragtriage.render.format import fmt
-from ragtriage.retrieval.report import RetrievalReport
+from ragtriage.retrieval.models import RetrievalReport
 
 __all__ = ["MAX_LISTED", "render_leaks", "render_overlap", "render_repeat", "render_split"]
 

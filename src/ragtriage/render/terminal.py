@@ -9,7 +9,7 @@ from rich.text import Text
 from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.views import ordered_cases
-from ragtriage.retrieval.report import RetrievalReport
+from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
 __all__ = [

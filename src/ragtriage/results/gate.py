@@ -26,7 +26,7 @@ from typing import Literal
 
 from ragtriage.errors import InputError
 from ragtriage.results.load import Result, retrieval_of
-from ragtriage.retrieval.report import Leak
+from ragtriage.retrieval.models import Leak
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
 __all__ = [

@@ -13,8 +13,8 @@ from pydantic import ValidationError
 
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError
-from ragtriage.retrieval.report import SCHEMA_VERSION as RETRIEVAL_SCHEMA
-from ragtriage.retrieval.report import RetrievalReport
+from ragtriage.retrieval.models import SCHEMA_VERSION as RETRIEVAL_SCHEMA
+from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import SCHEMA_VERSION as AUDIT_SCHEMA
 from ragtriage.triage.models import AuditResult
 

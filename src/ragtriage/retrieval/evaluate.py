@@ -28,14 +28,14 @@ from ragtriage.retrieval import sections
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.leaks import find_leaks, leak_warnings
 from ragtriage.retrieval.metrics import Measure, expand
-from ragtriage.retrieval.overlap import compare_runs, cutoffs
-from ragtriage.retrieval.ranking import JudgedQrels, RankedBatch, rank
-from ragtriage.retrieval.report import (
+from ragtriage.retrieval.models import (
     MetricSummary,
     OverlapSection,
     RetrievalConfig,
     RetrievalReport,
 )
+from ragtriage.retrieval.overlap import compare_runs, cutoffs
+from ragtriage.retrieval.ranking import JudgedQrels, RankedBatch, rank
 from ragtriage.retrieval.score_threshold import threshold_analysis
 from ragtriage.retrieval.split import select_split
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_mean
@@ -96,6 +96,7 @@ class RetrievalEvaluator:
         reference: RunLike | None = None,
     ) -> None:
         full_golden, qrels = _as_qrels(golden)
+        self._full_golden = full_golden  # ragas or span runs are matched to it by query text
         reading = _reading(nothing_relevant, full_golden)
         self.golden, self.qrels, self._keep, self._split = select_split(full_golden, qrels, split)
         self.measures = expand(list(metrics), list(k))
@@ -124,7 +125,7 @@ class RetrievalEvaluator:
         """Score ``run``; see :class:`RetrievalReport` for what comes back."""
         config, qrels, golden_set = self.config, self.qrels, self.golden
         answerable, miss_k = self.answerable, config.miss_k
-        given = _as_run(run)
+        given = _as_run(run, self._full_golden)
         run_table = given if self._keep is None else filter_run(given, self._keep)
         batches, stats = rank(
             run_table,
@@ -160,6 +161,7 @@ class RetrievalEvaluator:
                     "rows": len(run_table),
                     "queries": len(run_table.query_ids),
                     **_run_sha256(run, given),
+                    **({"format": given.format} if given.format else {}),
                 },
                 n_queries=len(qrels),
                 n_answerable=int(answerable.sum()),
@@ -304,11 +306,11 @@ def _as_qrels(golden: GoldenLike) -> tuple[GoldenSet | None, Qrels]:
     return golden, golden_qrels(golden)
 
 
-def _as_run(run: RunLike) -> Run:
+def _as_run(run: RunLike, golden: GoldenSet | None = None) -> Run:
     if isinstance(run, Run):
         return run
     if isinstance(run, str | Path):
-        return load_run(run)
+        return load_run(run, golden=golden)
     queries, docs, scores = [], [], []
     for qid, ranked in run.items():
         items = (

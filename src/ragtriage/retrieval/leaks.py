@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
 from ragtriage.data.tables import Qrels, Run
+from ragtriage.retrieval.models import Leak, LeakSection
 from ragtriage.retrieval.ranking import RankedBatch
-from ragtriage.retrieval.report import Leak, LeakSection
 
 __all__ = ["chunk_tenants", "find_leaks", "is_checked", "is_forbidden", "leak_warnings"]
 

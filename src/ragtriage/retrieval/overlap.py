@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ragtriage.data.tables import Qrels, Run
+from ragtriage.retrieval.models import OverlapSection, QueryOverlap
 from ragtriage.retrieval.ranking import PAD, JudgedQrels, RankedBatch, rank
-from ragtriage.retrieval.report import OverlapSection, QueryOverlap
 
 __all__ = [
     "LOWEST",

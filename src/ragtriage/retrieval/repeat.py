@@ -16,7 +16,7 @@ from typing import TypeVar
 import numpy as np
 
 from ragtriage.errors import InputError
-from ragtriage.retrieval.report import MetricSpread, RepeatSection, RetrievalReport
+from ragtriage.retrieval.models import MetricSpread, RepeatSection, RetrievalReport
 from ragtriage.retrieval.retrievers import Hit
 
 __all__ = ["changed_queries", "repeat_section", "repeated", "spread", "top_ids"]

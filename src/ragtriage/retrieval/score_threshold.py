@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ragtriage.retrieval.models import ScoreSummary, ThresholdAnalysis
 from ragtriage.retrieval.ranking import RankedBatch
-from ragtriage.retrieval.report import ScoreSummary, ThresholdAnalysis
 
 __all__ = ["auc", "best_cutoff", "summarize", "threshold_analysis"]
 

@@ -11,13 +11,13 @@ import pandas as pd
 
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.tables import Qrels, Run
-from ragtriage.retrieval.ranking import RankedBatch, RankingStats
-from ragtriage.retrieval.report import (
+from ragtriage.retrieval.models import (
     MissedQuery,
     TagSlice,
     UnanswerableQuery,
     UnanswerableSection,
 )
+from ragtriage.retrieval.ranking import RankedBatch, RankingStats
 from ragtriage.retrieval.score_threshold import auc, summarize
 
 __all__ = [

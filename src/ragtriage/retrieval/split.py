@@ -23,7 +23,7 @@ from ragtriage.data.models import GoldenSet
 from ragtriage.data.readers import split_lines
 from ragtriage.data.tables import Qrels
 from ragtriage.errors import InputError
-from ragtriage.retrieval.report import RetrievalReport, SplitInfo
+from ragtriage.retrieval.models import RetrievalReport, SplitInfo
 
 __all__ = [
     "REVEAL_LOG",

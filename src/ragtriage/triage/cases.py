@@ -8,7 +8,7 @@ from ragtriage.data.models import GoldenSet
 from ragtriage.data.tables import Run
 from ragtriage.errors import RagtriageError
 from ragtriage.judge.types import JudgeResult, Outcome, Verdict
-from ragtriage.retrieval.report import RetrievalReport
+from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
 from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
 from ragtriage.triage.rules import Evidence, triage

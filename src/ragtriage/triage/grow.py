@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from ragtriage.atomic import file_sha256, write_atomic
 from ragtriage.data.check import NEAR_DUPLICATE, jaccard, normalise
+from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.golden import GOLDEN_FILES, load_chunks, parse_case
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
@@ -50,6 +51,12 @@ class GrowPlan(BaseModel):
     records: list[dict[str, Any]] = Field(default_factory=list)
     refused: list[Refusal] = Field(default_factory=list)
     retrieved: dict[str, list[str]] = Field(default_factory=dict)  # to help mark expected ids
+    columns: dict[str, str] = Field(default_factory=dict)  # --columns: the file's own names
+
+    def written(self) -> list[dict[str, Any]]:
+        """``records`` as they go into the file: under its column names (``columns``)."""
+        names = ColumnMap(self.columns)
+        return [names.restore(r) for r in self.records]
 
 
 def golden_file(target: Path) -> Path:
@@ -130,13 +137,16 @@ def plan(
     expected: dict[str, list[str]],
     tags: list[str],
     note: str = "",
+    columns: Columns = None,
 ) -> GrowPlan:
     """What ``golden add`` would write; nothing is written here. ``audit_result`` is the
-    audit read from ``results`` (:func:`ragtriage.results.load.load_audit`)."""
+    audit read from ``results`` (:func:`ragtriage.results.load.load_audit`); ``columns``:
+    the target's other column names (its cases are read, and new ones written, by them)."""
+    mapping = parse_columns(columns)
     path = golden_file(target)
-    taken = existing(path)
+    taken = [mapping.apply(r) for r in existing(path)]
     known = corpus_ids(path.parent / "corpus.jsonl")
-    out = GrowPlan(target=str(path))
+    out = GrowPlan(target=str(path), columns=mapping.public())
     chosen = select(audit_result, case_ids, failed)
     unused = sorted(set(expected) - {case.case_id for case in chosen})
     if unused:  # ids given for a case that is not being added must not vanish silently
@@ -161,9 +171,9 @@ def apply(grow: GrowPlan) -> Path:
     path = Path(grow.target)
     text = read_text(path) if path.is_file() else ""
     if text.lstrip().startswith("["):
-        rows = [r for _, r in iter_records(path)] + grow.records
+        rows = [r for _, r in iter_records(path)] + grow.written()
         return write_atomic(path, json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     if text and not text.endswith("\n"):
         text += "\n"
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in grow.records)
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in grow.written())
     return write_atomic(path, text + lines)

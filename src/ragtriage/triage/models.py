@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
-from ragtriage.retrieval.report import RetrievalReport
+from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
 
 __all__ = [

@@ -53,7 +53,9 @@ def read_traces(
     """:func:`load_traces` with the detected format; traces that carry a query but no id
     are matched to ``golden``'s cases by their normalised query text."""
     path = Path(path)
-    index = QueryIndex((c.id, c.query) for c in golden.cases) if golden is not None else None
+    index = None
+    if golden is not None:
+        index = QueryIndex(((c.id, c.query) for c in golden.cases), source=golden.source)
     adapted = trace_rows(path, columns, index)
     traces = unique_items(
         path,

@@ -25,6 +25,7 @@ FIELDS = frozenset(
         "retrieved", "context_ids", "context_k", "answer", "doc_id", "score", "rank",
         # human grades
         "case_id", "label", "grade", "grader", "notes", "contexts", "dataset",
+        "answer_sha256",
         # ragas
         "user_input", "retrieved_contexts", "retrieved_context_ids", "reference_contexts",
         "reference_context_ids", "response", "reference",
@@ -44,10 +45,22 @@ class ColumnMap:
     def apply(self, row: dict[str, Any]) -> dict[str, Any]:
         if not self.pairs:
             return row
+        renamed = {
+            ours: row[theirs]
+            for ours, theirs in self.pairs.items()
+            if theirs in row and ours not in row
+        }  # one column may feed two fields (id=case for a golden set, query_id=case for a run)
+        used = {self.pairs[ours] for ours in renamed}
+        return {**{k: v for k, v in row.items() if k not in used}, **renamed}
+
+    def restore(self, row: dict[str, Any]) -> dict[str, Any]:
+        """``row`` written under the file's names: our field ``OURS`` back to ``THEIRS``
+        (a record added to a file that names its columns its own way; where two of our
+        fields share one column, the first present takes it)."""
         out = dict(row)
         for ours, theirs in self.pairs.items():
-            if theirs in row and ours not in row:
-                out[ours] = out.pop(theirs)
+            if ours in out and theirs not in out:
+                out[theirs] = out.pop(ours)
         return out
 
     def public(self) -> dict[str, str]:

@@ -19,7 +19,15 @@ from ragtriage.data.formats.rows import Table, read_table
 from ragtriage.data.formats.text import QueryIndex, query_key
 from ragtriage.errors import InputError
 
-__all__ = ["Adapted", "golden_rows", "shape_keys", "trace_rows"]
+__all__ = [
+    "Adapted",
+    "foreign_records",
+    "foreign_shape",
+    "golden_rows",
+    "match_queries",
+    "shape_keys",
+    "trace_rows",
+]
 
 _SAMPLE = 20  # rows whose fields decide the shape
 
@@ -38,13 +46,14 @@ def shape_keys(rows: list[tuple[int, dict[str, Any]]]) -> set[str]:
 
 
 def _mapped(table: Table, columns: ColumnMap) -> list[tuple[int, dict[str, Any]]]:
-    return [(line, columns.apply(row)) for line, row in table.rows] if columns else table.rows
+    return _mapped_rows(table.rows, columns)
 
 
 def golden_rows(path: Path, columns: Columns = None) -> Adapted:
     """A golden-set file's rows as our golden records."""
-    table = read_table(path)
-    rows = _mapped(table, parse_columns(columns))
+    mapping = parse_columns(columns)
+    table = read_table(path, mapping)
+    rows = _mapped(table, mapping)
     keys = shape_keys(rows)
     if openinference.is_openinference(keys):
         raise InputError(
@@ -74,23 +83,45 @@ def trace_rows(
 ) -> Adapted:
     """A trace file's rows as our trace records, each with a ``query_id``: its own, or
     the golden case whose query it asked (``queries``), or an ``unmatched:`` id."""
-    table = read_table(path)
     mapping = parse_columns(columns)
-    if openinference.is_openinference(shape_keys(table.rows)):
-        id_key = mapping.pairs.get("query_id")
-        records, notes = openinference.trace_records(table.rows, path, id_key)
-        kind = "openinference"
+    table = read_table(path, mapping)
+    kind = foreign_shape(table.rows, mapping)
+    notes: list[str] = []
+    if kind is None:
+        records = _mapped(table, mapping)
+        _check_ours(records, shape_keys(records), path)
+        kind = "ragtriage"
     else:
-        rows = _mapped(table, mapping)
-        keys = shape_keys(rows)
-        if ragas.is_ragas(keys):
-            records, notes = ragas.trace_records(rows, path)
-            kind = "ragas"
-        else:
-            _check_ours(rows, keys, path)
-            records, notes, kind = rows, [], "ragtriage"
-    records, matched = _match(records, queries, path)
+        records, notes = foreign_records(table, mapping, kind)
+    records, matched = match_queries(records, queries, path)
     return Adapted(records, f"{kind}-{table.container}", notes + matched)
+
+
+def foreign_shape(rows: list[tuple[int, dict[str, Any]]], columns: ColumnMap) -> str | None:
+    """``"openinference"`` or ``"ragas"`` for rows another tool wrote, None for ours. Span
+    exports are told by their own keys (``--columns query_id=KEY`` names a metadata key,
+    no column); ragas rows after the renames."""
+    if openinference.is_openinference(shape_keys(rows)):
+        return "openinference"
+    if ragas.is_ragas(shape_keys(_mapped_rows(rows[:_SAMPLE], columns))):
+        return "ragas"
+    return None
+
+
+def foreign_records(
+    table: Table, columns: ColumnMap, kind: str
+) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    """Trace records (query text, ranked ``retrieved``, answer) from a ``kind`` table
+    (:func:`foreign_shape`), before their queries are matched to golden cases."""
+    if kind == "openinference":
+        return openinference.trace_records(table.rows, table.path, columns.pairs.get("query_id"))
+    return ragas.trace_records(_mapped(table, columns), table.path)
+
+
+def _mapped_rows(
+    rows: list[tuple[int, dict[str, Any]]], columns: ColumnMap
+) -> list[tuple[int, dict[str, Any]]]:
+    return [(line, columns.apply(row)) for line, row in rows] if columns else rows
 
 
 def _check_ours(rows: list[tuple[int, dict[str, Any]]], keys: set[str], path: Path) -> None:
@@ -107,11 +138,13 @@ def _check_ours(rows: list[tuple[int, dict[str, Any]]], keys: set[str], path: Pa
     )
 
 
-def _match(
+def match_queries(
     records: list[tuple[int, dict[str, Any]]], queries: QueryIndex | None, path: Path
 ) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
     """Give every record without a ``query_id`` the golden case asking its query; a
-    second trace of one golden query is dropped (first kept) and counted."""
+    second trace of one golden query is dropped (first kept) and counted. Traces read
+    from the golden set's own file (a ragas dataset given as both) match their own rows:
+    that is not reported."""
     out, by_text, unmatched, repeats = [], 0, 0, 0
     taken: set[str] = set()
     for line, record in records:
@@ -132,7 +165,8 @@ def _match(
         taken.add(case_id)
         out.append((line, {**record, "query_id": case_id}))
     notes = []
-    if by_text or unmatched:
+    own_rows = unmatched == 0 and queries is not None and queries.read_from(path)
+    if (by_text or unmatched) and not own_rows:
         notes.append(
             f"{path}: {by_text} traces matched to golden cases by their query text, "
             f"{unmatched} matched none"

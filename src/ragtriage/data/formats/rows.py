@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.readers import iter_records, parse_json, read_text
 from ragtriage.errors import InputError
 
@@ -57,13 +58,18 @@ def container(path: Path) -> str:
     return "csv"
 
 
-def read_table(path: Path) -> Table:
-    """Every row of ``path`` with its row number (module docstring)."""
+def read_table(path: Path, columns: ColumnMap | None = None) -> Table:
+    """Every row of ``path`` with its row number (module docstring). ``columns``: the
+    ``--columns`` mapping, so that a CSV column read as one of our number fields
+    (``rank=position``) is converted like the field itself; the rows keep their names."""
     kind = container(path)
     if kind == "parquet":
         rows = _parquet_rows(path)
     elif kind == "csv":
-        rows = _csv_rows(path)
+        numbers = CSV_NUMBERS
+        if columns:
+            numbers |= {theirs for ours, theirs in columns.pairs.items() if ours in CSV_NUMBERS}
+        rows = _csv_rows(path, numbers)
     else:
         rows = list(iter_records(path))
     return Table(path, kind, rows)
@@ -87,7 +93,7 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _csv_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _csv_rows(path: Path, numbers: frozenset[str]) -> list[tuple[int, dict[str, Any]]]:
     """CSV records keyed by the header; empty cells are absent, list and object cells
     are parsed (:func:`parse_cell`), and number fields (:data:`CSV_NUMBERS`) converted."""
     text = read_text(path)
@@ -105,7 +111,7 @@ def _csv_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
         if None in raw:
             raise InputError("more cells than header columns", path=path, line=start)
         row = {
-            key.strip(): _cell(key.strip(), value, path, start)
+            key.strip(): _cell(key.strip(), value, path, start, numbers)
             for key, value in raw.items()
             if key and key.strip() and value not in (None, "")
         }
@@ -113,8 +119,8 @@ def _csv_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
         start = reader.line_num + 1
 
 
-def _cell(key: str, value: str, path: Path, line: int) -> Any:
-    if key in CSV_NUMBERS:
+def _cell(key: str, value: str, path: Path, line: int, numbers: frozenset[str]) -> Any:
+    if key in numbers:
         return _number(value, key, path, line)
     return parse_cell(value, key, path, line)
 

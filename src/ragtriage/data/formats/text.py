@@ -16,6 +16,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable
+from pathlib import Path
 
 __all__ = ["QueryIndex", "normalise", "query_key", "text_id"]
 
@@ -37,9 +38,14 @@ def query_key(text: str) -> str:
 
 
 class QueryIndex:
-    """Golden case ids by normalised query; a query asked by two cases matches the first."""
+    """Golden case ids by normalised query; a query asked by two cases matches the first.
 
-    def __init__(self, cases: Iterable[tuple[str, str]]) -> None:
+    ``source``: the golden set's file, if any; traces read from that same file (one ragas
+    dataset given as both) match their own rows, which is no news to report.
+    """
+
+    def __init__(self, cases: Iterable[tuple[str, str]], source: str | Path | None = None) -> None:
+        self.source = Path(source) if source else None
         self.by_query: dict[str, str] = {}
         self.ids: set[str] = set()
         for case_id, query in cases:
@@ -48,3 +54,12 @@ class QueryIndex:
 
     def find(self, query: str) -> str | None:
         return self.by_query.get(normalise(query))
+
+    def read_from(self, path: Path) -> bool:
+        """Whether ``path`` is the very file the golden set was read from."""
+        if self.source is None or not self.source.is_file():
+            return False
+        try:
+            return self.source.samefile(path)
+        except OSError:
+            return False

@@ -1,4 +1,5 @@
-"""A small realistic AuditResult, built the way the audit builds one.
+"""A small realistic AuditResult, built the way the audit builds one (for the tests of
+``results/`` in ``tests/results/`` and of ``render/`` in ``tests/render/``).
 
 The embedded RetrievalReport comes from ``evaluate_retrieval`` on a 12-query golden set
 (2 unanswerable); every case's label follows from where its relevant chunk was ranked,
@@ -230,7 +231,7 @@ def empty_audit() -> AuditResult:
 
 def with_leaks(audit: AuditResult, leaks: list[tuple[str, str, int]]) -> AuditResult:
     """``audit`` whose retrieval report checked access control and found ``leaks``."""
-    from ragtriage.retrieval.report import Leak, LeakSection
+    from ragtriage.retrieval.models import Leak, LeakSection
 
     section = LeakSection(
         k=5,

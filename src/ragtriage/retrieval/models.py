@@ -1,4 +1,5 @@
-"""The retrieval report as data: what ``--output`` writes and what Python callers get.
+"""The retrieval report's schema: ``RetrievalReport`` and its sections as pydantic models,
+what ``--output`` writes and what Python callers get (computed in ``evaluate.py``).
 
 Per-query rows come first; every aggregate, interval and slice is computed from them.
 ``per_query`` is a pandas DataFrame (query id x metric) and serialises to

@@ -11,7 +11,7 @@ import re
 from markdown_it import MarkdownIt
 
 from ragtriage.render.markdown import escape, render_markdown
-from tests.report.conftest import make_audit, with_leaks
+from tests.audits import make_audit, with_leaks
 
 PARSER = MarkdownIt("commonmark").enable("table")
 

@@ -1,0 +1,8 @@
+"""The small AuditResult of ``tests/audits.py`` as fixtures (``audit``, ``hostile_audit``,
+``empty_audit``), shared with the other stage's tests."""
+
+from __future__ import annotations
+
+from tests.audits import audit, empty_audit, hostile_audit
+
+__all__ = ["audit", "empty_audit", "hostile_audit"]
