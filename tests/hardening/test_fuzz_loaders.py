@@ -425,7 +425,10 @@ def grades_oracle(records: list[dict], dataset: str) -> list[tuple]:
         label = None if 2 * yes == len(labels) else 2 * yes > len(labels)
         answer = next((r["answer"] for r in rows if r.get("answer") is not None), None)
         first = rows[0]
-        contexts = tuple(c if isinstance(c, str) else c["text"] for c in first.get("contexts", []))
+        given = first.get("contexts") or []  # null or absent: no contexts
+        if isinstance(given, str):  # one passage, or a JSON list in one (CSV) cell
+            given = json.loads(given) if given.lstrip().startswith("[") else [given]
+        contexts = tuple(c if isinstance(c, str) else c.get("text", "") for c in given)
         out.append((item_id, dataset, label, answer, first.get("question") or "", contexts))
     return out
 

@@ -234,6 +234,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--threads": Opt(ints_outside(1, 1024), sampled(1, 4)),
         "--context-chars": Opt(ints_outside(0, 100_000_000), sampled(0, 10, 500)),
         "--max-sentences": Opt(ints_outside(0, 100_000_000), sampled(0, 1, 5)),  # 0: all
+        "--budget-chars": Opt(ints_outside(0, 100_000_000), sampled(0, 500, 1100)),  # 0: none
         "--dry-run": Opt(flag=True),
         "--quiet": Opt(flag=True),
     },

@@ -46,7 +46,8 @@ def test_async_variant_and_dict_items():
     ]
     [result] = asyncio.run(ajudge_faithfulness(items, model=model, cache=None))
     assert result.item_id == "7" and result.score == pytest.approx((0.9 + 1.0) / 2)
-    assert '<chunk id="d1">' in seen[0].messages[-1].content
+    # the model reads the sentence's evidence window, fenced as data
+    assert '<chunk id="context">\nAlpha beta.\n</chunk>' in seen[0].messages[-1].content
 
 
 def test_bad_dict_item_is_an_input_error():

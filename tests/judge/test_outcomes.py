@@ -73,7 +73,8 @@ def test_every_outcome_class_with_the_sentence_strategy():
     scored = results[0]
     assert scored.signals["min_sentence_prob"] == pytest.approx(0.2)
     assert scored.signals["mean_sentence_prob"] == pytest.approx(0.55)
-    assert scored.score == pytest.approx((0.2 + scored.signals["lexical"]) / 2)
+    expected = (0.2 + scored.signals["min_sentence_alignment"]) / 2
+    assert scored.score == pytest.approx(expected)
     assert [c.probability for c in scored.claims] == pytest.approx([0.9, 0.2])
     assert "server said no" in results[3].reason and results[3].score is None
     assert all("lexical" in r.signals for r in results[1:])

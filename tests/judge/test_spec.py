@@ -78,7 +78,7 @@ def test_registry_and_needs_model():
     for name, factory in STRATEGIES.items():
         strategy = get_strategy(name)
         assert strategy.name == name and strategy.needs_model == factory.needs_model
-    assert get_strategy("sentences", context_chars=None).params["context_chars"] == 500
+    assert get_strategy("sentences", context_chars=None).params["context_chars"] == 360
     assert get_strategy("claims", context_chars=None, threads=2).params["context_chars"] == 0
     strat, chat = resolve_judge("lexical", "openai/never-resolved")
     assert strat.name == "lexical" and chat is None

@@ -16,6 +16,7 @@ import numpy as np
 from ragtriage.calibration.agreement import agreement, cohen_kappa
 from ragtriage.calibration.combine import combination_features, fit_logistic, usable_features
 from ragtriage.calibration.decision import (
+    FACT_VETO,
     LOG_SUFFIXES,
     AnyRule,
     Table,
@@ -35,6 +36,7 @@ from ragtriage.calibration.record import (
     ScopeReport,
     UnscoredItem,
 )
+from ragtriage.calibration.select import Selection, candidates, nested_select, select_rule
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
@@ -47,12 +49,9 @@ from ragtriage.judge.lexical import lexical_support
 from ragtriage.judge.types import JudgeResult, Outcome
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
 
-__all__ = ["COMBINATION_MARGIN", "Fit", "beats_baseline", "calibrate"]
+__all__ = ["Fit", "beats_baseline", "calibrate"]
 
 Fit = Callable[[Table, np.ndarray], AnyRule]
-# The combination replaces the plain threshold on the judge's score only when its
-# cross-validated kappa is higher by this much: a four-weight model has to earn its place.
-COMBINATION_MARGIN = 0.02
 
 
 def _fit_score(table: Table, y: np.ndarray) -> ThresholdRule:
@@ -122,6 +121,7 @@ class _Scope:
         self.grades, self.folds = grades[idx], folds[idx]
         self.seed, self.resamples = seed, resamples
         self.oof: dict[str, np.ndarray] = {}
+        self.select_fit: Fit | None = None
 
     def method(
         self, name: str, fit: Fit, *, scores: bool = False
@@ -135,6 +135,24 @@ class _Scope:
         in_kappa = agreement(self.y[ok], np.nan_to_num(full[ok]), resamples=0).kappa
         self.oof[name] = oof
         return MethodResult(name=name, cv=cv, in_sample_kappa=in_kappa, rule=rule), rules
+
+    def selected(
+        self, signals: list[str], veto: bool
+    ) -> tuple[Selection, MethodResult, list[AnyRule]]:
+        """The nested-cross-validated choice among ``signals`` and the small combinations
+        (:mod:`ragtriage.calibration.select`): its outer-fold agreement is the figure for
+        the whole procedure, choice included."""
+        cands = candidates(signals, veto)
+        selection, oof, rules, rule = nested_select(
+            cands, self.table, self.y, self.folds, self.seed
+        )
+        ok = np.isfinite(oof)
+        cv = agreement(self.y[ok], oof[ok], resamples=self.resamples, seed=self.seed)
+        in_kappa = agreement(self.y, np.nan_to_num(rule.predict(self.table)), resamples=0).kappa
+        self.oof["selected"] = oof
+        self.select_fit = lambda t, yy: select_rule(cands, t, yy, self.seed)[0].fit(t, yy)
+        name = f"selected ({selection.chosen})"
+        return selection, MethodResult(name=name, cv=cv, in_sample_kappa=in_kappa, rule=rule), rules
 
     def kappa_difference(self, a: str, b: str) -> tuple[float, float, float]:
         """Cross-validated kappa of method ``a`` minus that of ``b`` on the same items, with
@@ -227,7 +245,8 @@ def calibrate(
                 f"[{lo:+.2f}, {hi:+.2f}])"
             )
         elif report.beats_lexical is False:
-            best = max(m.cv.kappa for m in report.signals if m.name in ("score", "combination"))
+            assert report.selected is not None
+            best = report.selected.cv.kappa
             lex = next(b.cv.kappa for b in report.baselines if b.name == "lexical")
             warnings.append(
                 f"{name}: the judge does not beat the lexical baseline "
@@ -303,8 +322,8 @@ def beats_baseline(difference: tuple[float, float, float]) -> bool:
 def _scope_report(
     name, sc: _Scope, in_scope, signal_names, derived, is_lexical_judge, folds, ppi_fraction
 ) -> tuple[ScopeReport, tuple[MethodResult, list]]:
-    """Everything measured on one scope, and the rule it would choose (score threshold, or
-    the combination when that is better by :data:`COMBINATION_MARGIN`) with its fold rules."""
+    """Everything measured on one scope, and the rule nested cross-validation chooses on
+    it, with its outer-fold rules."""
     main, fold_rules = sc.method("score", _fit_score, scores=True)
     in_sample = agreement(
         sc.y,
@@ -327,12 +346,15 @@ def _scope_report(
         baselines.append(sc.method("lexical", _fit_signal("lexical", 1))[0])
     lex = next((b.cv.kappa for b in baselines if b.name == "lexical"), None)
     best = max(signals, key=lambda m: np.nan_to_num(m.cv.kappa, nan=-1))
-    use_combo = combo.cv.kappa >= main.cv.kappa + COMBINATION_MARGIN
+    choosable = _distinct(sc.table, ["score", *usable_features(sc.table, reported)])
+    veto = FACT_VETO in reported
+    selection, chosen, chosen_rules = sc.selected(choosable, veto)
     beats, vs_lexical = None, None
     if not is_lexical_judge and lex is not None:
-        vs_lexical = sc.kappa_difference("combination" if use_combo else "score", "lexical")
+        vs_lexical = sc.kappa_difference("selected", "lexical")
         beats = beats_baseline(vs_lexical)
-    fit = _fit_combination(combo_features) if use_combo else _fit_score
+    fit = sc.select_fit
+    assert fit is not None
     multi = [[g.label for g in i.grades] for i in in_scope if len(i.grades) > 1]
     report = ScopeReport(
         scope=name,
@@ -343,6 +365,8 @@ def _scope_report(
         cv=main.cv,
         in_sample=in_sample,
         signals=signals,
+        selection=selection,
+        selected=chosen,
         baselines=baselines,
         best_signal=best.name,
         beats_lexical=beats,
@@ -351,7 +375,7 @@ def _scope_report(
         n_multi_graded=len(multi),
         ppi=_ppi_demo(sc, fit, folds, sc.seed, ppi_fraction),
     )
-    return report, ((combo, combo_rules) if use_combo else (main, fold_rules))
+    return report, (chosen, chosen_rules)
 
 
 def _ppi_demo(sc: _Scope, fit: Fit, folds: int, seed: int, fraction: float) -> PPIDemo | None:

@@ -17,6 +17,7 @@ from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
 from ragtriage.calibration.decision import Rule, decide_one
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
+from ragtriage.calibration.select import Selection
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -61,6 +62,9 @@ class ScopeReport(BaseModel):
     cv: Agreement
     in_sample: Agreement
     signals: list[MethodResult]  # each signal alone and the combination
+    # the rule chosen by nested cross-validation (the record's rule on the first scope)
+    selection: Selection | None = None
+    selected: MethodResult | None = None
     baselines: list[MethodResult]  # majority class, lexical overlap
     best_signal: str
     beats_lexical: bool | None

@@ -30,6 +30,7 @@ __all__ = [
     "H_OUTPUT",
     "H_SENTENCES",
     "H_TIMEOUT",
+    "H_BUDGET",
     "JSON_MODES",
     "MAX_CHARS",
     "judge",
@@ -49,8 +50,15 @@ H_JSON = (
 )
 H_TIMEOUT = "Seconds per judge call (default 120; 900 for a server on localhost)."
 H_CONCURRENCY = "Calls in flight at most; halved on a timeout, grown back on successes."
-H_CONTEXT = "Evidence budget in characters per answer (0: whole context)."
-H_SENTENCES = "sentences strategy: score at most N sentences, least word-supported first (0: all)."
+H_CONTEXT = (
+    "Evidence budget in characters (sentences strategy: per sentence; claims: per answer; "
+    "0: whole context)."
+)
+H_SENTENCES = "sentences strategy: score at most N sentences, weakest-aligned first (0: all)."
+H_BUDGET = (
+    "sentences strategy: prompt budget per answer in characters of evidence and sentence; "
+    "sentences past it are left to the model-free signals (0: no budget)."
+)
 JSON_MODES = ("auto", *LITELLM_JSON_MODES)
 MAX_CHARS = 100_000_000  # an evidence budget beyond any context a model reads
 
@@ -78,6 +86,7 @@ def judge(
     max_sentences: Annotated[
         int | None, typer.Option(min=0, max=MAX_CHARS, help=H_SENTENCES)
     ] = None,
+    budget_chars: Annotated[int | None, typer.Option(min=0, max=MAX_CHARS, help=H_BUDGET)] = None,
     dry_run: Annotated[bool, typer.Option(help="Estimate calls, tokens, cost only.")] = False,
     quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
 ) -> None:
@@ -96,6 +105,7 @@ def judge(
         "timeout": timeout,
         "context_chars": context_chars,
         "max_sentences": max_sentences,
+        "budget_chars": budget_chars,
     }
     cache_arg = None if no_cache else (cache or default_cache_path())
     out = console(quiet)

@@ -73,6 +73,7 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             cells.append("" if m is None else f"{fmt(m.cv.kappa, 2)} ({fmt(m.in_sample_kappa, 2)})")
         t.add_row(f"baseline: {n}" if kind == "baselines" else labels.get(n, n), *cells)
     console.print(t)
+    _print_selection(rec, console)
     diffs = [
         f"{n} {signed(d, 2)} [{signed(lo, 2)}, {signed(hi, 2)}]"
         for n, s in rec.scopes.items()
@@ -81,7 +82,8 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
     ]
     if diffs:
         console.print(
-            "judge minus lexical baseline, CV kappa (paired bootstrap 95 % CI): " + "; ".join(diffs)
+            "selected rule minus lexical baseline, outer-fold kappa (paired bootstrap 95 % CI): "
+            + "; ".join(diffs)
         )
     t = Table(
         title="faithful rate: naive judge vs prediction-powered (PPI) on a seeded split "
@@ -135,14 +137,36 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
         console.print(f"wrote {run.record_path}" + "".join(f", {p}" for p in run.plots))
 
 
+def _print_selection(rec, console: Console) -> None:
+    """The rule nested cross-validation chose per scope, the procedure's outer-fold kappa
+    (choice included) and how often each candidate won an outer fold."""
+    t = Table(title="decision rule chosen by nested cross-validation (outer-fold kappa)")
+    for col in ("scope", "chosen", "kappa outer-fold [95% CI]", "chosen in outer folds"):
+        t.add_column(col, justify="left" if col != "kappa outer-fold [95% CI]" else "right")
+    for name, s in rec.scopes.items():
+        if s.selection is None or s.selected is None:
+            continue
+        counts = ", ".join(
+            f"{k} {v}/{len(s.selection.fold_choices)}" for k, v in s.selection.choice_counts.items()
+        )
+        chosen = s.selection.chosen + (" + fact check" if s.selection.fact_veto else "")
+        t.add_row(name, chosen, _ci(s.selected.cv), counts)
+    console.print(t)
+
+
 def _rule(rec) -> str:
-    r = rec.rule
+    return _describe(rec.rule)
+
+
+def _describe(r) -> str:
     if r.kind == "threshold":
         op = ">=" if r.direction == 1 else "<="
         return f"faithful if {r.feature} {op} {fmt(r.threshold)}"
     if r.kind == "logistic":
         terms = " ".join(f"{signed(w, 2)}*z({f})" for f, w in zip(r.features, r.coef, strict=True))
         return f"faithful if sigmoid({signed(r.intercept, 2)} {terms}) >= {fmt(r.threshold, 3)}"
+    if r.kind == "veto":
+        return f"{_describe(r.rule)}, and no number or name its evidence lacks ({r.veto} = 0)"
     return f"always {'faithful' if r.value else 'unfaithful'}"
 
 
@@ -174,6 +198,8 @@ def print_judge_comparison(runs: list[JudgeCalibration], console: Console) -> No
 
     def chosen(run: JudgeCalibration):
         s = next(iter(run.record.scopes.values()))
+        if s.selected is not None:
+            return s.selected
         return next(m for m in s.signals if m.name == run.record.rule_name)
 
     def key(run: JudgeCalibration) -> float:
@@ -183,7 +209,9 @@ def print_judge_comparison(runs: list[JudgeCalibration], console: Console) -> No
     for rank, run in enumerate(sorted(runs, key=key, reverse=True), start=1):
         rec = run.record
         first = next(iter(rec.scopes.values()))
-        per = ", ".join(f"{n} {fmt(s.cv.kappa, 2)}" for n, s in list(rec.scopes.items())[1:])
+        per = ", ".join(
+            f"{n} {fmt((s.selected or s).cv.kappa, 2)}" for n, s in list(rec.scopes.items())[1:]
+        )
         label = f"{rec.judge_name} ({rec.rule_name})"
         sec = rec.cost.seconds_per_item
         t.add_row(

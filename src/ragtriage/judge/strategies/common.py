@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ragtriage.judge.alignment import align_answer
+from ragtriage.judge.facts import fact_signals
 from ragtriage.judge.lexical import content_words, lexical_support, sentence_support
-from ragtriage.judge.outcomes import classify_answer
+from ragtriage.judge.outcomes import checkable_sentences, classify_answer
 from ragtriage.judge.types import (
     Claim,
     JudgeFingerprint,
@@ -15,7 +17,7 @@ from ragtriage.judge.types import (
     Usage,
 )
 
-__all__ = ["lexical_signals", "make_result", "precheck", "unscored"]
+__all__ = ["alignment_signals", "lexical_signals", "make_result", "precheck", "unscored"]
 
 
 def lexical_signals(item: JudgeItem) -> dict[str, float]:
@@ -32,7 +34,23 @@ def lexical_signals(item: JudgeItem) -> dict[str, float]:
     per_sentence = [s for _, s in sentence_support(item.answer, texts) if s is not None]
     if per_sentence:
         signals["min_sentence_lexical"] = min(per_sentence)
+    signals.update(alignment_signals(item))
     return signals
+
+
+def alignment_signals(item: JudgeItem) -> dict[str, float]:
+    """Per-sentence best-evidence alignment and the fact checks (``judge.alignment``,
+    ``judge.facts``); empty when no sentence has content words."""
+    aligned = align_answer(checkable_sentences(item.answer), item.contexts)
+    if not aligned:
+        return {}
+    scores = [a.alignment for a in aligned]
+    cites = any(a.cited for a in aligned)
+    return {
+        "min_sentence_alignment": min(scores),
+        "mean_sentence_alignment": sum(scores) / len(scores),
+        **fact_signals(aligned, cites),
+    }
 
 
 def make_result(

@@ -1,17 +1,21 @@
-"""Strategy ``sentences``: P(supported) per sentence, for small local models.
+"""Strategy ``sentences``: P(supported) per sentence against its own evidence, for small
+local models.
 
 The answer is split into sentences deterministically (no model call, no claim-extraction
-errors) and the model scores each sentence against the context: the probability of
-``true`` after ``{"supported":``. Defaults are sized for two CPU cores, where the 1.5B
-model reads about 10-20 prompt tokens a second: the context is cut to the 500 characters
-of evidence most relevant to the answer (:mod:`ragtriage.judge.evidence`) and at most the
-2 sentences with the least word support are scored (``context_chars``/``max_sentences``,
-0 = no limit; both are in the fingerprint, so a calibration knows what it was fitted on).
-A small model alone does not beat word overlap, so
-the result combines signals: ``min_sentence_prob``, ``mean_sentence_prob``, ``lexical``,
-``min_sentence_lexical``, ``answer_words``. The default ``score`` is the documented
-combination ``(min_sentence_prob + lexical) / 2``: the weakest sentence decides as a claim
-judge would, and word overlap steadies a noisy small model; calibration refits weights.
+errors). Each sentence gets its own evidence (:mod:`ragtriage.judge.alignment`): the
+windows of the passages it cites (or of the whole context) that match it best by BM25,
+within ``context_chars`` characters, so a long web page is read where the sentence's
+facts are, not from its start. The model scores each sentence against that evidence: the
+probability of ``true`` after ``{"supported":``. Sentences are taken weakest-aligned first
+until the answer's prompt budget ``budget_chars`` (evidence + sentence, summed) is used,
+at least one, at most ``max_sentences`` (0 = no limit); the instructions and examples are
+a fixed prefix the model keeps cached, so each call reads only its evidence and sentence.
+All three are in the fingerprint, so a calibration knows what it was fitted on.
+
+Every result carries the model-free signals too (``strategies.common.lexical_signals``:
+word overlap, per-sentence alignment, fact checks); ``score`` is the documented
+``(min_sentence_prob + min_sentence_alignment) / 2`` and the calibration's decision rule,
+chosen by nested cross-validation among the signals, decides.
 """
 
 from __future__ import annotations
@@ -19,14 +23,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ragtriage.judge.evidence import select_evidence
+from ragtriage.judge.alignment import SentenceEvidence, align_answer, evidence_for
 from ragtriage.judge.items import fence_contexts
-from ragtriage.judge.lexical import content_words
 from ragtriage.judge.outcomes import checkable_sentences
 from ragtriage.judge.prompts import load_prompt
 from ragtriage.judge.strategies.base import register
 from ragtriage.judge.strategies.common import lexical_signals, make_result, unscored
-from ragtriage.judge.types import Claim, JudgeFingerprint, JudgeItem, JudgeResult, Outcome, Usage
+from ragtriage.judge.types import (
+    Claim,
+    ContextChunk,
+    JudgeFingerprint,
+    JudgeItem,
+    JudgeResult,
+    Outcome,
+    Usage,
+)
 from ragtriage.models.base import ModelRequest, ModelResponse
 from ragtriage.models.calls import Caller, Unscorable
 
@@ -58,24 +69,33 @@ class SentenceStrategy:
     name = "sentences"
     needs_model = True
 
-    def __init__(self, context_chars: int = 500, max_sentences: int = 2) -> None:
+    def __init__(
+        self, context_chars: int = 360, max_sentences: int = 0, budget_chars: int = 1000
+    ) -> None:
         self.context_chars = context_chars
         self.max_sentences = max_sentences
+        self.budget_chars = budget_chars
         self.prompt = load_prompt(PROMPT)
         self.params = {
             "context_chars": context_chars,
             "max_sentences": max_sentences,
-            "evidence": "answer-overlap sentence selection v1",
-            "score": "(min_sentence_prob + lexical) / 2",
+            "budget_chars": budget_chars,
+            "evidence": "per-sentence BM25 windows of cited passages v2",
+            "score": "(min_sentence_prob + min_sentence_alignment) / 2",
         }
         self.prompt_sha256 = {PROMPT: self.prompt.sha256}
 
     @classmethod
     def from_options(
-        cls, context_chars: int | None = None, max_sentences: int | None = None, **_options: Any
+        cls,
+        context_chars: int | None = None,
+        max_sentences: int | None = None,
+        budget_chars: int | None = None,
+        **_options: Any,
     ) -> SentenceStrategy:
-        extra = {} if max_sentences is None else {"max_sentences": max_sentences}
-        return cls(context_chars=500 if context_chars is None else context_chars, **extra)
+        given = {"context_chars": context_chars, "max_sentences": max_sentences}
+        given["budget_chars"] = budget_chars
+        return cls(**{k: v for k, v in given.items() if v is not None})
 
     def planned_requests(self, item: JudgeItem) -> list[ModelRequest]:
         return self.requests(item)[1]
@@ -83,14 +103,15 @@ class SentenceStrategy:
     def completion_tokens(self, item: JudgeItem, local: bool) -> int:
         return 0 if local else 8  # the local judge reads logits and generates nothing
 
-    def requests(self, item: JudgeItem) -> tuple[list[str], list[ModelRequest], bool]:
-        """The sentences, one request per sentence (sharing the context prefix), cut flag."""
-        chunks, cut = select_evidence(item.contexts, item.answer, self.context_chars)
-        context = fence_contexts(chunks)
-        sentences = self._weakest(checkable_sentences(item.answer), item)
+    def requests(
+        self, item: JudgeItem
+    ) -> tuple[list[SentenceEvidence], list[ModelRequest], list[SentenceEvidence]]:
+        """The sentences scored (answer order), one request each, and all aligned sentences."""
+        aligned = align_answer(checkable_sentences(item.answer), item.contexts)
+        chosen = self._within_budget(aligned)
         requests = [
             ModelRequest(
-                messages=self.prompt.render(context=context, sentence=sentence),
+                messages=self.prompt.render(context=self._evidence(ev, item), sentence=ev.sentence),
                 prompt_sha256=self.prompt.sha256,
                 schema_name="sentence_support",
                 json_schema=SCHEMA,
@@ -99,33 +120,39 @@ class SentenceStrategy:
                 choice_prefix='{"supported":',
                 max_tokens=8,
             )
-            for sentence in sentences
+            for ev in chosen
         ]
-        return sentences, requests, cut
+        return chosen, requests, aligned
 
-    def _weakest(self, sentences: list[str], item: JudgeItem) -> list[str]:
-        """At most ``max_sentences``: those with the least lexical support, in answer order.
+    def _evidence(self, ev: SentenceEvidence, item: JudgeItem) -> str:
+        """The sentence's evidence windows fenced under the id of the passage(s) searched."""
+        ids = [item.contexts[i].id for i in ev.cited] or ["context"]
+        text = evidence_for(ev, self.context_chars) if self.context_chars else ev.pool
+        return fence_contexts([ContextChunk(id=",".join(ids), text=text)])
 
-        The answer's score is its weakest sentence, so the sentences word overlap finds
-        least supported are the ones worth the model's time on a slow CPU.
-        """
-        if self.max_sentences <= 0 or len(sentences) <= self.max_sentences:
-            return sentences
-        vocabulary = set(content_words(" ".join(c.text for c in item.contexts)))
-
-        def support(s: str) -> float:
-            words = content_words(s)
-            return sum(w in vocabulary for w in words) / len(words)
-
-        order = sorted(range(len(sentences)), key=lambda i: (support(sentences[i]), i))
-        return [sentences[i] for i in sorted(order[: self.max_sentences])]
+    def _within_budget(self, aligned: list[SentenceEvidence]) -> list[SentenceEvidence]:
+        """Weakest-aligned sentences first, until ``budget_chars`` of evidence and sentence
+        are used (at least one), at most ``max_sentences``; back in answer order. The
+        answer's verdict is its weakest sentence, so those are worth the model's time."""
+        order = sorted(range(len(aligned)), key=lambda i: (aligned[i].alignment, i))
+        if self.max_sentences:
+            order = order[: self.max_sentences]
+        keep: list[int] = []
+        used = 0
+        for i in order:
+            cost = len(aligned[i].sentence) + min(self.context_chars or 10**9, len(aligned[i].pool))
+            if keep and self.budget_chars and used + cost > self.budget_chars:
+                break
+            keep.append(i)
+            used += cost
+        return [aligned[i] for i in sorted(keep)]
 
     async def judge(
         self, item: JudgeItem, caller: Caller, fingerprint: JudgeFingerprint
     ) -> JudgeResult:
         usage = Usage()
-        sentences, requests, cut = self.requests(item)
-        if not sentences:
+        chosen, requests, aligned = self.requests(item)
+        if not aligned:
             return make_result(
                 item,
                 fingerprint,
@@ -143,16 +170,17 @@ class SentenceStrategy:
         signals.update(
             min_sentence_prob=min(probs),
             mean_sentence_prob=sum(probs) / len(probs),
-            n_sentences=float(len(checkable_sentences(item.answer))),
+            n_sentences=float(len(aligned)),
             n_sentences_scored=float(len(probs)),
-            context_truncated=float(cut),
         )
-        score = (signals["min_sentence_prob"] + signals.get("lexical", 0.0)) / 2
+        score = (signals["min_sentence_prob"] + signals["min_sentence_alignment"]) / 2
         return make_result(
             item,
             fingerprint,
             usage,
             score=score,
             signals=signals,
-            claims=[Claim(text=s, probability=p) for s, p in zip(sentences, probs, strict=True)],
+            claims=[
+                Claim(text=ev.sentence, probability=p) for ev, p in zip(chosen, probs, strict=True)
+            ],
         )

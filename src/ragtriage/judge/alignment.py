@@ -1,0 +1,175 @@
+"""Sentence-level alignment: each answer sentence against its best evidence, model-free.
+
+SummaC and AlignScore score an answer by aligning every answer sentence with its best
+supporting context sentence and taking the weakest answer sentence: one unsupported
+sentence makes an answer unfaithful, however well the rest matches. We do the same with
+word overlap instead of an NLI model, so it runs on every result for free:
+
+* the **evidence pool** of a sentence is the passages it cites (``[2]`` means the second
+  context passage, the convention of ExpertQA, Perplexity-style answers and most RAG
+  prompts) when it cites any that exist, else the whole context;
+* the pool is cut into **windows** (one sentence, and two adjacent sentences, so a fact
+  spread over a sentence boundary is still found) and ranked by BM25 against the answer
+  sentence; the best window is the sentence's **evidence**;
+* **alignment** is the share of the sentence's content words (light-stemmed) found in
+  its evidence; the answer's ``min_sentence_alignment`` is its weakest sentence's.
+
+The same evidence feeds the fact checks in :mod:`ragtriage.judge.facts` and the windows
+the embedded model is shown (:func:`evidence_for`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragtriage.judge.lexical import content_words, split_sentences
+from ragtriage.judge.types import ContextChunk
+
+__all__ = [
+    "SentenceEvidence",
+    "align_answer",
+    "cited_passages",
+    "evidence_for",
+    "stem",
+    "stems",
+]
+
+_CITE = re.compile(r"\[\s*(\d+(?:\s*[,-]\s*\d+)*)\s*\]")
+_SUFFIXES = ("ing", "edly", "ed", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A light suffix strip (``supported`` ~ ``support``): enough for overlap, and
+    deterministic; a real stemmer would add a dependency for little gain here."""
+    if word[:1].isdigit():
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def stems(text: str) -> list[str]:
+    return [stem(w) for w in content_words(text)]
+
+
+def cited_passages(sentence: str, n_passages: int) -> list[int]:
+    """0-based passage indices a sentence cites with ``[k]``/``[k, m]``/``[k-m]`` markers,
+    keeping only those that exist (a marker past the last passage cites nothing)."""
+    out: list[int] = []
+    for group in _CITE.findall(sentence):
+        for part in re.split(r"\s*,\s*", group):
+            low, _, high = part.partition("-")
+            first, last = int(low), int(high or low)
+            out += [k - 1 for k in range(first, min(last, first + 50) + 1) if 1 <= k <= n_passages]
+    return sorted(set(out))
+
+
+@dataclass(frozen=True)
+class _Window:
+    passage: int
+    text: str
+    terms: tuple[str, ...]
+
+
+def _windows(chunks: Sequence[ContextChunk]) -> list[_Window]:
+    """Single sentences and adjacent pairs of every passage."""
+    out: list[_Window] = []
+    for index, chunk in enumerate(chunks):
+        sentences = split_sentences(chunk.text)
+        for i, sentence in enumerate(sentences):
+            out.append(_Window(index, sentence, tuple(stems(sentence))))
+            if i + 1 < len(sentences):
+                pair = f"{sentence} {sentences[i + 1]}"
+                out.append(_Window(index, pair, tuple(stems(pair))))
+    return out
+
+
+def _bm25(query: list[str], windows: list[_Window], k1: float = 1.2, b: float = 0.75):
+    """BM25 of every window for ``query`` (idf over the windows themselves)."""
+    if not windows:
+        return []
+    df: Counter[str] = Counter()
+    for w in windows:
+        df.update(set(w.terms))
+    n = len(windows)
+    avg = sum(len(w.terms) for w in windows) / n or 1.0
+    scores = []
+    for w in windows:
+        tf = Counter(w.terms)
+        s = 0.0
+        for term in set(query):
+            if tf[term]:
+                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+                s += idf * tf[term] * (k1 + 1) / (tf[term] + k1 * (1 - b + b * len(w.terms) / avg))
+        scores.append(s)
+    return scores
+
+
+@dataclass(frozen=True)
+class SentenceEvidence:
+    """One answer sentence, its evidence windows (best first) and its alignment."""
+
+    sentence: str
+    cited: tuple[int, ...]
+    windows: tuple[str, ...]
+    pool: str
+    alignment: float
+
+
+def _pool(chunks: Sequence[ContextChunk], cited: list[int]) -> list[ContextChunk]:
+    return [chunks[i] for i in cited] if cited else list(chunks)
+
+
+def align_sentence(
+    sentence: str, chunks: Sequence[ContextChunk], top: int = 3
+) -> SentenceEvidence | None:
+    """The evidence of one sentence; ``None`` when it has no content words."""
+    terms = stems(sentence)
+    if not terms:
+        return None
+    cited = cited_passages(sentence, len(chunks))
+    pool = _pool(chunks, cited)
+    windows = _windows(pool)
+    scores = _bm25(terms, windows)
+    wanted = set(terms)
+    alignment = max((len(wanted.intersection(w.terms)) for w in windows), default=0) / len(wanted)
+    best: list[_Window] = []
+    for i in sorted(range(len(windows)), key=lambda i: (-scores[i], i)):
+        text = windows[i].text
+        if not any(text in b.text or b.text in text for b in best):
+            best.append(windows[i])
+        if len(best) == top:
+            break
+    return SentenceEvidence(
+        sentence=sentence,
+        cited=tuple(cited),
+        windows=tuple(w.text for w in best),
+        pool=" ".join(c.text for c in pool),
+        alignment=alignment,
+    )
+
+
+def align_answer(
+    sentences: Sequence[str], chunks: Sequence[ContextChunk]
+) -> list[SentenceEvidence]:
+    """The evidence of every sentence that has content words, in answer order."""
+    out = [align_sentence(s, chunks) for s in sentences]
+    return [e for e in out if e is not None]
+
+
+def evidence_for(aligned: SentenceEvidence, budget: int) -> str:
+    """The sentence's best windows, best first, within ``budget`` characters (at least
+    the best one, cut at the budget), for the model to read instead of the whole context."""
+    parts: list[str] = []
+    used = 0
+    for text in aligned.windows:
+        if parts and used + len(text) + 5 > budget:
+            break
+        parts.append(text if parts or len(text) <= budget else text[:budget] + " …")
+        used += len(parts[-1]) + 5
+    return " … ".join(parts)

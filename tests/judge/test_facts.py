@@ -1,0 +1,147 @@
+"""Fact-level signals and sentence alignment on constructed one-fact swaps.
+
+Each pair is a faithful sentence and the same sentence with one fact changed (a year, a
+number, a person, a place, an antonym, a negation) or one claim added. Nearly every word
+of a swapped sentence is still in the context, so overall word overlap barely moves; the
+signal named for each kind has to.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ragtriage.judge.alignment import align_answer, cited_passages, evidence_for, stem
+from ragtriage.judge.facts import fact_signals, names, negated, numbers
+from ragtriage.judge.strategies.common import lexical_signals
+from ragtriage.judge.types import ContextChunk, JudgeItem
+
+CONTEXT = (
+    ContextChunk(
+        id="bridge",
+        text=(
+            "The Lindqvist Bridge crosses the Ardal River north of Tovik. It was opened in "
+            "1998 by the engineer Maria Hoff. The bridge is 420 metres long and carries "
+            "about 12,000 vehicles a day. Tolls were abolished in 2010, and traffic has "
+            "increased since then. The bridge is not open to trucks over 40 tonnes."
+        ),
+    ),
+    ContextChunk(
+        id="ferry",
+        text="Before the bridge, a ferry ran between Tovik and Halsa every two hours.",
+    ),
+)
+
+ORIGINAL = "The Lindqvist Bridge was opened in 1998 by the engineer Maria Hoff."
+PAIRS = {
+    "year": (ORIGINAL, "The Lindqvist Bridge was opened in 2003 by the engineer Maria Hoff."),
+    "number": (
+        "The bridge is 420 metres long.",
+        "The bridge is 520 metres long.",
+    ),
+    "person": (ORIGINAL, "The Lindqvist Bridge was opened in 1998 by the engineer Anna Berg."),
+    "place": (
+        "The Lindqvist Bridge crosses the Ardal River.",
+        "The Lindqvist Bridge crosses the Gudbrand River.",
+    ),
+    "antonym": (
+        "Since tolls were abolished in 2010, traffic has increased.",
+        "Since tolls were abolished in 2010, traffic has fallen.",
+    ),
+    "negation": (
+        "The bridge is not open to trucks over 40 tonnes.",
+        "The bridge is open to trucks over 40 tonnes.",
+    ),
+    "added claim": (
+        ORIGINAL,
+        ORIGINAL + " It was built mainly to shorten ambulance journeys to the coast.",
+    ),
+}
+# The signal that must flag each kind: (signal, the swap must be higher (+1) or lower (-1)).
+FLAGGED_BY = {
+    "year": ("novel_facts", +1),
+    "number": ("novel_facts", +1),
+    "person": ("novel_facts", +1),
+    "place": ("novel_facts", +1),
+    "antonym": ("contradictions", +1),
+    "negation": ("contradictions", +1),
+    "added claim": ("min_sentence_alignment", -1),
+}
+
+
+def signals(answer: str) -> dict[str, float]:
+    return lexical_signals(JudgeItem(id="x", question="q", contexts=CONTEXT, answer=answer))
+
+
+@pytest.mark.parametrize("kind", sorted(PAIRS))
+def test_the_named_signal_flags_each_one_fact_swap(kind):
+    original, swapped = PAIRS[kind]
+    name, direction = FLAGGED_BY[kind]
+    before, after = signals(original), signals(swapped)
+    assert direction * (after[name] - before[name]) > 0, (kind, before[name], after[name])
+
+
+@pytest.mark.parametrize("kind", sorted(PAIRS))
+def test_originals_are_fully_aligned_and_state_no_novel_fact(kind):
+    original, _ = PAIRS[kind]
+    s = signals(original)
+    assert s["novel_facts"] == 0
+    assert s["negation_mismatch"] == 0
+    assert s["min_sentence_alignment"] >= 0.8
+
+
+def test_word_overlap_alone_barely_moves_on_a_swap():
+    """Why the fact signals exist: the year swap keeps 6 of 7 content words."""
+    original, swapped = PAIRS["year"]
+    assert signals(original)["lexical"] - signals(swapped)["lexical"] < 0.2
+
+
+def test_numbers_are_normalised_and_citation_markers_are_not_numbers():
+    assert numbers("It costs 1,000 dollars [2], about 3.50 per day.") == {"1000", "3.5"}
+    assert numbers("See [1, 2] and [3-4].") == set()
+
+
+def test_names_skip_the_first_word_and_function_words():
+    assert names("However, Maria Hoff met The Board in Oslo.") == {"maria", "hoff", "board", "oslo"}
+    assert names("Oslo is large.") == set()
+
+
+def test_negation_includes_contractions():
+    assert negated("It isn't open.") and negated("It is never open.") and not negated("It is open.")
+
+
+def test_citations_restrict_the_evidence_to_the_cited_passage():
+    """``[2]`` means the second passage: a sentence citing the ferry passage is aligned
+    with it, not with the bridge passage that shares more words."""
+    chunks = (
+        ContextChunk(id="a", text="The ferry was replaced by the bridge in 1998."),
+        ContextChunk(id="b", text="A ferry ran every two hours."),
+    )
+    (aligned,) = align_answer(["The ferry was replaced in 1998 [2]."], chunks)
+    assert aligned.cited == (1,)
+    assert "1998" not in aligned.pool
+    assert fact_signals([aligned], answer_cites=True)["novel_numbers"] == 1
+
+
+def test_cited_passages_ranges_lists_and_out_of_range_markers():
+    assert cited_passages("x [1, 3] y [5-6] z [9]", n_passages=6) == [0, 2, 4, 5]
+    assert cited_passages("no markers", n_passages=3) == []
+
+
+def test_uncited_sentences_count_only_when_the_answer_cites():
+    chunks = (ContextChunk(id="a", text="Oslo is the capital of Norway."),)
+    mixed = align_answer(["Oslo is the capital [1].", "Norway is cold."], chunks)
+    assert fact_signals(mixed, answer_cites=True)["uncited_sentences"] == 0.5
+    plain = align_answer(["Oslo is the capital.", "Norway is cold."], chunks)
+    assert fact_signals(plain, answer_cites=False)["uncited_sentences"] == 0.0
+
+
+def test_evidence_is_the_best_window_within_the_budget():
+    (aligned,) = align_answer(["Traffic has increased since tolls were abolished."], CONTEXT)
+    text = evidence_for(aligned, budget=120)
+    assert "Tolls were abolished in 2010" in text
+    assert len(text) <= 120 + 2
+
+
+def test_stem_is_light_and_leaves_numbers_alone():
+    assert stem("supported") == stem("supports") == "support"
+    assert stem("1998s") == "1998s" and stem("is") == "is"
