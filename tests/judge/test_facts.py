@@ -145,3 +145,13 @@ def test_evidence_is_the_best_window_within_the_budget():
 def test_stem_is_light_and_leaves_numbers_alone():
     assert stem("supported") == stem("supports") == "support"
     assert stem("1998s") == "1998s" and stem("is") == "is"
+
+
+@pytest.mark.parametrize("kind", sorted(PAIRS))
+def test_the_fact_check_flags_every_fact_swap_and_no_original(kind):
+    """``fact_check`` is what every calibrated decision vetoes on (added claims are left to
+    the alignment: they state new words, not a changed fact)."""
+    original, swapped = PAIRS[kind]
+    assert signals(original)["fact_check"] == 0
+    if kind != "added claim":
+        assert signals(swapped)["fact_check"] > 0

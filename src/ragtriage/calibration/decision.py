@@ -102,13 +102,15 @@ class LogisticRule(BaseModel):
 
 BaseRule = Annotated[ThresholdRule | ConstantRule | LogisticRule, Field(discriminator="kind")]
 
-# The fact check: a sentence that states a number or a name its evidence does not contain
-# is unsupported by the claim-level definition of faithfulness, whatever the overlap says.
-# It is what catches one-fact swaps (a year, an amount, a person, a place), where nearly
-# every word of the answer is still in the context. Measured on the shipped grades it is
-# neutral for agreement (pooled nested-CV kappa 0.34 without, 0.35 with; 80 % of the
-# flagged answers are graded unfaithful), so it is part of every decision, not a choice.
-FACT_VETO = "novel_facts"
+# The fact check: a sentence that states a number or a name its evidence does not
+# contain, or restates its evidence with the opposite polarity or an antonym, is
+# unsupported by the claim-level definition of faithfulness, whatever the overlap says.
+# It is what catches one-fact swaps (a year, an amount, a person, a place, "fell" for
+# "rose", a dropped "not"), where nearly every word of the answer is still in the context.
+# On the shipped grades it is neutral for agreement (pooled nested-CV kappa of the lexical
+# judge 0.34 without it, 0.35 with numbers and names; contradictions flag 2 of 300), so
+# it is part of every decision, not a choice.
+FACT_VETO = "fact_check"
 
 
 class VetoRule(BaseModel):

@@ -15,7 +15,7 @@ sources ranked the signals differently). So the choice is part of what is valida
 Candidates are single signals (a kappa-maximising threshold, direction learnt) and a few
 small logistic combinations fixed in advance (:data:`COMBINATIONS`), each used when every
 signal it names is reported on at least 90 % of the items. When the judge reports the fact
-check (``novel_facts``), every candidate carries it as a veto (``decision.VetoRule``).
+check (``fact_check``), every candidate carries it as a veto (``decision.VetoRule``).
 """
 
 from __future__ import annotations

@@ -12,17 +12,16 @@ it cites, else the whole context; :mod:`ragtriage.judge.alignment`):
   the pool does not contain, case-insensitively;
 * **negation mismatch**: the sentence negates (``not``, ``never``, ``no``, ``n't``...) and
   its best evidence window does not, or the other way round: "X is not Y" against "X is Y";
-* **contradictions**: the same statement with the opposite polarity (a negation mismatch
-  where the window holds at least 80 % of the sentence's content words) or an antonym
-  swap (the sentence says ``fell`` where its window says ``rose`` and not ``fell``; a
+* **contradictions**: when sentence and window restate each other (each holds at least
+  80 % of the other's content words, one swapped word aside), the opposite polarity or an
+  antonym swap (the sentence says ``fell`` where its window says ``rose`` and not ``fell``; a
   small fixed list of common pairs).
 
-Signals (per answer): ``novel_numbers``, ``novel_names``, ``novel_facts`` (their sum:
-the fact check every calibrated decision vetoes on, ``calibration.decision.VetoRule``),
-``contradictions`` (not in the veto: on the shipped grades only 55 % of the answers it
-flags are graded unfaithful, below the 71 % base rate, since the best window is not always
-the statement the sentence restates), ``negation_mismatch`` (any polarity difference, a
-weaker signal), and ``uncited_sentences`` (share of sentences without a citation marker, when
+Signals (per answer): ``novel_numbers``, ``novel_names``, ``novel_facts`` (their sum),
+``contradictions``, ``fact_check`` (numbers + names + contradictions: what every
+calibrated decision vetoes on, ``calibration.decision.VetoRule``), ``negation_mismatch``
+(any polarity difference against the best window, restated or not: a weak signal), and
+``uncited_sentences`` (share of sentences without a citation marker, when
 the answer cites anything; 0 when it cites nothing, since then citations are not in use):
 a sentence with no cited evidence is unsupported by construction in citation-style
 answers.
@@ -105,12 +104,22 @@ def negated(text: str) -> bool:
 
 
 def contradicts(sentence: str, window: str) -> bool:
-    """The same statement with the opposite polarity, or an antonym swap (module doc)."""
+    """The same statement with the opposite polarity, or an antonym swap (module doc).
+
+    Only when sentence and window restate each other (each holds at least 80 % of the
+    other's content words, one swapped word aside): a "not" or a "less" elsewhere in a long
+    window is about something else. An antonym counts when the sentence lacks the
+    window's word and does not say both ("higher incomes, lower poverty" is no swap)."""
     said, seen = set(stems(sentence)), set(stems(window))
-    if said and negated(sentence) != negated(window) and len(said & seen) >= 0.8 * len(said):
+    common = len(said & seen)
+    if not said or not seen or common < 0.8 * (len(said) - 1) or common < 0.8 * (len(seen) - 1):
+        return False
+    if negated(sentence) != negated(window):
         return True
     said_all, seen_all = _all_stems(sentence), _all_stems(window)
-    return any(w not in seen_all and _ANTONYMS.get(w, set()) & seen_all for w in said_all)
+    return any(
+        w not in seen_all and (_ANTONYMS.get(w, set()) & seen_all) - said_all for w in said_all
+    )
 
 
 def _all_stems(text: str) -> set[str]:
@@ -136,6 +145,7 @@ def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dic
         uncited += not _CITE.search(ev.sentence)
     n = max(1, len(aligned))
     return {
+        "fact_check": float(novel_numbers + novel_names + contradictions),
         "novel_facts": float(novel_numbers + novel_names),
         "contradictions": float(contradictions),
         "novel_numbers": float(novel_numbers),

@@ -166,7 +166,7 @@ def _describe(r) -> str:
         terms = " ".join(f"{signed(w, 2)}*z({f})" for f, w in zip(r.features, r.coef, strict=True))
         return f"faithful if sigmoid({signed(r.intercept, 2)} {terms}) >= {fmt(r.threshold, 3)}"
     if r.kind == "veto":
-        return f"{_describe(r.rule)}, and no number or name its evidence lacks ({r.veto} = 0)"
+        return f"{_describe(r.rule)}, and no fact its evidence lacks or contradicts ({r.veto} = 0)"
     return f"always {'faithful' if r.value else 'unfaithful'}"
 
 
