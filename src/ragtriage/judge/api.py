@@ -210,6 +210,6 @@ def judge_faithfulness(
     line's ``--judge STRATEGY@MODEL`` is :class:`ragtriage.judge.spec.JudgeSpec`.
     ``cache``: a path (default ``.ragtriage/cache.sqlite`` or ``$RAGTRIAGE_CACHE``), or
     ``None`` for no disk cache. Options: ``threads``, ``api_base``, ``json_mode``,
-    ``timeout``, ``context_chars``.
+    ``timeout``, ``context_chars``, ``max_sentences``, ``budget_chars``.
     """
     return asyncio.run(ajudge_faithfulness(items, model, strategy, concurrency, cache, **options))
