@@ -22,6 +22,7 @@ __all__ = [
     "iter_records",
     "may_hold_surrogates",
     "parse_json",
+    "read_bytes",
     "read_json_document",
     "read_text",
     "refuse_surrogates",
@@ -34,16 +35,23 @@ __all__ = [
 T = TypeVar("T")
 
 
-def read_text(path: Path) -> str:
-    """The file's text as UTF-8 (a BOM is dropped); undecodable bytes are an input error."""
+def read_bytes(path: Path, limit: int = -1) -> bytes:
+    """The file's bytes (the first ``limit`` of them when given); a missing file, a
+    directory or an unreadable file is an input error naming it."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            return handle.read(limit)
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except IsADirectoryError:
         raise InputError("expected a file, got a directory", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+
+
+def read_text(path: Path) -> str:
+    """The file's text as UTF-8 (a BOM is dropped); undecodable bytes are an input error."""
+    raw = read_bytes(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data.formats.columns import ColumnMap
-from ragtriage.data.readers import iter_records, parse_json, read_text
+from ragtriage.data.readers import iter_records, parse_json, read_bytes, read_text
 from ragtriage.errors import InputError
 
 __all__ = ["CSV_NUMBERS", "PARQUET_MAGIC", "Table", "container", "parse_cell", "read_table"]
@@ -39,15 +39,7 @@ class Table:
 
 def container(path: Path) -> str:
     """``parquet``, ``json``, ``jsonl`` or ``csv``, from the file's first bytes."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except IsADirectoryError:
-        raise InputError("expected a file, got a directory", path=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+    head = read_bytes(path, 4096)
     if head.startswith(PARQUET_MAGIC):
         return "parquet"
     text = head.lstrip(b"\xef\xbb\xbf").lstrip()
