@@ -49,3 +49,16 @@ def choice(p_true: float) -> ModelResponse:
         choice_logprobs={"true": math.log(p_true), "false": math.log(1 - p_true)},
         prompt_tokens=50,
     )
+
+
+def answer_items(n: int) -> list[dict]:
+    """``n`` small answers to judge, one shared context (the judge tests' standard input)."""
+    return [
+        {
+            "id": f"i{k}",
+            "question": "q",
+            "contexts": ["Alpha beta gamma."],
+            "answer": f"Alpha beta number {k}.",
+        }
+        for k in range(n)
+    ]

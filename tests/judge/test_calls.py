@@ -16,23 +16,14 @@ from ragtriage.models.base import (
 )
 from ragtriage.models.cache import ResponseCache
 from ragtriage.models.calls import Caller, RetryPolicy, Unscorable
-from tests.judge.fakes import ScriptedModel, choice
+from tests.judge.fakes import ScriptedModel, answer_items, choice
 
 FAST = RetryPolicy(attempts=4, initial_s=0.001, max_wait_s=0.01)
 REQ = ModelRequest(messages=(Message(role="user", content="hi"),))
 GOOD = '{"kind": "claims", "claims": [{"claim": "x", "verdict": "supported"}]}'
 
 
-def _items(n):
-    return [
-        {
-            "id": f"i{k}",
-            "question": "q",
-            "contexts": ["Alpha beta gamma."],
-            "answer": f"Alpha beta number {k}.",
-        }
-        for k in range(n)
-    ]
+_items = answer_items
 
 
 def test_transient_errors_are_retried_then_succeed():

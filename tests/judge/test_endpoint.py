@@ -29,7 +29,7 @@ from ragtriage.models.litellm_model import (
     is_local_endpoint,
 )
 from tests.judge.fake_server import FakeOpenAI, claims_reply
-from tests.judge.fakes import ScriptedModel
+from tests.judge.fakes import ScriptedModel, answer_items
 
 FAST = RetryPolicy(attempts=6, initial_s=0.001, max_wait_s=0.01)
 # What llama-cpp-python's server answers (HTTP 500) to a json_schema response_format.
@@ -44,16 +44,7 @@ def _fake_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
 
 
-def _items(n):
-    return [
-        {
-            "id": f"i{k}",
-            "question": "q",
-            "contexts": ["Alpha beta gamma."],
-            "answer": f"Alpha beta number {k}.",
-        }
-        for k in range(n)
-    ]
+_items = answer_items
 
 
 def _run(model, items, cache=None, **kw):

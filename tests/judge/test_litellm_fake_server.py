@@ -11,6 +11,7 @@ from ragtriage.judge.types import Outcome
 from ragtriage.models.calls import RetryPolicy
 from ragtriage.models.litellm_model import LiteLLMModel
 from tests.judge.fake_server import FakeOpenAI, claims_reply
+from tests.judge.fakes import answer_items
 
 
 @pytest.fixture(autouse=True)
@@ -18,16 +19,7 @@ def _fake_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
 
 
-def _items(n):
-    return [
-        {
-            "id": f"i{k}",
-            "question": "q",
-            "contexts": ["Alpha beta gamma."],
-            "answer": f"Alpha beta number {k}.",
-        }
-        for k in range(n)
-    ]
+_items = answer_items
 
 
 def _run(model, items, **kw):

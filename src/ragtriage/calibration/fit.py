@@ -36,7 +36,13 @@ from ragtriage.calibration.record import (
     ScopeReport,
     UnscoredItem,
 )
-from ragtriage.calibration.select import Selection, candidates, nested_select, select_rule
+from ragtriage.calibration.select import (
+    Candidate,
+    Selection,
+    candidates,
+    nested_select,
+    select_rule,
+)
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
@@ -121,7 +127,6 @@ class _Scope:
         self.grades, self.folds = grades[idx], folds[idx]
         self.seed, self.resamples = seed, resamples
         self.oof: dict[str, np.ndarray] = {}
-        self.select_fit: Fit | None = None
 
     def method(
         self, name: str, fit: Fit, *, scores: bool = False
@@ -136,13 +141,10 @@ class _Scope:
         self.oof[name] = oof
         return MethodResult(name=name, cv=cv, in_sample_kappa=in_kappa, rule=rule), rules
 
-    def selected(
-        self, signals: list[str], veto: bool
-    ) -> tuple[Selection, MethodResult, list[AnyRule]]:
-        """The nested-cross-validated choice among ``signals`` and the small combinations
-        (:mod:`ragtriage.calibration.select`): its outer-fold agreement is the figure for
-        the whole procedure, choice included."""
-        cands = candidates(signals, veto)
+    def selected(self, cands: list[Candidate]) -> tuple[Selection, MethodResult, list[AnyRule]]:
+        """The nested-cross-validated choice among ``cands`` (the signals and the small
+        combinations, :mod:`ragtriage.calibration.select`): its outer-fold agreement is the
+        figure for the whole procedure, choice included."""
         selection, oof, rules, rule = nested_select(
             cands, self.table, self.y, self.folds, self.seed
         )
@@ -150,7 +152,6 @@ class _Scope:
         cv = agreement(self.y[ok], oof[ok], resamples=self.resamples, seed=self.seed)
         in_kappa = agreement(self.y, np.nan_to_num(rule.predict(self.table)), resamples=0).kappa
         self.oof["selected"] = oof
-        self.select_fit = lambda t, yy: select_rule(cands, t, yy, self.seed)[0].fit(t, yy)
         name = f"selected ({selection.chosen})"
         return selection, MethodResult(name=name, cv=cv, in_sample_kappa=in_kappa, rule=rule), rules
 
@@ -347,14 +348,16 @@ def _scope_report(
     lex = next((b.cv.kappa for b in baselines if b.name == "lexical"), None)
     best = max(signals, key=lambda m: np.nan_to_num(m.cv.kappa, nan=-1))
     choosable = _distinct(sc.table, ["score", *usable_features(sc.table, reported)])
-    veto = FACT_VETO in reported
-    selection, chosen, chosen_rules = sc.selected(choosable, veto)
+    cands = candidates(choosable, veto=FACT_VETO in reported)
+    selection, chosen, chosen_rules = sc.selected(cands)
     beats, vs_lexical = None, None
     if not is_lexical_judge and lex is not None:
         vs_lexical = sc.kappa_difference("selected", "lexical")
         beats = beats_baseline(vs_lexical)
-    fit = sc.select_fit
-    assert fit is not None
+
+    def fit(table: Table, y: np.ndarray) -> AnyRule:  # the whole procedure, for PPI's folds
+        return select_rule(cands, table, y, sc.seed)[0].fit(table, y)
+
     multi = [[g.label for g in i.grades] for i in in_scope if len(i.grades) > 1]
     report = ScopeReport(
         scope=name,

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragtriage.judge.lexical import content_words, split_sentences
+from ragtriage.judge.lexical import CITATION, content_words, split_sentences
 from ragtriage.judge.types import ContextChunk
 
 __all__ = [
@@ -38,7 +38,6 @@ __all__ = [
     "stems",
 ]
 
-_CITE = re.compile(r"\[\s*(\d+(?:\s*[,-]\s*\d+)*)\s*\]")
 _SUFFIXES = ("ing", "edly", "ed", "es", "s", "ly")
 
 
@@ -61,7 +60,8 @@ def cited_passages(sentence: str, n_passages: int) -> list[int]:
     """0-based passage indices a sentence cites with ``[k]``/``[k, m]``/``[k-m]`` markers,
     keeping only those that exist (a marker past the last passage cites nothing)."""
     out: list[int] = []
-    for group in _CITE.findall(sentence):
+    for marker in CITATION.findall(sentence):
+        group = marker.strip("[] ")
         for part in re.split(r"\s*,\s*", group):
             low, _, high = part.partition("-")
             first, last = int(low), int(high or low)

@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 
 from ragtriage.judge.alignment import SentenceEvidence, stem, stems
+from ragtriage.judge.lexical import CITATION
 
 __all__ = ["contradicts", "fact_signals", "names", "negated", "numbers"]
 
@@ -41,7 +42,6 @@ _NAME = re.compile(r"\b[A-Z][\w'’-]*[a-z0-9][\w'’-]*\b|\b[A-Z]{2,}\b")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|cannot|without|nobody|nothing)\b|n['’]t\b", re.I
 )
-_CITE = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]")
 # Capitalised words that are not names: sentence-initial function words after a colon or
 # quote, pronouns, months and days are facts, so they stay in.
 _NOT_NAMES = frozenset(
@@ -83,7 +83,7 @@ for _pair in _PAIRS.split("|"):
 def numbers(text: str) -> set[str]:
     """Numbers in ``text``, normalised (thousands separators and trailing ``.0`` dropped)."""
     out = set()
-    for raw in _NUMBER.findall(_CITE.sub(" ", text)):
+    for raw in _NUMBER.findall(CITATION.sub(" ", text)):
         value = raw.replace(",", "")
         if "." in value:
             value = value.rstrip("0").rstrip(".")
@@ -93,7 +93,7 @@ def numbers(text: str) -> set[str]:
 
 def names(sentence: str) -> set[str]:
     """Capitalised words of a sentence except its first word, lower-cased."""
-    words = _NAME.findall(_CITE.sub(" ", sentence))
+    words = _NAME.findall(CITATION.sub(" ", sentence))
     first = re.match(r"\W*([\w'’-]+)", sentence)
     start = first.group(1) if first else ""
     return {w.lower() for w in words if w not in _NOT_NAMES and w != start}
@@ -139,10 +139,10 @@ def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dic
         novel_numbers += len(numbers(ev.sentence) - numbers(ev.pool))
         novel_names += _absent_names(names(ev.sentence), ev.pool)
         best = ev.windows[0] if ev.windows else ""
-        sentence = _CITE.sub(" ", ev.sentence)
+        sentence = CITATION.sub(" ", ev.sentence)
         mismatches += negated(sentence) != negated(best)
         contradictions += contradicts(sentence, best)
-        uncited += not _CITE.search(ev.sentence)
+        uncited += not CITATION.search(ev.sentence)
     n = max(1, len(aligned))
     return {
         "fact_check": float(novel_numbers + novel_names + contradictions),

@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["STOPWORDS", "content_words", "lexical_support", "sentence_support", "split_sentences"]
+__all__ = [
+    "CITATION",
+    "STOPWORDS",
+    "content_words",
+    "lexical_support",
+    "sentence_support",
+    "split_sentences",
+]
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -22,14 +29,14 @@ STOPWORDS = frozenset(
     under until up very was we were what when where which while who whom why will with
     would you your yours yourself yourselves may might must shall one""".split()
 )
-_CITATION = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]")
+CITATION = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]")  # [1], [1, 3], [2-4]
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words of ``text`` without stopwords and citation markers."""
-    text = _CITATION.sub(" ", text).lower()
+    text = CITATION.sub(" ", text).lower()
     return [w for w in _WORD.findall(text) if w not in STOPWORDS]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ragtriage.judge.alignment import align_answer
+from ragtriage.judge.alignment import SentenceEvidence, align_answer
 from ragtriage.judge.facts import fact_signals
 from ragtriage.judge.lexical import content_words, lexical_support, sentence_support
 from ragtriage.judge.outcomes import checkable_sentences, classify_answer
@@ -20,7 +20,9 @@ from ragtriage.judge.types import (
 __all__ = ["alignment_signals", "lexical_signals", "make_result", "precheck", "unscored"]
 
 
-def lexical_signals(item: JudgeItem) -> dict[str, float]:
+def lexical_signals(
+    item: JudgeItem, aligned: list[SentenceEvidence] | None = None
+) -> dict[str, float]:
     """The model-free signals carried by every result, so calibration can compare.
 
     ``lexical`` is the answer's content-word support; it is absent only when the answer
@@ -34,14 +36,18 @@ def lexical_signals(item: JudgeItem) -> dict[str, float]:
     per_sentence = [s for _, s in sentence_support(item.answer, texts) if s is not None]
     if per_sentence:
         signals["min_sentence_lexical"] = min(per_sentence)
-    signals.update(alignment_signals(item))
+    signals.update(alignment_signals(item, aligned))
     return signals
 
 
-def alignment_signals(item: JudgeItem) -> dict[str, float]:
+def alignment_signals(
+    item: JudgeItem, aligned: list[SentenceEvidence] | None = None
+) -> dict[str, float]:
     """Per-sentence best-evidence alignment and the fact checks (``judge.alignment``,
-    ``judge.facts``); empty when no sentence has content words."""
-    aligned = align_answer(checkable_sentences(item.answer), item.contexts)
+    ``judge.facts``); empty when no sentence has content words. ``aligned``: the answer's
+    sentences already aligned (the sentences strategy has them), else aligned here."""
+    if aligned is None:
+        aligned = align_answer(checkable_sentences(item.answer), item.contexts)
     if not aligned:
         return {}
     scores = [a.alignment for a in aligned]

@@ -166,7 +166,7 @@ class SentenceStrategy:
                 probs.append(await caller.parsed(request, probability, usage))
         except Unscorable as exc:
             return unscored(item, str(exc), fingerprint, usage)
-        signals = lexical_signals(item)
+        signals = lexical_signals(item, aligned)
         signals.update(
             min_sentence_prob=min(probs),
             mean_sentence_prob=sum(probs) / len(probs),
