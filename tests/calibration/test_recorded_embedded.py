@@ -49,12 +49,12 @@ def test_default_calibrate_is_offline_and_uses_the_recording(tmp_path, monkeypat
     assert all(s.beats_lexical is not None for s in record.scopes.values())
     assert all(s.vs_lexical is not None for s in record.scopes.values())
     # as the README says: pooled, the rule chosen by nested CV does not beat lexical (the
-    # paired interval straddles 0); on ExpertQA it is ahead, +0.17 [-0.01, +0.35] with
-    # 2000 resamples (2026-12-01)
+    # paired interval straddles 0); on ExpertQA it is ahead, +0.10 [-0.09, +0.28] with
+    # 2000 resamples (2026-12-01, facts v2 with the model's rejections in the veto)
     assert not record.scopes["pooled"].beats_lexical
-    assert record.scopes["expertqa"].vs_lexical[0] > 0.1
+    assert record.scopes["expertqa"].vs_lexical[0] > 0.05
     # measured 2026-12-01 with 2000 resamples: score threshold pooled 0.36, BEGIN 0.58,
-    # ExpertQA 0.25; nested-CV selection pooled 0.28
+    # ExpertQA 0.25; nested-CV selection pooled 0.27
     assert 0.2 < record.scopes["pooled"].cv.kappa < 0.45
     assert 0.2 < record.scopes["pooled"].selected.cv.kappa < 0.4
     assert 0.45 < record.scopes["begin_wow"].cv.kappa < 0.8

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ragtriage.judge.alignment import align_answer, cited_passages, evidence_for, stem
-from ragtriage.judge.facts import fact_signals, names, negated, numbers
+from ragtriage.judge.facts import contradicts, fact_signals, names, negated, numbers
 from ragtriage.judge.strategies.common import lexical_signals
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
@@ -155,3 +155,71 @@ def test_the_fact_check_flags_every_fact_swap_and_no_original(kind):
     assert signals(original)["fact_check"] == 0
     if kind != "added claim":
         assert signals(swapped)["fact_check"] > 0
+
+
+def test_a_possessive_or_a_tokenised_hyphen_is_the_same_name():
+    """``Dawson's`` is the name ``Dawson``; ``Marie-Claude`` is ``Marie - Claude`` in a
+    tokenised passage: neither is a new fact (ClapNQ reference answers do both)."""
+    chunks = (ContextChunk(id="a", text="Joey Potter lives next to Dawson and Marie - Claude ."),)
+    aligned = align_answer(["Joey is Dawson's neighbour, like Marie-Claude."], chunks)
+    assert fact_signals(aligned, answer_cites=False)["novel_names"] == 0
+    swapped = align_answer(["Joey is Pacey's neighbour, like Marie-Claude."], chunks)
+    assert fact_signals(swapped, answer_cites=False)["novel_names"] == 1
+
+
+def test_facts_must_be_in_the_passage_the_sentence_restates():
+    """A year found only in a neighbouring search result on the same topic does not
+    support a sentence that restates another passage (its best windows all lie there)."""
+    idol = (
+        "The revival season of American Idol premiered on March 11, 2018. "
+        "Katy Perry, Luke Bryan and Lionel Richie were the judges of the revival season."
+    )
+    chunks = (
+        ContextChunk(id="a", text=idol),
+        ContextChunk(id="b", text="A talent show on another network began in 2015."),
+    )
+    sentence = "The revival season of American Idol premiered on March 11, {}."
+    swapped = align_answer([sentence.format(2015)], chunks)
+    assert fact_signals(swapped, answer_cites=False)["novel_numbers"] == 1
+    original = align_answer([sentence.format(2018)], chunks)
+    assert fact_signals(original, answer_cites=False)["novel_numbers"] == 0
+
+
+@pytest.mark.parametrize(
+    ("sentence", "window"),
+    [
+        (  # an antonym inside a long sentence that restates only part of its window
+            "The shortest running character in General Hospital is Monica, who has been "
+            "played by Leslie Charleson since 1977 and appears in most episodes.",
+            "The longest running character in General Hospital is Monica Quartermaine.",
+        ),
+        (  # a negation with an aside between subject and verb in the window
+            "The Mach Five is not the racing car Speed Racer drives.",
+            "The Mach Five ( マッハ 号 , Mahha - gō ) is the racing car Speed Racer drives.",
+        ),
+        (  # the window negates what the sentence asserts
+            "Bone marrow is found in every bone of the adult skeleton.",
+            "Bone marrow is not found in every bone of the adult skeleton.",
+        ),
+    ],
+)
+def test_local_contradictions(sentence, window):
+    assert contradicts(sentence, window)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "window"),
+    [
+        ("Higher incomes came with lower poverty.", "Higher incomes came with lower poverty."),
+        (  # a negation about something else in the window
+            "The bridge opened in 1998.",
+            "The bridge opened in 1998, though it did not carry trains.",
+        ),
+        (  # an antonym with no neighbour in common
+            "Tolls rose after the election.",
+            "Rainfall fell sharply in the north of the region.",
+        ),
+    ],
+)
+def test_restatements_and_unrelated_antonyms_are_not_contradictions(sentence, window):
+    assert not contradicts(sentence, window)

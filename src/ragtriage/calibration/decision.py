@@ -107,9 +107,10 @@ BaseRule = Annotated[ThresholdRule | ConstantRule | LogisticRule, Field(discrimi
 # unsupported by the claim-level definition of faithfulness, whatever the overlap says.
 # It is what catches one-fact swaps (a year, an amount, a person, a place, "fell" for
 # "rose", a dropped "not"), where nearly every word of the answer is still in the context.
-# On the shipped grades it is neutral for agreement (pooled nested-CV kappa of the lexical
-# judge 0.34 without it, 0.35 with numbers and names; contradictions flag 2 of 300), so
-# it is part of every decision, not a choice.
+# On the shipped grades it is neutral for agreement (pooled nested-CV kappa over the
+# model-free signals 0.34 without it, 0.35 with it; it flags 131 of 300 answers, 81 % of
+# them graded unfaithful against a 71 % base rate; contradictions flag 6), so it is part
+# of every decision, not a choice.
 FACT_VETO = "fact_check"
 
 

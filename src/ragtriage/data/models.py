@@ -27,6 +27,13 @@ class Chunk(BaseModel):
     title: str = ""
     tenant: str | None = None  # owner of the chunk; None = public (see retrieval/leaks.py)
 
+    @property
+    def passage(self) -> str:
+        """What a reader of the chunk sees: the title line, then the text. Retrieval
+        indexes it, the generator reads it and the judge checks answers against it: in
+        collections like ClapNQ the passage names its subject only in the title."""
+        return f"{self.title}\n{self.text}" if self.title else self.text
+
 
 class GoldenCase(BaseModel):
     """One golden query with its judged chunks."""

@@ -119,6 +119,10 @@ class SentenceEvidence:
     windows: tuple[str, ...]
     pool: str
     alignment: float
+    # Where the sentence's facts must be found: its cited passages, or, uncited, the
+    # passages of its best windows that score at least half the best one (a year in a
+    # neighbouring search result that matches little else does not support it).
+    sources: str = ""
 
 
 def _pool(chunks: Sequence[ContextChunk], cited: list[int]) -> list[ContextChunk]:
@@ -139,10 +143,14 @@ def align_sentence(
     wanted = set(terms)
     alignment = max((len(wanted.intersection(w.terms)) for w in windows), default=0) / len(wanted)
     best: list[_Window] = []
+    held: set[int] = set()  # passages of the windows scoring at least half the best
+    top_score = max(scores, default=0.0)
     for i in sorted(range(len(windows)), key=lambda i: (-scores[i], i)):
         text = windows[i].text
         if not any(text in b.text or b.text in text for b in best):
             best.append(windows[i])
+            if scores[i] >= 0.5 * top_score:
+                held.add(windows[i].passage)
         if len(best) == top:
             break
     return SentenceEvidence(
@@ -151,6 +159,7 @@ def align_sentence(
         windows=tuple(w.text for w in best),
         pool=" ".join(c.text for c in pool),
         alignment=alignment,
+        sources=" ".join(pool[i].text for i in (range(len(pool)) if cited else sorted(held))),
     )
 
 

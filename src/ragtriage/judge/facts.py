@@ -3,19 +3,25 @@
 A generator that changes one fact (a year, an amount, a person, a place) or flips a
 statement leaves nearly every word of the answer in the context, so overall word overlap
 barely moves. What moves is the *fact*: the changed token is absent from the evidence of
-the sentence that states it. Per answer sentence, against its evidence pool (the passages
-it cites, else the whole context; :mod:`ragtriage.judge.alignment`):
+the sentence that states it. Per answer sentence (:mod:`ragtriage.judge.alignment`), against
+its **sources**: the passages it cites, else the passages of its best windows that score at
+least half the best one (a year that only a neighbouring search result on the same topic
+mentions does not support a sentence restating another passage):
 
-* **numbers** (``1998``, ``3.5``, ``72``, ``40%``) the pool does not contain, compared as
+* **numbers** (``1998``, ``3.5``, ``72``, ``40%``) the sources do not contain, compared as
   numbers (``1,000`` = ``1000``);
 * **names**: capitalised words not at the start of the sentence (``Berlin``, ``Curie``)
-  the pool does not contain, case-insensitively;
+  the sources do not contain, case-insensitively, part by part and without a possessive
+  (``Dawson's`` = ``Dawson``; ``Marie-Claude`` = a tokenised ``Marie - Claude``);
 * **negation mismatch**: the sentence negates (``not``, ``never``, ``no``, ``n't``...) and
   its best evidence window does not, or the other way round: "X is not Y" against "X is Y";
-* **contradictions**: when sentence and window restate each other (each holds at least
-  80 % of the other's content words, one swapped word aside), the opposite polarity or an
-  antonym swap (the sentence says ``fell`` where its window says ``rose`` and not ``fell``; a
-  small fixed list of common pairs).
+* **contradictions**, against each of the two best windows, *locally* (:func:`contradicts`):
+  a negator whose neighbouring content words stand close together, un-negated, in the
+  window (or the other way round), or an antonym of a sentence word where the window
+  shares its neighbours (``shortest running character`` against ``longest running
+  character``; a fixed list of common English pairs, every form listed). Parenthetical
+  asides are skipped, so "The Mach Five ( マッハ 号 ) is the car" still restates "The Mach
+  Five is not the car".
 
 Signals (per answer): ``novel_numbers``, ``novel_names``, ``novel_facts`` (their sum),
 ``contradictions``, ``fact_check`` (numbers + names + contradictions: what every
@@ -33,12 +39,17 @@ import re
 from collections.abc import Sequence
 
 from ragtriage.judge.alignment import SentenceEvidence, stem, stems
-from ragtriage.judge.lexical import CITATION
+from ragtriage.judge.lexical import CITATION, STOPWORDS
 
-__all__ = ["contradicts", "fact_signals", "names", "negated", "numbers"]
+__all__ = ["VERSION", "contradicts", "fact_signals", "names", "negated", "numbers"]
+
+# In every judge's fingerprint: a calibration fitted on other fact signals is stale.
+VERSION = "facts v2: local contradictions, facts found in the best windows' passages"
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*[a-z0-9][\w'’-]*\b|\b[A-Z]{2,}\b")
+_ASIDE = re.compile(r"\([^()]*\)")  # "The Mach Five ( マッハ 号 ) is": asides break adjacency
+_POSSESSIVE = re.compile(r"['’]s$|['’]$", re.I)
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|cannot|without|nobody|nothing)\b|n['’]t\b", re.I
 )
@@ -50,21 +61,39 @@ _NOT_NAMES = frozenset(
 )
 
 
+# Common English antonyms, written as general vocabulary (not from any evaluation set);
+# every form a swap may use is listed, since the light stemmer does not undo -er/-est.
 _PAIRS = """increase decrease|increase fall|increase drop|increase decline|rise fall|rise drop
-rise decline|grow shrink|more less|more fewer|higher lower|larger smaller|bigger smaller
-before after|earlier later|first last|above below|maximum minimum|most least|majority minority
-positive negative|allow forbid|allow prohibit|accept reject|include exclude|win lose|open close
-legal illegal|true false|always never|strong weak|fast slow|hot cold|north south|east west
-start end|begin end|gain loss|increase reduce|rise sink|cheaper expensive|safe dangerous
-internal external|import export|buy sell|success failure|add remove|enable disable""".replace(
-    "\n", "|"
-)
+rise decline|grow shrink|more less|more fewer|most least|higher lower|highest lowest
+high low|larger smaller|largest smallest|large small|bigger smaller|biggest smallest
+big small|longer shorter|longest shortest|long short|older younger|oldest youngest
+old young|old new|earlier later|earliest latest|early late|before after|first last
+above below|over under|upper lower|top bottom|inside outside|internal external
+maximum minimum|majority minority|major minor|positive negative|allow forbid
+allow prohibit|accept reject|include exclude|win lose|winner loser|open close|open closed
+legal illegal|true false|always never|strong weak|stronger weaker|strongest weakest
+fast slow|faster slower|fastest slowest|hot cold|warm cool|north south|east west
+northern southern|eastern western|start end|begin end|beginning end|gain loss
+increase reduce|rise sink|cheap expensive|cheaper dearer|safe dangerous|import export
+buy sell|success failure|succeed fail|add remove|enable disable|male female|men women
+man woman|boy girl|father mother|son daughter|husband wife|king queen|brother sister
+best worst|better worse|good bad|rich poor|heavy light|heavier lighter|wide narrow
+deep shallow|thick thin|full empty|wet dry|hard soft|easy difficult|light dark
+day night|summer winter|spring autumn|arrive depart|enter exit|push pull|attack defend
+love hate|friend enemy|ally enemy|public private|global local|urban rural|ancient modern
+front back|left right|inner outer|input output|dead alive|birth death|present absent
+same different|common rare|simple complex|natural artificial|visible invisible
+possible impossible|known unknown|able unable|lead follow|teacher student|buyer seller
+employer employee|parent child|predator prey|acid base|solid liquid|victory defeat
+won lost|entrance exit|maximum least|increasing decreasing|higher fewer""".replace("\n", "|")
 _IRREGULAR = {
     "fell": "fall", "fallen": "fall", "rose": "rise", "risen": "rise", "grew": "grow",
     "grown": "grow", "shrank": "shrink", "shrunk": "shrink", "lost": "lose", "won": "win",
     "began": "begin", "begun": "begin", "sold": "sell", "bought": "buy", "closed": "close",
-    "less": "less", "fewer": "fewer",
+    "less": "less", "fewer": "fewer", "led": "lead", "men": "man", "women": "woman",
+    "children": "child", "loved": "love", "hated": "hate",
 }  # fmt: skip
+_NEGATORS = frozenset("not no never none neither nor cannot without nobody nothing".split())
 
 
 def _root(word: str) -> str:
@@ -76,8 +105,9 @@ def _root(word: str) -> str:
 _ANTONYMS: dict[str, set[str]] = {}
 for _pair in _PAIRS.split("|"):
     _a, _b = (_root(w) for w in _pair.split())
-    _ANTONYMS.setdefault(_a, set()).add(_b)
-    _ANTONYMS.setdefault(_b, set()).add(_a)
+    if _a != _b:
+        _ANTONYMS.setdefault(_a, set()).add(_b)
+        _ANTONYMS.setdefault(_b, set()).add(_a)
 
 
 def numbers(text: str) -> set[str]:
@@ -92,11 +122,12 @@ def numbers(text: str) -> set[str]:
 
 
 def names(sentence: str) -> set[str]:
-    """Capitalised words of a sentence except its first word, lower-cased."""
+    """Capitalised words of a sentence except its first word, lower-cased, without a
+    possessive ``'s`` (``Dawson's`` is the name ``Dawson``)."""
     words = _NAME.findall(CITATION.sub(" ", sentence))
     first = re.match(r"\W*([\w'’-]+)", sentence)
     start = first.group(1) if first else ""
-    return {w.lower() for w in words if w not in _NOT_NAMES and w != start}
+    return {_POSSESSIVE.sub("", w).lower() for w in words if w not in _NOT_NAMES and w != start}
 
 
 def negated(text: str) -> bool:
@@ -104,44 +135,110 @@ def negated(text: str) -> bool:
 
 
 def contradicts(sentence: str, window: str) -> bool:
-    """The same statement with the opposite polarity, or an antonym swap (module doc).
+    """The window states what the sentence states with the opposite polarity, or with an
+    antonym, *locally*: the flipped word keeps a neighbour.
 
-    Only when sentence and window restate each other (each holds at least 80 % of the
-    other's content words, one swapped word aside): a "not" or a "less" elsewhere in a long
-    window is about something else. An antonym counts when the sentence lacks the
-    window's word and does not say both ("higher incomes, lower poverty" is no swap)."""
+    * antonym: the sentence says ``w`` where the window says an antonym of ``w`` (and
+      not ``w`` itself), and a content word next to ``w`` in the sentence (within two
+      words) is next to the antonym in the window: "the *longest* running character"
+      against "the *shortest* running character";
+    * negation: a negator in one text but not around the same two content words in
+      the other (the word before and after it, at most four words apart there):
+      "is *not* open to trucks" against "is open to trucks".
+
+    Local, so a long sentence that restates only part of its window is still checked,
+    and a "not" elsewhere in the window (about something else) is not a contradiction.
+    """
+    said, seen = _tokens(sentence), _tokens(window)
+    need = 1 if _restated(sentence, window) else 2
+    flipped = _negation_flip(said, seen) or _negation_flip(seen, said)
+    return _antonym_swap(said, seen, need) or flipped
+
+
+def _restated(sentence: str, window: str) -> bool:
+    """Each holds at least 80 % of the other's content words (one swapped word aside)."""
     said, seen = set(stems(sentence)), set(stems(window))
     common = len(said & seen)
-    if not said or not seen or common < 0.8 * (len(said) - 1) or common < 0.8 * (len(seen) - 1):
-        return False
-    if negated(sentence) != negated(window):
-        return True
-    said_all, seen_all = _all_stems(sentence), _all_stems(window)
-    return any(
-        w not in seen_all and (_ANTONYMS.get(w, set()) & seen_all) - said_all for w in said_all
+    return (
+        bool(said and seen)
+        and common >= 0.8 * (len(said) - 1) >= 0
+        and (common >= 0.8 * (len(seen) - 1))
     )
 
 
-def _all_stems(text: str) -> set[str]:
-    """Every word stemmed, stopwords included (``more``/``less`` are antonyms)."""
-    return {_root(w) for w in re.findall(r"[a-z]+", text.lower())}
+def _tokens(text: str) -> list[str]:
+    """Every word's and number's root outside parentheses (stopwords kept: ``more``,
+    ``less`` and ``not`` matter here)."""
+    text = _ASIDE.sub(" ", CITATION.sub(" ", text)).lower()
+    text = text.replace("n't", " not").replace("n’t", " not")
+    return [_root(w) for w in re.findall(r"[a-z0-9]+", text)]
+
+
+def _neighbours(tokens: list[str], i: int, reach: int = 3) -> set[str]:
+    around = tokens[max(0, i - reach) : i] + tokens[i + 1 : i + 1 + reach]
+    return {t for t in around if t not in STOPWORDS and t not in _NEGATORS and len(t) > 2}
+
+
+def _antonym_swap(said: list[str], seen: list[str], need: int) -> bool:
+    """An antonym of a sentence word in the window sharing ``need`` of its neighbours."""
+    seen_set = set(seen)
+    for i, word in enumerate(said):
+        flips = _ANTONYMS.get(word, set()) & seen_set
+        if not flips or word in seen_set or flips & set(said[max(0, i - 3) : i + 4]):
+            continue  # the window says the word too, or the sentence says both here
+        mine = _neighbours(said, i)
+        if any(len(mine & _neighbours(seen, j)) >= need for j, t in enumerate(seen) if t in flips):
+            return True
+    return False
+
+
+def _negation_flip(said: list[str], seen: list[str]) -> bool:
+    """A negator in ``said`` whose content-word neighbours appear close together in
+    ``seen`` with no negator among or around them."""
+    for i, word in enumerate(said):
+        if word not in _NEGATORS:
+            continue
+        before = _content_near(said[max(0, i - 4) : i][::-1])
+        after = _content_near(said[i + 1 : i + 5])
+        if before is None or after is None:
+            continue
+        for j, t in enumerate(seen):
+            span = seen[j : j + 6]
+            if (
+                t == before
+                and after in span[1:]
+                and not _NEGATORS & set(seen[max(0, j - 2) : j + 7])
+            ):
+                return True
+    return False
+
+
+def _content_near(tokens: list[str]) -> str | None:
+    return next((t for t in tokens if t not in STOPWORDS and t not in _NEGATORS), None)
 
 
 def _absent_names(found: set[str], pool: str) -> int:
-    pool_words = set(re.findall(r"[\w'’-]+", pool.lower()))
-    return sum(1 for w in found if w not in pool_words)
+    """Names with a part the pool lacks. Compared part by part (``Marie-Claude`` against a
+    tokenised ``Marie - Claude``) and without possessives, so a name the evidence states
+    in another spelling of the same words is not a new fact."""
+    pool_words = set(_name_parts(pool))
+    return sum(1 for w in found if any(p not in pool_words for p in _name_parts(w)))
+
+
+def _name_parts(text: str) -> list[str]:
+    return [_POSSESSIVE.sub("", w) for w in re.findall(r"[\w’']+", text.lower()) if w]
 
 
 def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dict[str, float]:
     """The fact-level signals of an answer from its sentences' evidence (see module doc)."""
     novel_numbers = novel_names = mismatches = contradictions = uncited = 0
     for ev in aligned:
-        novel_numbers += len(numbers(ev.sentence) - numbers(ev.pool))
-        novel_names += _absent_names(names(ev.sentence), ev.pool)
+        novel_numbers += len(numbers(ev.sentence) - numbers(ev.sources))
+        novel_names += _absent_names(names(ev.sentence), ev.sources)
         best = ev.windows[0] if ev.windows else ""
         sentence = CITATION.sub(" ", ev.sentence)
         mismatches += negated(sentence) != negated(best)
-        contradictions += contradicts(sentence, best)
+        contradictions += any(contradicts(sentence, w) for w in ev.windows[:2])
         uncited += not CITATION.search(ev.sentence)
     n = max(1, len(aligned))
     return {

@@ -20,11 +20,17 @@ __all__ = ["BM25Retriever", "Hit", "Retriever", "as_hits", "load_callable", "run
 
 @dataclass(frozen=True)
 class Hit:
-    """One retrieved chunk: its id, score and (when the retriever gives it) text."""
+    """One retrieved chunk: its id, score and (when the retriever gives it) text and title."""
 
     id: str
     score: float
     text: str = ""
+    title: str = ""
+
+    @property
+    def passage(self) -> str:
+        """Title line and text, as the generator reads it (``Chunk.passage``)."""
+        return f"{self.title}\n{self.text}" if self.title else self.text
 
 
 Retriever = Callable[[str, int], Sequence[Hit]]
@@ -40,7 +46,7 @@ class BM25Retriever:
             raise InputError("the corpus is empty: BM25 has nothing to index", field="corpus")
         self._bm25s = bm25s
         self.chunks = list(corpus.values())
-        texts = [f"{c.title}\n{c.text}" if c.title else c.text for c in self.chunks]
+        texts = [c.passage for c in self.chunks]
         self.model = bm25s.BM25(k1=k1, b=b)
         self.model.index(self._tokens(texts), show_progress=False)
 
@@ -54,7 +60,7 @@ class BM25Retriever:
         )
         return [
             [
-                Hit(self.chunks[d].id, float(s), self.chunks[d].text)
+                Hit(self.chunks[d].id, float(s), self.chunks[d].text, self.chunks[d].title)
                 for d, s in zip(row_docs, row_scores, strict=True)
             ]
             for row_docs, row_scores in zip(docs, scores, strict=True)

@@ -68,7 +68,7 @@ class LocalGenerator:
         self.usage = Usage()
 
     async def __call__(self, query: str, chunks: Sequence[Hit]) -> str:
-        context = fence_contexts(ContextChunk(id=c.id, text=c.text) for c in chunks)
+        context = fence_contexts(ContextChunk(id=c.id, text=c.passage) for c in chunks)
         request = ModelRequest(
             messages=self.prompt.render(context=context, question=query),
             prompt_sha256=self.prompt.sha256,

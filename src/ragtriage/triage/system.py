@@ -18,8 +18,9 @@ Progress = Callable[[], None]
 
 
 def chunk_texts(golden: GoldenSet, traces: dict[str, Trace]) -> dict[str, str]:
-    """Text of every chunk we know: from the traces first, then the golden corpus."""
-    texts = {cid: c.text for cid, c in (golden.corpus or {}).items()}
+    """Text of every chunk we know: from the traces first, then the golden corpus (title
+    and text, :attr:`Chunk.passage`)."""
+    texts = {cid: c.passage for cid, c in (golden.corpus or {}).items()}
     for trace in traces.values():
         texts.update({c.id: c.text for c in trace.retrieved if c.text})
     return texts
@@ -53,7 +54,7 @@ async def run_system(
             error = str(exc)
         traces[case.id] = Trace(
             query_id=case.id,
-            retrieved=[RetrievedChunk(id=h.id, score=h.score, text=h.text) for h in ranked],
+            retrieved=[RetrievedChunk(id=h.id, score=h.score, text=h.passage) for h in ranked],
             context_ids=[h.id for h in context],
             answer=answer,
             generation_error=error,

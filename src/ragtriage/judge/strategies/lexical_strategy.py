@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragtriage.judge.facts import VERSION as FACTS_VERSION
 from ragtriage.judge.lexical import sentence_support
 from ragtriage.judge.strategies.base import register
 from ragtriage.judge.strategies.common import lexical_signals, make_result
@@ -17,7 +18,7 @@ __all__ = ["LexicalStrategy"]
 class LexicalStrategy:
     name = "lexical"
     needs_model = False
-    params: dict = {}
+    params: dict = {"facts": FACTS_VERSION}
     prompt_sha256: dict = {}
 
     @classmethod
