@@ -163,6 +163,9 @@ def test_a_possessive_or_a_tokenised_hyphen_is_the_same_name():
     chunks = (ContextChunk(id="a", text="Joey Potter lives next to Dawson and Marie - Claude ."),)
     aligned = align_answer(["Joey is Dawson's neighbour, like Marie-Claude."], chunks)
     assert fact_signals(aligned, answer_cites=False)["novel_names"] == 0
+    spaced = (ContextChunk(id="a", text="The arena is in South East London ."),)
+    joined = align_answer(["The arena is in Southeast London."], spaced)
+    assert fact_signals(joined, answer_cites=False)["novel_names"] == 0
     swapped = align_answer(["Joey is Pacey's neighbour, like Marie-Claude."], chunks)
     assert fact_signals(swapped, answer_cites=False)["novel_names"] == 1
 
@@ -218,6 +221,19 @@ def test_local_contradictions(sentence, window):
         (  # an antonym with no neighbour in common
             "Tolls rose after the election.",
             "Rainfall fell sharply in the north of the region.",
+        ),
+        (  # hedged: both
+            "A morpheme may or may not stand alone.",
+            "When a morpheme stands by itself, it is a root.",
+        ),
+        (  # a double negation in the window
+            "Beam bridges are used for short distances.",
+            "This does n't mean beam bridges are n't used to cross great distances.",
+        ),
+        (  # the sentence states the window's phrase too
+            "The West Branch begins near Mount Jefferson, and the East Branch begins at "
+            "Grand Gorge.",
+            "The West Branch begins near Mount Jefferson in the Town of Jefferson.",
         ),
     ],
 )

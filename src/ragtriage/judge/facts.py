@@ -12,16 +12,20 @@ mentions does not support a sentence restating another passage):
   numbers (``1,000`` = ``1000``);
 * **names**: capitalised words not at the start of the sentence (``Berlin``, ``Curie``)
   the sources do not contain, case-insensitively, part by part and without a possessive
-  (``Dawson's`` = ``Dawson``; ``Marie-Claude`` = a tokenised ``Marie - Claude``);
+  (``Dawson's`` = ``Dawson``; ``Marie-Claude`` = a tokenised ``Marie - Claude``; two
+  adjacent words joined, ``South East`` = ``Southeast``);
 * **negation mismatch**: the sentence negates (``not``, ``never``, ``no``, ``n't``...) and
   its best evidence window does not, or the other way round: "X is not Y" against "X is Y";
-* **contradictions**, against each of the two best windows, *locally* (:func:`contradicts`):
-  a negator whose neighbouring content words stand close together, un-negated, in the
-  window (or the other way round), or an antonym of a sentence word where the window
-  shares its neighbours (``shortest running character`` against ``longest running
-  character``; a fixed list of common English pairs, every form listed). Parenthetical
+* **contradictions**, against the best window, *locally* (:func:`contradicts`): a negator
+  whose neighbouring content words stand close together, un-negated, in the window (or
+  the other way round), or an antonym of a sentence word where the window shares its
+  neighbours (``shortest running character`` against ``longest running character``; a
+  fixed list of common English pairs, every form listed). Not a flip: a hedge ("may or
+  may not"), a double negation ("does n't mean they are n't used"), a sentence that states
+  the window's phrase too ("the West Branch ..., and the East Branch ..."). Parenthetical
   asides are skipped, so "The Mach Five ( マッハ 号 ) is the car" still restates "The Mach
-  Five is not the car".
+  Five is not the car". Only the best window: the second is often about another entity
+  (the other hemisphere), and checking it failed twice as many correct answers.
 
 Signals (per answer): ``novel_numbers``, ``novel_names``, ``novel_facts`` (their sum),
 ``contradictions``, ``fact_check`` (numbers + names + contradictions: what every
@@ -44,7 +48,7 @@ from ragtriage.judge.lexical import CITATION, STOPWORDS
 __all__ = ["VERSION", "contradicts", "fact_signals", "names", "negated", "numbers"]
 
 # In every judge's fingerprint: a calibration fitted on other fact signals is stale.
-VERSION = "facts v2: local contradictions, facts found in the best windows' passages"
+VERSION = "facts v2: local contradictions with the best window; facts in the passages restated"
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*[a-z0-9][\w'’-]*\b|\b[A-Z]{2,}\b")
@@ -175,8 +179,15 @@ def _tokens(text: str) -> list[str]:
 
 
 def _neighbours(tokens: list[str], i: int, reach: int = 3) -> set[str]:
-    around = tokens[max(0, i - reach) : i] + tokens[i + 1 : i + 1 + reach]
-    return {t for t in around if t not in STOPWORDS and t not in _NEGATORS and len(t) > 2}
+    """The ``reach`` content words on each side of position ``i`` (stopwords skipped, so
+    "the *last* use of this term" reaches ``use`` and ``term``)."""
+    before = [t for t in tokens[:i] if _is_content(t)][-reach:]
+    after = [t for t in tokens[i + 1 :] if _is_content(t)][:reach]
+    return set(before + after)
+
+
+def _is_content(token: str) -> bool:
+    return token not in STOPWORDS and token not in _NEGATORS and len(token) > 2
 
 
 def _antonym_swap(said: list[str], seen: list[str], need: int) -> bool:
@@ -184,20 +195,30 @@ def _antonym_swap(said: list[str], seen: list[str], need: int) -> bool:
     seen_set = set(seen)
     for i, word in enumerate(said):
         flips = _ANTONYMS.get(word, set()) & seen_set
-        if not flips or word in seen_set or flips & set(said[max(0, i - 3) : i + 4]):
-            continue  # the window says the word too, or the sentence says both here
+        if not flips or word in seen_set:
+            continue  # the window says the word too
         mine = _neighbours(said, i)
-        if any(len(mine & _neighbours(seen, j)) >= need for j, t in enumerate(seen) if t in flips):
-            return True
+        for j, t in enumerate(seen):
+            theirs = _neighbours(seen, j) if t in flips else set()
+            if len(mine & theirs) >= need and not _also_stated(said, t, theirs):
+                return True
     return False
+
+
+def _also_stated(said: list[str], flip: str, theirs: set[str]) -> bool:
+    """The sentence states the window's phrase too ("the West Branch begins ..., and the
+    East Branch begins ..."): both, not a swap."""
+    return any(t == flip and _neighbours(said, k) & theirs for k, t in enumerate(said))
 
 
 def _negation_flip(said: list[str], seen: list[str]) -> bool:
     """A negator in ``said`` whose content-word neighbours appear close together in
     ``seen`` with no negator among or around them."""
     for i, word in enumerate(said):
-        if word not in _NEGATORS:
-            continue
+        if word not in _NEGATORS or "or" in said[max(0, i - 2) : i]:
+            continue  # "may or may not", "whether or not": both, not a flip
+        if _NEGATORS & set(said[max(0, i - 6) : i]):
+            continue  # "does n't mean they are n't used": a double negation
         before = _content_near(said[max(0, i - 4) : i][::-1])
         after = _content_near(said[i + 1 : i + 5])
         if before is None or after is None:
@@ -220,8 +241,10 @@ def _content_near(tokens: list[str]) -> str | None:
 def _absent_names(found: set[str], pool: str) -> int:
     """Names with a part the pool lacks. Compared part by part (``Marie-Claude`` against a
     tokenised ``Marie - Claude``) and without possessives, so a name the evidence states
-    in another spelling of the same words is not a new fact."""
-    pool_words = set(_name_parts(pool))
+    in another spelling of the same words is not a new fact; two adjacent pool words also
+    count joined (``South East`` and ``south-east`` state ``Southeast``)."""
+    words = _name_parts(pool)
+    pool_words = set(words) | {a + b for a, b in zip(words, words[1:], strict=False)}
     return sum(1 for w in found if any(p not in pool_words for p in _name_parts(w)))
 
 
@@ -238,7 +261,7 @@ def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dic
         best = ev.windows[0] if ev.windows else ""
         sentence = CITATION.sub(" ", ev.sentence)
         mismatches += negated(sentence) != negated(best)
-        contradictions += any(contradicts(sentence, w) for w in ev.windows[:2])
+        contradictions += any(contradicts(sentence, w) for w in ev.windows[:1])
         uncited += not CITATION.search(ev.sentence)
     n = max(1, len(aligned))
     return {
