@@ -140,15 +140,15 @@ def negated(text: str) -> bool:
 
 def contradicts(sentence: str, window: str) -> bool:
     """The window states what the sentence states with the opposite polarity, or with an
-    antonym, *locally*: the flipped word keeps a neighbour.
+    antonym, *locally*: the flipped word keeps its neighbours.
 
     * antonym: the sentence says ``w`` where the window says an antonym of ``w`` (and
-      not ``w`` itself), and a content word next to ``w`` in the sentence (within two
-      words) is next to the antonym in the window: "the *longest* running character"
-      against "the *shortest* running character";
-    * negation: a negator in one text but not around the same two content words in
-      the other (the word before and after it, at most four words apart there):
-      "is *not* open to trucks" against "is open to trucks".
+      not ``w`` itself), and the two share content-word neighbours (three on each side;
+      two shared, or one when the texts restate each other): "the *longest* running
+      character" against "the *shortest* running character";
+    * negation: a negator in one text whose nearest content words before and after it
+      stand at most five words apart, with no negator around them, in the other: "is
+      *not* open to trucks" against "is open to trucks".
 
     Local, so a long sentence that restates only part of its window is still checked,
     and a "not" elsewhere in the window (about something else) is not a contradiction.
@@ -163,11 +163,7 @@ def _restated(sentence: str, window: str) -> bool:
     """Each holds at least 80 % of the other's content words (one swapped word aside)."""
     said, seen = set(stems(sentence)), set(stems(window))
     common = len(said & seen)
-    return (
-        bool(said and seen)
-        and common >= 0.8 * (len(said) - 1) >= 0
-        and (common >= 0.8 * (len(seen) - 1))
-    )
+    return bool(said and seen) and all(common >= 0.8 * (len(x) - 1) for x in (said, seen))
 
 
 def _tokens(text: str) -> list[str]:
@@ -261,7 +257,7 @@ def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dic
         best = ev.windows[0] if ev.windows else ""
         sentence = CITATION.sub(" ", ev.sentence)
         mismatches += negated(sentence) != negated(best)
-        contradictions += any(contradicts(sentence, w) for w in ev.windows[:1])
+        contradictions += contradicts(sentence, best)
         uncited += not CITATION.search(ev.sentence)
     n = max(1, len(aligned))
     return {
