@@ -18,9 +18,16 @@ Reply = tuple[int, str]  # (HTTP status, message content)
 
 
 class FakeOpenAI:
-    def __init__(self, script: Callable[[dict[str, Any], int], Reply], delay: float = 0.0):
+    def __init__(
+        self,
+        script: Callable[[dict[str, Any], int], Reply],
+        delay: float = 0.0,
+        slots: int | None = None,
+    ):
         self.script = script
         self.delay = delay
+        self.slots = slots  # answered on GET /props as llama.cpp does; None: 404
+        self.props_requests = 0
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.peak = 0
@@ -47,6 +54,12 @@ class FakeOpenAI:
             return web.json_response(error, status=status, headers={"retry-after": "0"})
         return web.json_response(_completion(body, content))
 
+    async def _props(self, request: web.Request) -> web.Response:
+        self.props_requests += 1
+        if self.slots is None:
+            return web.json_response({"error": "not found"}, status=404)
+        return web.json_response({"total_slots": self.slots, "build_info": "fake"})
+
     def __enter__(self) -> FakeOpenAI:
         threading.Thread(target=self._serve, daemon=True).start()
         self._ready.wait(10)
@@ -56,6 +69,7 @@ class FakeOpenAI:
         asyncio.set_event_loop(self._loop)
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
+        app.router.add_get("/props", self._props)
         runner = web.AppRunner(app)
         self._loop.run_until_complete(runner.setup())
         site = web.TCPSite(runner, "127.0.0.1", 0)

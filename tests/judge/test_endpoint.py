@@ -254,3 +254,29 @@ def test_mode_found_during_the_run_when_settling_fails():
     assert len(run.calls["json_modes_refused"]) == 1  # refusals racing in fall back once
     assert {r.fingerprint.params["json_mode"] for r in run.results} == {"json_object_schema"}
     assert run.fingerprint.params["json_mode"] == "json_object_schema"
+
+
+@pytest.mark.parametrize(("slots", "most"), [(1, 1), (2, 2)])
+def test_calls_in_flight_never_exceed_the_servers_slots(tmp_path, slots, most):
+    """llama.cpp's server says how many requests it computes at once (``/props``); more
+    would queue, time out while computed and be computed again on retry."""
+    with FakeOpenAI(_llama_server, delay=0.05, slots=slots) as server:
+        model = LiteLLMModel("openai/local", api_base=server.base)
+        run = _run(model, _items(8), cache=tmp_path / "c.sqlite", concurrency=8)
+        assert server.peak <= most and server.props_requests == 1
+        assert run.calls["server_slots"] == slots and run.calls["max_in_flight"] == slots
+        assert all(r.outcome == Outcome.SCORED for r in run.results)
+        # an unchanged re-run is served from the cache: not even the slots are asked
+        _run(
+            LiteLLMModel("openai/local", api_base=server.base),
+            _items(8),
+            cache=tmp_path / "c.sqlite",
+        )
+        assert server.props_requests == 1
+
+
+def test_a_server_that_does_not_say_keeps_the_configured_concurrency(tmp_path):
+    with FakeOpenAI(_llama_server, delay=0.05) as server:  # /props answers 404
+        run = _run(LiteLLMModel("openai/local", api_base=server.base), _items(8), concurrency=8)
+        assert server.props_requests == 1 and run.calls["server_slots"] is None
+        assert run.calls["max_in_flight"] == 8 and server.peak > 1

@@ -1,11 +1,13 @@
 """Every model call goes through here: cache, bounded concurrency, retries, one repair.
 
 * Cache first (content-addressed): a hit costs nothing and is counted as ``cached_calls``.
-* At most ``concurrency`` calls in flight, adapted to what the endpoint serves
-  (:class:`InFlightLimit`, AIMD): a timeout halves the limit (once per round of calls),
-  and it grows back by one after as many successes in a row as the limit, up to
-  ``concurrency``. A call holds its slot only while it is sent: a retry waits for a free
-  slot under the lowered limit, so retries never pile onto a saturated server.
+* At most ``concurrency`` calls in flight, and never more than a server says it serves
+  at once (llama.cpp's ``/props`` slots, asked once before the first call that reaches
+  it); within that, adapted to what the endpoint serves (:class:`InFlightLimit`, AIMD): a
+  timeout halves the limit (once per round of calls), and it grows back by one after as
+  many successes in a row as the limit, up to ``concurrency``. A call holds its slot only
+  while it is sent: a retry waits for a free slot under the lowered limit, so retries
+  never pile onto a saturated server.
 * Transient errors (429, timeouts, connection errors, 5xx) are retried by one tenacity
   policy: exponential backoff with full jitter, honouring ``Retry-After``. Permanent ones
   (4xx, validation errors) are not retried.
@@ -118,6 +120,11 @@ class InFlightLimit:
             self.limit = max(1, self.limit // 2)
             self._round += 1
 
+    def cap(self, slots: int) -> None:
+        """Never more than ``slots`` in flight: what the server says it serves at once."""
+        self.maximum = max(1, min(self.maximum, slots))
+        self.limit = min(self.limit, self.maximum)
+
     def succeeded(self) -> None:
         self._streak += 1
         if self._streak >= self.limit and self.limit < self.maximum:
@@ -147,6 +154,27 @@ class Caller:
         # Settled before the run: key -> the response of that first call, counted when
         # the item asks for it.
         self._early: dict[str, ModelResponse] = {}
+        self.server_slots: int | None = None  # what the endpoint said it serves at once
+        self._sized = False
+        self._sizing = asyncio.Lock()
+
+    async def _size_to_server(self) -> None:
+        """Before the first call that reaches the model (a run served from the cache makes
+        no request at all), ask the server how many requests it computes at once
+        (llama.cpp's ``/props`` ``total_slots``; :meth:`serving_slots` of the model) and
+        never send more: a request queued behind busy slots times out while the server
+        still computes it, and its retry starts the work again."""
+        if self._sized:
+            return
+        async with self._sizing:
+            if self._sized:
+                return
+            probe = getattr(self.model, "serving_slots", None)
+            slots = await probe() if callable(probe) else None
+            if slots:
+                self.server_slots = slots
+                self.limit.cap(slots)
+            self._sized = True
 
     async def settle(self, request: ModelRequest) -> None:
         """Fix the request shape of a :class:`ShapeNegotiating` model before a run, so the
@@ -176,6 +204,7 @@ class Caller:
             "in_flight_limit": self.limit.limit,
             "peak_in_flight": self.limit.peak,
             "timeouts": self.limit.timeouts,
+            "server_slots": self.server_slots,
         }
         negotiated = getattr(self.model, "negotiated", None)
         if callable(negotiated):
@@ -238,6 +267,7 @@ class Caller:
 
     async def _attempt(self, request: ModelRequest, key: str) -> ModelResponse:
         """One call in one slot; the backoff before a retry is spent outside the slot."""
+        await self._size_to_server()
         async with self.limit.slot() as started:
             # The shape may have changed while waiting: then the key is another one.
             # (No await between this check and the model reading its shape.)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any, Literal, cast
 
 __all__ = [
@@ -129,6 +130,24 @@ class LiteLLMModel:
         # api_base is part of the identity (two servers may serve different weights);
         # timeout is not (it does not change the output). json_mode is the mode in use.
         self.params: dict[str, Any] = {"api_base": api_base, "json_mode": self.json_mode}
+
+    async def serving_slots(self) -> int | None:
+        """How many requests a self-hosted server computes at once: llama.cpp's server
+        answers ``GET /props`` with ``total_slots``. ``None`` when there is no
+        ``api_base`` (a hosted provider) or the server does not say (404, another
+        server, no answer within 5 s): then only the timeouts adapt the calls in flight."""
+        if not self.api_base:
+            return None
+        import httpx
+
+        root = re.sub(r"/v1/?$", "", self.api_base.rstrip("/"))
+        try:
+            async with httpx.AsyncClient(timeout=5.0) as client:
+                reply = await client.get(f"{root}/props")
+            slots = reply.json().get("total_slots") if reply.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        return slots if isinstance(slots, int) and slots >= 1 else None
 
     def shapes(self) -> list[dict[str, Any]]:
         """``params`` of the JSON mode in use and of each weaker one (none when given)."""
