@@ -14,7 +14,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Chunk", "GoldenCase", "GoldenSet", "corpus_sha256"]
+__all__ = ["Chunk", "GoldenCase", "GoldenSet", "corpus_sha256", "passage_text"]
+
+
+def passage_text(title: str, text: str) -> str:
+    """What a reader of a chunk sees: the title line, then the text. Retrieval indexes
+    it, the generator reads it and the judge checks answers against it: in collections
+    like ClapNQ the passage names its subject only in the title."""
+    return f"{title}\n{text}" if title else text
 
 
 class Chunk(BaseModel):
@@ -29,10 +36,8 @@ class Chunk(BaseModel):
 
     @property
     def passage(self) -> str:
-        """What a reader of the chunk sees: the title line, then the text. Retrieval
-        indexes it, the generator reads it and the judge checks answers against it: in
-        collections like ClapNQ the passage names its subject only in the title."""
-        return f"{self.title}\n{self.text}" if self.title else self.text
+        """Title line and text (:func:`passage_text`)."""
+        return passage_text(self.title, self.text)
 
 
 class GoldenCase(BaseModel):

@@ -153,13 +153,14 @@ def align_sentence(
                 held.add(windows[i].passage)
         if len(best) == top:
             break
+    text = " ".join(c.text for c in pool)
     return SentenceEvidence(
         sentence=sentence,
         cited=tuple(cited),
         windows=tuple(w.text for w in best),
-        pool=" ".join(c.text for c in pool),
+        pool=text,
         alignment=alignment,
-        sources=" ".join(pool[i].text for i in (range(len(pool)) if cited else sorted(held))),
+        sources=text if cited else " ".join(pool[i].text for i in sorted(held)),
     )
 
 

@@ -54,9 +54,6 @@ _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*[a-z0-9][\w'’-]*\b|\b[A-Z]{2,}\b")
 _ASIDE = re.compile(r"\([^()]*\)")  # "The Mach Five ( マッハ 号 ) is": asides break adjacency
 _POSSESSIVE = re.compile(r"['’]s$|['’]$", re.I)
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|neither|nor|cannot|without|nobody|nothing)\b|n['’]t\b", re.I
-)
 # Capitalised words that are not names: sentence-initial function words after a colon or
 # quote, pronouns, months and days are facts, so they stay in.
 _NOT_NAMES = frozenset(
@@ -98,6 +95,7 @@ _IRREGULAR = {
     "children": "child", "loved": "love", "hated": "hate",
 }  # fmt: skip
 _NEGATORS = frozenset("not no never none neither nor cannot without nobody nothing".split())
+_NEGATION = re.compile(rf"\b(?:{'|'.join(sorted(_NEGATORS))})\b|n['’]t\b", re.I)
 
 
 def _root(word: str) -> str:
@@ -194,9 +192,9 @@ def _antonym_swap(said: list[str], seen: list[str], need: int) -> bool:
         if not flips or word in seen_set:
             continue  # the window says the word too
         mine = _neighbours(said, i)
-        for j, t in enumerate(seen):
-            theirs = _neighbours(seen, j) if t in flips else set()
-            if len(mine & theirs) >= need and not _also_stated(said, t, theirs):
+        for j in (j for j, t in enumerate(seen) if t in flips):
+            theirs = _neighbours(seen, j)
+            if len(mine & theirs) >= need and not _also_stated(said, seen[j], theirs):
                 return True
     return False
 

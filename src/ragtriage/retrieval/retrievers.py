@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ragtriage.data.models import Chunk, GoldenSet
+from ragtriage.data.models import Chunk, GoldenSet, passage_text
 from ragtriage.data.tables import Run
 from ragtriage.errors import InputError
 
@@ -29,8 +29,8 @@ class Hit:
 
     @property
     def passage(self) -> str:
-        """Title line and text, as the generator reads it (``Chunk.passage``)."""
-        return f"{self.title}\n{self.text}" if self.title else self.text
+        """Title line and text, as the generator reads it (:func:`passage_text`)."""
+        return passage_text(self.title, self.text)
 
 
 Retriever = Callable[[str, int], Sequence[Hit]]
