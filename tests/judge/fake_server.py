@@ -23,10 +23,13 @@ class FakeOpenAI:
         script: Callable[[dict[str, Any], int], Reply],
         delay: float = 0.0,
         slots: int | None = None,
+        serial: bool = False,
     ):
         self.script = script
         self.delay = delay
         self.slots = slots  # answered on GET /props as llama.cpp does; None: 404
+        self.serial = serial  # one request computed at a time, the rest queue (unannounced)
+        self._queue: asyncio.Lock | None = None
         self.props_requests = 0
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
@@ -44,8 +47,7 @@ class FakeOpenAI:
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
         try:
-            await asyncio.sleep(self.delay)
-            status, content = self.script(body, number)
+            status, content = await self._compute(body, number)
         finally:
             with self._lock:
                 self.in_flight -= 1
@@ -53,6 +55,15 @@ class FakeOpenAI:
             error = {"error": {"message": content, "type": "rate_limit", "code": status}}
             return web.json_response(error, status=status, headers={"retry-after": "0"})
         return web.json_response(_completion(body, content))
+
+    async def _compute(self, body: dict[str, Any], number: int) -> Reply:
+        if not self.serial:
+            await asyncio.sleep(self.delay)
+            return self.script(body, number)
+        self._queue = self._queue or asyncio.Lock()
+        async with self._queue:
+            await asyncio.sleep(self.delay)
+            return self.script(body, number)
 
     async def _props(self, request: web.Request) -> web.Response:
         self.props_requests += 1

@@ -4,6 +4,7 @@ per endpoint and remembered, calls in flight adapted to timeouts (no real server
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -280,3 +281,23 @@ def test_a_server_that_does_not_say_keeps_the_configured_concurrency(tmp_path):
         run = _run(LiteLLMModel("openai/local", api_base=server.base), _items(8), concurrency=8)
         assert server.props_requests == 1 and run.calls["server_slots"] is None
         assert run.calls["max_in_flight"] == 8 and server.peak > 1
+
+
+def _bodies(server) -> list[str]:
+    """Each request as sent, JSON mode and all: a body seen twice was computed twice."""
+    return [json.dumps(body, sort_keys=True) for body in server.requests]
+
+
+@pytest.mark.parametrize(("timeout", "resent"), [(2.0, False), (0.3, True)])
+def test_a_slow_call_is_awaited_not_sent_again(timeout, resent):
+    """A one-slot server that does not say so queues 6 requests of 0.15 s each: calls past
+    a quarter of the timeout lower the calls in flight but are still awaited, so no request
+    is computed twice. Only a call past the timeout itself is abandoned and sent again."""
+    with FakeOpenAI(_llama_server, delay=0.15, serial=True) as server:
+        model = LiteLLMModel("openai/local", api_base=server.base, timeout=timeout)
+        run = _run(model, _items(6), concurrency=8)
+    assert all(r.outcome == Outcome.SCORED for r in run.results)
+    assert run.calls["slow_calls"] > 0 and run.calls["in_flight_limit"] < 8
+    bodies = _bodies(server)
+    assert (len(set(bodies)) < len(bodies)) is resent
+    assert (run.calls["timeouts"] > 0) is resent

@@ -136,14 +136,16 @@ def judge(
 
 
 def _calls_line(calls: dict[str, Any]) -> str:
-    """The endpoint's JSON mode when one was refused, and timeouts when there were any."""
+    """The endpoint's JSON mode when one was refused, and timeouts or slow calls when
+    there were any."""
     parts = []
     if calls.get("json_modes_refused"):
         refused = ", ".join(r.split(":", 1)[0] for r in calls["json_modes_refused"])
         parts.append(f"JSON mode {calls['json_mode']} (endpoint refused {refused})")
-    if calls.get("timeouts"):
+    slow = [f"{calls[k]} {k.replace('_', ' ')}" for k in ("timeouts", "slow_calls") if calls.get(k)]
+    if slow:
         parts.append(
-            f"{calls['timeouts']} timeouts: calls in flight lowered to "
+            f"{' and '.join(slow)}: calls in flight lowered to "
             f"{calls['in_flight_limit']} of {calls['max_in_flight']}"
         )
     return "; ".join(parts)

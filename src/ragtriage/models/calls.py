@@ -8,6 +8,10 @@
   many successes in a row as the limit, up to ``concurrency``. A call holds its slot only
   while it is sent: a retry waits for a free slot under the lowered limit, so retries
   never pile onto a saturated server.
+* A slow call is not a dead one: past :data:`SLOW_FRACTION` of the model's ``timeout`` it
+  lowers the limit as a timeout would, but it is still awaited (``slow_calls``), so a
+  request the server is computing (or has queued) is not thrown away and sent again. Only
+  the model's own timeout abandons it, and then it is retried.
 * Transient errors (429, timeouts, connection errors, 5xx) are retried by one tenacity
   policy: exponential backoff with full jitter, honouring ``Retry-After``. Permanent ones
   (4xx, validation errors) are not retried.
@@ -50,9 +54,13 @@ from ragtriage.models.base import (
 )
 from ragtriage.models.cache import ResponseCache
 
-__all__ = ["Caller", "InFlightLimit", "RetryPolicy", "Unscorable"]
+__all__ = ["Caller", "InFlightLimit", "RetryPolicy", "SLOW_FRACTION", "Unscorable"]
 
 T = TypeVar("T")
+# A call running longer than this share of the model's timeout counts as slow: the
+# endpoint queues more than it serves in time. A quarter leaves room for three more such
+# waits before the timeout abandons the request.
+SLOW_FRACTION = 0.25
 
 
 class Unscorable(Exception):
@@ -81,10 +89,10 @@ class RetryPolicy:
 class InFlightLimit:
     """At most ``limit`` calls in flight; ``limit`` starts at ``maximum`` (AIMD).
 
-    A timeout means the endpoint queues more than it serves in time: :meth:`timed_out`
-    halves ``limit`` (never below 1), once per round: timeouts of calls that started
-    before the last decrease do not decrease it again. ``limit`` successes in a row raise
-    it by one, up to ``maximum``.
+    A timeout or a slow call means the endpoint queues more than it serves in time:
+    :meth:`timed_out` and :meth:`slow` halve ``limit`` (never below 1), once per round:
+    calls that started before the last decrease do not decrease it again. ``limit``
+    successes in a row raise it by one, up to ``maximum``.
     """
 
     def __init__(self, maximum: int) -> None:
@@ -95,6 +103,7 @@ class InFlightLimit:
         self.in_flight = 0
         self.peak = 0
         self.timeouts = 0
+        self.slow_calls = 0
         self._round = 0  # bumped at each decrease
         self._streak = 0
         self._changed = asyncio.Condition()
@@ -115,6 +124,14 @@ class InFlightLimit:
 
     def timed_out(self, started: int) -> None:
         self.timeouts += 1
+        self._decrease(started)
+
+    def slow(self, started: int) -> None:
+        """A call still running past its slow mark: lower the limit, keep the call."""
+        self.slow_calls += 1
+        self._decrease(started)
+
+    def _decrease(self, started: int) -> None:
         self._streak = 0
         if started == self._round and self.limit > 1:
             self.limit = max(1, self.limit // 2)
@@ -204,6 +221,7 @@ class Caller:
             "in_flight_limit": self.limit.limit,
             "peak_in_flight": self.limit.peak,
             "timeouts": self.limit.timeouts,
+            "slow_calls": self.limit.slow_calls,
             "server_slots": self.server_slots,
         }
         negotiated = getattr(self.model, "negotiated", None)
@@ -274,12 +292,25 @@ class Caller:
             if cache_key(self.model, request) != key:
                 raise _Reshaped
             try:
-                response = await self.model.complete(request)
+                response = await self._patiently(request, started)
             except ModelTimeoutError:
                 self.limit.timed_out(started)
                 raise
         self.limit.succeeded()
         return response
+
+    async def _patiently(self, request: ModelRequest, started: int) -> ModelResponse:
+        """The model's answer, awaited past the slow mark (which lowers the limit) up to
+        the model's own timeout: abandoning a request the server is still computing would
+        make the retry compute it again."""
+        call = asyncio.ensure_future(self.model.complete(request))
+        try:
+            slow_mark = (getattr(self.model, "timeout", None) or 0) * SLOW_FRACTION
+            if slow_mark and not await _answered_within(call, slow_mark):
+                self.limit.slow(started)
+            return await call
+        finally:
+            call.cancel()  # a no-op once answered; stops the request if the run is cancelled
 
     async def parsed(
         self, request: ModelRequest, parse: Callable[[ModelResponse], T], usage: Usage
@@ -308,6 +339,12 @@ class Caller:
             return parse(response)
         except ValueError as second:
             raise Unscorable(f"invalid judge output after one repair: {_brief(second)}") from None
+
+
+async def _answered_within(call: asyncio.Future[Any], seconds: float) -> bool:
+    """Whether ``call`` finished within ``seconds``; it goes on either way."""
+    done, _ = await asyncio.wait({call}, timeout=seconds)
+    return bool(done)
 
 
 def _count(usage: Usage, response: ModelResponse, *, cached: bool) -> None:

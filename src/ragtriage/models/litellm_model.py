@@ -18,7 +18,9 @@ configuration error is permanent (never retried); 429, 5xx, connection errors ar
 transient; a timeout is a :class:`ModelTimeoutError` (transient, and the caller lowers its
 calls in flight). A local endpoint (``localhost``, ``127.0.0.1``) gets a long default
 timeout (:data:`LOCAL_TIMEOUT_S`): a server with one slot queues requests, and a client
-that gives up on a queued request throws away work the server will still do.
+that gives up on a queued request throws away work the server will still do. (Long before
+that, the caller lowers its calls in flight while still awaiting the slow call; see
+:mod:`ragtriage.models.calls`.)
 """
 
 from __future__ import annotations
