@@ -1,6 +1,7 @@
 """The embedded judge's confident rejections count as failed fact checks.
 
-A one-fact swap whose every word is in the context ("is not", "shortest" for "longest")
+A one-fact swap whose every word is in the context ("is not the daughter" against "is the
+nine-year-old daughter")
 passes word overlap; the model, reading the sentence's own evidence, rejects it. A
 sentence with P(supported) below ``REJECT`` adds to ``fact_check``, which every calibrated
 rule vetoes on.
@@ -16,13 +17,13 @@ from ragtriage.judge.strategies.sentences import REJECT
 from ragtriage.judge.types import ContextChunk, JudgeItem
 from tests.judge.fakes import ScriptedModel, choice
 
-# A ClapNQ-style swap the model-free checks miss: the title's own "Never" hides the "not".
+# A ClapNQ-style swap the model-free checks miss: the negated phrase is worded apart.
 CONTEXT = (
     ContextChunk(
-        id="c0", text="`` It 's Now or Never '' is a ballad recorded by Elvis Presley in 1960 ."
+        id="c0", text="Glumdalclitch is the nine - year - old daughter of a giant farmer ."
     ),
 )
-SWAP = "`` It 's Now or Never '' is not a ballad recorded by Elvis Presley in 1960 ."
+SWAP = "Glumdalclitch is not the daughter of a giant farmer."
 
 
 def _judged(p_true: float):

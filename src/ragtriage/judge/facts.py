@@ -48,11 +48,25 @@ from ragtriage.judge.lexical import CITATION, STOPWORDS
 __all__ = ["VERSION", "contradicts", "fact_signals", "names", "negated", "numbers"]
 
 # In every judge's fingerprint: a calibration fitted on other fact signals is stale.
-VERSION = "facts v2: local contradictions with the best window; facts in the passages restated"
+VERSION = (
+    "facts v3: local contradictions with the best window; facts in the passages restated;"
+    " quoted negators inert; a sentence's first word may be a name"
+)
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _NAME = re.compile(r"\b[A-Z][\w'’-]*[a-z0-9][\w'’-]*\b|\b[A-Z]{2,}\b")
 _ASIDE = re.compile(r"\([^()]*\)")  # "The Mach Five ( マッハ 号 ) is": asides break adjacency
+_QUOTED = re.compile(r"``.*?''|\"[^\"]*\"|“[^”]*”")  # a title: `` It 's Now or Never ''
+# Sentence openers that are not names (beside the stopwords and -ly adverbs), and the
+# singular verbs after which a capitalised first word is taken as a name's subject.
+_OPENERS = frozenset(
+    """according additionally although another because both currently despite due each
+    either every finally first firstly furthermore given hence instead many meanwhile
+    moreover most nevertheless nonetheless one other others overall regarding second
+    several similarly since some still such therefore thus today third though unlike
+    until whereas whether yet""".split()
+)
+_SINGULAR_VERBS = frozenset("is was has had does did will can remains became".split())
 _POSSESSIVE = re.compile(r"['’]s$|['’]$", re.I)
 # Capitalised words that are not names: sentence-initial function words after a colon or
 # quote, pronouns, months and days are facts, so they stay in.
@@ -99,7 +113,10 @@ _NEGATION = re.compile(rf"\b(?:{'|'.join(sorted(_NEGATORS))})\b|n['’]t\b", re.
 
 
 def _root(word: str) -> str:
-    """Irregular forms mapped, then the light stem without a final e (increase(d))."""
+    """Irregular forms mapped, then the light stem without a final e (increase(d)); a
+    stopword stays as it is, so "there" is still a stopword, not the content word "ther"."""
+    if word in STOPWORDS:
+        return word
     root = stem(_IRREGULAR.get(word, word))
     return root[:-1] if root.endswith("e") and len(root) > 3 else root
 
@@ -124,12 +141,33 @@ def numbers(text: str) -> set[str]:
 
 
 def names(sentence: str) -> set[str]:
-    """Capitalised words of a sentence except its first word, lower-cased, without a
-    possessive ``'s`` (``Dawson's`` is the name ``Dawson``)."""
-    words = _NAME.findall(CITATION.sub(" ", sentence))
-    first = re.match(r"\W*([\w'’-]+)", sentence)
+    """Capitalised words of a sentence, lower-cased, without a possessive ``'s``
+    (``Dawson's`` is the name ``Dawson``). The first word only when it reads as a name
+    (:func:`_opens_with_name`): sentences start with a capital anyway."""
+    text = CITATION.sub(" ", sentence)
+    words = _NAME.findall(text)
+    first = re.match(r"\W*([\w'’-]+)", text)
     start = first.group(1) if first else ""
-    return {_POSSESSIVE.sub("", w).lower() for w in words if w not in _NOT_NAMES and w != start}
+    keep = _opens_with_name(text, start)
+    return {
+        _POSSESSIVE.sub("", w).lower()
+        for w in words
+        if w not in _NOT_NAMES and (w != start or keep)
+    }
+
+
+def _opens_with_name(text: str, start: str) -> bool:
+    """The first word is a name when it is capitalised, not a function word, an opener
+    ("Additionally") or an -ly adverb, and either starts a run of capitalised words
+    ("Manchester Bridge is") or is the subject of a singular verb ("Scotland does not").
+    A plural subject ("Researchers have") is more often a common noun, so it stays out."""
+    if not start[:1].isupper() or start in _NOT_NAMES or start.lower() in STOPWORDS:
+        return False
+    if start.lower() in _OPENERS or start.lower().endswith("ly"):
+        return False
+    after = text[text.index(start) + len(start) :].split()
+    nxt = after[0] if after else ""
+    return bool(_NAME.fullmatch(nxt)) and nxt not in _NOT_NAMES or nxt in _SINGULAR_VERBS
 
 
 def negated(text: str) -> bool:
@@ -152,8 +190,9 @@ def contradicts(sentence: str, window: str) -> bool:
     and a "not" elsewhere in the window (about something else) is not a contradiction.
     """
     said, seen = _tokens(sentence), _tokens(window)
-    need = 1 if _restated(sentence, window) else 2
-    flipped = _negation_flip(said, seen) or _negation_flip(seen, said)
+    restated = _restated(sentence, window)
+    need = 1 if restated else 2
+    flipped = _negation_flip(said, seen, restated) or _negation_flip(seen, said, restated)
     return _antonym_swap(said, seen, need) or flipped
 
 
@@ -166,10 +205,16 @@ def _restated(sentence: str, window: str) -> bool:
 
 def _tokens(text: str) -> list[str]:
     """Every word's and number's root outside parentheses (stopwords kept: ``more``,
-    ``less`` and ``not`` matter here)."""
+    ``less`` and ``not`` matter here). A negator inside quotes is part of a title ("It's
+    Now or Never"), not of the statement: it is kept as a plain word."""
     text = _ASIDE.sub(" ", CITATION.sub(" ", text)).lower()
+    text = _QUOTED.sub(lambda m: _NEGATION.sub(_quoted_negator, m.group(0)), text)
     text = text.replace("n't", " not").replace("n’t", " not")
     return [_root(w) for w in re.findall(r"[a-z0-9]+", text)]
+
+
+def _quoted_negator(match: re.Match[str]) -> str:
+    return "q" + re.sub(r"\W", "", match.group(0))  # "never" -> "qnever": a content word
 
 
 def _neighbours(tokens: list[str], i: int, reach: int = 3) -> set[str]:
@@ -185,47 +230,65 @@ def _is_content(token: str) -> bool:
 
 
 def _antonym_swap(said: list[str], seen: list[str], need: int) -> bool:
-    """An antonym of a sentence word in the window sharing ``need`` of its neighbours."""
+    """An antonym of a sentence word in the window sharing ``need`` of its neighbours,
+    unless the window also states the word itself, or the sentence the antonym, in the
+    same place (with at least as many of those neighbours)."""
     seen_set = set(seen)
     for i, word in enumerate(said):
         flips = _ANTONYMS.get(word, set()) & seen_set
-        if not flips or word in seen_set:
-            continue  # the window says the word too
+        if not flips:
+            continue
         mine = _neighbours(said, i)
         for j in (j for j, t in enumerate(seen) if t in flips):
             theirs = _neighbours(seen, j)
-            if len(mine & theirs) >= need and not _also_stated(said, seen[j], theirs):
+            shared = len(mine & theirs)
+            if shared < need:
+                continue
+            if not _stated_too(seen, word, mine, shared) and not _stated_too(
+                said, seen[j], theirs, shared
+            ):
                 return True
     return False
 
 
-def _also_stated(said: list[str], flip: str, theirs: set[str]) -> bool:
-    """The sentence states the window's phrase too ("the West Branch begins ..., and the
-    East Branch begins ..."): both, not a swap."""
-    return any(t == flip and _neighbours(said, k) & theirs for k, t in enumerate(said))
+def _stated_too(tokens: list[str], word: str, around: set[str], shared: int) -> bool:
+    """``tokens`` say ``word`` too, with at least ``shared`` of the words ``around`` it:
+    "the West Branch begins ..., and the East Branch begins ..." states both."""
+    return any(
+        t == word and len(_neighbours(tokens, k) & around) >= shared for k, t in enumerate(tokens)
+    )
 
 
-def _negation_flip(said: list[str], seen: list[str]) -> bool:
+def _negation_flip(said: list[str], seen: list[str], restated: bool) -> bool:
     """A negator in ``said`` whose content-word neighbours appear close together in
-    ``seen`` with no negator among or around them."""
+    ``seen`` with no negator among or around them. With no content word before it ("It
+    is not produced artificially"), the next two content words after it stand in, but
+    only adjacent (at most one word between) and only when the texts restate each other:
+    without an anchor before the negator, two words are easily found elsewhere."""
     for i, word in enumerate(said):
         if word not in _NEGATORS or "or" in said[max(0, i - 2) : i]:
             continue  # "may or may not", "whether or not": both, not a flip
         if _NEGATORS & set(said[max(0, i - 6) : i]):
             continue  # "does n't mean they are n't used": a double negation
         before = _content_near(said[max(0, i - 4) : i][::-1])
-        after = _content_near(said[i + 1 : i + 5])
-        if before is None or after is None:
-            continue
-        for j, t in enumerate(seen):
-            span = seen[j : j + 6]
-            if (
-                t == before
-                and after in span[1:]
-                and not _NEGATORS & set(seen[max(0, j - 2) : j + 7])
-            ):
-                return True
+        after = [t for t in said[i + 1 : i + 6] if t not in STOPWORDS and t not in _NEGATORS]
+        if before and after and _stated_plainly(before, after[0], seen, reach=5):
+            return True
+        pair_only = not before and len(after) > 1 and restated
+        if pair_only and _stated_plainly(after[0], after[1], seen, reach=2):
+            return True
     return False
+
+
+def _stated_plainly(first: str, second: str, seen: list[str], reach: int) -> bool:
+    """``first`` then ``second`` at most ``reach`` words on in ``seen``, no negator
+    around them."""
+    return any(
+        t == first
+        and second in seen[j + 1 : j + 1 + reach]
+        and not _NEGATORS & set(seen[max(0, j - 2) : j + 2 + reach])
+        for j, t in enumerate(seen)
+    )
 
 
 def _content_near(tokens: list[str]) -> str | None:
