@@ -11,7 +11,15 @@ from __future__ import annotations
 import pytest
 
 from ragtriage.judge.alignment import align_answer, cited_passages, evidence_for, stem
-from ragtriage.judge.facts import contradicts, fact_signals, names, negated, numbers
+from ragtriage.judge.api import judge_faithfulness
+from ragtriage.judge.facts import (
+    contradicts,
+    fact_signals,
+    names,
+    negated,
+    numbers,
+    unstated_negation,
+)
 from ragtriage.judge.strategies.common import lexical_signals
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
@@ -283,3 +291,26 @@ def test_an_antonym_is_a_swap_unless_stated_in_the_same_place():
     window = "It is at the south - western tip of the North Island , between Cook Strait ."
     assert contradicts("Wellington is at a tip of the south Island.", window)
     assert not contradicts("Wellington is at the south-western tip of the North Island.", window)
+
+
+def test_a_denial_the_evidence_does_not_state():
+    """A sentence that negates where its evidence negates nothing; hedges, quoted titles
+    and a negator anywhere in the evidence (an aside included) are not counted."""
+    assert unstated_negation("Delmar is not convinced they were Sirens.", "Delmar is convinced.")
+    assert not unstated_negation("It may or may not stand alone.", "It can stand alone.")
+    assert not unstated_negation("`` Now or Never '' is a ballad.", "It is a ballad by Presley.")
+    evidence = "It gives a false impression ( since it is not a representative sample ) ."
+    assert not unstated_negation("It is not a representative sample.", evidence)
+
+
+def test_unstated_negations_are_part_of_the_fact_check():
+    context = (ContextChunk(id="c0", text="Delmar is convinced that the three women were Sirens."),)
+    swapped = JudgeItem(
+        id="x",
+        question="q",
+        contexts=context,
+        answer="Delmar is not convinced that the three women were Sirens.",
+    )
+    (result,) = judge_faithfulness([swapped], strategy="lexical", cache=None)
+    assert result.signals["unstated_negations"] == 1.0
+    assert result.signals["fact_check"] >= 1.0

@@ -1,7 +1,6 @@
 """The embedded judge's confident rejections count as failed fact checks.
 
-A one-fact swap whose every word is in the context ("is not the daughter" against "is the
-nine-year-old daughter")
+A one-fact swap whose every word is in the context (the winner and the loser exchanged)
 passes word overlap; the model, reading the sentence's own evidence, rejects it. A
 sentence with P(supported) below ``REJECT`` adds to ``fact_check``, which every calibrated
 rule vetoes on.
@@ -17,13 +16,9 @@ from ragtriage.judge.strategies.sentences import REJECT
 from ragtriage.judge.types import ContextChunk, JudgeItem
 from tests.judge.fakes import ScriptedModel, choice
 
-# A ClapNQ-style swap the model-free checks miss: the negated phrase is worded apart.
-CONTEXT = (
-    ContextChunk(
-        id="c0", text="Glumdalclitch is the nine - year - old daughter of a giant farmer ."
-    ),
-)
-SWAP = "Glumdalclitch is not the daughter of a giant farmer."
+# A swap the model-free checks miss: the same words, the roles exchanged.
+CONTEXT = (ContextChunk(id="c0", text="Serena Williams defeated Maria Sharapova in the final ."),)
+SWAP = "Maria Sharapova defeated Serena Williams in the final."
 
 
 def _judged(p_true: float):
@@ -36,7 +31,9 @@ def _judged(p_true: float):
 @pytest.mark.parametrize(("p_true", "rejected"), [(REJECT / 2, 1.0), (0.5, 0.0), (0.95, 0.0)])
 def test_a_confident_rejection_adds_to_the_fact_check(p_true, rejected):
     result = _judged(p_true)
-    model_free = result.signals["contradictions"] + result.signals["novel_facts"]
+    model_free = sum(
+        result.signals[k] for k in ("contradictions", "novel_facts", "unstated_negations")
+    )
     assert result.signals["rejected_sentences"] == rejected
     assert result.signals["fact_check"] == model_free + rejected
 

@@ -103,14 +103,15 @@ class LogisticRule(BaseModel):
 BaseRule = Annotated[ThresholdRule | ConstantRule | LogisticRule, Field(discriminator="kind")]
 
 # The fact check: a sentence that states a number or a name its evidence does not
-# contain, or restates its evidence with the opposite polarity or an antonym, is
-# unsupported by the claim-level definition of faithfulness, whatever the overlap says.
-# It is what catches one-fact swaps (a year, an amount, a person, a place, "fell" for
-# "rose", a dropped "not"), where nearly every word of the answer is still in the context.
-# On the shipped grades it is neutral for agreement (pooled nested-CV kappa over the
-# model-free signals 0.34 without it, 0.35 with it; it flags 131 of 300 answers, 81 % of
-# them graded unfaithful against a 71 % base rate; contradictions flag 6), so it is part
-# of every decision, not a choice.
+# contain, denies what its evidence does not deny, or restates its evidence with the
+# opposite polarity or an antonym, is unsupported by the claim-level definition of
+# faithfulness, whatever the overlap says. It is what catches one-fact swaps (a year, an
+# amount, a person, a place, "fell" for "rose", an added "not"), where nearly every word
+# of the answer is still in the context. On the shipped grades it flags 165 of 300
+# answers (the embedded judge, with the model's rejections, 172), 82 % of them graded
+# unfaithful against a 71 % base rate, and it raises the nested-CV kappa of the lexical
+# judge from 0.34 to 0.38 pooled, mean over 10 fold splits
+# (benchmarks/nested_seed_spread.py), so it is part of every decision, not a choice.
 FACT_VETO = "fact_check"
 
 

@@ -10,26 +10,34 @@ mentions does not support a sentence restating another passage):
 
 * **numbers** (``1998``, ``3.5``, ``72``, ``40%``) the sources do not contain, compared as
   numbers (``1,000`` = ``1000``);
-* **names**: capitalised words not at the start of the sentence (``Berlin``, ``Curie``)
-  the sources do not contain, case-insensitively, part by part and without a possessive
-  (``Dawson's`` = ``Dawson``; ``Marie-Claude`` = a tokenised ``Marie - Claude``; two
-  adjacent words joined, ``South East`` = ``Southeast``);
+* **names**: capitalised words (``Berlin``, ``Curie``) the sources do not contain,
+  case-insensitively, part by part and without a possessive (``Dawson's`` = ``Dawson``;
+  ``Marie-Claude`` = a tokenised ``Marie - Claude``; two adjacent words joined, ``South
+  East`` = ``Southeast``). The first word of a sentence counts only when it reads as a
+  name: it starts a run of capitalised words ("Manchester Bridge is") or is the subject
+  of a singular verb ("Scotland does not"), and is not an opener ("Additionally");
 * **negation mismatch**: the sentence negates (``not``, ``never``, ``no``, ``n't``...) and
   its best evidence window does not, or the other way round: "X is not Y" against "X is Y";
+* **unstated negations** (:func:`unstated_negation`): the sentence denies something ("X
+  is not Y") and its evidence (its best windows) negates nothing: a negative claim the
+  evidence does not state;
 * **contradictions**, against the best window, *locally* (:func:`contradicts`): a negator
   whose neighbouring content words stand close together, un-negated, in the window (or
-  the other way round), or an antonym of a sentence word where the window shares its
-  neighbours (``shortest running character`` against ``longest running character``; a
-  fixed list of common English pairs, every form listed). Not a flip: a hedge ("may or
-  may not"), a double negation ("does n't mean they are n't used"), a sentence that states
-  the window's phrase too ("the West Branch ..., and the East Branch ..."). Parenthetical
-  asides are skipped, so "The Mach Five ( マッハ 号 ) is the car" still restates "The Mach
-  Five is not the car". Only the best window: the second is often about another entity
-  (the other hemisphere), and checking it failed twice as many correct answers.
+  the other way round; a negator inside a quoted title is a plain word), or an antonym
+  of a sentence word where the window shares its neighbours and does not state the word
+  itself in the same place (``shortest running character`` against ``longest running
+  character``; a fixed list of common English pairs, every form listed). Not a flip: a
+  hedge ("may or may not"), a double negation ("does n't mean they are n't used"), a
+  sentence that states the window's phrase too ("the West Branch ..., and the East Branch
+  ..."). Parenthetical asides are skipped, so "The Mach Five ( マッハ 号 ) is the car"
+  still restates "The Mach Five is not the car". Only the best window: the second is
+  often about another entity (the other hemisphere), and checking it failed twice as
+  many correct answers.
 
 Signals (per answer): ``novel_numbers``, ``novel_names``, ``novel_facts`` (their sum),
-``contradictions``, ``fact_check`` (numbers + names + contradictions: what every
-calibrated decision vetoes on, ``calibration.decision.VetoRule``), ``negation_mismatch``
+``contradictions``, ``unstated_negations``, ``fact_check`` (numbers + names +
+contradictions + unstated negations: what every calibrated decision vetoes on,
+``calibration.decision.VetoRule``), ``negation_mismatch``
 (any polarity difference against the best window, restated or not: a weak signal), and
 ``uncited_sentences`` (share of sentences without a citation marker, when
 the answer cites anything; 0 when it cites nothing, since then citations are not in use):
@@ -45,12 +53,20 @@ from collections.abc import Sequence
 from ragtriage.judge.alignment import SentenceEvidence, stem, stems
 from ragtriage.judge.lexical import CITATION, STOPWORDS
 
-__all__ = ["VERSION", "contradicts", "fact_signals", "names", "negated", "numbers"]
+__all__ = [
+    "VERSION",
+    "contradicts",
+    "fact_signals",
+    "names",
+    "negated",
+    "numbers",
+    "unstated_negation",
+]
 
 # In every judge's fingerprint: a calibration fitted on other fact signals is stale.
 VERSION = (
     "facts v3: local contradictions with the best window; facts in the passages restated;"
-    " quoted negators inert; a sentence's first word may be a name"
+    " quoted negators inert; a sentence's first word may be a name; unstated negations"
 )
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
@@ -311,7 +327,7 @@ def _name_parts(text: str) -> list[str]:
 
 def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dict[str, float]:
     """The fact-level signals of an answer from its sentences' evidence (see module doc)."""
-    novel_numbers = novel_names = mismatches = contradictions = uncited = 0
+    novel_numbers = novel_names = mismatches = contradictions = unstated = uncited = 0
     for ev in aligned:
         novel_numbers += len(numbers(ev.sentence) - numbers(ev.sources))
         novel_names += _absent_names(names(ev.sentence), ev.sources)
@@ -319,14 +335,27 @@ def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dic
         sentence = CITATION.sub(" ", ev.sentence)
         mismatches += negated(sentence) != negated(best)
         contradictions += contradicts(sentence, best)
+        unstated += unstated_negation(sentence, " ".join(ev.windows))
         uncited += not CITATION.search(ev.sentence)
     n = max(1, len(aligned))
     return {
-        "fact_check": float(novel_numbers + novel_names + contradictions),
+        "fact_check": float(novel_numbers + novel_names + contradictions + unstated),
         "novel_facts": float(novel_numbers + novel_names),
         "contradictions": float(contradictions),
+        "unstated_negations": float(unstated),
         "novel_numbers": float(novel_numbers),
         "novel_names": float(novel_names),
         "negation_mismatch": float(mismatches),
         "uncited_sentences": uncited / n if answer_cites else 0.0,
     }
+
+
+def unstated_negation(sentence: str, evidence: str) -> bool:
+    """The sentence denies something ("X is not Y") where its evidence (its best windows)
+    negates nothing: a negative claim the evidence does not state. Not counted: a hedge
+    ("may or may not"), a negator in a quoted title or an aside of the sentence
+    (:func:`_tokens`). Any negator in the evidence, asides and quotes included, counts as
+    stated: "( since it is only a sample and is not representative )" is evidence."""
+    said = _tokens(sentence)
+    denies = any(w in _NEGATORS and "or" not in said[max(0, i - 2) : i] for i, w in enumerate(said))
+    return denies and not negated(evidence)
