@@ -314,3 +314,13 @@ def test_unstated_negations_are_part_of_the_fact_check():
     (result,) = judge_faithfulness([swapped], strategy="lexical", cache=None)
     assert result.signals["unstated_negations"] == 1.0
     assert result.signals["fact_check"] >= 1.0
+
+
+def test_a_name_spelt_without_its_accents_is_the_same_name():
+    evidence = [
+        align_answer(
+            ["The name derives from the Greek Makedonia."],
+            (ContextChunk(id="c0", text="From the Greek Μακεδονία ( Makedonía ) ."),),
+        )[0]
+    ]
+    assert fact_signals(evidence, answer_cites=False)["novel_names"] == 0

@@ -13,9 +13,10 @@ mentions does not support a sentence restating another passage):
 * **names**: capitalised words (``Berlin``, ``Curie``) the sources do not contain,
   case-insensitively, part by part and without a possessive (``Dawson's`` = ``Dawson``;
   ``Marie-Claude`` = a tokenised ``Marie - Claude``; two adjacent words joined, ``South
-  East`` = ``Southeast``). The first word of a sentence counts only when it reads as a
-  name: it starts a run of capitalised words ("Manchester Bridge is") or is the subject
-  of a singular verb ("Scotland does not"), and is not an opener ("Additionally");
+  East`` = ``Southeast``; accents ignored, ``Makedonia`` = ``Makedonía``). The first word
+  of a sentence counts only when it reads as a name: it starts a run of capitalised words
+  ("Manchester Bridge is") or is the subject of a singular verb ("Scotland does not"),
+  and is not an opener ("Additionally");
 * **negation mismatch**: the sentence negates (``not``, ``never``, ``no``, ``n't``...) and
   its best evidence window does not, or the other way round: "X is not Y" against "X is Y";
 * **unstated negations** (:func:`unstated_negation`): the sentence denies something ("X
@@ -48,6 +49,7 @@ answers.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from ragtriage.judge.alignment import SentenceEvidence, stem, stems
@@ -66,7 +68,8 @@ __all__ = [
 # In every judge's fingerprint: a calibration fitted on other fact signals is stale.
 VERSION = (
     "facts v3: local contradictions with the best window; facts in the passages restated;"
-    " quoted negators inert; a sentence's first word may be a name; unstated negations"
+    " quoted negators inert; a sentence's first word may be a name; unstated negations;"
+    " accents ignored in names"
 )
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
@@ -322,7 +325,10 @@ def _absent_names(found: set[str], pool: str) -> int:
 
 
 def _name_parts(text: str) -> list[str]:
-    return [_POSSESSIVE.sub("", w) for w in re.findall(r"[\w’']+", text.lower()) if w]
+    """Lower-cased words without possessives or accents: "Makedonia" is "Makedonía"."""
+    plain = unicodedata.normalize("NFKD", text.lower())
+    plain = "".join(c for c in plain if not unicodedata.combining(c))
+    return [_POSSESSIVE.sub("", w) for w in re.findall(r"[\w’']+", plain) if w]
 
 
 def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dict[str, float]:
