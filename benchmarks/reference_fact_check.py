@@ -5,7 +5,8 @@
 Every shipped ClapNQ golden case with a reference answer is judged (model-free signals)
 against its gold passage(s), once with the passage text alone and once with the title
 line first (``Chunk.passage``, what the judge sees since titles are context). Counted:
-answers with a novel name, a novel number, a contradiction, and any of them (the fact
+answers with a novel name, a novel number, a contradiction, an unstated negation, and any
+of them (the fact
 check every calibrated rule vetoes on).
 """
 
@@ -18,6 +19,7 @@ from ragtriage.judge.strategies.common import lexical_signals
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
 ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("novel_names", "novel_numbers", "contradictions", "unstated_negations", "fact_check")
 
 
 def main() -> None:
@@ -25,7 +27,7 @@ def main() -> None:
     corpus = golden.corpus or {}
     cases = [c for c in golden.cases if c.reference_answer and c.expected()]
     for label, text in (("text only", lambda c: c.text), ("title + text", lambda c: c.passage)):
-        counts = {"novel_names": 0, "novel_numbers": 0, "contradictions": 0, "fact_check": 0}
+        counts = dict.fromkeys(KINDS, 0)
         for case in cases:
             chunks = tuple(ContextChunk(id=g, text=text(corpus[g])) for g in case.expected())
             item = JudgeItem(
