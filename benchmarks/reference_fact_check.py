@@ -6,8 +6,7 @@ Every shipped ClapNQ golden case with a reference answer is judged (model-free s
 against its gold passage(s), once with the passage text alone and once with the title
 line first (``Chunk.passage``, what the judge sees since titles are context). Counted:
 answers with a novel name, a novel number, a contradiction, an unstated negation, and any
-of them (the fact
-check every calibrated rule vetoes on).
+of them (the fact check every calibrated rule vetoes on).
 """
 
 from __future__ import annotations
