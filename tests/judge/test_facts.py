@@ -20,6 +20,7 @@ from ragtriage.judge.facts import (
     numbers,
     unstated_negation,
 )
+from ragtriage.judge.lexical import split_sentences
 from ragtriage.judge.strategies.common import lexical_signals
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
@@ -324,3 +325,20 @@ def test_a_name_spelt_without_its_accents_is_the_same_name():
         )[0]
     ]
     assert fact_signals(evidence, answer_cites=False)["novel_names"] == 0
+
+
+def test_sentences_do_not_end_at_an_abbreviation_or_an_initial():
+    """ "Robert S.P. Beekes" split after "S.P." left a fragment without its name, and a
+    correct answer under the overlap threshold."""
+    text = "It is Dr. Monica Quartermaine. It was Robert S.P. Beekes. The U.S. Army came. It ended!"
+    assert split_sentences(text) == [
+        "It is Dr. Monica Quartermaine.",
+        "It was Robert S.P. Beekes.",
+        "The U.S. Army came.",
+        "It ended!",
+    ]
+    assert split_sentences("It rose in 1998. Then it fell. No. 5 won.") == [
+        "It rose in 1998.",
+        "Then it fell.",
+        "No. 5 won.",
+    ]

@@ -32,6 +32,13 @@ STOPWORDS = frozenset(
 CITATION = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]")  # [1], [1, 3], [2-4]
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+# A period after these ends an abbreviation, not a sentence: "Dr. Monica Quartermaine",
+# "Robert S.P. Beekes" (a single capital is an initial).
+_ABBREVIATIONS = frozenset(
+    """dr mr mrs ms st jr sr prof gen lt col capt sgt rev hon gov sen rep mt no vol fig vs
+    etc inc ltd co corp dept univ approx est""".split()
+)
+_LAST_WORD = re.compile(r"(?:^|[\s(\"'.])([A-Za-z]{1,5})\.$")
 
 
 def content_words(text: str) -> list[str]:
@@ -41,9 +48,28 @@ def content_words(text: str) -> list[str]:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Deterministic sentence split (punctuation followed by a capital or digit)."""
-    parts = (p.strip() for block in text.splitlines() for p in _SENTENCE.split(block))
+    """Deterministic sentence split: punctuation followed by a capital or digit, except
+    after an abbreviation or an initial (:func:`_abbreviated`)."""
+    parts = (p.strip() for block in text.splitlines() for p in _split_block(block))
     return [p for p in parts if p]
+
+
+def _split_block(block: str) -> list[str]:
+    out, start = [], 0
+    for gap in _SENTENCE.finditer(block):
+        if not _abbreviated(block[start : gap.start()]):
+            out.append(block[start : gap.start()])
+            start = gap.end()
+    return [*out, block[start:]]
+
+
+def _abbreviated(head: str) -> bool:
+    """``head`` ends with an initial ("S.P.", "U.S.") or a listed abbreviation ("Dr.")."""
+    last = _LAST_WORD.search(head)
+    if last is None:
+        return False
+    word = last.group(1)
+    return (len(word) == 1 and word.isupper()) or word.lower() in _ABBREVIATIONS
 
 
 def lexical_support(answer: str, contexts: Sequence[str]) -> float | None:
