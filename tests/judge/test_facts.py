@@ -337,8 +337,10 @@ def test_sentences_do_not_end_at_an_abbreviation_or_an_initial():
         "The U.S. Army came.",
         "It ended!",
     ]
-    assert split_sentences("It rose in 1998. Then it fell. No. 5 won.") == [
+    assert split_sentences("It rose in 1998. Then it fell. Vol. 5 won. No. It did not.") == [
         "It rose in 1998.",
         "Then it fell.",
-        "No. 5 won.",
+        "Vol. 5 won.",
+        "No.",
+        "It did not.",
     ]

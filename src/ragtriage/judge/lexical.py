@@ -33,9 +33,9 @@ CITATION = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]")  # [1], [1, 3], [2-4]
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 # A period after these ends an abbreviation, not a sentence: "Dr. Monica Quartermaine",
-# "Robert S.P. Beekes" (a single capital is an initial).
+# "Robert S.P. Beekes" (a single capital is an initial). Not "No.": it is also an answer.
 _ABBREVIATIONS = frozenset(
-    """dr mr mrs ms st jr sr prof gen lt col capt sgt rev hon gov sen rep mt no vol fig vs
+    """dr mr mrs ms st jr sr prof gen lt col capt sgt rev hon gov sen rep mt vol fig vs
     etc inc ltd co corp dept univ approx est""".split()
 )
 _LAST_WORD = re.compile(r"(?:^|[\s(\"'.])([A-Za-z]{1,5})\.$")
