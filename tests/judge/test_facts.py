@@ -344,3 +344,9 @@ def test_sentences_do_not_end_at_an_abbreviation_or_an_initial():
         "No.",
         "It did not.",
     ]
+
+
+def test_without_states_a_goal_not_a_denial():
+    """The handbook demo's correct answer restating the question's "without losing files"."""
+    sentence = "To get back in without losing files, you can reset the admin password."
+    assert not unstated_negation(sentence, "It resets the admin password but keeps your data.")

@@ -69,7 +69,7 @@ __all__ = [
 VERSION = (
     "facts v3: local contradictions with the best window; facts in the passages restated;"
     " quoted negators inert; a sentence's first word may be a name; unstated negations;"
-    " accents ignored in names"
+    " accents ignored in names; 'without' is no denial"
 )
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
@@ -129,6 +129,7 @@ _IRREGULAR = {
 }  # fmt: skip
 _NEGATORS = frozenset("not no never none neither nor cannot without nobody nothing".split())
 _NEGATION = re.compile(rf"\b(?:{'|'.join(sorted(_NEGATORS))})\b|n['’]t\b", re.I)
+_DENIALS = _NEGATORS - {"without"}  # what states that something is not so
 
 
 def _root(word: str) -> str:
@@ -360,8 +361,9 @@ def unstated_negation(sentence: str, evidence: str) -> bool:
     """The sentence denies something ("X is not Y") where its evidence (its best windows)
     negates nothing: a negative claim the evidence does not state. Not counted: a hedge
     ("may or may not"), a negator in a quoted title or an aside of the sentence
-    (:func:`_tokens`). Any negator in the evidence, asides and quotes included, counts as
+    (:func:`_tokens`), and "without" ("get back in without losing files" states a goal,
+    not a denial). Any negator in the evidence, asides and quotes included, counts as
     stated: "( since it is only a sample and is not representative )" is evidence."""
     said = _tokens(sentence)
-    denies = any(w in _NEGATORS and "or" not in said[max(0, i - 2) : i] for i, w in enumerate(said))
+    denies = any(w in _DENIALS and "or" not in said[max(0, i - 2) : i] for i, w in enumerate(said))
     return denies and not negated(evidence)
