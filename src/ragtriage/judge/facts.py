@@ -187,7 +187,8 @@ def _opens_with_name(text: str, start: str) -> bool:
         return False
     after = text[text.index(start) + len(start) :].split()
     nxt = after[0] if after else ""
-    return bool(_NAME.fullmatch(nxt)) and nxt not in _NOT_NAMES or nxt in _SINGULAR_VERBS
+    starts_a_name = bool(_NAME.fullmatch(nxt)) and nxt not in _NOT_NAMES
+    return starts_a_name or nxt in _SINGULAR_VERBS
 
 
 def negated(text: str) -> bool:
