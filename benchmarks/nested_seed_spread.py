@@ -15,6 +15,7 @@ overlap, thresholded) is computed on the same folds.
 
 from __future__ import annotations
 
+import copy
 import json
 import tempfile
 from collections.abc import Callable
@@ -64,7 +65,7 @@ VARIANTS: dict[str, Edit] = {
 def _kappas(rows: list[dict], edit: Edit, folder: Path) -> tuple[np.ndarray, np.ndarray]:
     """Selected-rule and lexical-baseline outer-fold kappa per seed and scope."""
     path = folder / "judged.jsonl"
-    path.write_text("".join(json.dumps(edit(json.loads(json.dumps(r)))) + "\n" for r in rows))
+    path.write_text("".join(json.dumps(edit(copy.deepcopy(r))) + "\n" for r in rows))
     selected, baseline = [], []
     for seed in SEEDS:
         (run,) = run_calibration(GRADES, judged=[path], seed=seed, resamples=50)

@@ -291,8 +291,8 @@ def _negation_flip(said: list[str], seen: list[str], restated: bool) -> bool:
             continue  # "may or may not", "whether or not": both, not a flip
         if _NEGATORS & set(said[max(0, i - 6) : i]):
             continue  # "does n't mean they are n't used": a double negation
-        before = _content_near(said[max(0, i - 4) : i][::-1])
-        after = [t for t in said[i + 1 : i + 6] if t not in STOPWORDS and t not in _NEGATORS]
+        before = next(iter(_plain_words(said[max(0, i - 4) : i][::-1])), None)
+        after = _plain_words(said[i + 1 : i + 6])
         if before and after and _stated_plainly(before, after[0], seen, reach=5):
             return True
         pair_only = not before and len(after) > 1 and restated
@@ -312,8 +312,9 @@ def _stated_plainly(first: str, second: str, seen: list[str], reach: int) -> boo
     )
 
 
-def _content_near(tokens: list[str]) -> str | None:
-    return next((t for t in tokens if t not in STOPWORDS and t not in _NEGATORS), None)
+def _plain_words(tokens: list[str]) -> list[str]:
+    """The tokens that are neither stopwords nor negators, in order."""
+    return [t for t in tokens if t not in STOPWORDS and t not in _NEGATORS]
 
 
 def _absent_names(found: set[str], pool: str) -> int:
