@@ -52,6 +52,10 @@ PAIRS = {
         "The Lindqvist Bridge crosses the Ardal River.",
         "The Lindqvist Bridge crosses the Gudbrand River.",
     ),
+    "spelt number": (
+        "Before the bridge, a ferry ran between Tovik and Halsa every 2 hours.",
+        "Before the bridge, a ferry ran between Tovik and Halsa every three hours.",
+    ),
     "antonym": (
         "Since tolls were abolished in 2010, traffic has increased.",
         "Since tolls were abolished in 2010, traffic has fallen.",
@@ -69,6 +73,7 @@ PAIRS = {
 FLAGGED_BY = {
     "year": ("novel_facts", +1),
     "number": ("novel_facts", +1),
+    "spelt number": ("novel_numbers", +1),
     "person": ("novel_facts", +1),
     "place": ("novel_facts", +1),
     "antonym": ("contradictions", +1),

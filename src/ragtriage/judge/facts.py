@@ -8,8 +8,12 @@ its **sources**: the passages it cites, else the passages of its best windows th
 least half the best one (a year that only a neighbouring search result on the same topic
 mentions does not support a sentence restating another passage):
 
-* **numbers** (``1998``, ``3.5``, ``72``, ``40%``) the sources do not contain, compared as
-  numbers (``1,000`` = ``1000``);
+* **numbers** (``1998``, ``3.5``, ``72``, ``40%``, ``five``) the sources do not contain,
+  compared as numbers (``1,000`` = ``1000``; a spelt cardinal from two to ninety-nine
+  is its digits, so ``ten yards`` in the sources states ``10 yards``). A spelt number in
+  the answer counts where its sources count the same thing with another number ("every
+  three hours" against "every two hours"), not as a plain word ("two or more", "the two
+  meridians"); "one" is never a number here: it is mostly a pronoun;
 * **names**: capitalised words (``Berlin``, ``Curie``) the sources do not contain,
   case-insensitively, part by part and without a possessive (``Dawson's`` = ``Dawson``;
   ``Marie-Claude`` = a tokenised ``Marie - Claude``; two adjacent words joined, ``South
@@ -61,6 +65,7 @@ __all__ = [
     "fact_signals",
     "names",
     "negated",
+    "novel_numbers",
     "numbers",
     "unstated_negation",
 ]
@@ -69,10 +74,19 @@ __all__ = [
 VERSION = (
     "facts v3: local contradictions with the best window; facts in the passages restated;"
     " quoted negators inert; a sentence's first word may be a name; unstated negations;"
-    " accents ignored in names; 'without' is no denial"
+    " accents ignored in names; 'without' is no denial; spelt numbers in the sources; spelt swaps"
 )
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+_UNITS = "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+_TEENS = "sixteen seventeen eighteen nineteen"
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_SPELT = {w: str(n) for n, w in enumerate(f"{_UNITS} {_TEENS}".split(), start=2)}
+_SPELT.update({w: str(10 * n) for n, w in enumerate(_TENS.split(), start=2)})
+_DIGIT = {w: n for n, w in enumerate("one two three four five six seven eight nine".split(), 1)}
+_SPELT_NUMBER = re.compile(
+    rf"\b({'|'.join(_TENS.split())})[- ]({'|'.join(_DIGIT)})\b|\b({'|'.join(_SPELT)})\b", re.I
+)
 _NAME = re.compile(r"\b[A-Z][\w'’-]*[a-z0-9][\w'’-]*\b|\b[A-Z]{2,}\b")
 _ASIDE = re.compile(r"\([^()]*\)")  # "The Mach Five ( マッハ 号 ) is": asides break adjacency
 _QUOTED = re.compile(r"``.*?''|\"[^\"]*\"|“[^”]*”")  # a title: `` It 's Now or Never ''
@@ -149,15 +163,53 @@ for _pair in _PAIRS.split("|"):
         _ANTONYMS.setdefault(_b, set()).add(_a)
 
 
-def numbers(text: str) -> set[str]:
-    """Numbers in ``text``, normalised (thousands separators and trailing ``.0`` dropped)."""
-    out = set()
+def numbers(text: str, spelt: bool = True) -> set[str]:
+    """Numbers in ``text``, normalised (thousands separators and trailing ``.0`` dropped);
+    with ``spelt``, spelt cardinals too, as digits ("ten" is 10)."""
+    out = {_spelt(m) for m in _SPELT_NUMBER.finditer(text)} if spelt else set()
     for raw in _NUMBER.findall(CITATION.sub(" ", text)):
         value = raw.replace(",", "")
         if "." in value:
             value = value.rstrip("0").rstrip(".")
         out.add(value)
     return out
+
+
+def novel_numbers(sentence: str, sources: str) -> set[str]:
+    """The sentence's numbers its sources lack: every number in digits, and a spelt one
+    only where the sources count the same thing with another number ("every three hours"
+    against "every two hours"). A spelt "two" is as often a plain word ("two or more",
+    "the two meridians") as a fact, so it is checked where it replaces one."""
+    stated = numbers(sources)
+    out = numbers(sentence, spelt=False) - stated
+    for match in _SPELT_NUMBER.finditer(sentence):
+        value, counted = _spelt(match), _counted(sentence, match.end())
+        if counted and value not in stated and _counts_of(sources, counted) - {value}:
+            out.add(value)
+    return out
+
+
+def _counted(text: str, end: int) -> str:
+    """The word a number at ``end`` counts ("hours" in "two hours"), lower-cased."""
+    word = re.match(r"[\s-]*([A-Za-z]+)", text[end:])
+    return word.group(1).lower() if word else ""
+
+
+def _counts_of(text: str, counted: str) -> set[str]:
+    """The numbers (digits or spelt) that count ``counted`` in ``text``."""
+    number = f"{_NUMBER.pattern}|{_SPELT_NUMBER.pattern}"
+    out: set[str] = set()
+    for match in re.finditer(rf"({number})[\s-]+{re.escape(counted)}\b", text, re.I):
+        out |= numbers(match.group(1))
+    return out
+
+
+def _spelt(match: re.Match[str]) -> str:
+    """The digits of a spelt number: "twenty-five" is 25, "seven" is 7."""
+    tens, unit, single = match.groups()
+    if single:
+        return _SPELT[single.lower()]
+    return str(int(_SPELT[tens.lower()]) + _DIGIT[unit.lower()])
 
 
 def names(sentence: str) -> set[str]:
@@ -336,9 +388,9 @@ def _name_parts(text: str) -> list[str]:
 
 def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dict[str, float]:
     """The fact-level signals of an answer from its sentences' evidence (see module doc)."""
-    novel_numbers = novel_names = mismatches = contradictions = unstated = uncited = 0
+    n_novel = novel_names = mismatches = contradictions = unstated = uncited = 0
     for ev in aligned:
-        novel_numbers += len(numbers(ev.sentence) - numbers(ev.sources))
+        n_novel += len(novel_numbers(ev.sentence, ev.sources))
         novel_names += _absent_names(names(ev.sentence), ev.sources)
         best = ev.windows[0] if ev.windows else ""
         sentence = CITATION.sub(" ", ev.sentence)
@@ -348,11 +400,11 @@ def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dic
         uncited += not CITATION.search(ev.sentence)
     n = max(1, len(aligned))
     return {
-        "fact_check": float(novel_numbers + novel_names + contradictions + unstated),
-        "novel_facts": float(novel_numbers + novel_names),
+        "fact_check": float(n_novel + novel_names + contradictions + unstated),
+        "novel_facts": float(n_novel + novel_names),
         "contradictions": float(contradictions),
         "unstated_negations": float(unstated),
-        "novel_numbers": float(novel_numbers),
+        "novel_numbers": float(n_novel),
         "novel_names": float(novel_names),
         "negation_mismatch": float(mismatches),
         "uncited_sentences": uncited / n if answer_cites else 0.0,

@@ -12,7 +12,10 @@ from collections.abc import Sequence
 
 __all__ = [
     "CITATION",
+    "REACTIONS",
     "STOPWORDS",
+    "WORDS_VERSION",
+    "claim_sentences",
     "content_words",
     "lexical_support",
     "sentence_support",
@@ -39,12 +42,48 @@ _ABBREVIATIONS = frozenset(
     etc inc ltd co corp dept univ approx est""".split()
 )
 _LAST_WORD = re.compile(r"(?:^|[\s(\"'.])([A-Za-z]{1,5})\.$")
+# A contraction is as empty as its parts: "it's", "that's", "I'm" and "don't" say nothing
+# the context must contain (before, a chatty "that's" counted as a word the context lacks).
+_CLITIC = re.compile(r"^(\w+)['’](s|re|m|ve|ll|d)$")
+_NOT = re.compile(r"^(\w*)n['’]t$")  # don't, isn't, can't (ca), won't (wo), "does n't"
+_NOT_HEADS = frozenset(["", "ca", "wo", "ai", "sha", "need"])
+# Words of a reaction, not of a claim: "Yes.", "Great question!", "That's cool.", "Thanks!",
+# "I agree." A sentence made only of these (and stopwords) asserts nothing the context
+# could support, so it is not checked when the answer has other sentences; a fixed list,
+# not fitted to any grades.
+REACTIONS = frozenset(
+    """yes yeah yep yup nope sure okay ok oh ah wow well great good cool nice awesome
+    interesting fascinating amazing indeed absolutely certainly definitely course thanks
+    thank hello hi hey agree question happy glad help helps hope sorry true right exactly""".split()
+)
+# In every judge's fingerprint: a calibration fitted on other words and sentences is stale.
+WORDS_VERSION = "words v2: contractions of stopwords are stopwords; reactions are no claims"
 
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words of ``text`` without stopwords and citation markers."""
     text = CITATION.sub(" ", text).lower()
-    return [w for w in _WORD.findall(text) if w not in STOPWORDS]
+    return [w for w in _WORD.findall(text) if not _stopword(w)]
+
+
+def _stopword(word: str) -> bool:
+    """A stopword, or a contraction of one ("it's", "we'll", "doesn't")."""
+    if word in STOPWORDS:
+        return True
+    clitic = _CLITIC.match(word)
+    if clitic:
+        return clitic.group(1) in STOPWORDS
+    negated = _NOT.match(word)
+    return negated is not None and (negated[1] in STOPWORDS or negated[1] in _NOT_HEADS)
+
+
+def claim_sentences(text: str) -> list[str]:
+    """The sentences that assert something: those with content words, less the reactions
+    ("Yes.", "Great question!") when any sentence says more. An answer that only reacts
+    keeps its sentences, so a bare "Yes." is still judged rather than silently passed."""
+    sentences = [s for s in split_sentences(text) if content_words(s)]
+    claims = [s for s in sentences if not set(content_words(s)) <= REACTIONS]
+    return claims or sentences
 
 
 def split_sentences(text: str) -> list[str]:
@@ -85,7 +124,7 @@ def sentence_support(answer: str, contexts: Sequence[str]) -> list[tuple[str, fl
     """``(sentence, lexical support)`` for each sentence of the answer."""
     vocabulary = set(content_words(" ".join(contexts)))
     out: list[tuple[str, float | None]] = []
-    for sentence in split_sentences(answer):
+    for sentence in claim_sentences(answer):
         words = content_words(sentence)
         out.append((sentence, sum(w in vocabulary for w in words) / len(words) if words else None))
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ragtriage.judge.lexical import content_words, split_sentences
+from ragtriage.judge.lexical import claim_sentences, content_words, split_sentences
 from ragtriage.judge.types import Outcome
 
 __all__ = ["checkable_sentences", "classify_answer"]
@@ -49,5 +49,6 @@ def classify_answer(answer: str) -> tuple[Outcome | None, str]:
 
 
 def checkable_sentences(answer: str) -> list[str]:
-    """Sentences with at least one content word (drops "Sure!", "Thanks." and the like)."""
-    return [s for s in split_sentences(answer) if content_words(s)]
+    """The sentences to check: those with content words, less reactions such as "Sure!"
+    or "Great question." when the answer says more (:func:`lexical.claim_sentences`)."""
+    return claim_sentences(answer)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragtriage.judge.facts import VERSION as FACTS_VERSION
-from ragtriage.judge.lexical import sentence_support
+from ragtriage.judge.lexical import WORDS_VERSION, sentence_support
 from ragtriage.judge.strategies.base import register
 from ragtriage.judge.strategies.common import lexical_signals, make_result
 from ragtriage.judge.types import Claim, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
@@ -18,7 +18,7 @@ __all__ = ["LexicalStrategy"]
 class LexicalStrategy:
     name = "lexical"
     needs_model = False
-    params: dict = {"facts": FACTS_VERSION}
+    params: dict = {"facts": FACTS_VERSION, "words": WORDS_VERSION}
     prompt_sha256: dict = {}
 
     @classmethod

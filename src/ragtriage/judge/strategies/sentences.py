@@ -34,6 +34,7 @@ from typing import Any
 from ragtriage.judge.alignment import SentenceEvidence, align_answer, evidence_for
 from ragtriage.judge.facts import VERSION as FACTS_VERSION
 from ragtriage.judge.items import fence_contexts
+from ragtriage.judge.lexical import WORDS_VERSION
 from ragtriage.judge.outcomes import checkable_sentences
 from ragtriage.judge.prompts import load_prompt
 from ragtriage.judge.strategies.base import register
@@ -95,6 +96,7 @@ class SentenceStrategy:
             "evidence": "per-sentence BM25 windows of cited passages v2",
             "score": "(min_sentence_prob + min_sentence_alignment) / 2",
             "facts": FACTS_VERSION,
+            "words": WORDS_VERSION,
             "fact_check": f"+ sentences with P(supported) < {REJECT}",
         }
         self.prompt_sha256 = {PROMPT: self.prompt.sha256}
