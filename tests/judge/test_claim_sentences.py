@@ -81,3 +81,37 @@ def test_a_spelt_number_counts_where_it_replaces_another():
     # a plain word, not a fact: no number counts "or" or "meridians" in the sources
     assert novel_numbers("Two or more particles are entangled.", "Particles entangle.") == set()
     assert _judge("The warranty lasts three years.").signals["novel_numbers"] == 1
+
+
+def test_list_markers_are_layout_not_sentences_or_numbers():
+    answer = "Here's what I found:\n1. The warranty lasts two years.\n2) From the date of purchase."
+    assert claim_sentences(answer) == [
+        "The warranty lasts two years.",
+        "From the date of purchase.",
+    ]
+    result = _judge(answer)
+    assert result.signals["fact_check"] == 0  # "1." and "2)" are no numbers
+    assert result.signals["min_sentence_lexical"] == 1.0
+
+
+def test_headings_and_lead_ins_frame_claims():
+    answer = "## Warranty\n**What it covers:**\n- The warranty lasts two years."
+    assert claim_sentences(answer) == ["The warranty lasts two years."]
+    assert claim_sentences("#1 seller is Acme.") == ["#1 seller is Acme."]  # no heading
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        "According to the provided documents, ",
+        "Based on the context, ",
+        "The context states that ",
+        "In conclusion, ",
+        "**Summary:** ",
+    ],
+)
+def test_an_attribution_to_the_context_is_not_a_claim(attribution):
+    result = _judge(f"{attribution}the warranty lasts two years.")
+    assert result.signals["min_sentence_lexical"] == 1.0
+    changed = _judge(f"{attribution}the warranty lasts 5 years.")
+    assert changed.signals["novel_numbers"] == 1  # what follows is still checked

@@ -288,11 +288,13 @@ def _bodies(server) -> list[str]:
     return [json.dumps(body, sort_keys=True) for body in server.requests]
 
 
-@pytest.mark.parametrize(("timeout", "resent"), [(2.0, False), (0.3, True)])
+@pytest.mark.parametrize(("timeout", "resent"), [(2.0, False), (0.25, True)])
 def test_a_slow_call_is_awaited_not_sent_again(timeout, resent):
     """A one-slot server that does not say so queues 6 requests of 0.15 s each: calls past
     a quarter of the timeout lower the calls in flight but are still awaited, so no request
-    is computed twice. Only a call past the timeout itself is abandoned and sent again."""
+    is computed twice. Only a call past the timeout itself is abandoned and sent again.
+    (0.25 s, not 0.3: with two in flight the second waits 0.3 s, a race with a 0.3 s
+    timeout that failed 1 run in 6; at 0.25 s it times out in every run, 12 of 12.)"""
     with FakeOpenAI(_llama_server, delay=0.15, serial=True) as server:
         model = LiteLLMModel("openai/local", api_base=server.base, timeout=timeout)
         run = _run(model, _items(6), concurrency=8)
