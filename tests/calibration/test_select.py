@@ -67,3 +67,38 @@ def test_with_the_veto_every_rule_carries_it_and_a_flagged_answer_is_unfaithful(
     assert decide_one(rule, result) is False
     clean = result.model_copy(update={"signals": {"informative": 5.0, "fact_check": 0.0}})
     assert decide_one(rule, clean) is True
+
+
+def test_a_model_signal_must_clearly_beat_the_model_free_one():
+    """A model-based candidate as good as a model-free one (a probability that ranks the
+    items exactly as the overlap does) loses to it, though it comes first and would win the
+    tie; one far better wins. Only for a judge with a model."""
+    from ragtriage.calibration.select import select_rule
+
+    table, y = _table()
+    rng = np.random.default_rng(5)
+    table["prob_tied"] = 1 / (1 + np.exp(-table["informative"]))
+    table["prob_better"] = y + rng.normal(0, 0.15, len(y))
+    free = frozenset({"informative", "noise_a"})
+    tied = candidates(["prob_tied", "informative", "noise_a"], model_free=free)
+    assert [c.model_free for c in tied] == [False, True, True]
+    assert select_rule(tied, table, y, seed=1)[0].name == "informative"
+    better = candidates(["prob_better", "informative", "noise_a"], model_free=free)
+    assert select_rule(better, table, y, seed=1)[0].name == "prob_better"
+    # without a model every candidate is model-free, and the best inner kappa wins
+    plain = candidates(["prob_better", "informative", "noise_a"])
+    assert all(c.model_free for c in plain)
+    assert select_rule(plain, table, y, seed=1)[0].name == "prob_better"
+
+
+def test_the_model_free_signals_are_what_every_judge_computes_without_a_model():
+    from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS, lexical_signals
+    from ragtriage.judge.types import ContextChunk, JudgeItem
+
+    item = JudgeItem(
+        id="a",
+        question="q",
+        contexts=(ContextChunk(id="c", text="The bridge opened in 1998 [1]."),),
+        answer="The bridge opened in 1998 [1].",
+    )
+    assert set(lexical_signals(item)) == MODEL_FREE_SIGNALS

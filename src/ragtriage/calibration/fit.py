@@ -52,6 +52,7 @@ from ragtriage.calibration.threshold import (
 )
 from ragtriage.errors import InputError
 from ragtriage.judge.lexical import lexical_support
+from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.judge.types import JudgeResult, Outcome
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
 
@@ -348,7 +349,8 @@ def _scope_report(
     lex = next((b.cv.kappa for b in baselines if b.name == "lexical"), None)
     best = max(signals, key=lambda m: np.nan_to_num(m.cv.kappa, nan=-1))
     choosable = _distinct(sc.table, ["score", *usable_features(sc.table, reported)])
-    cands = candidates(choosable, veto=FACT_VETO in reported)
+    free = None if is_lexical_judge else MODEL_FREE_SIGNALS
+    cands = candidates(choosable, veto=FACT_VETO in reported, model_free=free)
     selection, chosen, chosen_rules = sc.selected(cands)
     beats, vs_lexical = None, None
     if not is_lexical_judge and lex is not None:

@@ -16,6 +16,17 @@ Candidates are single signals (a kappa-maximising threshold, direction learnt) a
 small logistic combinations fixed in advance (:data:`COMBINATIONS`), each used when every
 signal it names is reported on at least 90 % of the items. When the judge reports the fact
 check (``fact_check``), every candidate carries it as a veto (``decision.VetoRule``).
+
+**A model-based rule must clearly win.** Of a judge with a model, a candidate that uses
+the model's output (its score or probabilities) is chosen over the best model-free one
+(word overlap, alignment, fact signals) only when its inner kappa is higher by more than
+one standard error of their paired per-fold difference: the one-standard-error rule, with
+the model-free candidates as the simpler tier. A rule resting on the model's probability
+is fitted to the grades' domains and moves with them: on the 300 shipped grades
+``alignment+model`` won by an inner kappa of 0.397 against 0.388 for
+``min_sentence_lexical``, a tie within noise, and on ClapNQ it then failed 5 to 8 of 40
+correct reference answers where ``min_sentence_lexical`` fails 0 to 2
+(``benchmarks/triage_swaps.py``).
 """
 
 from __future__ import annotations
@@ -64,6 +75,7 @@ INNER_FOLDS = 4
 class Candidate:
     name: str
     fit: Fit
+    model_free: bool = True  # uses no model output (see module doc)
 
 
 def _threshold_fit(name: str) -> Fit:
@@ -78,35 +90,63 @@ def _vetoed(fit: Fit) -> Fit:
     return lambda table, y: VetoRule(rule=fit(table, y))
 
 
-def candidates(signals: list[str], veto: bool = False) -> list[Candidate]:
+def candidates(
+    signals: list[str], veto: bool = False, model_free: frozenset[str] | None = None
+) -> list[Candidate]:
     """Every usable single signal, then every combination whose signals are all usable;
     with ``veto`` every candidate carries the fact check (:class:`VetoRule`), so the rule
-    is chosen and measured as the audit will apply it."""
-    out = [Candidate(s, _threshold_fit(s)) for s in signals if s != FACT_VETO or not veto]
+    is chosen and measured as the audit will apply it. ``model_free``: the signals that
+    need no model, for a judge that has one (``None``: every signal is model-free)."""
+
+    def free(features: tuple[str, ...]) -> bool:
+        return model_free is None or set(features) <= model_free
+
+    out = [
+        Candidate(s, _threshold_fit(s), free((s,))) for s in signals if s != FACT_VETO or not veto
+    ]
     out += [
-        Candidate(name, _logistic_fit(features))
+        Candidate(name, _logistic_fit(features), free(features))
         for name, features in COMBINATIONS.items()
         if all(f in signals for f in features)
     ]
     if veto:
-        out = [Candidate(c.name, _vetoed(c.fit)) for c in out]
+        out = [Candidate(c.name, _vetoed(c.fit), c.model_free) for c in out]
     return out
 
 
-def _cv_kappa(candidate: Candidate, table: Table, y: np.ndarray, folds: np.ndarray) -> float:
-    oof, _ = cross_fit(candidate.fit, table, y, folds)
-    ok = np.isfinite(oof)
-    return float(np.nan_to_num(cohen_kappa(y[ok], oof[ok]), nan=-1.0)) if ok.any() else -1.0
+def _kappa(y: np.ndarray, decided: np.ndarray) -> float:
+    ok = np.isfinite(decided)
+    return float(np.nan_to_num(cohen_kappa(y[ok], decided[ok]), nan=-1.0)) if ok.any() else -1.0
+
+
+def _clearly_better(a: np.ndarray, b: np.ndarray, y: np.ndarray, folds: np.ndarray) -> bool:
+    """Whether out-of-fold decisions ``a`` beat ``b`` by more than one standard error of
+    their paired per-fold kappa difference."""
+    diffs = [_kappa(y[folds == f], a[folds == f]) - _kappa(y[folds == f], b[folds == f])
+             for f in np.unique(folds)]  # fmt: skip
+    error = float(np.std(diffs, ddof=1) / np.sqrt(len(diffs))) if len(diffs) > 1 else 0.0
+    return _kappa(y, a) - _kappa(y, b) > error
 
 
 def select_rule(
     cands: list[Candidate], table: Table, y: np.ndarray, seed: int
 ) -> tuple[Candidate, dict[str, float]]:
     """The candidate with the best inner cross-validated kappa on these items (ties: the
-    earlier one), and every candidate's inner kappa."""
+    earlier one), unless it uses the model and the best model-free one is within one
+    standard error of it (module doc); and every candidate's inner kappa."""
     inner = stratified_folds([str(v) for v in y], INNER_FOLDS, seed)
-    scores = {c.name: _cv_kappa(c, table, y, inner) for c in cands}
-    best = max(cands, key=lambda c: (scores[c.name], -cands.index(c)))
+    oof = {c.name: cross_fit(c.fit, table, y, inner)[0] for c in cands}
+    scores = {c.name: _kappa(y, oof[c.name]) for c in cands}
+
+    def best_of(group: list[Candidate]) -> Candidate:
+        return max(group, key=lambda c: (scores[c.name], -cands.index(c)))
+
+    best = best_of(cands)
+    free = [c for c in cands if c.model_free]
+    if not best.model_free and free:
+        simpler = best_of(free)
+        if not _clearly_better(oof[best.name], oof[simpler.name], y, inner):
+            best = simpler
     return best, scores
 
 

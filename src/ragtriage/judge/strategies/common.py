@@ -17,7 +17,23 @@ from ragtriage.judge.types import (
     Usage,
 )
 
-__all__ = ["alignment_signals", "lexical_signals", "make_result", "precheck", "unscored"]
+__all__ = [
+    "MODEL_FREE_SIGNALS",
+    "alignment_signals",
+    "lexical_signals",
+    "make_result",
+    "precheck",
+    "unscored",
+]
+
+# What :func:`lexical_signals` computes: signals every judge carries without a model. A
+# decision rule made only of these needs no model and transfers across domains as word
+# overlap does; calibration prefers one unless a model-based rule is clearly better.
+MODEL_FREE_SIGNALS = frozenset(
+    """answer_words lexical min_sentence_lexical min_sentence_alignment
+    mean_sentence_alignment fact_check novel_facts contradictions unstated_negations
+    novel_numbers novel_names negation_mismatch uncited_sentences""".split()
+)
 
 
 def lexical_signals(
