@@ -57,3 +57,15 @@ def test_power_tuning_never_widens_much_and_drops_a_useless_judge():
     tuned = ppi_rate(noise_u, noise_l, y, power_tuning=True)
     assert tuned.lam < 0.3
     assert tuned.high - tuned.low < classic.high - classic.low
+
+
+def test_an_audit_whose_decisions_all_agree_is_not_certain():
+    """12 of 12 judged faithful: their sample variance is 0, yet 12 answers cannot pin the
+    rate down; the add-one proportion's variance keeps the interval open."""
+    y = np.array([1.0] * 60 + [0.0] * 40)
+    f_l = np.array([1.0] * 50 + [0.0] * 50)  # the judge under-calls faithful by 0.10
+    est = ppi_rate([1.0] * 12, f_l, y)
+    assert est.low < 0.95 and est.high == 1.0
+    assert est.naive == 1.0 and est.naive_low < 0.9
+    mixed = ppi_rate([1.0] * 11 + [0.0], f_l, y)  # the usual variance when they differ
+    assert mixed.naive_low == pytest.approx(max(0.0, 11 / 12 - 1.96 * np.sqrt(1 / 12 / 12)), 1e-2)

@@ -16,6 +16,11 @@ so the 95 % interval is theta +/- z_{0.975} sqrt(Var). lam = 1 is classical PPI;
 tuning picks lam = Cov(Y, f_l) / ((1 + n/N) Var(f)) (PPI++, Angelopoulos et al. 2023),
 which is never worse than the human-only mean asymptotically. The interval is clipped to
 [0, 1], the range of a rate.
+
+When every audit decision is the same (12 of 12 judged faithful), their sample variance
+is 0, which would claim that those few answers pin the rate down exactly: the interval
+was [1.00, 1.00]. Then the variance of the add-one proportion (Agresti-Coull: one success
+and one failure added, ``p(1 - p)`` with ``p = (sum + 1) / (N + 2)``) stands in for it.
 """
 
 from __future__ import annotations
@@ -44,6 +49,14 @@ def _z(level: float) -> float:
     from scipy.stats import norm
 
     return float(norm.ppf(0.5 + level / 2.0))
+
+
+def _spread(f_u: np.ndarray) -> float:
+    """The decisions' variance; for identical decisions, the add-one proportion's."""
+    if np.ptp(f_u) > 0:
+        return float(f_u.var(ddof=1))
+    p = (f_u.sum() + 1.0) / (len(f_u) + 2.0)
+    return float(p * (1.0 - p))
 
 
 def ppi_rate(
@@ -78,10 +91,11 @@ def ppi_rate(
         lam = float(np.clip(cov / ((1 + n / big_n) * var_f), 0.0, 1.0)) if var_f > 0 else 0.0
     rect = y - lam * f_l
     theta = lam * f_u.mean() + rect.mean()
-    se = np.sqrt(lam**2 * f_u.var(ddof=1) / big_n + rect.var(ddof=1) / n)
+    spread = _spread(f_u)
+    se = np.sqrt(lam**2 * spread / big_n + rect.var(ddof=1) / n)
     z = _z(level)
     naive = float(f_u.mean())
-    naive_se = float(f_u.std(ddof=1) / np.sqrt(big_n))
+    naive_se = float(np.sqrt(spread / big_n))
     return PPIEstimate(
         estimate=float(theta),
         low=float(max(0.0, theta - z * se)),
