@@ -17,10 +17,11 @@ tuning picks lam = Cov(Y, f_l) / ((1 + n/N) Var(f)) (PPI++, Angelopoulos et al. 
 which is never worse than the human-only mean asymptotically. The interval is clipped to
 [0, 1], the range of a rate.
 
-When every audit decision is the same (12 of 12 judged faithful), their sample variance
-is 0, which would claim that those few answers pin the rate down exactly: the interval
-was [1.00, 1.00]. Then the variance of the add-one proportion (Agresti-Coull: one success
-and one failure added, ``p(1 - p)`` with ``p = (sum + 1) / (N + 2)``) stands in for it.
+The audit's decisions are faithful or not, so their variance is taken as at least that
+of the add-one proportion (Agresti-Coull: one success and one failure added, ``p(1 - p)``
+with ``p = (sum + 1) / (N + 2)``). Their sample variance alone is 0 when 12 of 12 are
+judged faithful, and near 0 when the fold rules' votes average 0.8 to 1.0, which claimed
+that a dozen answers pin the rate down exactly: the audit reported [1.00, 1.00].
 """
 
 from __future__ import annotations
@@ -52,11 +53,9 @@ def _z(level: float) -> float:
 
 
 def _spread(f_u: np.ndarray) -> float:
-    """The decisions' variance; for identical decisions, the add-one proportion's."""
-    if np.ptp(f_u) > 0:
-        return float(f_u.var(ddof=1))
+    """The decisions' variance, at least the add-one proportion's (module doc)."""
     p = (f_u.sum() + 1.0) / (len(f_u) + 2.0)
-    return float(p * (1.0 - p))
+    return max(float(f_u.var(ddof=1)), float(p * (1.0 - p)))
 
 
 def ppi_rate(
