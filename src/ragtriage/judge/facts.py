@@ -87,6 +87,7 @@ _DIGIT = {w: n for n, w in enumerate("one two three four five six seven eight ni
 _SPELT_NUMBER = re.compile(
     rf"\b({'|'.join(_TENS.split())})[- ]({'|'.join(_DIGIT)})\b|\b({'|'.join(_SPELT)})\b", re.I
 )
+_ANY_NUMBER = f"{_NUMBER.pattern}|{_SPELT_NUMBER.pattern}"  # digits or spelt
 _NAME = re.compile(r"\b[A-Z][\w'’-]*[a-z0-9][\w'’-]*\b|\b[A-Z]{2,}\b")
 _ASIDE = re.compile(r"\([^()]*\)")  # "The Mach Five ( マッハ 号 ) is": asides break adjacency
 _QUOTED = re.compile(r"``.*?''|\"[^\"]*\"|“[^”]*”")  # a title: `` It 's Now or Never ''
@@ -197,9 +198,8 @@ def _counted(text: str, end: int) -> str:
 
 def _counts_of(text: str, counted: str) -> set[str]:
     """The numbers (digits or spelt) that count ``counted`` in ``text``."""
-    number = f"{_NUMBER.pattern}|{_SPELT_NUMBER.pattern}"
     out: set[str] = set()
-    for match in re.finditer(rf"({number})[\s-]+{re.escape(counted)}\b", text, re.I):
+    for match in re.finditer(rf"({_ANY_NUMBER})[\s-]+{re.escape(counted)}\b", text, re.I):
         out |= numbers(match.group(1))
     return out
 

@@ -111,17 +111,21 @@ def claim_sentences(text: str) -> list[str]:
     ("Yes.", "Great question!"), markdown headings and lead-ins ending in a colon ("Here
     is what I found:") when any sentence says more. An answer that only reacts keeps its
     sentences, so a bare "Yes." is still judged rather than silently passed."""
-    sentences = [_ATTRIBUTION.sub("", s) for s in split_sentences(text)]
-    sentences = [s for s in sentences if content_words(s)]
-    claims = [s for s in sentences if not _framing(s)]
+    worded = [(s, set(content_words(s))) for s in map(_unattributed, split_sentences(text))]
+    sentences = [s for s, words in worded if words]
+    claims = [s for s, words in worded if words and not _framing(s, words)]
     return claims or sentences
 
 
-def _framing(sentence: str) -> bool:
+def _unattributed(sentence: str) -> str:
+    return _ATTRIBUTION.sub("", sentence)
+
+
+def _framing(sentence: str, words: set[str]) -> bool:
     """A reaction, a markdown heading or a lead-in: framing around claims, not a claim."""
     heading = _HEADING.match(sentence) is not None
     lead_in = sentence.rstrip("*_ ").endswith(":")
-    return heading or lead_in or set(content_words(sentence)) <= REACTIONS
+    return heading or lead_in or words <= REACTIONS
 
 
 def split_sentences(text: str) -> list[str]:

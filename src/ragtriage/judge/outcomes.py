@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from ragtriage.judge.lexical import claim_sentences, content_words, split_sentences
+from ragtriage.judge.lexical import content_words, split_sentences
 from ragtriage.judge.types import Outcome
 
-__all__ = ["checkable_sentences", "classify_answer"]
+__all__ = ["classify_answer"]
 
 _ABSTAIN = re.compile(
     r"(context|passages?|documents?|sources?|information provided|provided (text|information))"
@@ -46,9 +46,3 @@ def classify_answer(answer: str) -> tuple[Outcome | None, str]:
     if _REFUSE.search(answer):
         return Outcome.NO_CLAIMS, "the answer is a refusal and asserts nothing"
     return None, ""
-
-
-def checkable_sentences(answer: str) -> list[str]:
-    """The sentences to check: those with content words, less reactions such as "Sure!"
-    or "Great question." when the answer says more (:func:`lexical.claim_sentences`)."""
-    return claim_sentences(answer)

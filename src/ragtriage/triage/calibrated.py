@@ -8,15 +8,12 @@ uncalibrated judge falls back to a 0.5 threshold on its score with a prominent n
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from scipy.stats import norm
-
 from ragtriage.calibration.record import CalibrationRecord, is_stale, load_calibration
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
-from ragtriage.stats import Estimate
+from ragtriage.stats import Estimate, wilson_interval
 from ragtriage.triage.models import CalibrationStatus
 
 __all__ = ["Decider", "SHIPPED", "UNCALIBRATED_THRESHOLD", "find_decider", "naive_rate"]
@@ -49,16 +46,12 @@ class Decider:
 
 
 def naive_rate(decisions: list[bool], level: float = 0.95) -> Estimate | None:
-    """The judge's faithful rate with a Wilson score interval: a bootstrap of 12 answers
-    all judged faithful resamples only ones and reported [1.00, 1.00]; Wilson gives
-    [0.76, 1.00], what 12 answers can say."""
+    """The judge's faithful rate with a Wilson score interval (``stats.wilson_interval``:
+    12 of 12 faithful is [0.76, 1.00], not a bootstrap's [1.00, 1.00])."""
     if not decisions:
         return None
-    n, rate = len(decisions), sum(decisions) / len(decisions)
-    z = float(norm.ppf(0.5 + level / 2))
-    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return Estimate(estimate=rate, low=max(0.0, centre - half), high=min(1.0, centre + half))
+    interval = wilson_interval(sum(decisions), len(decisions), level)
+    return Estimate(estimate=interval.estimate, low=interval.low, high=interval.high)
 
 
 def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:

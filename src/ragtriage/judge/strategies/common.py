@@ -6,8 +6,13 @@ from collections.abc import Sequence
 
 from ragtriage.judge.alignment import SentenceEvidence, align_answer
 from ragtriage.judge.facts import fact_signals
-from ragtriage.judge.lexical import content_words, lexical_support, sentence_support
-from ragtriage.judge.outcomes import checkable_sentences, classify_answer
+from ragtriage.judge.lexical import (
+    claim_sentences,
+    content_words,
+    lexical_support,
+    sentence_support,
+)
+from ragtriage.judge.outcomes import classify_answer
 from ragtriage.judge.types import (
     Claim,
     JudgeFingerprint,
@@ -63,7 +68,7 @@ def alignment_signals(
     ``judge.facts``); empty when no sentence has content words. ``aligned``: the answer's
     sentences already aligned (the sentences strategy has them), else aligned here."""
     if aligned is None:
-        aligned = align_answer(checkable_sentences(item.answer), item.contexts)
+        aligned = align_answer(claim_sentences(item.answer), item.contexts)
     if not aligned:
         return {}
     scores = [a.alignment for a in aligned]

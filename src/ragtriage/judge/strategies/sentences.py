@@ -34,8 +34,7 @@ from typing import Any
 from ragtriage.judge.alignment import SentenceEvidence, align_answer, evidence_for
 from ragtriage.judge.facts import VERSION as FACTS_VERSION
 from ragtriage.judge.items import fence_contexts
-from ragtriage.judge.lexical import WORDS_VERSION
-from ragtriage.judge.outcomes import checkable_sentences
+from ragtriage.judge.lexical import WORDS_VERSION, claim_sentences
 from ragtriage.judge.prompts import load_prompt
 from ragtriage.judge.strategies.base import register
 from ragtriage.judge.strategies.common import lexical_signals, make_result, unscored
@@ -123,7 +122,7 @@ class SentenceStrategy:
         self, item: JudgeItem
     ) -> tuple[list[SentenceEvidence], list[ModelRequest], list[SentenceEvidence]]:
         """The sentences scored (answer order), one request each, and all aligned sentences."""
-        aligned = align_answer(checkable_sentences(item.answer), item.contexts)
+        aligned = align_answer(claim_sentences(item.answer), item.contexts)
         chosen = self._within_budget(aligned)
         requests = [
             ModelRequest(
