@@ -201,6 +201,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--relevance-level": Opt(
             ints_outside(0, 2**63 - 1), sampled(0, 1, 2, 3, 2**63 - 1), check=level_effect
         ),
+        "--float32": Opt(flag=True),
         "--float64": Opt(flag=True),
         "--duplicates": Opt(not_one_of("max", "error"), sampled("max", "error")),
         "--skip-missing": Opt(flag=True),

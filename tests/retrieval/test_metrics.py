@@ -9,7 +9,7 @@ import pytest
 from ragtriage import evaluate_retrieval
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.errors import InputError
-from ragtriage.retrieval.metrics import parse_measure
+from ragtriage.retrieval.metrics import expand, parse_measure
 from ragtriage.retrieval.ranking import rank
 
 
@@ -83,15 +83,24 @@ def test_ties_broken_by_doc_id_descending():
     assert row["mrr"] == 0.5
 
 
-def test_scores_compared_at_float32_unless_float64():
+def test_scores_compared_as_doubles_unless_float32():
     run = {"q": {"a": 1.0, "b": 1.0 + 1e-12}}
     golden = [{"id": "q", "query": "x", "expected": ["a"]}]
-    # float32: the scores tie, so doc id descending puts b first
     assert scores(golden, run, ["mrr"])["q"]["mrr"] == 0.5
-    assert scores(golden, run, ["mrr"], precision="float64")["q"]["mrr"] == 0.5
-    run = {"q": {"a": 1.0 + 1e-12, "b": 1.0}}
-    assert scores(golden, run, ["mrr"])["q"]["mrr"] == 0.5
-    assert scores(golden, run, ["mrr"], precision="float64")["q"]["mrr"] == 1.0
+    assert scores(golden, run, ["mrr"], precision="float32")["q"]["mrr"] == 0.5
+    # a above b only at double precision: trec_eval 9.0.8 and 10.0 rank a first; at
+    # float32 (pytrec_eval) the scores tie and doc id descending puts b first
+    for top, low in [(1.0 + 1e-12, 1.0), (1e-46, 0.0), (1e39, 1e38 * 9.99), (math.inf, 1e300)]:
+        run = {"q": {"a": top, "b": low}}
+        assert scores(golden, run, ["mrr"])["q"]["mrr"] == 1.0
+        assert scores(golden, run, ["mrr"], precision="float32")["q"]["mrr"] == 0.5
+
+
+def test_minus_zero_ties_zero_at_both_precisions():
+    golden = [{"id": "q", "query": "x", "expected": ["a"]}]
+    for precision in ("float32", "float64"):
+        row = scores(golden, {"q": {"a": 0.0, "b": -0.0}}, ["mrr"], precision=precision)
+        assert row["q"]["mrr"] == 0.5  # a tie: doc id descending puts b first
 
 
 def test_duplicates_keep_highest_score_and_are_counted():
@@ -210,6 +219,8 @@ def test_separable_scores_are_said_plainly():
         ("map_cut_5", "map", 5),
         ("Rprec", "r_precision", None),
         ("ndcg_exp@3", "ndcg_exp", 3),
+        ("P.5", "precision", 5),  # trec_eval's -m spelling
+        ("ndcg_cut.10", "ndcg", 10),
     ],
 )
 def test_measures_parse_from_text(text, name, k):
@@ -217,10 +228,41 @@ def test_measures_parse_from_text(text, name, k):
     assert (measure.name, measure.k) == (name, k)
 
 
-@pytest.mark.parametrize("text", ["recall", "ndcg@0", "mrr@-1", "bogus@3", "r_precision@5", "@@"])
+@pytest.mark.parametrize(
+    "text", ["recall", "ndcg@0", "mrr@-1", "bogus@3", "r_precision@5", "@@", "ndcg_cut", "map_cut"]
+)
 def test_bad_measures_are_input_errors(text):
     with pytest.raises(InputError):
         parse_measure(text)
+
+
+def test_trec_eval_metric_lists_expand_over_cutoffs():
+    # bare ndcg_cut / map_cut are cut measures (trec_eval: a list of cutoffs), never the
+    # uncut ndcg / map; "P.5,10" arrives split at its comma
+    got = [str(m) for m in expand(["ndcg_cut", "map_cut", "P.5", "10", "ndcg", "mrr"], [3, 7])]
+    assert got == ["ndcg@3", "ndcg@7", "map@3", "map@7", "precision@5", "precision@10"] + [
+        "ndcg",
+        "mrr",
+    ]
+
+
+def test_the_mean_adds_queries_in_topic_order_as_trec_eval():
+    # reciprocal ranks 1/5, 1, 1/3, 1/2, 1/4, 1/3, 1, 1/3: numpy's pairwise sum gives
+    # 0.49374999999999997 (printed 0.4937), trec_eval's sequential sum 0.49375 (0.4938)
+    ranks = [5, 1, 3, 2, 4, 3, 1, 3]
+    qrels = Qrels.from_pairs(
+        [f"q{i}" for i in range(8, 0, -1)],  # golden-set order is not topic order
+        [(f"q{i + 1}", "rel", 1) for i in range(8)],
+    )
+    queries, docs, values = [], [], []
+    for i, r in enumerate(ranks):
+        for j in range(r):
+            queries.append(f"q{i + 1}")
+            docs.append("rel" if j == r - 1 else f"n{j}")
+            values.append(float(10 - j))
+    report = evaluate_retrieval(qrels, Run.from_columns(queries, docs, values), ["mrr"])
+    assert report.aggregate("mrr").mean == 0.49375
+    assert f"{report.aggregate('mrr').mean:.4f}" == "0.4938"
 
 
 def test_metric_arrays_are_per_query_in_batches():

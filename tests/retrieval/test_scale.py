@@ -28,7 +28,7 @@ from ragtriage.data.tables import Qrels, Run, doc_words, encode, words_to_string
 from ragtriage.data.trec import read_progress, read_trec_qrels, read_trec_run
 from ragtriage.errors import InputError
 from ragtriage.results.files import _frame_json, _frame_json_orjson, write_json
-from ragtriage.retrieval.ranking import _dense_ranks, rank
+from ragtriage.retrieval.ranking import rank, score_keys
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "retrieval_scale.py"
 
@@ -126,11 +126,16 @@ def test_encode_sorts_and_keeps_runs():
     assert list(uniques[codes]) == ["b", "b", "a", "é", "b", "a"]
 
 
-def test_dense_ranks_match_numpy_unique():
+def test_score_keys_order_like_float32_scores_and_never_against_float64():
     rng = np.random.default_rng(3)
-    values = rng.choice(np.array([0.0, -0.0, 1.0, np.nan, 2.5, -3.0]), size=(40, 9))
-    _, inverse = np.unique(values, return_inverse=True)
-    assert (_dense_ranks(values) == inverse.reshape(values.shape)).all()
+    special = np.array([0.0, -0.0, 1.0, 1.0 + 1e-12, 1e-46, -1e-46, 1e39, np.inf, -np.inf])
+    values = np.concatenate([special, rng.normal(size=500) * 10.0 ** rng.integers(-5, 5, 500)])
+    keys = score_keys(values)
+    with np.errstate(over="ignore"):
+        rounded = values.astype(np.float32)
+    a, b = np.meshgrid(np.arange(len(values)), np.arange(len(values)))
+    assert ((keys[a] < keys[b]) == (rounded[a] < rounded[b])).all()  # exactly float32's order
+    assert not ((keys[a] < keys[b]) & (values[a] > values[b])).any()  # never against float64
 
 
 def test_qrels_keep_first_appearance_order_and_refuse_duplicates(tmp_path):

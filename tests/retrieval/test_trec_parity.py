@@ -91,6 +91,7 @@ def ours(qrels, run, level, **options):
         [s for docs in run.values() for s in docs.values()],
     )
     options.setdefault("resamples", 20)  # the intervals are not under test: keep it fast
+    options.setdefault("precision", "float32")  # pytrec_eval's trec_eval compares floats
     report = evaluate_retrieval(q, r, list(PAIRS), relevance_level=level, **options)
     return report
 

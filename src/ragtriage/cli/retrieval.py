@@ -65,7 +65,14 @@ def retrieval(
     relevance_level: Annotated[
         int, typer.Option(min=0, max=2**63 - 1, help="Relevant = label >= this.")
     ] = 1,
-    float64: Annotated[bool, typer.Option(help="Compare scores as float64, not float32.")] = False,
+    float32: Annotated[
+        bool,
+        typer.Option(
+            "--float32/--float64",
+            help="Compare scores at float32 (pytrec_eval, ir_measures, trec_eval <= 9.0.7), "
+            "not as doubles (trec_eval 9.0.8 and 10.0).",
+        ),
+    ] = False,
     duplicates: Annotated[
         str,
         typer.Option(callback=choices("max", "error"), help="'max' (keep best, count) or 'error'."),
@@ -140,7 +147,7 @@ def retrieval(
     options: dict[str, Any] = {
         "k": ks,
         "relevance_level": relevance_level,
-        "precision": "float64" if float64 else "float32",
+        "precision": "float32" if float32 else "float64",
         "duplicates": duplicates,
         "missing": "skip" if skip_missing else "zero",
         "nothing_relevant": nothing_relevant,

@@ -27,7 +27,7 @@ from ragtriage.errors import InputError
 from ragtriage.retrieval import sections
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.leaks import find_leaks, leak_warnings
-from ragtriage.retrieval.metrics import Measure, expand
+from ragtriage.retrieval.metrics import Measure, expand, topic_order, trec_mean
 from ragtriage.retrieval.models import (
     MetricSummary,
     OverlapSection,
@@ -84,7 +84,7 @@ class RetrievalEvaluator:
         *,
         k: Sequence[int] = DEFAULT_KS,
         relevance_level: int = 1,
-        precision: str = "float32",
+        precision: str = "float64",
         duplicates: str = "max",
         missing: str = "zero",
         nothing_relevant: str | None = None,
@@ -263,15 +263,18 @@ def per_query_frame(
 
 
 def _aggregates(per_query: pd.DataFrame, seed: int, resamples: int) -> list[MetricSummary]:
-    """Mean and interval per metric; null (not NaN, which JSON cannot hold) over no query."""
+    """Mean (as trec_eval sums it) and interval per metric; null (not NaN, which JSON
+    cannot hold) over no query."""
     out = []
+    order = topic_order(per_query.index.to_numpy())
     for column in per_query.columns:
-        interval = bootstrap_mean(per_query[column].to_numpy(), resamples=resamples, seed=seed)
+        values = per_query[column].to_numpy()
+        interval = bootstrap_mean(values, resamples=resamples, seed=seed)
         empty = interval.n == 0
         out.append(
             MetricSummary(
                 metric=column,
-                mean=None if empty else interval.estimate,
+                mean=None if empty else trec_mean(values, order),
                 low=None if empty else interval.low,
                 high=None if empty else interval.high,
                 n=interval.n,

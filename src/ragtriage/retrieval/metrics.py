@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ragtriage.errors import InputError
 from ragtriage.retrieval.ranking import RankedBatch
@@ -38,6 +40,8 @@ __all__ = [
     "precision",
     "r_precision",
     "recall",
+    "topic_order",
+    "trec_mean",
 ]
 
 MetricFn = Callable[[RankedBatch, int | None], np.ndarray]
@@ -199,7 +203,10 @@ class Measure:
         return self.spec.fn(batch, self.k)
 
 
-_PATTERN = re.compile(r"^\s*([A-Za-z_]+?)(?:(?:@|_)(-?\d+))?\s*$", re.ASCII)
+# ``@`` (ir_measures), ``_`` (trec_eval's output names) or ``.`` (trec_eval's ``-m P.5``)
+_PATTERN = re.compile(r"^\s*([A-Za-z_]+?)(?:(?:@|_|\.)(-?\d+))?\s*$", re.ASCII)
+# trec_eval's cut measures: bare, they mean a list of cutoffs, never the uncut measure
+CUT_NAMES = frozenset({"ndcg_cut", "map_cut"})
 
 
 MAX_CUTOFF = 1_000_000  # far deeper than any ranking scored; keeps k inside 64-bit arrays
@@ -216,6 +223,8 @@ def parse_measure(text: str) -> Measure:
         known = ", ".join(sorted(REGISTRY))
         raise InputError(f"unknown metric {text!r}; known: {known}", field="metrics")
     spec = REGISTRY[name]
+    if raw in CUT_NAMES and k_text is None:
+        raise InputError(f"metric {raw!r} needs a cutoff, e.g. '{raw}@10'", field="metrics")
     k = int(k_text) if k_text is not None and len(k_text) <= 7 else None
     if k_text is not None and (k is None or not 1 <= k <= MAX_CUTOFF):
         raise InputError(
@@ -233,14 +242,51 @@ def parse_measures(texts: list[str] | tuple[str, ...]) -> list[Measure]:
 
 
 def expand(names: list[str], ks: list[int]) -> list[Measure]:
-    """``["recall", "ndcg@10", "mrr"]`` with ``ks=[1, 5]`` -> recall@1, recall@5, ndcg@10, mrr."""
+    """``["recall", "ndcg@10", "mrr"]`` with ``ks=[1, 5]`` -> recall@1, recall@5, ndcg@10, mrr.
+
+    A metric that needs a cutoff, and trec_eval's bare ``ndcg_cut`` and ``map_cut``, are
+    taken at every ``ks``; trec_eval's ``P.5,10`` (a cutoff list split at its commas)
+    continues the dotted metric before it."""
     out: list[str] = []
-    for name in names:
-        base = parse_measure(name) if "@" in name else None
-        if base is None and REGISTRY.get(ALIASES.get(name.lower(), name.lower())):
-            spec = REGISTRY[ALIASES.get(name.lower(), name.lower())]
-            if spec.cutoff == "required":
-                out.extend(f"{spec.name}@{k}" for k in ks)
-                continue
+    for name in _join_cutoff_lists(names):
+        key = name.strip().lower()
+        spec = REGISTRY.get(ALIASES.get(key, key))
+        if spec is not None and (spec.cutoff == "required" or key in CUT_NAMES):
+            out.extend(f"{spec.name}@{k}" for k in ks)
+            continue
         out.append(name)
     return parse_measures(out)
+
+
+def _join_cutoff_lists(names: list[str]) -> list[str]:
+    """``["P.5", "10", "mrr"]`` -> ``["P.5", "P.10", "mrr"]``: a bare number after a
+    dotted metric is another of its cutoffs, as in trec_eval's ``-m P.5,10``."""
+    out: list[str] = []
+    base: str | None = None
+    for name in names:
+        text = name.strip()
+        if text.isdigit() and base is not None:
+            out.append(f"{base}.{text}")
+            continue
+        base = text.split(".", 1)[0] if "." in text else None
+        out.append(text)
+    return out
+
+
+def topic_order(query_ids: np.ndarray) -> np.ndarray:
+    """Indices that put ``query_ids`` in trec_eval's topic order: byte-wise (strcmp), as
+    ``get_qrels.c`` sorts them; arrow compares UTF-8 bytes."""
+    ids = [str(q) for q in query_ids]  # ids are str; a caller's ints still sort
+    return pc.sort_indices(pa.array(ids, pa.string())).to_numpy()
+
+
+def trec_mean(values: np.ndarray, order: np.ndarray) -> float:
+    """The mean as trec_eval prints it on its ``all`` line: per-query values added one by
+    one in topic order (``order``, from :func:`topic_order`; ``meas_acc.c``), then divided
+    once by the number of queries (``meas_avg.c``). numpy's pairwise sum can end one ulp
+    away, which flips the fourth printed decimal now and then (0.4937 against trec_eval's
+    0.4938 for reciprocal ranks 1/5, 1, 1/3, 1/2, 1/4, 1/3, 1, 1/3)."""
+    ordered = np.asarray(values, dtype=np.float64)[order]
+    if not len(ordered):
+        return float("nan")
+    return float(np.cumsum(ordered)[-1] / len(ordered))  # cumsum adds in order

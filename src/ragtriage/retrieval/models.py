@@ -42,7 +42,7 @@ SCHEMA_VERSION = "ragtriage.retrieval/1"
 class RetrievalConfig(BaseModel):
     metrics: list[str]
     relevance_level: int = 1
-    precision: Literal["float32", "float64"] = "float32"
+    precision: Literal["float32", "float64"] = "float64"
     duplicates: Literal["max", "error"] = "max"
     missing: Literal["zero", "skip"] = "zero"
     # queries with nothing judged relevant: scored 0 and averaged in ("zero", trec_eval's

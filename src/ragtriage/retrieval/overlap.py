@@ -74,7 +74,7 @@ def compare_runs(
     reference: Run,
     ks: list[int],
     *,
-    precision: str = "float32",
+    precision: str = "float64",
     sha256: str | None = None,
     judged: JudgedQrels | None = None,
 ) -> OverlapSection:

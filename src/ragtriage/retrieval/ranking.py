@@ -1,8 +1,9 @@
 """Turn a run and qrels into ranked label matrices: the one input every metric reads.
 
 trec_eval's semantics, vectorised: within each query, results are ordered by score
-descending and ties broken by doc id descending; scores compare at float32 precision
-(trec_eval 9.0.8 stores them as ``float``) unless ``precision="float64"``. Each batch is a
+descending and ties broken by doc id descending; scores compare as doubles, as trec_eval
+9.0.8 (2023) and 10.0 store them, or at float32 with ``precision="float32"``, as
+pytrec_eval and trec_eval up to 9.0.7 (git tag ``v9.0.8``, which prints 9.0.7) do. Each batch is a
 ``[queries, depth]`` matrix sorted row-wise with numpy, so a hundred million rows cost
 one row-wise argsort and no Python object per row. Queries are batched by result-list
 length so that one long list does not pad every other row.
@@ -106,35 +107,19 @@ class RankingStats:
     duplicates: int
 
 
-def score_keys(score: np.ndarray, precision: Precision) -> np.ndarray:
-    """Non-zero uint32 keys that order like the scores (at the chosen precision).
+def score_keys(score: np.ndarray) -> np.ndarray:
+    """Non-zero uint32 keys that order like the scores rounded to float32.
 
-    Keys are only ever compared within one query, so float64 keys may be ranks among the
-    scores given (one batch), not the whole run.
+    Rounding to nearest is monotone, so keys that differ order the scores at any
+    precision; only equal keys need a closer look at float64 (:func:`_break_ties`).
     """
-    if precision == "float32":
-        # + 0.0 turns -0.0 into 0.0: trec_eval compares them equal (a tie, not an order).
-        # A finite score beyond float32's range becomes inf, as in trec_eval's float: no
-        # numpy overflow warning for it. inf ties inf (equal keys), as it does there.
-        with np.errstate(over="ignore"):
-            bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32)
-        negative = (bits & np.uint32(0x80000000)) != 0
-        return np.where(negative, ~bits, bits | np.uint32(0x80000000)).astype(np.uint32)
-    return _dense_ranks(score) + np.uint32(1)
-
-
-def _dense_ranks(values: np.ndarray) -> np.ndarray:
-    """0-based ranks among the distinct values (``-0.0 == 0.0``; NaNs equal, last), as
-    ``np.unique(return_inverse=True)`` gives, by one sort (np.unique hashes: slower)."""
-    flat = values.ravel()
-    order = np.argsort(flat, kind="stable")
-    ordered = flat[order]
-    new = np.ones(len(flat), bool)
-    new[1:] = ordered[1:] != ordered[:-1]
-    new[1:] &= ~(np.isnan(ordered[1:]) & np.isnan(ordered[:-1]))
-    ranks = np.empty(len(flat), np.uint32)
-    ranks[order] = np.cumsum(new, dtype=np.int64) - 1
-    return ranks.reshape(values.shape)
+    # + 0.0 turns -0.0 into 0.0: trec_eval compares them equal (a tie, not an order).
+    # A finite score beyond float32's range becomes inf, as in trec_eval's float: no
+    # numpy overflow warning for it. inf ties inf (equal keys), as it does there.
+    with np.errstate(over="ignore"):
+        bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32)
+    negative = (bits & np.uint32(0x80000000)) != 0
+    return np.where(negative, ~bits, bits | np.uint32(0x80000000)).astype(np.uint32)
 
 
 @dataclass(frozen=True)
@@ -244,7 +229,7 @@ def rank(
     qrels: Qrels | JudgedQrels,
     *,
     level: int = 1,
-    precision: Precision = "float32",
+    precision: Precision = "float64",
     duplicates: DuplicatePolicy = "max",
     batch_cells: int = BATCH_CELLS,
 ) -> tuple[list[RankedBatch], RankingStats]:
@@ -377,7 +362,7 @@ def _ranked_rows(queries: np.ndarray, n: np.ndarray, ctx: _Context) -> np.ndarra
     src = ctx.order[at] if ctx.order is not None else at
     score = ctx.run.score[src] if len(ctx.run) else np.zeros(src.shape)
     del src, at
-    keys = score_keys(score, ctx.precision).astype(np.uint64) << np.uint64(32)
+    keys = score_keys(score).astype(np.uint64) << np.uint64(32)
     del score
     keys |= cols.astype(np.uint64)
     keys = ~keys  # ascending sort of the complement: score descending, padding last
@@ -393,14 +378,21 @@ def _ranked_rows(queries: np.ndarray, n: np.ndarray, ctx: _Context) -> np.ndarra
     high = ~keys >> np.uint64(32)
     ties = np.flatnonzero(((high[:, 1:] == high[:, :-1]) & valid[:, 1:]).any(axis=1))
     if len(ties):
-        ranked[ties] = _break_ties(ranked[ties], high[ties], ctx.run.words)
+        exact = ctx.run.score if ctx.precision == "float64" else None
+        ranked[ties] = _break_ties(ranked[ties], high[ties], ctx.run.words, exact)
     return ranked
 
 
-def _break_ties(ranked: np.ndarray, high: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """Rows re-sorted exactly: score key descending, then doc id descending (strcmp)."""
-    cell_words = words[np.where(ranked >= 0, ranked, 0)]
+def _break_ties(
+    ranked: np.ndarray, high: np.ndarray, words: np.ndarray, score: np.ndarray | None
+) -> np.ndarray:
+    """Rows re-sorted exactly: score descending (the float32 key, then the float64 score
+    when ``score`` is given), then doc id descending (strcmp)."""
+    cells = np.where(ranked >= 0, ranked, 0)
+    cell_words = words[cells]
     keys = [~cell_words[..., j] for j in range(cell_words.shape[-1] - 1, -1, -1)]
+    if score is not None:  # + 0.0: -0.0 ties 0.0, as in trec_eval's double compare
+        keys.append(-(score[cells] + 0.0))
     perm = np.lexsort([*keys, ~high], axis=-1)  # padding (high 0) sorts last
     return np.take_along_axis(ranked, perm, axis=1)
 
@@ -432,7 +424,7 @@ def _drop_duplicates(
         raise InputError(
             f"doc {doc!r} is listed more than once for query "
             f"{ctx.qrels.query_ids[queries[suspects[row]]]!r} "
-            "(use duplicates='max' to keep the best score)",
+            "(to keep its best score: --duplicates max, or duplicates='max' in Python)",
             path=ctx.run.source or None,
         )
     if count:

@@ -70,23 +70,31 @@ class BM25Retriever:
         return self.search_many([query], k)[0]
 
 
-def load_callable(spec: str) -> Callable:
-    """Import ``module:function`` (the module must be importable from the current path)."""
+def load_callable(spec: str, field: str = "retriever") -> Callable:
+    """Import ``module:function`` (the module must be importable from the current path);
+    ``field`` names the option in errors."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise InputError(f"expected 'module:function', got {spec!r}", field="retriever")
+        raise InputError(f"expected 'module:function', got {spec!r}", field=field)
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise InputError(f"cannot import {module_name!r}: {exc}", field="retriever") from None
+        raise InputError(f"cannot import {module_name!r}: {exc}", field=field) from None
     try:
         return getattr(module, attr)
     except AttributeError:
-        raise InputError(f"{module_name!r} has no attribute {attr!r}", field="retriever") from None
+        raise InputError(f"{module_name!r} has no attribute {attr!r}", field=field) from None
 
 
 def as_hits(result: Sequence, spec: str) -> list[Hit]:
-    """Normalise what a user retriever returned: Hits, dicts, (id, score) pairs or ids."""
+    """Normalise what a user retriever returned: Hits, dicts, (id, score) pairs or ids.
+
+    A score that is NaN is refused, as it is in a run file: it has no rank."""
+    if result is None or isinstance(result, str | bytes) or not hasattr(result, "__iter__"):
+        raise InputError(
+            f"retriever {spec} returned {type(result).__name__}, not a list of hits",
+            field="retriever",
+        )
     hits = []
     for rank, item in enumerate(result):
         if isinstance(item, Hit):
@@ -101,7 +109,24 @@ def as_hits(result: Sequence, spec: str) -> list[Hit]:
             raise InputError(
                 f"retriever {spec} returned an unusable item: {item!r}", field="retriever"
             )
+        if hits[-1].score != hits[-1].score:
+            raise InputError(
+                f"retriever {spec} returned a NaN score for {hits[-1].id!r}", field="retriever"
+            )
     return hits
+
+
+def _retrieve(fn: Callable, spec: str, case_id: str, query: str, k: int) -> list[Hit]:
+    """One query through the user's retriever; what it raises is an error naming it and
+    the query (exit 2), not a traceback."""
+    try:
+        result = fn(query, k) if _takes_k(fn) else fn(query)
+    except Exception as exc:  # the user's code: any failure is reported, not re-raised raw
+        raise InputError(
+            f"retriever {spec} raised {type(exc).__name__} on query {case_id!r}: {exc}",
+            field="retriever",
+        ) from exc
+    return as_hits(result, spec)[:k]
 
 
 def run_retriever(golden: GoldenSet, retriever: str, k: int) -> tuple[Run, dict[str, list[Hit]]]:
@@ -115,7 +140,7 @@ def run_retriever(golden: GoldenSet, retriever: str, k: int) -> tuple[Run, dict[
         results = BM25Retriever(golden.corpus).search_many(queries, k)
     else:
         fn = load_callable(retriever)
-        results = [as_hits(fn(q, k) if _takes_k(fn) else fn(q), retriever)[:k] for q in queries]
+        results = [_retrieve(fn, retriever, c.id, c.query, k) for c in golden.cases]
     hits = {c.id: r for c, r in zip(golden.cases, results, strict=True)}
     run = Run.from_columns(
         [q for q, r in hits.items() for _ in r],
