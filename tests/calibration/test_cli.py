@@ -177,3 +177,23 @@ def test_recorded_results_from_an_older_judge_are_flagged_stale(tmp_path, capsys
     assert "STALE" in out and "params.min_words" in out
     record = load_calibration(tmp_path / "o" / "old_lexical" / "calibration.json")
     assert any(w.startswith("STALE") for w in record.warnings)
+
+
+def test_hostile_dataset_names_and_ids_are_text_in_tables_and_plots(tmp_path, capsys):
+    # a TeX-like dataset name crashed the plots (mathtext), a "[/bold]" one the terminal
+    rows = [json.loads(x) for x in (ROOT / "human_grades" / "begin_wow" / "grades.jsonl").open()]
+    grades = tmp_path / "grades" / "hostile" / "grades.jsonl"
+    grades.parent.mkdir(parents=True)
+    for i, row in enumerate(rows[:60]):
+        row["dataset"] = "$\\frac{1$" if i % 2 else "bw[/bold]\x1b[2J"
+        row["id"] = f"id[/bold]{i}"
+    rows[0]["answer"] = ""  # an item the judge cannot score, listed by its id
+    write_jsonl(grades, rows[:60])
+    out_dir = tmp_path / "out"
+    args = ["calibrate", str(tmp_path / "grades"), "--judge", "lexical", "--out", str(out_dir)]
+    code = main([*args, "--resamples", "100"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "bw[/bold]" in out and "\x1b" not in out
+    for png in ("confusion.png", "kappa_threshold.png", "score_distribution.png"):
+        assert (out_dir / "lexical" / png).read_bytes()[:4] == b"\x89PNG"

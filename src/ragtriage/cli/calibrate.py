@@ -79,7 +79,7 @@ def calibrate_command(
     from ragtriage.judge.spec import JudgeSpec
     from ragtriage.render.calibration import print_judge_comparison, print_run
     from ragtriage.render.calibration_plots import write_plots
-    from ragtriage.render.console import wide_console
+    from ragtriage.render.console import print_line, wide_console
 
     output_dir(out, "--out")
     mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
@@ -109,7 +109,8 @@ def calibrate_command(
     console.print(f"took {time.perf_counter() - start:.1f} s")
     losers = [r.name for r in runs if next(iter(r.record.scopes.values())).beats_lexical is False]
     if require_beats_lexical and losers:
-        console.print(f"[red]judge(s) not beating the lexical baseline: {', '.join(losers)}")
+        text = "judge(s) not beating the lexical baseline: " + ", ".join(losers)
+        print_line(console, text, "red")
         raise typer.Exit(EXIT_FAILED)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ragtriage.calibration.pipeline import JudgeCalibration
 from ragtriage.render.format import fmt, signed
@@ -19,9 +20,13 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
     rec = run.record
     fp = rec.fingerprint
     console.print(
-        f"\n[bold]judge {rec.judge_name}[/bold]  (judge={fp.judge}, model={fp.model}, "
-        f"ragtriage {fp.package_version or '?'}; {rec.folds}-fold CV, seed {rec.seed}, "
-        f"{rec.resamples} bootstrap resamples; results: {run.source or 'ran'})"
+        Text.assemble(
+            "\n",
+            (f"judge {rec.judge_name}", "bold"),
+            f"  (judge={fp.judge}, model={fp.model}, "
+            f"ragtriage {fp.package_version or '?'}; {rec.folds}-fold CV, seed {rec.seed}, "
+            f"{rec.resamples} bootstrap resamples; results: {run.source or 'ran'})",
+        )
     )
     t = Table(title="agreement with the human grades (kappa: Cohen's, bootstrap 95 % CI)")
     for col in (

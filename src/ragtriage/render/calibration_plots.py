@@ -9,6 +9,7 @@ import numpy as np
 
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.calibration.threshold import candidate_thresholds, kappa_curve
+from ragtriage.render.plots import label
 
 __all__ = ["write_plots"]
 
@@ -44,6 +45,7 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
     title = record.judge_name
     if record.fingerprint.model not in title:
         title += f" ({record.fingerprint.model})"
+    title = label(title, 80)  # names and ids are text, not mathtext (``$``)
     paths = []
 
     fig, axes = plt.subplots(1, len(scopes), figsize=(3.6 * len(scopes), 3.4), squeeze=False)
@@ -66,7 +68,7 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
         ax.set_ylabel("human")
         s = record.scopes[name]
         ci = f"[{s.cv.kappa_low:.2f}, {s.cv.kappa_high:.2f}]"
-        ax.set_title(f"{name}: kappa {s.cv.kappa:.2f} {ci}", fontsize=9)
+        ax.set_title(f"{label(name)}: kappa {s.cv.kappa:.2f} {ci}", fontsize=9)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     paths.append(_save(fig, directory / "confusion.png", plt))
@@ -113,7 +115,7 @@ def _label(ax, xlabel: str, ylabel: str, title: str) -> None:
     """One panel's axes, title and legend, alike in every calibration figure."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(label(title), fontsize=9)
     ax.legend(fontsize=7)
 
 
