@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage.calibration.grades import load_grades, sha256_text
+from ragtriage.calibration.grades import load_grades, read_grades, sha256_text
 from ragtriage.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,3 +95,20 @@ def test_missing_directory_and_empty_directory(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no grade files"):
         load_grades(tmp_path / "empty")
+
+
+def test_csv_contexts_as_csv_dictwriter_writes_a_list(tmp_path):
+    import csv
+
+    path = tmp_path / "grades.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, ["id", "label", "answer", "contexts"])
+        writer.writeheader()
+        writer.writerow({"id": "a", "label": "true", "answer": "x", "contexts": ["p 'one'", "p2"]})
+        writer.writerow({"id": "b", "label": "false", "answer": "y", "contexts": "[1] plain"})
+    a, b = read_grades(path)
+    assert a.contexts == ("p 'one'", "p2")
+    assert b.contexts == ("[1] plain",)  # text that only starts like a list is a passage
+    path.write_text('id,label,answer,contexts\nc,true,z,"[""a"", b]"\n')
+    with pytest.raises(InputError, match="grades.csv:2"):
+        read_grades(path)  # looks like a list and is none: an error, not a passage

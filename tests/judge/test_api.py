@@ -60,3 +60,29 @@ def test_bad_dict_item_is_an_input_error():
 def test_unknown_strategy_is_rejected():
     with pytest.raises(ValueError, match="unknown strategy"):
         judge_faithfulness([], strategy="vibes", model=ScriptedModel(lambda r, n: None), cache=None)
+
+
+ITEM = {
+    "id": "a",
+    "question": "How long is the warranty?",
+    "answer": "The warranty lasts two years.",
+    "contexts": ["The warranty lasts two years from the date of purchase."],
+}
+
+
+def test_a_judge_spec_chooses_the_judge_as_on_the_command_line():
+    (result,) = judge_faithfulness([ITEM], judge="lexical", cache=None)
+    assert (result.fingerprint.judge, result.fingerprint.model) == ("lexical", "none")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"strategy": "lexical", "bogus_option": 1},  # a typo was ignored
+        {"strategy": "lexical", "judge": "lexical"},  # two ways at once
+        {"model": "embedded", "judge": "lexical"},
+    ],
+)
+def test_unknown_or_conflicting_options_are_refused_before_any_work(options):
+    with pytest.raises(TypeError):
+        judge_faithfulness([ITEM], cache=None, **options)

@@ -229,3 +229,12 @@ def test_cli_logs_one_reveal_per_command(split_set, tmp_path):
     assert main(["retrieval", "--golden", str(golden), "--run", str(run), "--holdout"]) == 0
     lines = (golden.parent / "holdout_reveals.jsonl").read_text().splitlines()
     assert len(lines) == 1
+
+
+def test_split_of_a_csv_golden_set_is_refused_by_name(tmp_path, capsys):
+    golden = tmp_path / "golden.csv"
+    golden.write_text('id,query,expected\nq1,what,"[""a""]"\nq2,why,"[""b""]"\n')
+    code = main(["golden", "split", "--golden", str(golden), "--fraction", "0.5"])
+    err = capsys.readouterr().err
+    assert code == 2 and "golden.csv" in err and "JSON or JSONL golden files only" in err
+    assert "invalid JSON" not in err

@@ -155,3 +155,15 @@ def test_any_leak_fails_the_gate_and_is_listed(audit, tmp_path, capsys):
     write_json(tmp_path / "unchecked.json", audit)
     assert gate(str(tmp_path / "unchecked.json"), "--max", "leaks=0") == 2
     assert "no leak check" in capsys.readouterr().err
+
+
+def test_an_uncalibrated_audit_passes_with_a_warning(audit, tmp_path, capsys):
+    from ragtriage.triage.models import CalibrationStatus
+
+    path = tmp_path / "uncalibrated.json"
+    write_json(path, audit.model_copy(update={"calibration": CalibrationStatus(threshold=0.5)}))
+    assert gate(str(path), "--min", "recall@5=0.5") == 0
+    assert "warning: the audit's judge had no calibration record" in capsys.readouterr().out
+    write_json(path, audit)
+    assert gate(str(path), "--min", "recall@5=0.5") == 0
+    assert "no calibration record" not in capsys.readouterr().out

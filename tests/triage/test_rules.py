@@ -56,6 +56,17 @@ def test_triage_rules(evidence, label, fragment):
     assert fragment in reason
 
 
+def test_a_high_score_failed_by_the_fact_check_says_what_it_found():
+    result = judged(Outcome.SCORED, 1.0).model_copy(
+        update={"signals": {"fact_check": 3.0, "novel_numbers": 1.0, "novel_names": 1.0}}
+    )
+    label, reason = triage(Evidence(True, 1, True, result, False))
+    assert label == Label.GENERATION
+    assert "judge score 1.00; fact check: 1 number, 1 name, 1 sentence(s) the model" in reason
+    _, plain = triage(Evidence(True, 1, True, judged(Outcome.SCORED, 0.2), False))
+    assert "fact check" not in plain
+
+
 def test_retrieval_failure_wins_over_a_faithful_answer():
     # answer faithful to the wrong context is still a retrieval failure
     assert triage(Evidence(True, None, False, judged(Outcome.SCORED, 1.0), True))[0] == (

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ragtriage.data.formats.columns import Columns, parse_columns
-from ragtriage.data.formats.rows import container, read_table
+from ragtriage.data.formats.rows import container, parse_cell, read_table
 from ragtriage.data.readers import check_type, iter_records, parse_json, read_text
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
@@ -111,11 +111,12 @@ def _row_to_grade(row: dict[str, Any], dataset: str, path: Path, line: int) -> H
         raise InputError("missing required field", path=path, line=line, field="label")
     grade = _grade(row.get("grade"), path, line)
     contexts = row.get("contexts") or []
-    if isinstance(contexts, str):  # CSV: a JSON list in one cell, or one plain passage
-        if contexts.lstrip().startswith("["):
-            contexts = parse_json(contexts, path, line)
-        else:
-            contexts = [contexts]
+    if isinstance(contexts, str):  # CSV: a list in one cell (JSON or as csv.DictWriter
+        # writes it), or one plain passage
+        listed = parse_cell(contexts, "contexts", path, line)
+        if not isinstance(listed, list) and contexts.strip()[:1] + contexts.strip()[-1:] == "[]":
+            parse_json(contexts, path, line)  # looks like a list, is none: its JSON error
+        contexts = listed if isinstance(listed, list) else [contexts]
     check_type(contexts, "contexts", list, path, line)
     contexts = [_context_text(c, path, line) for c in contexts]
     answer = _text(row, "answer", path, line)

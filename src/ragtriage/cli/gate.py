@@ -17,7 +17,7 @@ import typer
 from ragtriage.cli.common import console
 from ragtriage.render.console import print_line
 from ragtriage.render.text import clean
-from ragtriage.results.gate import check_bars, leaks, parse_bars, stale_fields
+from ragtriage.results.gate import check_bars, leaks, parse_bars, stale_fields, uncalibrated
 from ragtriage.results.load import golden_sha256, load_result
 
 __all__ = ["MAX_LEAKS", "METRICS_HELP", "gate", "register"]
@@ -73,6 +73,12 @@ def gate(
             f"STALE calibration: the judge differs from its calibration in "
             f"{', '.join(stale)}; {verb}",
             "bold red" if refused else "yellow",
+        )
+    if uncalibrated(result):
+        say(
+            "warning: the audit's judge had no calibration record; its decisions used an "
+            "uncalibrated threshold (run ragtriage calibrate for this judge)",
+            "yellow",
         )
     leaked = leaks(result)
     if leaked:

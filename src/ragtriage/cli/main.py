@@ -36,6 +36,13 @@ for module in (retrieval, judge, calibrate, audit, compare, gate, golden, doctor
     module.register(app)
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+INTERRUPTED = (
+    "ragtriage: interrupted; no report was written. Judge responses received so far are in "
+    "the response cache: the same command resumes without asking for them again"
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (0 ok, 1 a bar missed, 2 unusable input)."""
     keep_freed_memory()
@@ -54,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             return int(exc.code or 0)
         typer.echo(str(exc.code), err=True)
         return 1
+    if code == EXIT_INTERRUPTED:  # typer's answer to Ctrl-C
+        typer.echo(INTERRUPTED, err=True)
     return code if isinstance(code, int) else 0
 
 

@@ -20,7 +20,7 @@ from ragtriage import __version__
 from ragtriage.errors import InputError
 from ragtriage.judge.items import coerce_items
 from ragtriage.judge.outcomes import classify_answer
-from ragtriage.judge.spec import EMBEDDED
+from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.strategies.base import STRATEGIES, Strategy, get_strategy, needs_model
 from ragtriage.judge.strategies.common import precheck
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult, Usage
@@ -84,12 +84,45 @@ def resolve_strategy(strategy: str | None, model: ChatModel | None, **options: A
     return get_strategy(strategy, **options)
 
 
+# what the models and strategies read; anything else is a caller's typo, refused rather
+# than ignored (``judge=`` once ran the embedded model when ``lexical`` was asked for)
+JUDGE_OPTIONS = frozenset(
+    {
+        "threads",
+        "api_base",
+        "json_mode",
+        "timeout",
+        "context_chars",
+        "max_sentences",
+        "budget_chars",
+    }
+)
+
+
 def resolve_judge(
     strategy: str | None, model: str | ChatModel | None, **options: Any
 ) -> tuple[Strategy, ChatModel | None]:
-    """The strategy and the model it calls (``None`` for a strategy that needs none)."""
+    """The strategy and the model it calls (``None`` for a strategy that needs none).
+
+    ``judge``: a spec as ``--judge`` takes it (``lexical``, ``claims@openai/gpt-4o``),
+    instead of ``strategy`` and ``model``; other options must be :data:`JUDGE_OPTIONS`."""
+    strategy, model = _from_spec(strategy, model, options.pop("judge", None))
+    unknown = sorted(set(options) - JUDGE_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown judge option(s) {unknown}; known: {sorted(JUDGE_OPTIONS)}")
     chat = resolve_model(model, **options) if needs_model(strategy) else None
     return resolve_strategy(strategy, chat, **options), chat
+
+
+def _from_spec(
+    strategy: str | None, model: str | ChatModel | None, judge: str | None
+) -> tuple[str | None, str | ChatModel | None]:
+    if judge is None:
+        return strategy, model
+    if strategy is not None or model is not None:
+        raise TypeError("give judge= or strategy= and model=, not both")
+    spec = JudgeSpec.parse(judge, field="judge")
+    return spec.strategy, spec.model
 
 
 def fingerprint_of(strategy: Strategy, model: ChatModel | None) -> JudgeFingerprint:
@@ -209,7 +242,9 @@ def judge_faithfulness(
     (``claims``, ``sentences``, ``lexical``; ``None``: the model's default). The command
     line's ``--judge STRATEGY@MODEL`` is :class:`ragtriage.judge.spec.JudgeSpec`.
     ``cache``: a path (default ``.ragtriage/cache.sqlite`` or ``$RAGTRIAGE_CACHE``), or
-    ``None`` for no disk cache. Options: ``threads``, ``api_base``, ``json_mode``,
-    ``timeout``, ``context_chars``, ``max_sentences``, ``budget_chars``.
+    ``None`` for no disk cache. ``judge``: a spec as ``--judge`` takes it (``"lexical"``,
+    ``"claims@openai/gpt-4o-mini"``), instead of ``model`` and ``strategy``. Options:
+    ``threads``, ``api_base``, ``json_mode``, ``timeout``, ``context_chars``,
+    ``max_sentences``, ``budget_chars``; any other is a ``TypeError``.
     """
     return asyncio.run(ajudge_faithfulness(items, model, strategy, concurrency, cache, **options))

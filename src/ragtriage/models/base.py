@@ -74,6 +74,10 @@ class Usage(BaseModel):
     completion_tokens: int = 0
     cost_usd: float = 0.0
 
+    def __add__(self, other: Usage) -> Usage:
+        """Two runs' usage together (an audit's judge run and its reference check)."""
+        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in type(self).model_fields})
+
 
 class TransientModelError(RagtriageError):
     """Worth retrying: rate limit (429), timeout, connection error, 5xx."""

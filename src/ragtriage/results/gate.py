@@ -42,6 +42,7 @@ __all__ = [
     "metric_value",
     "parse_bars",
     "stale_fields",
+    "uncalibrated",
 ]
 
 Kind = Literal["min", "max", "max-drop"]
@@ -192,6 +193,12 @@ def check_bars(
             reference = metric_value(baseline, bar.metric, baseline_source)
         checks.append(BarCheck(bar, value, reference))
     return checks
+
+
+def uncalibrated(result: Result) -> bool:
+    """An audit whose judge decisions came from no calibration record (a default
+    threshold): worth a warning in a gate, though not a failure."""
+    return isinstance(result, AuditResult) and result.calibration.source is None
 
 
 def stale_fields(result: Result) -> list[str]:

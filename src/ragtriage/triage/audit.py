@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice
 from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
-from ragtriage.judge.api import ajudge_run, resolve_model
+from ragtriage.judge.api import JudgeRun, ajudge_run, resolve_model
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem
 from ragtriage.models.base import ChatModel
@@ -140,9 +140,13 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             on_result=tick("judge", len(judged_items)) if tick else None,
             **_judge_options(config),
         )
-        reference = {}
+        reference: dict[str, Any] = {}
         if run.fingerprint.judge == "claims" and config.check_reference:
-            reference = await _reference_check(golden, traces, judge_model, strategy, config, store)
+            reference, checked = await _reference_check(
+                golden, traces, judge_model, strategy, config, store
+            )
+            if checked is not None:
+                run = replace(run, usage=run.usage + checked.usage, cache=checked.cache)
         timings["judge_s"] = time.perf_counter() - t0
         decider = find_decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
@@ -198,8 +202,12 @@ async def _traces(config, golden, store, shared_model, tick):
     return traces, traces, _trace_info(config)
 
 
-async def _reference_check(golden, traces, model, strategy, config, store) -> dict[str, Any]:
-    """Judge each answer against its golden reference answer, to catch contradictions.
+async def _reference_check(
+    golden, traces, model, strategy, config, store
+) -> tuple[dict[str, Any], JudgeRun | None]:
+    """Judge each answer against its golden reference answer, to catch contradictions;
+    the results by case, and the run (its calls count in the audit's usage; its cache
+    figures, from the same store, include the main run's).
 
     Only claims judges give a ``contradicted`` verdict, so only they run this check.
     """
@@ -214,11 +222,11 @@ async def _reference_check(golden, traces, model, strategy, config, store) -> di
         if c.reference_answer and c.id in traces and c.expected()
     ]
     if not items:
-        return {}
+        return {}, None
     run = await ajudge_run(
         items, model, strategy, config.concurrency, store, **_judge_options(config)
     )
-    return {r.item_id: r for r in run.results}
+    return {r.item_id: r for r in run.results}, run
 
 
 def judge_choice(config: AuditConfig) -> tuple[str | None, str | ChatModel | None]:

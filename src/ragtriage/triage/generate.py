@@ -86,10 +86,17 @@ def sync_generator(spec: str) -> Callable[[str, Sequence[Hit]], str]:
     """``extractive`` or a user ``module:function``."""
     if spec == "extractive":
         return extractive_answer
-    fn = load_callable(spec)
+    fn = load_callable(spec, field="generator")
 
     def call(query: str, chunks: Sequence[Hit]) -> str:
-        answer = fn(query, list(chunks))
-        return answer if isinstance(answer, str) else str(answer)
+        """The user's answer; what it raised or a non-string it returned is this case's
+        generation error (an explicit outcome), not a crash that loses the others."""
+        try:
+            answer = fn(query, list(chunks))
+        except Exception as exc:  # the user's code: any failure is that case's outcome
+            raise GenerationFailed(f"generator {spec} raised {type(exc).__name__}: {exc}") from exc
+        if not isinstance(answer, str):
+            raise GenerationFailed(f"generator {spec} returned {type(answer).__name__}, not str")
+        return answer
 
     return call

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from ragtriage.atomic import file_sha256, write_atomic
 from ragtriage.data.check import NEAR_DUPLICATE, jaccard, normalise
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
-from ragtriage.data.golden import GOLDEN_FILES, load_chunks, parse_case
+from ragtriage.data.golden import GOLDEN_FILES, TABLE_FILES, load_chunks, parse_case
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
@@ -59,14 +59,24 @@ class GrowPlan(BaseModel):
         return [names.restore(r) for r in self.records]
 
 
+REWRITABLE = (".jsonl", ".json")
+
+
 def golden_file(target: Path) -> Path:
-    """The golden file to extend: the path itself, or ``golden.jsonl`` in a directory."""
-    if not target.is_dir():
-        return target
-    for name in GOLDEN_FILES:
-        if (target / name).is_file():
-            return target / name
-    return target / GOLDEN_FILES[0]
+    """The golden file to extend or re-split: the path itself, or ``golden.jsonl`` in a
+    directory. Only JSON and JSONL files are rewritten (each record kept as written); a
+    CSV or Parquet set is refused by name rather than read as broken JSON."""
+    path = target
+    if target.is_dir():
+        found = [target / n for n in (*GOLDEN_FILES, *TABLE_FILES) if (target / n).is_file()]
+        path = found[0] if found else target / GOLDEN_FILES[0]
+    if path.suffix.lower() not in REWRITABLE:
+        raise InputError(
+            "golden split and golden add rewrite JSON or JSONL golden files only; "
+            "convert this one to JSONL first (every other command reads it as it is)",
+            path=path,
+        )
+    return path
 
 
 def select(result: AuditResult, case_ids: list[str], failed: bool) -> list[CaseResult]:

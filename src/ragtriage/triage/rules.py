@@ -58,6 +58,28 @@ def _unanswerable(e: Evidence) -> tuple[Label, str]:
     return _judged(e, abstain_is=Label.PASS)
 
 
+# the fact check's parts (judge/facts.py), as a reason names them
+_FACT_PARTS = (
+    ("novel_numbers", "number"),
+    ("novel_names", "name"),
+    ("contradictions", "contradiction"),
+    ("unstated_negations", "unstated denial"),
+)
+
+
+def _fact_note(signals: dict[str, float]) -> str:
+    """What the fact check found, when it flagged the answer: a high score failed by the
+    veto must say why ("unfaithful (judge score 1.00)" did not)."""
+    flagged = signals.get("fact_check") or 0.0
+    if flagged <= 0:
+        return ""
+    parts = [f"{n:g} {word}" for key, word in _FACT_PARTS if (n := signals.get(key) or 0.0)]
+    rest = flagged - sum(signals.get(key) or 0.0 for key, _ in _FACT_PARTS)
+    if rest > 0:
+        parts.append(f"{rest:g} sentence(s) the model rejects")
+    return f"; fact check: {', '.join(parts)} not in or against its evidence"
+
+
 def _judged(e: Evidence, abstain_is: Label) -> tuple[Label, str]:
     if e.judge is None or e.judge.outcome == Outcome.UNSCORED:
         reason = e.judge.reason if e.judge else "no judge result"
@@ -71,6 +93,7 @@ def _judged(e: Evidence, abstain_is: Label) -> tuple[Label, str]:
         return Label.UNSCORED, "the judge score could not be turned into a decision"
     score = f"judge score {e.judge.score:.2f}" if e.judge.score is not None else "judge"
     if not e.faithful:
+        score += _fact_note(e.judge.signals)
         if e.answerable:
             return (
                 Label.GENERATION,
