@@ -52,7 +52,7 @@ def test_golden_bom_crlf_and_blank_lines(tmp_path):
         ('{"query": 3, "expected": ["d"]}', "query", "expected str"),
         ('{"query": "q"}', "expected", "missing"),
         ('{"query": "q", "expected": "d1"}', "expected", "expected list"),
-        ('{"query": "q", "expected": [null]}', "expected[]", "expected str"),
+        ('{"query": "q", "expected": [null]}', "expected[0]", "expected str"),
         (
             '{"query": "q", "expected": [], "relevance_grades": {"d": "high"}}',
             "relevance_grades.d",
@@ -246,3 +246,50 @@ def test_a_local_folder_wins_over_a_shipped_name(tmp_path, monkeypatch):
         '{"id": "x", "query": "q", "expected": []}\n'
     )
     assert [c.id for c in load_golden("handbook").cases] == ["x"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "row", "where"),
+    [
+        ("golden", {"id": "a\x1b[2J", "query": "q", "expected": ["d"]}, ":1: field 'id'"),
+        (
+            "golden",
+            {"id": "a", "query": "q", "expected": ["d", "x" * 1100]},
+            ":1: field 'expected[1]'",
+        ),
+        (
+            "golden",
+            {"id": "a", "query": "q", "relevance_grades": {"d\x07": 1}},
+            ":1: field 'relevance_grades'",
+        ),
+        ("corpus", {"id": "d\x1b", "text": "t"}, ":1: field 'id'"),
+        ("corpus", {"_id": "d" * 1100, "text": "t"}, ":1: field '_id'"),
+    ],
+)
+def test_bad_ids_are_refused_at_their_file_line_and_field(tmp_path, kind, row, where):
+    from ragtriage.data.beir import load_corpus
+    from ragtriage.data.golden import load_golden
+
+    path = tmp_path / f"{kind}.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(InputError) as info:
+        load_golden(path) if kind == "golden" else load_corpus(path)
+    assert f"{path}{where}" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("row", "field"),
+    [
+        ({"query_id": "q\x1b[2J", "retrieved": ["d"], "answer": "a"}, "query_id"),
+        ({"query_id": "q", "retrieved": ["d", "e\x1b"], "answer": "a"}, "retrieved[1]"),
+        ({"query_id": "q", "retrieved": [{"id": "e" * 1100}], "answer": "a"}, "retrieved[0].id"),
+    ],
+)
+def test_bad_trace_ids_are_refused_at_their_line(tmp_path, row, field):
+    from ragtriage.triage.traces import load_traces
+
+    path = tmp_path / "traces.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(InputError) as info:
+        load_traces(path, 3)
+    assert f"{path}:1: field '{field}'" in str(info.value)

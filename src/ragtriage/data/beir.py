@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
 from ragtriage.data.readers import check_type, iter_records, read_text, require, split_lines
 from ragtriage.errors import InputError
@@ -49,15 +50,17 @@ def load_corpus(path: Path) -> dict[str, Chunk]:
         doc_id = _id(record, path, line)
         text = require(record, "text", str, path, line)
         title = check_type(record.get("title") or "", "title", str, path, line)
+        key = "_id" if "_id" in record else "id"
         if doc_id in corpus:
-            raise InputError(f"duplicate chunk id {doc_id!r}", path=path, line=line, field="_id")
+            raise InputError(f"duplicate chunk id {doc_id!r}", path=path, line=line, field=key)
         corpus[doc_id] = Chunk(id=doc_id, text=text, title=title)
     return corpus
 
 
 def _id(record: dict, path: Path, line: int) -> str:
     key = "_id" if "_id" in record else "id"
-    return str(require(record, key, (str, int), path, line))
+    return check_id(str(require(record, key, (str, int), path, line)), path=path, line=line,
+                    field=key)  # fmt: skip
 
 
 def read_beir_qrels(path: Path) -> list[tuple[int, str, str, int]]:

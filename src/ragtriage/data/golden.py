@@ -26,6 +26,7 @@ from typing import Any
 from ragtriage.data.beir import check_grade, is_beir_dir, load_beir, load_corpus
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import golden_rows
+from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
 from ragtriage.data.readers import check_type, iter_records, read_text, unique_items
 from ragtriage.errors import InputError
@@ -131,7 +132,7 @@ def parse_case(record: dict[str, Any], path: Path, line: int) -> GoldenCase:
         case_id = "q-" + hashlib.sha1(query.encode()).hexdigest()[:10]
     check_type(case_id, "id", (str, int), path, line)
     return GoldenCase(
-        id=str(case_id),
+        id=check_id(str(case_id), path=path, line=line, field="id"),
         query=query,
         relevance=_relevance(record, path, line),
         tags=_tags(record, path, line),
@@ -169,12 +170,13 @@ def _relevance(record: dict[str, Any], path: Path, line: int) -> dict[str, int]:
         )
     ids = check_type(record.get(key, []) if key else [], key or "expected", list, path, line)
     relevance: dict[str, int] = {}
-    for doc in ids:
-        check_type(doc, f"{key}[]", (str, int), path, line)
-        relevance[str(doc)] = 1
+    for i, doc in enumerate(ids):
+        check_type(doc, f"{key}[{i}]", (str, int), path, line)
+        relevance[check_id(str(doc), path=path, line=line, field=f"{key or 'expected'}[{i}]")] = 1
     grades = check_type(record.get("relevance_grades", {}), "relevance_grades", dict, path, line)
     for doc, grade in grades.items():
         field = f"relevance_grades.{doc}"
+        check_id(str(doc), path=path, line=line, field="relevance_grades")
         relevance[str(doc)] = check_grade(
             check_type(grade, field, int, path, line), path, line, field
         )

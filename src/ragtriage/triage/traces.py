@@ -17,6 +17,7 @@ from typing import Any
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import trace_rows
 from ragtriage.data.formats.text import QueryIndex
+from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.readers import check_type, require, unique_items
 from ragtriage.errors import InputError
@@ -71,6 +72,7 @@ def read_traces(
 
 def parse_trace(record: dict[str, Any], path: Path, line: int, default_k: int) -> Trace:
     query_id = str(require(record, "query_id", (str, int), path, line))
+    check_id(query_id, path=path, line=line, field="query_id")
     items = require(record, "retrieved", list, path, line)
     retrieved = [_chunk(item, i, path, line) for i, item in enumerate(items)]
     answer = require(record, "answer", str, path, line)
@@ -85,9 +87,10 @@ def parse_trace(record: dict[str, Any], path: Path, line: int, default_k: int) -
 def _chunk(item: Any, rank: int, path: Path, line: int) -> RetrievedChunk:
     field = f"retrieved[{rank}]"
     if isinstance(item, str | int) and not isinstance(item, bool):
-        return RetrievedChunk(id=str(item))
+        return RetrievedChunk(id=check_id(str(item), path=path, line=line, field=field))
     check_type(item, field, dict, path, line)
     chunk_id = str(require(item, "id", (str, int), path, line))
+    check_id(chunk_id, path=path, line=line, field=f"{field}.id")
     score = item.get("score")
     if score is not None:
         score = float(check_type(score, f"{field}.score", (int, float), path, line))
