@@ -136,9 +136,12 @@ def randomization_test(
 
     Under the null the two systems are exchangeable per query, so each difference's sign
     is flipped at random; p = share of flips at least as extreme as observed (with +1
-    smoothing so p is never 0).
+    smoothing so p is never 0). NaN pairs are the caller's to drop (``compare.paired``
+    does): a NaN difference would make every flip less extreme and p spuriously tiny.
     """
     diff = np.asarray(candidate, np.float64) - np.asarray(base, np.float64)
+    if np.isnan(diff).any():
+        raise ValueError("randomization_test: drop pairs with a missing value first")
     if len(diff) == 0 or not np.any(diff):
         return 1.0
     observed = abs(diff.mean())

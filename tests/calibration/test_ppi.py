@@ -73,3 +73,14 @@ def test_an_audit_whose_decisions_all_agree_is_not_certain():
     # a large mixed audit keeps its own variance (the floor is below it)
     many = ppi_rate([1.0] * 300 + [0.0] * 300, f_l, y)
     assert many.naive_low == pytest.approx(0.5 - 1.96 * np.sqrt(0.25 * 600 / 599 / 600), 1e-3)
+
+
+def test_an_estimate_past_1_keeps_low_at_most_high():
+    # a correction that lands the estimate outside [0, 1]: each bound is clipped (before,
+    # low 1.019 > high 1.000)
+    y, f_l = np.ones(20), np.ones(20)
+    f_l[:4] = 0
+    est = ppi_rate(np.ones(100), f_l, y)
+    assert est.estimate == pytest.approx(1.2) and est.low <= est.high == 1.0
+    low = ppi_rate(np.zeros(100), 1 - f_l, 1 - y)
+    assert low.estimate == pytest.approx(-0.2) and low.low == 0.0 <= low.high

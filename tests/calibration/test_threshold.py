@@ -96,3 +96,14 @@ def test_logistic_combination_beats_each_single_signal():
 def test_logistic_with_one_class_falls_back_to_majority():
     rule = fit_logistic({"a": np.arange(5.0)}, np.ones(5), ["a"])
     assert rule.kind == "constant" and rule.value is True
+
+
+def test_kappa_curve_is_defined_wherever_cohen_kappa_is():
+    # 2 unfaithful of 400,000: chance agreement is near 1 but not 1 (np.isclose said NaN)
+    from ragtriage.calibration.agreement import cohen_kappa
+
+    n = 400_000
+    y = np.ones(n)
+    y[:2] = 0
+    x = np.arange(n, dtype=float)
+    assert kappa_curve(x, y, [1.5])[0] == pytest.approx(cohen_kappa(y, (x >= 1.5).astype(float)))

@@ -35,7 +35,7 @@ def test_headline_sections_and_numbers(audit):
 
 def test_worst_cases_come_failures_first(audit):
     text = render_markdown(audit)
-    section = text.split("### Worst cases")[1]
+    section = text.split("### Cases, worst first")[1]
     labels = re.findall(r"^\| q\d+ \| (\w+) \|", section, flags=re.M)
     assert labels[:6] == ["retrieval", "retrieval", "ranking", "ranking", "generation", "unscored"]
     assert set(labels[6:]) == {"pass"}
@@ -102,7 +102,7 @@ def test_escape_neutralises_each_special_character():
 def test_an_empty_audit_still_renders(empty_audit):
     text = render_markdown(empty_audit)
     assert text.startswith("## ragtriage audit: 0 of 0 cases failing")
-    assert "### Worst cases" not in text and "### Failure clusters" not in text
+    assert "### Cases, worst first" not in text and "### Failure clusters" not in text
     assert "none (judge decisions are uncalibrated)" in text
     assert "| naive (judge at face value) | - |" in text
 

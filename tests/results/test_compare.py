@@ -205,3 +205,12 @@ def test_holm_adjustment_decides_what_is_real():
     assert strong.real() and not weak.real() and not flat.real()
     text = render_comparison_markdown(comparison)
     assert "**+0.0500 to +0.2000**" in text and "**+0.0100 to +0.2000**" not in text
+
+
+def test_the_randomization_test_refuses_missing_values():
+    import numpy as np
+
+    from ragtriage.stats import randomization_test
+
+    with pytest.raises(ValueError):
+        randomization_test(np.array([0.0, 1.0, np.nan]), np.ones(3))  # p was 1e-4

@@ -22,9 +22,41 @@ def test_shipped_lexical_calibration_is_found_and_used(tmp_path):
     assert status.stale == [] and status.kappa is not None
     record = json.loads((ROOT / "calibrations/lexical.json").read_text())
     assert status.threshold == record["rule"].get("threshold")
-    corrected = result.generation.corrected_faithful_rate
-    assert corrected is not None
-    assert 0.0 <= corrected.low <= corrected.estimate <= corrected.high <= 1.0
+    # the handbook's leak (hb-15, a forbidden release note at rank 1) shows on the case
+    leaking = [c for c in result.cases if any(w.startswith("LEAK:") for w in c.warnings)]
+    assert [c.case_id for c in leaking] == ["hb-15"]
+    # the shipped grades are no sample of these answers: no corrected rate, and why
+    assert result.generation.corrected_faithful_rate is None
+    assert "shipped calibration's grades" in result.generation.corrected_note
+    explicit = audit(
+        AuditConfig(
+            golden=HANDBOOK,
+            generator="extractive",
+            judge="lexical",
+            calibration=ROOT / "calibrations/lexical.json",
+            cache=tmp_path / "c.sqlite",
+        )
+    )
+    # given explicitly it is used, and a correction past 1 is withheld, not clipped to
+    # 1.000 [1.000, 1.000] (12 of 12 judged faithful, plus the grades' +0.137)
+    assert explicit.generation.corrected_faithful_rate is None
+    assert "outside [0, 1]" in explicit.generation.corrected_note
+
+
+def test_corrected_rate_on_answers_drawn_like_the_grades_covers_their_human_rate():
+    from ragtriage.calibration.grades import load_grades
+    from ragtriage.calibration.record import load_calibration
+    from ragtriage.judge.api import judge_faithfulness
+    from ragtriage.triage.calibrated import Decider
+    from ragtriage.triage.models import CalibrationStatus
+
+    items = load_grades(ROOT / "human_grades")
+    results = judge_faithfulness([i.judge_item() for i in items], judge="lexical", cache=None)
+    record = load_calibration(ROOT / "calibrations/lexical.json")
+    corrected, why = Decider(record, CalibrationStatus()).corrected_rate(results)
+    human = sum(bool(i.label) for i in items) / len(items)
+    assert why == "" and corrected is not None
+    assert corrected.low <= human <= corrected.high  # 88 of 300 graded faithful
 
 
 def test_stale_calibration_is_flagged_and_refused_by_the_gate(tmp_path, capsys):

@@ -103,3 +103,22 @@ def test_next_actions_follow_the_seeds():
     assert "chunking" in next_action(Label.RETRIEVAL, "multi-section")
     assert "hybrid" in next_action(Label.RETRIEVAL, "exact-code")
     assert "prompt" in next_action(Label.GENERATION, "paraphrase")
+
+
+def test_a_generation_cluster_gets_the_advice_most_of_its_cases_need():
+    abstained = judged(Outcome.ABSTAINED)
+    rows = [
+        case(f"a{i}", Label.GENERATION, ["wh:what"]).model_copy(update={"judge": abstained})
+        for i in range(8)
+    ]
+    rows.append(case("u", Label.GENERATION, ["wh:what"], answerable=False))
+    (cluster,) = clusters(rows)
+    assert cluster.count == 9 and "abstains although the relevant chunk" in cluster.action
+    (hallucinated,) = clusters([case("u", Label.GENERATION, ["x"], answerable=False)])
+    assert "unanswerable" in hallucinated.action
+
+
+def test_code_misses_under_bm25_get_no_advice_to_add_bm25():
+    rows = [case("a", Label.RETRIEVAL, ["has-number"])]
+    assert "add keyword (BM25)" in clusters(rows)[0].action
+    assert "even by BM25" in clusters(rows, lexical_retriever=True)[0].action

@@ -95,10 +95,11 @@ def ppi_rate(
     z = _z(level)
     naive = float(f_u.mean())
     naive_se = float(np.sqrt(spread / big_n))
+    clip = lambda x: float(min(max(x, 0.0), 1.0))  # noqa: E731  (each bound: low <= high)
     return PPIEstimate(
         estimate=float(theta),
-        low=float(max(0.0, theta - z * se)),
-        high=float(min(1.0, theta + z * se)),
+        low=clip(theta - z * se),
+        high=clip(theta + z * se),
         naive=naive,
         naive_low=max(0.0, naive - z * naive_se),
         naive_high=min(1.0, naive + z * naive_se),

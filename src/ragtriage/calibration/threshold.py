@@ -35,7 +35,9 @@ def kappa_curve(x: np.ndarray, y: np.ndarray, thresholds: np.ndarray) -> np.ndar
     p_e = ph * pj + (1 - ph) * (1 - pj)
     with np.errstate(divide="ignore", invalid="ignore"):
         kappa = (p_o - p_e) / (1 - p_e)
-    kappa[np.isclose(p_e, 1.0)] = np.nan
+    # undefined only where chance agreement is 1, as in cohen_kappa (np.isclose's 1e-5
+    # made kappa NaN at 2 unfaithful in 400,000)
+    kappa[p_e >= 1.0 - 1e-12] = np.nan
     return kappa
 
 

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragtriage.calibration.pipeline import JudgeCalibration
-from ragtriage.render.format import fmt, signed
+from ragtriage.render.format import describe_rule, fmt, signed
 
 __all__ = ["print_judge_comparison", "print_run"]
 
@@ -160,19 +160,7 @@ def _print_selection(rec, console: Console) -> None:
 
 
 def _rule(rec) -> str:
-    return _describe(rec.rule)
-
-
-def _describe(r) -> str:
-    if r.kind == "threshold":
-        op = ">=" if r.direction == 1 else "<="
-        return f"faithful if {r.feature} {op} {fmt(r.threshold)}"
-    if r.kind == "logistic":
-        terms = " ".join(f"{signed(w, 2)}*z({f})" for f, w in zip(r.features, r.coef, strict=True))
-        return f"faithful if sigmoid({signed(r.intercept, 2)} {terms}) >= {fmt(r.threshold, 3)}"
-    if r.kind == "veto":
-        return f"{_describe(r.rule)}, and no fact its evidence lacks or contradicts ({r.veto} = 0)"
-    return f"always {'faithful' if r.value else 'unfaithful'}"
+    return describe_rule(rec.rule)
 
 
 def _versus(scope) -> str:

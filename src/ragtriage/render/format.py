@@ -6,10 +6,11 @@ A missing or non-finite value is ``-`` everywhere (the terminal used to print ``
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ragtriage.stats import Estimate
 
-__all__ = ["fmt", "fmt_estimate", "signed"]
+__all__ = ["describe_rule", "fmt", "fmt_estimate", "signed"]
 
 
 def fmt(value: float | None, digits: int = 4) -> str:
@@ -32,3 +33,19 @@ def signed(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
     return f"{value:+.{digits}f}"
+
+
+def describe_rule(r: Any) -> str:
+    """A calibration's decision rule in words (threshold, logistic, veto or constant)."""
+    if r is None:
+        return "-"
+    if r.kind == "threshold":
+        op = ">=" if r.direction == 1 else "<="
+        return f"faithful if {r.feature} {op} {fmt(r.threshold)}"
+    if r.kind == "logistic":
+        terms = " ".join(f"{signed(w, 2)}*z({f})" for f, w in zip(r.features, r.coef, strict=True))
+        return f"faithful if sigmoid({signed(r.intercept, 2)} {terms}) >= {fmt(r.threshold, 3)}"
+    if r.kind == "veto":
+        vetoed = f"no fact its evidence lacks or contradicts ({r.veto} = 0)"
+        return f"{describe_rule(r.rule)}, and {vetoed}"
+    return f"always {'faithful' if r.value else 'unfaithful'}"

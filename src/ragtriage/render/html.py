@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from ragtriage.errors import InputError
 from ragtriage.render import plots
-from ragtriage.render.format import fmt, fmt_estimate
+from ragtriage.render.format import describe_rule, fmt, fmt_estimate
 from ragtriage.render.text import strip_controls
 from ragtriage.render.views import (
     LABEL_ORDER,
@@ -26,6 +26,8 @@ from ragtriage.render.views import (
     ordered_cases,
     ordered_counts,
     stale_message,
+    threshold_line,
+    unanswerable_line,
 )
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
 
@@ -135,4 +137,7 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
         cases=[_case_view(c) for c in ordered_cases(result)],
         fmt=fmt,
         fmt_estimate=fmt_estimate,
+        describe_rule=describe_rule,
+        threshold_line=threshold_line(result.retrieval),
+        unanswerable_line=unanswerable_line(result.retrieval),
     )

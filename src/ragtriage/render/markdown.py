@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ragtriage.render.format import fmt, fmt_estimate, signed
+from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
 from ragtriage.render.text import clean
 from ragtriage.render.views import (
     LABEL_ORDER,
@@ -18,6 +18,8 @@ from ragtriage.render.views import (
     ordered_cases,
     ordered_counts,
     stale_message,
+    threshold_line,
+    unanswerable_line,
 )
 from ragtriage.results.compare import Comparison
 from ragtriage.triage.models import FAILURES, AuditResult
@@ -114,7 +116,8 @@ def _calibration(result: AuditResult) -> str:
     lines.append("### Calibration")
     source = escape(cal.source, 120) if cal.source else "none (judge decisions are uncalibrated)"
     lines.append(f"- record: {source}")
-    lines.append(f"- threshold: {fmt(cal.threshold, 3)}; kappa: {escape(fmt_estimate(cal.kappa))}")
+    rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
+    lines.append(f"- decision: {escape(rule)}; kappa: {escape(fmt_estimate(cal.kappa))}")
     if cal.note:
         lines.append(f"- note: {escape(cal.note, REASON_CHARS)}")
     return "\n".join(lines)
@@ -128,8 +131,9 @@ def _retrieval(result: AuditResult) -> str:
     ]
     title = f"### Stage 1: retrieval ({report.n_answerable} answerable queries)"
     text = title + "\n\n" + _table(["metric", "mean", "95% CI", "n"], rows)
-    if report.threshold and report.threshold.verdict:
-        text += f"\n\nScore threshold: {escape(report.threshold.verdict)}"
+    for line in (threshold_line(report), unanswerable_line(report)):
+        if line:
+            text += f"\n\n{escape(line)}"
     return text
 
 
@@ -140,9 +144,10 @@ def _generation(result: AuditResult) -> str:
         ["naive (judge at face value)", escape(fmt_estimate(gen.naive_faithful_rate))],
         ["corrected (prediction-powered)", escape(fmt_estimate(gen.corrected_faithful_rate))],
     ]
+    note = f"\n\nCorrected rate {escape(gen.corrected_note)}" if gen.corrected_note else ""
     return (
         f"### Stage 2: generation ({gen.n_judged} answers judged; {outcomes or 'no outcomes'})"
-        "\n\n" + _table(["faithful rate", "estimate [95% CI]"], rows)
+        "\n\n" + _table(["faithful rate", "estimate [95% CI]"], rows) + note
     )
 
 
@@ -174,8 +179,9 @@ def _cases(result: AuditResult) -> str:
         for c in cases
     ]
     more = len(result.cases) - len(cases)
-    text = "### Worst cases\n\n" + _table(["case", "label", "query", "reason"], rows)
-    return text + (f"\n\n{more} more cases in the HTML report." if more > 0 else "")
+    text = "### Cases, worst first\n\n" + _table(["case", "label", "query", "reason"], rows)
+    plural = "case" if more == 1 else "cases"
+    return text + (f"\n\n{more} more {plural} in the HTML report." if more > 0 else "")
 
 
 def _warnings(result: AuditResult) -> str:

@@ -8,7 +8,8 @@ from rich.text import Text
 
 from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
-from ragtriage.render.views import ordered_cases
+from ragtriage.render.text import shorten
+from ragtriage.render.views import ordered_cases, threshold_line, unanswerable_line
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
@@ -37,11 +38,8 @@ def retrieval_summary(report: RetrievalReport, console: Console) -> None:
     _slices(report, console)
     _missed(report, console)
     _unanswerable(report, console)
-    if report.threshold:
-        t = report.threshold
-        console.print(
-            Text(f"Score threshold (top {t.depth}): AUC {fmt(t.auc)}; {t.verdict}", style="bold")
-        )
+    if (line := threshold_line(report)) is not None:
+        console.print(Text(line, style="bold"))
     for warning in report.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
 
@@ -110,18 +108,9 @@ def _missed(report: RetrievalReport, console: Console) -> None:
 
 
 def _unanswerable(report: RetrievalReport, console: Console) -> None:
-    section = report.unanswerable
-    if section is None:
-        return
-    median = fmt(section.unanswerable_top1.median)
-    console.print(
-        Text(
-            f"Unanswerable queries: {section.n}; median top-1 score {median} "
-            f"vs {fmt(section.answerable_top1.median)} on answerable (AUC {fmt(section.auc)}); "
-            f"{section.n_confident} retrieved as confidently as a typical answerable query",
-            style="bold",
-        )
-    )
+    line = unanswerable_line(report)
+    if line is not None:
+        console.print(Text(line, style="bold"))
 
 
 AUDIT_METRICS = ("recall@{k}", "hit_rate@{k}", "mrr", "ndcg@10")
@@ -155,6 +144,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
                 "generation", name, fmt(est.estimate), f"[{fmt(est.low)}, {fmt(est.high)}]"
             )
     console.print(table)
+    if gen.corrected_note:
+        console.print(f"faithful (bias-corrected): {gen.corrected_note}")
     console.print(_reading(result.retrieval))
     outcomes = ", ".join(f"{o} {c}" for o, c in gen.outcomes.items())
     console.print(f"judge outcomes: {outcomes}")
@@ -170,7 +161,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
         console.print(Text("Worst cases:", style="bold"))
     for case in worst[:WORST_CASES]:
         line = Text(f"  [{case.label.value}] {case.case_id}: ")
-        line.append(case.query[:70])
+        line.append(shorten(case.query, 70))
         line.append(f" - {case.reason}", style="dim")
         console.print(line)
     for warning in result.warnings:

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from ragtriage.render.format import fmt
+from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import AuditResult, CaseResult, Label
 
-__all__ = ["LABEL_ORDER", "LABEL_TITLES", "ordered_cases", "ordered_counts", "stale_message"]
+__all__ = [
+    "LABEL_ORDER",
+    "LABEL_TITLES",
+    "ordered_cases",
+    "ordered_counts",
+    "stale_message",
+    "threshold_line",
+    "unanswerable_line",
+]
 
 # Failures first, in pipeline order, then cases the judge could not score, then passes.
 LABEL_ORDER = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION, Label.UNSCORED, Label.PASS)
@@ -46,3 +56,24 @@ def stale_message(result: AuditResult) -> str | None:
         f"{', '.join(stale)}. Faithfulness decisions and corrected rates are not "
         "validated until the judge is re-calibrated (ragtriage calibrate)."
     )
+
+
+def unanswerable_line(report: RetrievalReport) -> str | None:
+    """The unanswerable queries in one sentence (every report says "reported separately")."""
+    section = report.unanswerable
+    if section is None:
+        return None
+    return (
+        f"Unanswerable queries: {section.n}; median top-1 score "
+        f"{fmt(section.unanswerable_top1.median)} vs {fmt(section.answerable_top1.median)} on "
+        f"answerable (AUC {fmt(section.auc)}); {section.n_confident} retrieved as confidently "
+        "as a typical answerable query"
+    )
+
+
+def threshold_line(report: RetrievalReport) -> str | None:
+    """The score-threshold verdict with the depth and AUC it rests on."""
+    t = report.threshold
+    if t is None:
+        return None
+    return f"Score threshold (top {t.depth}): AUC {fmt(t.auc)}; {t.verdict}"

@@ -8,8 +8,9 @@ good context point at the prompt or the model.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
+from ragtriage.judge.types import Outcome
 from ragtriage.triage.models import FAILURES, CaseResult, Cluster, Label
 
 __all__ = ["CHUNK_TAGS", "CODE_TAGS", "NO_TAG", "clusters", "next_action"]
@@ -19,10 +20,27 @@ CHUNK_TAGS = ("multi", "section", "table", "long")
 NO_TAG = "(untagged)"
 
 
-def next_action(label: Label, tag: str, answerable: bool = True) -> str:
+OVER_ABSTAIN = (
+    "the answer abstains although the relevant chunk was in context: the prompt makes the "
+    "model refuse too readily, or the chunk does not read as the answer"
+)
+HALLUCINATED = "hallucinated answers to unanswerable queries: instruct and test abstention"
+BAD_ANSWER = "good context, bad answer: improve the generation prompt or the model"
+
+
+def next_action(
+    label: Label, tag: str, answerable: bool = True, lexical_retriever: bool = False
+) -> str:
+    """The fix a pattern suggests; ``lexical_retriever``: the audit ran BM25 itself, so
+    "add keyword search" would be no advice."""
     lowered = tag.lower()
     if label == Label.RETRIEVAL:
         if any(t in lowered for t in CODE_TAGS):
+            if lexical_retriever:
+                return (
+                    "exact codes/keywords are missed even by BM25: check how codes are "
+                    "tokenised (E-1042 vs E1042) and that the chunk holding them is indexed"
+                )
             return "exact codes/keywords are missed: add keyword (BM25) or hybrid search"
         if any(t in lowered for t in CHUNK_TAGS):
             return "multi-section answers are missed: revisit chunking (size, overlap, structure)"
@@ -32,12 +50,28 @@ def next_action(label: Label, tag: str, answerable: bool = True) -> str:
     if label == Label.RANKING:
         return "relevant chunks are retrieved but cut off: add a reranker or raise k"
     if not answerable or "unanswerable" in lowered:
-        return "hallucinated answers to unanswerable queries: instruct and test abstention"
-    return "good context, bad answer: improve the generation prompt or the model"
+        return HALLUCINATED
+    return BAD_ANSWER
 
 
-def clusters(cases: list[CaseResult]) -> list[Cluster]:
-    """Failures per (stage, tag), largest first; an untagged failure gets ``(untagged)``."""
+def _generation_action(members: list[CaseResult]) -> str:
+    """The advice for most of a generation cluster's cases: an answerable query whose
+    answer abstained is over-abstention, not a hallucination; an unanswerable one answered
+    is. One unanswerable case used to turn a cluster of 8 abstentions into "hallucinated"."""
+
+    def kind(case: CaseResult) -> str:
+        if not case.answerable:
+            return HALLUCINATED
+        outcome = case.judge.outcome if case.judge is not None else None
+        return OVER_ABSTAIN if outcome == Outcome.ABSTAINED else BAD_ANSWER
+
+    return Counter(kind(c) for c in members).most_common(1)[0][0]
+
+
+def clusters(cases: list[CaseResult], lexical_retriever: bool = False) -> list[Cluster]:
+    """Failures per (stage, tag), largest first; an untagged failure gets ``(untagged)``.
+    A case with several tags is in several clusters: their counts add up to more than the
+    failures."""
     groups: dict[tuple[Label, str], list[CaseResult]] = defaultdict(list)
     for case in cases:
         if case.label not in FAILURES:
@@ -50,7 +84,9 @@ def clusters(cases: list[CaseResult]) -> list[Cluster]:
             tag=tag,
             count=len(members),
             case_ids=[c.case_id for c in members],
-            action=next_action(label, tag, all(c.answerable for c in members)),
+            action=_generation_action(members)
+            if label == Label.GENERATION
+            else next_action(label, tag, lexical_retriever=lexical_retriever),
         )
         for (label, tag), members in groups.items()
     ]

@@ -173,7 +173,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         retrieval=retrieval,
         generation=generation,
         counts=case_rows.label_counts(rows),
-        clusters=clusters(rows),
+        clusters=clusters(
+            rows, lexical_retriever=config.traces is None and config.retriever == "bm25"
+        ),
         cases=rows,
         warnings=warnings + retrieval.warnings,
         mismatches={k: v for k, v in mismatches.items() if v},

@@ -4,6 +4,14 @@ The audit looks for a calibration whose judge fingerprint matches the judge in u
 one given with ``--calibration``, else a matching record among the shipped ones in
 ``calibrations/``. A record that does not match is still used but flagged stale, and an
 uncalibrated judge falls back to a 0.5 threshold on its score with a prominent note.
+
+The bias-corrected (PPI) rate adds the judge's average error on the graded answers to its
+rate on the audited ones, which is valid only when the graded answers are drawn like the
+audited ones. The shipped grades (ExpertQA, BEGIN) are not a sample of anyone's answers,
+so with a shipped calibration the corrected rate is not computed, and the audit says why:
+on ClapNQ it had added the +0.137 of those grades to the lexical judge's 0.987 rate
+(1.124) and printed 1.000 [1.000, 1.000]. A correction that lands outside [0, 1] is
+withheld for the same reason: the grades' errors do not fit these answers.
 """
 
 from __future__ import annotations
@@ -22,10 +30,19 @@ UNCALIBRATED_THRESHOLD = 0.5
 SHIPPED = Path(__file__).parents[1] / "calibrations"  # a link to the top-level calibrations/
 
 
+SHIPPED_GRADES = (
+    "not computed: the shipped calibration's grades (ExpertQA, BEGIN) are not a sample of "
+    "these answers, and the correction holds only for answers drawn like the graded ones; "
+    "grade a random sample of this audit's answers, run ragtriage calibrate on them and pass "
+    "--calibration"
+)
+
+
 @dataclass
 class Decider:
     record: CalibrationRecord | None
     status: CalibrationStatus
+    shipped: bool = False  # the record is one of ours, found by fingerprint
 
     def decide(self, result: JudgeResult) -> bool | None:
         if result.outcome != Outcome.SCORED or result.score is None:
@@ -34,15 +51,22 @@ class Decider:
             return self.record.decide(result)
         return result.score >= UNCALIBRATED_THRESHOLD
 
-    def corrected_rate(self, results: list[JudgeResult]) -> Estimate | None:
-        """The prediction-powered rate; None without a record or with fewer than two scored
-        answers (PPI estimates a variance from them: ``--limit 1`` is a valid audit)."""
+    def corrected_rate(self, results: list[JudgeResult]) -> tuple[Estimate | None, str]:
+        """The prediction-powered rate, or None and why (module doc). None without a record
+        or with fewer than two scored answers (PPI estimates a variance from them:
+        ``--limit 1`` is a valid audit)."""
         if self.record is None or len(results) < 2:
-            return None
+            return None, ""
+        if self.shipped:
+            return None, SHIPPED_GRADES
         est = self.record.ppi(results)
-        # a rate is a proportion: the correction can push the point estimate past 0 or 1
-        clip = lambda x: min(max(float(x), 0.0), 1.0)  # noqa: E731
-        return Estimate(estimate=clip(est.estimate), low=clip(est.low), high=clip(est.high))
+        if not 0.0 <= est.estimate <= 1.0:
+            return None, (
+                f"not computed: the graded answers' correction ({est.correction:+.3f}) puts "
+                f"the rate at {est.estimate:.3f}, outside [0, 1]: their judge errors do not "
+                "fit these answers"
+            )
+        return Estimate(estimate=est.estimate, low=est.low, high=est.high), ""
 
 
 def naive_rate(decisions: list[bool], level: float = 0.95) -> Estimate | None:
@@ -62,12 +86,13 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
             f"{fingerprint.model}; decisions use score >= {UNCALIBRATED_THRESHOLD}. "
             "Run `ragtriage calibrate` and pass --calibration."
         )
-        return Decider(None, CalibrationStatus(threshold=UNCALIBRATED_THRESHOLD, note=note))
+        status = CalibrationStatus(threshold=UNCALIBRATED_THRESHOLD, note=note)
+        return Decider(None, status)
     stale = is_stale(record, fingerprint)
     pooled = record.scopes.get("pooled")
     kappa = None
-    if pooled is not None:
-        cv = pooled.cv
+    if pooled is not None:  # the applied rule's kappa: the nested-CV one when it was chosen so
+        cv = pooled.selected.cv if pooled.selected is not None else pooled.cv
         kappa = Estimate(estimate=cv.kappa, low=cv.kappa_low, high=cv.kappa_high)
     note = (
         f"STALE CALIBRATION: measured on a different judge ({', '.join(stale)} differ)"
@@ -76,11 +101,13 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
     )
     return Decider(
         record,
-        CalibrationStatus(
+        shipped=path is None,
+        status=CalibrationStatus(
             source=str(source),
             fingerprint=record.fingerprint,
             stale=stale,
             threshold=getattr(record.rule, "threshold", None),
+            rule=record.rule,
             kappa=kappa,
             note=note,
         ),

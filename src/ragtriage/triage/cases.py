@@ -35,6 +35,18 @@ def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:
     return Run.from_columns(queries, docs, scores, source="traces")
 
 
+def _leaks_by_case(retrieval: RetrievalReport) -> dict[str, list[str]]:
+    """A warning per forbidden chunk a case retrieved: its label is about what it answered,
+    so without this a leaking case read "pass" in every report (the gate still fails)."""
+    out: dict[str, list[str]] = {}
+    for leak in retrieval.leaks.cases if retrieval.leaks else []:
+        out.setdefault(leak.query_id, []).append(
+            f"LEAK: forbidden chunk {leak.forbidden_id} retrieved at rank {leak.rank} "
+            "(access control)"
+        )
+    return out
+
+
 def build(
     golden: GoldenSet,
     traces: dict[str, Trace],
@@ -50,6 +62,7 @@ def build(
     stage (retrieval, ranking) already decided its label."""
     unjudged = unjudged or {}
     first_rank, confident = stage1_facts(retrieval)
+    leaked = _leaks_by_case(retrieval)
     rows = []
     for case in golden.cases:
         trace = traces.get(case.id)
@@ -78,6 +91,7 @@ def build(
                 "retrieval warning: unanswerable query retrieved as confidently as a typical "
                 "answerable one"
             )
+        warnings += leaked.get(case.id, [])
         rows.append(
             CaseResult(
                 case_id=case.id,
@@ -147,9 +161,11 @@ def generation_summary(
     outcomes = Counter(r.outcome.value for r in results)
     decisions = [row.faithful for row in rows if row.faithful is not None]
     scored = [r for r in results if r.outcome == Outcome.SCORED]
+    corrected, why = decider.corrected_rate(scored) if scored else (None, "")
     return GenerationSummary(
         n_judged=len(results),
         outcomes={o.value: outcomes.get(o.value, 0) for o in Outcome},
         naive_faithful_rate=naive_rate(decisions),
-        corrected_faithful_rate=decider.corrected_rate(scored) if scored else None,
+        corrected_faithful_rate=corrected,
+        corrected_note=why,
     )

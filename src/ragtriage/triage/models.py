@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from ragtriage.calibration.decision import AnyRule
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
@@ -99,13 +100,15 @@ class GenerationSummary(BaseModel):
     outcomes: dict[str, int]  # scored / no_claims / abstained / unscored
     naive_faithful_rate: Estimate | None = None  # judge decisions taken at face value
     corrected_faithful_rate: Estimate | None = None  # prediction-powered (calibration set)
+    corrected_note: str = ""  # why there is no corrected rate (triage/calibrated.py)
 
 
 class CalibrationStatus(BaseModel):
     source: str | None = None  # the calibration record used, if any
     fingerprint: JudgeFingerprint | None = None
     stale: list[str] = Field(default_factory=list)  # fingerprint fields that differ
-    threshold: float | None = None
+    threshold: float | None = None  # the rule's, when it is one threshold on one feature
+    rule: AnyRule | None = None  # the decision rule applied (calibration/decision.py)
     kappa: Estimate | None = None
     note: str = ""
 
