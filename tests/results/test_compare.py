@@ -214,3 +214,19 @@ def test_the_randomization_test_refuses_missing_values():
 
     with pytest.raises(ValueError):
         randomization_test(np.array([0.0, 1.0, np.nan]), np.ones(3))  # p was 1e-4
+
+
+def test_changed_settings_are_named_and_a_verdict_says_what_moved(audit):
+    from ragtriage.render.compare import verdict
+
+    worse_ranks = {q: None for q in BASE_RANKS}  # every relevant chunk lost
+    candidate = make_audit(worse_ranks)
+    candidate = candidate.model_copy(update={"config": {**candidate.config, "context_k": 1}})
+    base = audit.model_copy(update={"config": {**audit.config, "context_k": 3, "cache": "a"}})
+    result = compare(base, candidate, resamples=200, permutations=500)
+    assert any(w == "the runs' settings differ: context_k 3 -> 1" for w in result.warnings)
+    line = verdict(result)
+    assert line.startswith("beyond noise in") and "worse: " in line and "better" not in line
+    same = compare(audit, audit)
+    n = len(same.metrics) + len(same.rates)
+    assert verdict(same) == f"no difference beyond noise in {n} metrics and rates"

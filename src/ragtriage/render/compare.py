@@ -10,11 +10,30 @@ from ragtriage.render.format import fmt, signed
 from ragtriage.render.text import clean
 from ragtriage.results.compare import Comparison, Diff
 
-__all__ = ["MAX_FLIPS", "PREFERRED", "TAG_METRICS", "print_comparison"]
+__all__ = ["MAX_FLIPS", "PREFERRED", "TAG_METRICS", "print_comparison", "verdict"]
 
 TAG_METRICS = 2  # per-tag rows shown in the terminal per tag (all are in the JSON)
 PREFERRED = ("ndcg@10", "mrr", "recall@10", "recall@5")
 MAX_FLIPS = 20
+
+
+def verdict(comparison: Comparison) -> str:
+    """One line: which differences are beyond noise (interval excludes 0, Holm p < 0.05),
+    worse first; every metric and rate here is better when higher."""
+    diffs = [*comparison.metrics, *comparison.rates]
+    worse = [d for d in diffs if d.real() and (d.diff or 0) < 0]
+    better = [d for d in diffs if d.real() and (d.diff or 0) > 0]
+    if not worse and not better:
+        return f"no difference beyond noise in {len(diffs)} metrics and rates"
+
+    def named(group: list[Diff]) -> str:
+        return ", ".join(f"{clean(d.name)} {signed(d.diff)}" for d in group[:6]) + (
+            f", +{len(group) - 6} more" if len(group) > 6 else ""
+        )
+
+    parts = [f"worse: {named(worse)}"] if worse else []
+    parts += [f"better: {named(better)}"] if better else []
+    return f"beyond noise in {len(worse) + len(better)} of {len(diffs)}: " + "; ".join(parts)
 
 
 def _style(diff: Diff) -> str:
@@ -58,6 +77,7 @@ def print_comparison(result: Comparison, out: Console) -> None:
         f"{result.n_common} queries in common; {len(result.only_base)} only in base, "
         f"{len(result.only_candidate)} only in candidate"
     )
+    out.print(Text(f"Verdict: {verdict(result)}", style="bold"))
     out.print(_table("Retrieval metrics (candidate - base, paired)", result.metrics))
     if result.rates:
         out.print(_table("Audit rates (candidate - base, paired over cases)", result.rates))

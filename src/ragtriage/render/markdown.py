@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ragtriage.render.compare import verdict
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
 from ragtriage.render.text import clean
 from ragtriage.render.views import (
@@ -222,9 +223,10 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     header = ["metric", "n", "base", "candidate", "diff", "95% CI", "p", "p (Holm)"]
     parts = [f"### Compared with the baseline ({comparison.n_common} queries in common)"]
     parts += [f"> [!WARNING]\n> {escape(w, REASON_CHARS)}" for w in comparison.warnings]
-    parts.append(_table(header, _diff_rows(comparison.metrics)))
+    parts.append(f"**Verdict:** {escape(verdict(comparison), REASON_CHARS)}")
+    parts.append("#### Retrieval metrics\n\n" + _table(header, _diff_rows(comparison.metrics)))
     if comparison.rates:
-        parts.append(_table(header, _diff_rows(comparison.rates)))
+        parts.append("#### Audit rates\n\n" + _table(header, _diff_rows(comparison.rates)))
     if comparison.kind == "audit":
         flips = [
             f"- {escape(f.case_id, 60)}: {f.old.value} -> {f.new.value}"

@@ -29,7 +29,17 @@ from ragtriage.stats import (
 )
 from ragtriage.triage.models import AuditResult, CaseResult, Label
 
-__all__ = ["Comparison", "Diff", "Flip", "SCHEMA_VERSION", "compare", "flips", "paired"]
+__all__ = [
+    "Comparison",
+    "Diff",
+    "Flip",
+    "QUIET_SETTINGS",
+    "SCHEMA_VERSION",
+    "compare",
+    "flips",
+    "paired",
+    "settings_diff",
+]
 
 SCHEMA_VERSION = "ragtriage.compare/1"
 
@@ -168,8 +178,29 @@ def _adjust(comparison: Comparison) -> None:
             diff.p_holm = float(adjusted)
 
 
+# settings that change no figure: where files go, how fast it ran
+QUIET_SETTINGS = frozenset({"cache", "concurrency", "threads", "timeout", "out", "output"})
+
+
+def settings_diff(base: Result, candidate: Result) -> list[str]:
+    """``key base -> candidate`` for every recorded setting that differs: a comparison
+    should change one thing, and the reader must see which things changed."""
+    b, c = _settings(base), _settings(candidate)
+    keys = [k for k in dict.fromkeys([*b, *c]) if k not in QUIET_SETTINGS and b.get(k) != c.get(k)]
+    return [f"{k} {b.get(k)!s:.40} -> {c.get(k)!s:.40}" for k in keys]
+
+
+def _settings(result: Result) -> dict[str, Any]:
+    if isinstance(result, AuditResult):
+        return dict(result.config)
+    return result.config.model_dump()
+
+
 def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:
     out = []
+    changed = settings_diff(base, candidate)
+    if changed:
+        out.append(f"the runs' settings differ: {'; '.join(changed[:8])}")
     b_sha, c_sha = golden_sha256(base), golden_sha256(candidate)
     if b_sha is not None and c_sha is not None and b_sha != c_sha:
         out.append(
