@@ -108,6 +108,7 @@ def test_cli_on_two_audits_lists_flips(audit, tmp_path, capsys):
     assert main(["compare", str(base), str(candidate), "--permutations", "2000"]) == 0
     printed = capsys.readouterr().out
     assert "Label flips: 4" in printed and "q07: retrieval -> pass" in printed
+    assert re.search(r"Label flips: 4 \(0 pass -> failure, \d failure -> pass", printed)
     assert "pass_rate" in printed and "Per tag" in printed
 
 

@@ -9,8 +9,9 @@ from rich.text import Text
 from ragtriage.render.format import fmt, signed
 from ragtriage.render.text import clean
 from ragtriage.results.compare import Comparison, Diff
+from ragtriage.triage.models import Label
 
-__all__ = ["MAX_FLIPS", "PREFERRED", "TAG_METRICS", "print_comparison", "verdict"]
+__all__ = ["MAX_FLIPS", "PREFERRED", "TAG_METRICS", "flip_summary", "print_comparison", "verdict"]
 
 TAG_METRICS = 2  # per-tag rows shown in the terminal per tag (all are in the JSON)
 PREFERRED = ("ndcg@10", "mrr", "recall@10", "recall@5")
@@ -34,6 +35,16 @@ def verdict(comparison: Comparison) -> str:
     parts = [f"worse: {named(worse)}"] if worse else []
     parts += [f"better: {named(better)}"] if better else []
     return f"beyond noise in {len(worse) + len(better)} of {len(diffs)}: " + "; ".join(parts)
+
+
+def flip_summary(comparison: Comparison) -> str:
+    """How many flips, and how many were regressions (a pass that now fails) or fixes."""
+    flips = comparison.flips
+    worse = sum(f.old == Label.PASS and f.new != Label.PASS for f in flips)
+    better = sum(f.new == Label.PASS and f.old != Label.PASS for f in flips)
+    other = len(flips) - worse - better
+    detail = f"{worse} pass -> failure, {better} failure -> pass"
+    return f"{len(flips)} ({detail}{f', {other} between failures' if other else ''})"
 
 
 def _style(diff: Diff) -> str:
@@ -87,7 +98,7 @@ def print_comparison(result: Comparison, out: Console) -> None:
     if tags:
         out.print(_table(f"Per tag ({', '.join(key)}; all metrics in --output)", tags, True))
     if result.kind == "audit":
-        out.print(Text(f"Label flips: {len(result.flips)}", style="bold"))
+        out.print(Text(f"Label flips: {flip_summary(result)}", style="bold"))
         for flip in result.flips[:MAX_FLIPS]:
             out.print(Text(f"  {clean(flip.case_id, 60)}: {flip.old.value} -> {flip.new.value}"))
         if len(result.flips) > MAX_FLIPS:

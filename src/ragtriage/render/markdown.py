@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ragtriage.render.compare import verdict
+from ragtriage.render.compare import flip_summary, verdict
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
 from ragtriage.render.text import clean
 from ragtriage.render.views import (
@@ -234,7 +234,7 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
         ]
         more = len(comparison.flips) - len(flips)
         parts.append(
-            f"Label flips: {len(comparison.flips)}"
+            f"Label flips: {flip_summary(comparison)}"
             + ("\n\n" if flips else "")
             + "\n".join(flips)
             + (f"\n- ... {more} more" if more > 0 else "")
