@@ -22,6 +22,7 @@ from typing import Literal
 from ragtriage.atomic import file_sha256
 from ragtriage.models.base import Message, ModelRequest
 from ragtriage.models.build import (
+    INSTALL_COMMAND,
     LLAMA_CPP_VERSION,
     REBUILD_COMMAND,
     beyond_portable,
@@ -35,7 +36,7 @@ from ragtriage.models.weights import MODEL_SHA256, cache_dir, model_path
 __all__ = ["Check", "run_checks"]
 
 Status = Literal["ok", "fail", "optional"]
-SETUP = "bash scripts/setup.sh   (from a clone; see docs/install-local-model.md)"
+SETUP = INSTALL_COMMAND
 PACKAGES = ("ragtriage", "numpy", "pandas", "pyarrow", "pydantic", "litellm", "tenacity")
 
 

@@ -233,10 +233,14 @@ def test_shipped_golden_sets_load_by_name_from_anywhere(tmp_path, monkeypatch):
         )
         == 0
     )
+    # the README's clone path works outside a clone too (a wheel install)
+    assert load_golden("golden_sets/handbook").content_hash() == handbook.content_hash()
     with pytest.raises(
-        InputError, match="file not found \\(nor a shipped golden set: clapnq, handbook\\)"
+        InputError, match="file not found \\(nor a shipped golden set: clapnq, handbook;"
     ):
         load_golden("no-such-set")
+    with pytest.raises(InputError, match="file not found"):
+        load_golden("elsewhere/handbook")  # another folder's path is not a shipped name
 
 
 def test_a_local_folder_wins_over_a_shipped_name(tmp_path, monkeypatch):

@@ -97,3 +97,17 @@ def test_ctrl_c_exits_130_saying_how_to_resume(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 130 and "interrupted" in err and "resumes" in err and "Traceback" not in err
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_an_embedded_audit_without_llama_cpp_fails_before_any_work(tmp_path, monkeypatch):
+    from ragtriage.models import local
+    from ragtriage.models.weights import ModelUnavailable
+    from ragtriage.triage import audit as audit_module
+
+    monkeypatch.setattr(local, "find_spec", lambda name: None)  # a wheel without [local]
+    started = []
+    monkeypatch.setattr(audit_module, "_traces", lambda *a, **k: started.append(1))
+    config = audit_module.AuditConfig(golden=HANDBOOK, cache=tmp_path / "c.sqlite")
+    with pytest.raises(ModelUnavailable, match="pip install"):
+        audit_module.audit(config)
+    assert started == []  # no answer was generated first

@@ -56,9 +56,13 @@ def shipped_sets() -> list[str]:
 
 
 def resolve_golden(path: str | Path) -> Path:
-    """``path`` itself, or the shipped set it names when no such file or folder exists."""
+    """``path`` itself, or the shipped set it names when no such file or folder exists:
+    ``handbook``, or ``golden_sets/handbook`` as the README writes it in a clone (so its
+    commands also work from a wheel install, outside the repository)."""
     path = Path(path)
-    if not path.exists() and len(path.parts) == 1 and path.name in shipped_sets():
+    if path.exists() or path.name not in shipped_sets():
+        return path
+    if len(path.parts) == 1 or path.parts[-2:-1] == (SHIPPED.name,):
         return SHIPPED / path.name
     return path
 
@@ -74,7 +78,7 @@ def load_golden(
     path = resolve_golden(path)
     if not path.exists():
         names = ", ".join(shipped_sets()) or "none installed"
-        hint = f" (nor a shipped golden set: {names})" if len(path.parts) == 1 else ""
+        hint = f" (nor a shipped golden set: {names}; name one as it is)"
         raise InputError(f"file not found{hint}", path=path)
     if path.is_dir():
         return _load_dir(path, split, columns)

@@ -23,6 +23,7 @@ __all__ = [
     "beyond_portable",
     "cpu_flags",
     "unsupported_features",
+    "INSTALL_COMMAND",
 ]
 
 LLAMA_CPP_VERSION = "0.3.36"
@@ -32,6 +33,11 @@ PORTABLE_CMAKE_ARGS = (
 # What the portable build uses (llama.cpp turns BMI2 on with AVX2): every x86-64 CPU
 # since 2013 (Intel Haswell, AMD Excavator and Zen) has all of them.
 PORTABLE_FEATURES = frozenset({"SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2"})
+# from a clone, or (a wheel install has no scripts/) the same portable build through pip
+INSTALL_COMMAND = (
+    "bash scripts/setup.sh (in a clone), or: "
+    f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir "ragtriage[local]"'
+)
 REBUILD_COMMAND = "bash scripts/setup.sh --rebuild   (or: " + (
     f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir --force-reinstall '
     f"--no-deps llama-cpp-python=={LLAMA_CPP_VERSION})"

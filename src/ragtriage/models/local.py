@@ -12,13 +12,25 @@ from __future__ import annotations
 
 import asyncio
 import os
+from importlib.util import find_spec
 from typing import Any
 
 from ragtriage.models.base import ModelRequest, ModelResponse
+from ragtriage.models.build import INSTALL_COMMAND
 from ragtriage.models.engine import default_threads
-from ragtriage.models.weights import MODEL_NAME
+from ragtriage.models.weights import MODEL_NAME, ModelUnavailable
 
-__all__ = ["LocalModel"]
+__all__ = ["LocalModel", "require_llama"]
+
+
+def require_llama() -> None:
+    """Fail before any work when llama-cpp-python is not installed (a wheel install without
+    the ``local`` extra): an audit otherwise generated every answer and then failed."""
+    if find_spec("llama_cpp") is None:
+        raise ModelUnavailable(
+            f"the embedded model needs llama-cpp-python, which is not installed: "
+            f"{INSTALL_COMMAND}; or name another judge with --judge (e.g. lexical)"
+        )
 
 
 class LocalModel:

@@ -33,6 +33,7 @@ from typing import IO, Any
 from ragtriage.errors import EXIT_INPUT, RagtriageError
 from ragtriage.models.base import ModelRequest, ModelResponse, PermanentModelError
 from ragtriage.models.build import (
+    INSTALL_COMMAND,
     REBUILD_COMMAND,
     compiled_features,
     cpu_flags,
@@ -246,7 +247,7 @@ def _handle(engine: Any, message: dict[str, Any]) -> dict[str, Any]:
         return {"ok": False, "kind": "permanent", "message": f"{type(exc).__name__}: {exc}"}
 
 
-_INSTALL = "install the embedded model: bash scripts/setup.sh (see docs/install-local-model.md)"
+_INSTALL = f"install the embedded model: {INSTALL_COMMAND}"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,6 +26,7 @@ from ragtriage.judge.types import ContextChunk, JudgeItem
 from ragtriage.models.base import ChatModel
 from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.models.calls import Caller
+from ragtriage.models.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
@@ -96,6 +97,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         strategy, judge_model = judge_choice(config)
         shared_model = None
         if judge_model == EMBEDDED or config.generator == "local":
+            require_llama()  # before any answer is generated
             shared_model = resolve_model(None, threads=config.threads)
         if judge_model == EMBEDDED:
             judge_model = shared_model  # one embedded model judges and generates
