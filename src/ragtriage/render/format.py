@@ -20,8 +20,9 @@ def fmt(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}f}"
 
 
-def fmt_estimate(estimate: Estimate | None, digits: int = 3) -> str:
-    """``0.812 [0.750, 0.870]``, or ``-`` when there is no estimate."""
+def fmt_estimate(estimate: Estimate | None, digits: int = 4) -> str:
+    """``0.8120 [0.7500, 0.8700]``, or ``-`` when there is no estimate: 4 decimals, as
+    every other figure in the reports (Stage 2 and kappa had 3, Stage 1 4)."""
     if estimate is None:
         return "-"
     low, high = fmt(estimate.low, digits), fmt(estimate.high, digits)

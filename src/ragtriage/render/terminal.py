@@ -115,6 +115,7 @@ def _unanswerable(report: RetrievalReport, console: Console) -> None:
 
 AUDIT_METRICS = ("recall@{k}", "hit_rate@{k}", "mrr", "ndcg@10")
 WORST_CASES = 8
+MAX_CLUSTERS = 12
 
 
 def audit_summary(result: AuditResult, console: Console) -> None:
@@ -184,6 +185,9 @@ def _clusters(result: AuditResult, console: Console) -> None:
     table = Table(title="Failures by stage and tag", title_justify="left")
     for column in ("stage", "tag", "cases", "next action"):
         table.add_column(column)
-    for cluster in result.clusters[:12]:
+    for cluster in result.clusters[:MAX_CLUSTERS]:
         table.add_row(cluster.label.value, Text(cluster.tag), str(cluster.count), cluster.action)
     console.print(table)
+    hidden = len(result.clusters) - MAX_CLUSTERS
+    if hidden > 0:  # a case with several tags is in several rows: the counts overlap
+        console.print(f"... {hidden} more in report.md and report.html")
