@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -81,3 +83,11 @@ def test_calibration_says_when_every_grade_is_the_same():
         _check_enough(same, folds=5)
     with pytest.raises(InputError, match=r"only 3 graded items were scored \(need 10"):
         _check_enough(same[:3], folds=5)
+
+
+def test_f1_is_undefined_when_nobody_found_an_unfaithful_answer():
+    a = agreement([1, 1, 1], [1, 1, 1], resamples=50)
+    assert math.isnan(a.precision_unfaithful) and math.isnan(a.recall_unfaithful)
+    assert math.isnan(a.f1_unfaithful)  # was 0.0: sklearn gives NaN (zero_division=nan)
+    missed = agreement([0, 1, 1], [1, 1, 1], resamples=50)
+    assert missed.f1_unfaithful == 0.0  # one unfaithful answer, not caught

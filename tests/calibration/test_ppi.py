@@ -84,3 +84,10 @@ def test_an_estimate_past_1_keeps_low_at_most_high():
     assert est.estimate == pytest.approx(1.2) and est.low <= est.high == 1.0
     low = ppi_rate(np.zeros(100), 1 - f_l, 1 - y)
     assert low.estimate == pytest.approx(-0.2) and low.low == 0.0 <= low.high
+
+
+def test_power_tuning_that_drops_the_judge_still_has_an_interval():
+    y, f_l = np.ones(20), np.ones(20)
+    f_l[:4] = 0
+    est = ppi_rate(np.ones(100), f_l, y, power_tuning=True)
+    assert est.lam == 0.0 and est.estimate == 1.0 and est.low < 0.95  # was [1.0, 1.0]

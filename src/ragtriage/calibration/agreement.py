@@ -91,7 +91,16 @@ def agreement(
     tp = cm[0][0]  # unfaithful caught
     precision = _safe_div(tp, cm[0][0] + cm[1][0])
     recall = _safe_div(tp, cm[0][0] + cm[0][1])
-    f1 = _safe_div(2 * precision * recall, precision + recall) if tp else 0.0
+    # no unfaithful item on either side: P, R and F1 are all undefined (NaN), as sklearn's
+    # zero_division=nan has them; with some unfaithful item and none caught, F1 is 0
+    nothing = cm[0][0] + cm[1][0] + cm[0][1] == 0
+    f1 = (
+        float("nan")
+        if nothing
+        else _safe_div(2 * precision * recall, precision + recall)
+        if tp
+        else 0.0
+    )
     kappa = cohen_kappa(h, j)
     low, high = (
         bootstrap_statistic(

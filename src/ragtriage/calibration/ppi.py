@@ -91,7 +91,10 @@ def ppi_rate(
     rect = y - lam * f_l
     theta = lam * f_u.mean() + rect.mean()
     spread = _spread(f_u)
-    se = np.sqrt(lam**2 * spread / big_n + rect.var(ddof=1) / n)
+    # lam = 0 (power tuning found no use for the judge) leaves the labels' own mean, a
+    # proportion: the same add-one floor, or 20 unanimous labels would claim [1.0, 1.0]
+    rect_var = _spread(rect) if lam == 0.0 else float(rect.var(ddof=1))
+    se = np.sqrt(lam**2 * spread / big_n + rect_var / n)
     z = _z(level)
     naive = float(f_u.mean())
     naive_se = float(np.sqrt(spread / big_n))
