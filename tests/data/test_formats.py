@@ -223,6 +223,28 @@ def test_openinference_match_by_metadata_id(tmp_path):
     assert [c.id for c in read.traces["row0"].retrieved] == ["c1", "c2"]
 
 
+@pytest.mark.parametrize("flattened", [False, True])
+def test_openinference_document_ids_in_metadata_as_langchain_writes_them(tmp_path, flattened):
+    # LangChain's instrumentor writes no document.id/score, only document.metadata (a JSON
+    # string): the ids were text hashes that matched no corpus id, and recall read 0
+    moved = []
+    for line in SPANS.read_text().splitlines():
+        span = json.loads(line)
+        attrs = span["attributes"]
+        for key in [k for k in attrs if k.endswith(".document.id")]:
+            stem = key.removesuffix(".id")
+            meta = {"id": attrs.pop(key), "score": attrs.pop(f"{stem}.score"), "src": "wiki"}
+            if flattened:
+                attrs.update({f"{stem}.metadata.{k}": v for k, v in meta.items()})
+            else:
+                attrs[f"{stem}.metadata"] = json.dumps(meta)
+        moved.append(span)
+    spans = _write_jsonl(tmp_path / "spans.jsonl", moved)
+    read = read_traces(spans, 1, load_golden(_golden(tmp_path)))
+    assert [(c.id, c.score) for c in read.traces["row0"].retrieved] == [("c1", 1.0), ("c2", 0.9)]
+    assert not any("hashes" in n for n in read.notes)
+
+
 def _phoenix_frame() -> pd.DataFrame:
     """The spans in the layout of Phoenix's ``get_spans_dataframe()``: one row per span,
     indexed by ``context.span_id``, attributes as ``attributes.*`` columns, documents and
@@ -348,3 +370,34 @@ def test_grades_as_parquet(tmp_path):
         ("a", True, ("x", "y")),
         ("b", False, ()),
     ]
+
+
+def test_ragas_texts_take_the_corpus_ids_of_the_same_text(tmp_path):
+    # a ragas dataset of texts only, against a golden set with a corpus: the passages'
+    # hash ids matched no corpus id and every retrieval metric read 0
+    folder = tmp_path / "set"
+    folder.mkdir()
+    _write_jsonl(folder / "corpus.jsonl", [{"id": k, "text": v} for k, v in CHUNKS.items()])
+    question = "How many days of annual leave do employees get?"
+    _write_jsonl(folder / "golden.jsonl", [{"id": "q1", "query": question, "expected": ["c1"]}])
+    row = {
+        "user_input": question,
+        "retrieved_contexts": [CHUNKS["c2"], "  " + CHUNKS["c1"].upper(), "not in the corpus"],
+        "response": "25 days.",
+    }
+    traces = _write_jsonl(tmp_path / "ragas.jsonl", [row])
+    read = read_traces(traces, 3, load_golden(folder))
+    trace = read.traces["q1"]
+    assert [c.id for c in trace.retrieved][:2] == ["c2", "c1"]  # normalised text matched
+    assert trace.retrieved[2].id == text_id("not in the corpus")
+    assert trace.context_ids[:2] == ["c2", "c1"]
+    assert any("2 retrieved passages without a corpus id" in n for n in read.notes)
+
+
+def test_a_query_matches_with_or_without_its_question_mark():
+    from ragtriage.data.formats.text import QueryIndex
+
+    index = QueryIndex([("a", "who trained the army at valley forge"), ("b", "What is X?")])
+    assert index.find("Who trained the army at Valley Forge?") == "a"
+    assert index.find("what is x") == "b"
+    assert index.find("what is y?") is None

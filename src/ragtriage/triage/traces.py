@@ -16,7 +16,7 @@ from typing import Any
 
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import trace_rows
-from ragtriage.data.formats.text import QueryIndex
+from ragtriage.data.formats.text import QueryIndex, text_id
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.readers import check_type, require, unique_items
@@ -67,7 +67,41 @@ def read_traces(
         duplicate=lambda k, first: f"query {k!r} already traced on line {first}",
         empty="trace file is empty",
     )
-    return TraceFile({t.query_id: t for t in traces}, adapted.format, adapted.notes)
+    traces, found = corpus_ids(traces, golden)
+    notes = adapted.notes + (
+        [f"{path}: {found} retrieved passages without a corpus id were given the id of the "
+         "corpus chunk with the same text"] if found else []
+    )  # fmt: skip
+    return TraceFile({t.query_id: t for t in traces}, adapted.format, notes)
+
+
+def corpus_ids(traces: list[Trace], golden: GoldenSet | None) -> tuple[list[Trace], int]:
+    """Traces whose retrieved passages came without ids (a ragas dataset of texts, spans
+    without document ids: their ids are text hashes) get the id of the golden set's corpus
+    chunk with the same normalised text (or title and text), so stage 1 can match them:
+    without it every retrieval metric read 0. Returns the traces and how many ids changed."""
+    if golden is None or not golden.corpus:
+        return traces, 0
+    by_text: dict[str, str] = {}
+    for chunk in golden.corpus.values():
+        for text in (chunk.text, chunk.passage):
+            by_text.setdefault(text_id(text), chunk.id)
+    out, changed = [], 0
+    for trace in traces:
+        renamed = {
+            c.id: by_text[key]
+            for c in trace.retrieved
+            if c.id not in golden.corpus and c.text and (key := text_id(c.text)) in by_text
+        }
+        changed += len(renamed)
+        out.append(_renamed(trace, renamed) if renamed else trace)
+    return out, changed
+
+
+def _renamed(trace: Trace, renamed: dict[str, str]) -> Trace:
+    retrieved = [c.model_copy(update={"id": renamed.get(c.id, c.id)}) for c in trace.retrieved]
+    context = [renamed.get(i, i) for i in trace.context_ids]
+    return trace.model_copy(update={"retrieved": retrieved, "context_ids": context})
 
 
 def parse_trace(record: dict[str, Any], path: Path, line: int, default_k: int) -> Trace:

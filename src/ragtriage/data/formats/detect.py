@@ -146,6 +146,7 @@ def match_queries(
     from the golden set's own file (a ragas dataset given as both) match their own rows:
     that is not reported."""
     out, by_text, unmatched, repeats = [], 0, 0, 0
+    missed: list[str] = []  # line and query of the unmatched ones, for the reader
     taken: set[str] = set()
     for line, record in records:
         if "query_id" in record or "query" not in record:
@@ -157,6 +158,7 @@ def match_queries(
             unmatched += 1
             trace_id = record.get("trace_id")
             case_id = f"trace:{trace_id}" if trace_id else query_key(str(query))
+            missed.append(f"line {line} ({case_id}): {str(query)[:80]!r}")
         else:
             by_text += 1
         if case_id in taken:
@@ -170,6 +172,8 @@ def match_queries(
         notes.append(
             f"{path}: {by_text} traces matched to golden cases by their query text, "
             f"{unmatched} matched none"
+            + (f": {'; '.join(missed[:5])}" if missed else "")
+            + (f"; +{len(missed) - 5} more" if len(missed) > 5 else "")
         )
     if repeats:
         notes.append(f"{path}: {repeats} repeated traces of one golden query ignored (first kept)")

@@ -35,7 +35,11 @@ from ragtriage.errors import InputError
 __all__ = ["Span", "is_openinference", "spans", "trace_records"]
 
 Rows = Iterable[tuple[int, dict[str, Any]]]
-_DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(id|score|content)$")
+_DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(id|score|content|metadata)$")
+_DOC_META = re.compile(r"retrieval\.documents\.(\d+)\.document\.metadata\.(\w+)$")
+# where a document's own id sits in its metadata when the instrumentor wrote no
+# document.id (LangChain's writes metadata only: {"id": ..., "score": ...})
+META_ID_KEYS = ("id", "doc_id", "document_id", "chunk_id", "_id")
 _OUT = re.compile(r"llm\.output_messages\.(\d+)\.message\.content$")
 _QUERY_KEYS = ("query", "question", "input", "user_input")
 
@@ -190,8 +194,13 @@ def _documents(span: Span, path: Path) -> tuple[list[dict[str, Any]], bool]:
         match = _DOC.match(key)
         if match and value is not None:
             docs.setdefault(int(match[1]), {})[match[2]] = value
+        elif (flat := _DOC_META.match(key)) and value is not None:
+            meta = docs.setdefault(int(flat[1]), {}).setdefault("metadata", {})
+            if isinstance(meta, dict):
+                meta[flat[2]] = value
     out, derived = [], False
     for _, doc in sorted(docs.items()):
+        _from_metadata(doc, span, path)
         text = doc.get("content")
         text = text if isinstance(text, str) else ""
         if doc.get("id") in (None, ""):
@@ -211,6 +220,28 @@ def _documents(span: Span, path: Path) -> tuple[list[dict[str, Any]], bool]:
             item["score"] = float(score)
         out.append(item)
     return out, derived
+
+
+def _from_metadata(doc: dict[str, Any], span: Span, path: Path) -> None:
+    """Fill a document's missing id and score from its metadata (a JSON string, as the
+    conventions write it, or already a dict): without this a LangChain export's passages
+    got text-hash ids that match no corpus id, and every retrieval metric read 0."""
+    meta = doc.get("metadata")
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            raise InputError(
+                "document.metadata is not JSON", path=path, line=span.line, field="metadata"
+            ) from None
+    if not isinstance(meta, dict):
+        return
+    if doc.get("id") in (None, ""):
+        found = next((meta[k] for k in META_ID_KEYS if meta.get(k) not in (None, "")), None)
+        if isinstance(found, str | int) and not isinstance(found, bool):
+            doc["id"] = str(found)
+    if doc.get("score") is None and isinstance(meta.get("score"), int | float):
+        doc["score"] = meta["score"]
 
 
 def _roots(members: list[Span]) -> list[Span]:

@@ -6,8 +6,10 @@
 * A trace known only by its query (a ragas row, a span's ``input.value``) is matched to
   the golden case whose normalised query is equal.
 
-Normalised: Unicode NFKC, case folded, runs of white space one space, trimmed. Nothing
-more: fuzzier matching would pair a trace with the wrong golden case without a word.
+Normalised: Unicode NFKC, case folded, runs of white space one space, trimmed; a query
+also loses its final ``?``, ``.`` or ``!`` (systems add or drop a question mark; two
+golden queries that differ only there would be one question). Nothing more: fuzzier
+matching would pair a trace with the wrong golden case without a word.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ def query_key(text: str) -> str:
     return "unmatched:" + hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:10]
 
 
+def _query_form(query: str) -> str:
+    return normalise(query).rstrip("?.! ")
+
+
 class QueryIndex:
     """Golden case ids by normalised query; a query asked by two cases matches the first.
 
@@ -50,10 +56,10 @@ class QueryIndex:
         self.ids: set[str] = set()
         for case_id, query in cases:
             self.ids.add(case_id)
-            self.by_query.setdefault(normalise(query), case_id)
+            self.by_query.setdefault(_query_form(query), case_id)
 
     def find(self, query: str) -> str | None:
-        return self.by_query.get(normalise(query))
+        return self.by_query.get(_query_form(query))
 
     def read_from(self, path: Path) -> bool:
         """Whether ``path`` is the very file the golden set was read from."""
