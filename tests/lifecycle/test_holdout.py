@@ -238,3 +238,24 @@ def test_split_of_a_csv_golden_set_is_refused_by_name(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "golden.csv" in err and "JSON or JSONL golden files only" in err
     assert "invalid JSON" not in err
+
+
+def test_an_audit_of_traces_for_every_query_names_no_held_out_case(split_set, tmp_path):
+    from ragtriage.triage.audit import AuditConfig, audit
+
+    golden = tmp_path / "set" / "golden.jsonl"
+    traces = write_jsonl(
+        tmp_path / "traces.jsonl",
+        [
+            {"query_id": q, "retrieved": [{"id": d, "text": f"{d} text"}], "answer": "x"}
+            for q, d in {"d1": "a", "d2": "b", "h2": "d", "u": "z"}.items()
+        ]
+        + [{"query": "three", "retrieved": [{"id": "c", "text": "c"}], "answer": "y"}],  # h1
+    )
+    config = AuditConfig(
+        golden=golden, traces=traces, judge="lexical", cache=tmp_path / "c.sqlite"
+    )
+    text = audit(config).model_dump_json()
+    for held in ('"h1"', '"h2"', "h1,", "h2,", "'h1'", "three"):
+        assert held not in text  # the held-out slice leaves only its count
+    assert "traces of cases outside the audited slice set aside" in text

@@ -231,3 +231,19 @@ def test_changed_settings_are_named_and_a_verdict_says_what_moved(audit):
     same = compare(audit, audit)
     n = len(same.metrics) + len(same.rates)
     assert verdict(same) == f"no difference beyond noise in {n} metrics and rates"
+
+
+def test_a_changed_corpus_or_slice_is_flagged(audit, tmp_path, capsys):
+    base = audit.model_copy(update={"golden": {**audit.golden, "corpus_sha256": "a" * 64}})
+    candidate = audit.model_copy(
+        update={"golden": {**audit.golden, "corpus_sha256": "b" * 64, "slice": "holdout"}}
+    )
+    base = base.model_copy(update={"golden": {**base.golden, "slice": "dev"}})
+    warnings = compare(base, candidate, resamples=100, permutations=200).warnings
+    assert any(w.startswith("the corpora differ") for w in warnings)
+    assert any("different slices of the golden set (dev vs holdout)" in w for w in warnings)
+    paths = [tmp_path / "b.json", tmp_path / "c.json"]
+    write_json(paths[0], base)
+    write_json(paths[1], candidate)
+    main(["gate", str(paths[1]), "--baseline", str(paths[0]), "--min", "mrr=0"])
+    assert "warning: baseline vs this result: the corpora differ" in capsys.readouterr().out

@@ -17,8 +17,9 @@ import typer
 from ragtriage.cli.common import console
 from ragtriage.render.console import print_line
 from ragtriage.render.text import clean
+from ragtriage.results.compare import provenance_warnings
 from ragtriage.results.gate import check_bars, leaks, parse_bars, stale_fields, uncalibrated
-from ragtriage.results.load import golden_sha256, load_result
+from ragtriage.results.load import load_result
 
 __all__ = ["MAX_LEAKS", "METRICS_HELP", "gate", "register"]
 
@@ -61,8 +62,8 @@ def gate(
     def say(text: str, style: str) -> None:  # one line per verdict, never wrapped (CI logs)
         print_line(out, text, style, soft_wrap=True)
 
-    if base is not None and golden_sha256(base) != golden_sha256(result):
-        say("warning: the baseline used a different (or unrecorded) golden set", "yellow")
+    for warning in provenance_warnings(base, result) if base is not None else []:
+        say(f"warning: baseline vs this result: {warning}", "yellow")
     for check in checks:
         say(check.describe(), "green" if check.ok else "bold red")
     stale = stale_fields(result)

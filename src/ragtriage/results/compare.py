@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from ragtriage.results.load import Result, golden_sha256, retrieval_of
+from ragtriage.results.load import Result, golden_field, golden_sha256, retrieval_of
 from ragtriage.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -38,6 +38,7 @@ __all__ = [
     "compare",
     "flips",
     "paired",
+    "provenance_warnings",
     "settings_diff",
 ]
 
@@ -196,11 +197,10 @@ def _settings(result: Result) -> dict[str, Any]:
     return result.config.model_dump()
 
 
-def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:
+def provenance_warnings(base: Result, candidate: Result) -> list[str]:
+    """What differs in what the two results were measured on: the golden set, its corpus,
+    the slice scored (a comparison across them mixes system changes with data changes)."""
     out = []
-    changed = settings_diff(base, candidate)
-    if changed:
-        out.append(f"the runs' settings differ: {'; '.join(changed[:8])}")
     b_sha, c_sha = golden_sha256(base), golden_sha256(candidate)
     if b_sha is not None and c_sha is not None and b_sha != c_sha:
         out.append(
@@ -209,6 +209,27 @@ def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:
         )
     elif b_sha is None or c_sha is None:
         out.append("a golden-set hash is missing: cannot check both used the same golden set")
+    b_corpus, c_corpus = (
+        golden_field(base, "corpus_sha256"),
+        golden_field(candidate, "corpus_sha256"),
+    )
+    if b_corpus and c_corpus and b_corpus != c_corpus:
+        out.append(
+            f"the corpora differ (sha256 {b_corpus[:12]} vs {c_corpus[:12]}): chunks were "
+            "added, removed or edited between the runs"
+        )
+    b_slice, c_slice = golden_field(base, "slice"), golden_field(candidate, "slice")
+    if b_slice and c_slice and b_slice != c_slice:
+        out.append(f"the runs scored different slices of the golden set ({b_slice} vs {c_slice})")
+    return out
+
+
+def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:
+    out = []
+    changed = settings_diff(base, candidate)
+    if changed:
+        out.append(f"the runs' settings differ: {'; '.join(changed[:8])}")
+    out += provenance_warnings(base, candidate)
     dropped = sorted(set(b_frame.columns) ^ set(c_frame.columns))
     if dropped:
         out.append(f"metrics in only one result, not compared: {', '.join(dropped)}")

@@ -18,7 +18,15 @@ from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import SCHEMA_VERSION as AUDIT_SCHEMA
 from ragtriage.triage.models import AuditResult
 
-__all__ = ["MODELS", "Result", "golden_sha256", "load_audit", "load_result", "retrieval_of"]
+__all__ = [
+    "MODELS",
+    "Result",
+    "golden_field",
+    "golden_sha256",
+    "load_audit",
+    "load_result",
+    "retrieval_of",
+]
 
 Result = AuditResult | RetrievalReport
 MODELS: dict[str, type[Result]] = {AUDIT_SCHEMA: AuditResult, RETRIEVAL_SCHEMA: RetrievalReport}
@@ -63,6 +71,15 @@ def load_audit(path: str | Path) -> AuditResult:
 
 def retrieval_of(result: Result) -> RetrievalReport:
     return result.retrieval if isinstance(result, AuditResult) else result
+
+
+def golden_field(result: Result, key: str) -> str | None:
+    """A string the result records of its golden set (``corpus_sha256``, ``slice``), from
+    the audit or its embedded retrieval report."""
+    for golden in (getattr(result, "golden", None), retrieval_of(result).golden):
+        if isinstance(golden, dict) and isinstance(golden.get(key), str):
+            return golden[key]
+    return None
 
 
 def golden_sha256(result: Result) -> str | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ragtriage.atomic import file_sha256
 from ragtriage.data.golden import load_golden
-from ragtriage.data.holdout import evaluated_slice
+from ragtriage.data.holdout import evaluated_slice, has_holdout
 from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
 from ragtriage.judge.api import JudgeRun, ajudge_run, resolve_model
@@ -101,7 +101,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             shared_model = resolve_model(None, threads=config.threads)
         if judge_model == EMBEDDED:
             judge_model = shared_model  # one embedded model judges and generates
-        traces, all_traces, trace_info = await _traces(config, golden, store, shared_model, tick)
+        traces, all_traces, trace_info = await _traces(
+            config, golden, store, shared_model, tick, full
+        )
         texts = chunk_texts(golden, traces)
         mismatches = mismatch.find(golden, all_traces, texts)
         warnings = mismatch.apply(mismatches, config.on_mismatch, str(config.traces or ""))
@@ -161,10 +163,11 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         config=config.public(),
         versions=versions(),
-        golden={
+        golden={  # the whole set's hash, as the retrieval report and reveal log record it
             "source": str(config.golden),
-            "sha256": golden.content_hash(),
+            "sha256": full.content_hash(),
             "cases": len(golden.cases),
+            "slice": "holdout" if config.holdout else "dev" if has_holdout(full) else "all",
             "format": full.format,
         },
         traces={k: v for k, v in trace_info.items() if k != "notes"},
@@ -185,14 +188,23 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     )
 
 
-async def _traces(config, golden, store, shared_model, tick):
+async def _traces(config, golden, store, shared_model, tick, full=None):
     """``(traces of golden cases, every trace read, what to record of them)``: the second
-    shows what did not match."""
+    shows what did not match. Traces of the other slice's cases (``full`` minus
+    ``golden``: a trace file answers every query, held-out ones too) are set aside and
+    only counted: their ids listed as "traced not in golden" leaked the held-out slice."""
     if config.traces is not None:
-        read = read_traces(config.traces, config.context_k, golden, config.columns)
+        whole = full or golden
+        read = read_traces(config.traces, config.context_k, whole, config.columns)
         known = {c.id for c in golden.cases}
-        info = {**_trace_info(config), "format": read.format, "notes": read.notes}
-        return {q: t for q, t in read.traces.items() if q in known}, read.traces, info
+        other = {c.id for c in whole.cases} - known
+        kept = {q: t for q, t in read.traces.items() if q not in other}
+        notes = read.notes + (
+            [f"{len(read.traces) - len(kept)} traces of cases outside the audited slice "
+             "set aside (not scored, not listed)"] if len(kept) < len(read.traces) else []
+        )  # fmt: skip
+        info = {**_trace_info(config), "format": read.format, "notes": notes}
+        return {q: t for q, t in kept.items() if q in known}, kept, info
     caller = Caller(shared_model, store, concurrency=1) if config.generator == "local" else None
     traces = await run_system(
         golden,
