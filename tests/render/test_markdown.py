@@ -114,3 +114,16 @@ def test_leaks_are_a_caution_at_the_top(audit):
     assert "1 of 4 checked cases retrieved a forbidden chunk in the top 5" in text
     assert "> - q01: &lt;b&gt;secret&lt;/b&gt;\\|x at rank 2" in text
     assert "CAUTION" not in render_markdown(with_leaks(audit, []))
+
+
+def test_bare_urls_hosts_and_addresses_are_not_autolinked():
+    # GitHub links bare URLs, www. hosts and e-mail addresses in a comment (GFM autolinks)
+    text = "see http://evil.example/a and www.evil.example and user@evil.example"
+    gfm = MarkdownIt("gfm-like")
+    assert '<a href="http://evil.example/a">' in gfm.render(text)  # the renderer does link
+    escaped = escape(text)
+    assert "<a " not in gfm.render(escaped)
+    for broken in ("http\u2060://", "www\u2060.evil", "user@\u2060evil"):
+        assert broken in escaped  # each pattern broken by an invisible word joiner
+    assert escaped.replace("\u2060", "") == text  # and shown as written
+    assert escape("recall@5") == "recall@5"

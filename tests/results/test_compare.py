@@ -146,6 +146,7 @@ def test_markdown_summary_escapes_ids_and_marks_real_differences(audit, tmp_path
         "&lt;img src=x onerror=alert(1)&gt;|[x](javascript:alert(1)): retrieval -&gt; pass" in html
     )
     assert "Label flips: 4" in text
+    assert "#### Retrieval metrics" in text and "#### Per tag" in text  # tables apart, tags
     # mrr: interval excludes 0 and raw p 0.03, but Holm over 5 metrics gives 0.15 -> plain;
     # recall@5: interval touches 0 -> plain.
     assert re.search(r"\| mrr \|[^*]*\| 0\.0297 \| 0\.1485 \|$", text, flags=re.M)

@@ -11,7 +11,15 @@ from ragtriage.render.text import clean
 from ragtriage.results.compare import Comparison, Diff
 from ragtriage.triage.models import Label
 
-__all__ = ["MAX_FLIPS", "PREFERRED", "TAG_METRICS", "flip_summary", "print_comparison", "verdict"]
+__all__ = [
+    "MAX_FLIPS",
+    "PREFERRED",
+    "TAG_METRICS",
+    "flip_summary",
+    "key_tag_diffs",
+    "print_comparison",
+    "verdict",
+]
 
 TAG_METRICS = 2  # per-tag rows shown in the terminal per tag (all are in the JSON)
 PREFERRED = ("ndcg@10", "mrr", "recall@10", "recall@5")
@@ -35,6 +43,13 @@ def verdict(comparison: Comparison) -> str:
     parts = [f"worse: {named(worse)}"] if worse else []
     parts += [f"better: {named(better)}"] if better else []
     return f"beyond noise in {len(worse) + len(better)} of {len(diffs)}: " + "; ".join(parts)
+
+
+def key_tag_diffs(comparison: Comparison) -> list[Diff]:
+    """The per-tag differences of the key metrics (all of them are in ``--output``)."""
+    names = [d.name for d in comparison.metrics]
+    key = ([m for m in PREFERRED if m in names] or names)[:TAG_METRICS]
+    return [d for d in comparison.tags if d.name in key]
 
 
 def flip_summary(comparison: Comparison) -> str:
@@ -92,11 +107,10 @@ def print_comparison(result: Comparison, out: Console) -> None:
     out.print(_table("Retrieval metrics (candidate - base, paired)", result.metrics))
     if result.rates:
         out.print(_table("Audit rates (candidate - base, paired over cases)", result.rates))
-    names = [d.name for d in result.metrics]
-    key = ([m for m in PREFERRED if m in names] or names)[:TAG_METRICS]
-    tags = [d for d in result.tags if d.name in key]
+    tags = key_tag_diffs(result)
     if tags:
-        out.print(_table(f"Per tag ({', '.join(key)}; all metrics in --output)", tags, True))
+        key = ", ".join(dict.fromkeys(d.name for d in tags))
+        out.print(_table(f"Per tag ({key}; all metrics in --output)", tags, True))
     if result.kind == "audit":
         out.print(Text(f"Label flips: {flip_summary(result)}", style="bold"))
         for flip in result.flips[:MAX_FLIPS]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ragtriage.render.compare import flip_summary, verdict
+from ragtriage.render.compare import flip_summary, key_tag_diffs, verdict
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
 from ragtriage.render.text import clean
 from ragtriage.render.views import (
@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 MAX_CASES = 15
+MAX_TAG_ROWS = 40
 MAX_CLUSTERS = 20
 QUERY_CHARS = 120
 REASON_CHARS = 200
@@ -53,11 +54,16 @@ _REPLACEMENTS = {
 }
 _SPECIAL = re.compile("[" + re.escape("".join(_REPLACEMENTS)) + "]")
 _MENTION = re.compile(r"(?<![\w])@")
+# GitHub also links bare URLs, www. hosts and e-mail addresses (GFM's autolink extension):
+# a word joiner after the scheme, the "www" or the "@" of an address breaks the pattern
+# and shows the same text
+_AUTOLINK = re.compile(r"(?i)\b(?:https?|ftp)(?=:)|\bwww(?=\.)|(?<=[\w.+-])@(?=[\w-]+\.\w)")
 
 
 def escape(text: object, limit: int | None = None) -> str:
     """One line of untrusted text as inert markdown (shortened to ``limit`` first)."""
     escaped = _SPECIAL.sub(lambda m: _REPLACEMENTS[m.group(0)], clean(text, limit))
+    escaped = _AUTOLINK.sub(lambda m: m.group(0) + "\u2060", escaped)
     return _MENTION.sub("@\u2060", escaped)
 
 
@@ -227,6 +233,15 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     parts.append("#### Retrieval metrics\n\n" + _table(header, _diff_rows(comparison.metrics)))
     if comparison.rates:
         parts.append("#### Audit rates\n\n" + _table(header, _diff_rows(comparison.rates)))
+    tags = key_tag_diffs(comparison)
+    if tags:
+        shown = tags[:MAX_TAG_ROWS]
+        rest = len(tags) - len(shown)
+        parts.append(
+            "#### Per tag\n\n"
+            + _table(["tag", *header], _diff_rows(shown, tagged=True))
+            + (f"\n\n{rest} more tag rows in --output" if rest > 0 else "")
+        )
     if comparison.kind == "audit":
         flips = [
             f"- {escape(f.case_id, 60)}: {f.old.value} -> {f.new.value}"
