@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ragtriage.cli.main import main
@@ -211,3 +213,38 @@ def test_add_to_a_set_with_other_column_names(audited, capsys):
     shown = out.replace("\n", "")  # shown as written (rich wraps long lines)
     assert '"prompt"' in shown and '"gold"' in shown and '"query"' not in shown
     assert [c.id for c in load_golden(target, columns=theirs).cases] == ["old", "dup", "ret"]
+
+
+def test_added_cases_keep_their_grades_reference_and_access_control(tmp_path):
+    golden = write_jsonl(
+        tmp_path / "prod" / "golden.jsonl",
+        [
+            {
+                "id": "acl",
+                "query": "What is alpha?",
+                "relevance_grades": {"a": 2, "b": 1},
+                "reference_answer": "Alpha is the first.",
+                "forbidden": ["x"],
+                "tenant": "t1",
+            }
+        ],
+    )
+    write_jsonl(
+        tmp_path / "prod" / "corpus.jsonl", [{"id": k, "text": v} for k, v in CHUNKS.items()]
+    )
+    traces = write_jsonl(
+        tmp_path / "t.jsonl",
+        [{"query_id": "acl", "retrieved": [{"id": "x", "text": CHUNKS["x"]}], "answer": "Pasta."}],
+    )
+    config = AuditConfig(golden=golden, traces=traces, judge="lexical", cache=tmp_path / "c.db")
+    results = write_json(tmp_path / "results.json", audit(config))
+    target = write_jsonl(tmp_path / "new" / "golden.jsonl", [])
+    write_jsonl(
+        tmp_path / "new" / "corpus.jsonl", [{"id": k, "text": v} for k, v in CHUNKS.items()]
+    )
+    args = ["golden", "add", "--from", str(results), "--to", str(target), "--case", "acl"]
+    assert main(args) == 0
+    (added,) = [json.loads(line) for line in target.read_text().splitlines()]
+    assert added["relevance_grades"] == {"a": 2, "b": 1}  # not flattened to expected
+    assert added["reference_answer"] == "Alpha is the first."
+    assert added["forbidden"] == ["x"] and added["tenant"] == "t1"  # the leak check stays

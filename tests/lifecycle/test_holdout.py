@@ -252,9 +252,7 @@ def test_an_audit_of_traces_for_every_query_names_no_held_out_case(split_set, tm
         ]
         + [{"query": "three", "retrieved": [{"id": "c", "text": "c"}], "answer": "y"}],  # h1
     )
-    config = AuditConfig(
-        golden=golden, traces=traces, judge="lexical", cache=tmp_path / "c.sqlite"
-    )
+    config = AuditConfig(golden=golden, traces=traces, judge="lexical", cache=tmp_path / "c.sqlite")
     text = audit(config).model_dump_json()
     for held in ('"h1"', '"h2"', "h1,", "h2,", "'h1'", "three"):
         assert held not in text  # the held-out slice leaves only its count

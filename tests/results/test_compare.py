@@ -229,6 +229,8 @@ def test_changed_settings_are_named_and_a_verdict_says_what_moved(audit):
     assert any(w == "the runs' settings differ: context_k 3 -> 1" for w in result.warnings)
     line = verdict(result)
     assert line.startswith("beyond noise in") and "worse: " in line and "better" not in line
+    moved = result.label_changes
+    assert moved["retrieval"][1] > moved["retrieval"][0] and "pass" in moved  # which stage
     same = compare(audit, audit)
     n = len(same.metrics) + len(same.rates)
     assert verdict(same) == f"no difference beyond noise in {n} metrics and rates"

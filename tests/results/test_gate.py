@@ -73,6 +73,12 @@ def test_max_drop_against_a_baseline(files, capsys):
     )  # counts: a rise is the drop
     out = capsys.readouterr().out
     assert "MISSED: failures.retrieval = 2 vs baseline 0: worse by 2, max drop 1" in out
+    gate(files["better"], "--baseline", files["base"], "--max-drop", "failures.retrieval=0")
+    assert (
+        "failures.retrieval = 0 vs baseline 2: better by 2, max drop 0" in capsys.readouterr().out
+    )
+    gate(files["base"], "--baseline", files["base"], "--max-drop", "failures.retrieval=0")
+    assert "vs baseline 2: unchanged" in capsys.readouterr().out  # was "worse by -0"
 
 
 def test_gate_a_retrieval_only_result(files, capsys):

@@ -17,6 +17,7 @@ __all__ = [
     "TAG_METRICS",
     "flip_summary",
     "key_tag_diffs",
+    "label_line",
     "print_comparison",
     "verdict",
 ]
@@ -43,6 +44,14 @@ def verdict(comparison: Comparison) -> str:
     parts = [f"worse: {named(worse)}"] if worse else []
     parts += [f"better: {named(better)}"] if better else []
     return f"beyond noise in {len(worse) + len(better)} of {len(diffs)}: " + "; ".join(parts)
+
+
+def label_line(comparison: Comparison) -> str | None:
+    """``cases per label: ranking 3 -> 20, pass 315 -> 301``: which stage moved."""
+    if not comparison.label_changes:
+        return None
+    moved = ", ".join(f"{k} {b} -> {c}" for k, (b, c) in comparison.label_changes.items())
+    return f"cases per label: {moved}"
 
 
 def key_tag_diffs(comparison: Comparison) -> list[Diff]:
@@ -104,6 +113,8 @@ def print_comparison(result: Comparison, out: Console) -> None:
         f"{len(result.only_candidate)} only in candidate"
     )
     out.print(Text(f"Verdict: {verdict(result)}", style="bold"))
+    if (labels := label_line(result)) is not None:
+        out.print(Text(labels, style="bold"))
     out.print(_table("Retrieval metrics (candidate - base, paired)", result.metrics))
     if result.rates:
         out.print(_table("Audit rates (candidate - base, paired over cases)", result.rates))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ragtriage.render.compare import flip_summary, key_tag_diffs, verdict
+from ragtriage.render.compare import flip_summary, key_tag_diffs, label_line, verdict
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
 from ragtriage.render.text import clean
 from ragtriage.render.views import (
@@ -230,6 +230,8 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     parts = [f"### Compared with the baseline ({comparison.n_common} queries in common)"]
     parts += [f"> [!WARNING]\n> {escape(w, REASON_CHARS)}" for w in comparison.warnings]
     parts.append(f"**Verdict:** {escape(verdict(comparison), REASON_CHARS)}")
+    if (labels := label_line(comparison)) is not None:
+        parts.append(escape(labels))
     parts.append("#### Retrieval metrics\n\n" + _table(header, _diff_rows(comparison.metrics)))
     if comparison.rates:
         parts.append("#### Audit rates\n\n" + _table(header, _diff_rows(comparison.rates)))

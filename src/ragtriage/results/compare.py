@@ -12,6 +12,7 @@ about one in twenty raw p-values falls below 0.05 by chance. A difference is cal
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any, Literal
 
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "compare",
     "flips",
+    "label_changes",
     "paired",
     "provenance_warnings",
     "settings_diff",
@@ -84,6 +86,9 @@ class Comparison(BaseModel):
     tags: list[Diff] = Field(default_factory=list)
     rates: list[Diff] = Field(default_factory=list)
     flips: list[Flip] = Field(default_factory=list)
+    # audits: cases per label, [base, candidate], for the labels whose count changed: which
+    # stage regressed, at a glance
+    label_changes: dict[str, list[int]] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -163,6 +168,7 @@ def compare(
         comparison.tags = _tag_diffs(b_rows, c_rows, tags, options)
         comparison.rates = _rates(base, candidate, options)
         comparison.flips = flips(base, candidate)
+        comparison.label_changes = label_changes(base, candidate)
     else:
         comparison.tags = _slice_diffs(retrieval_of(base), retrieval_of(candidate))
     _adjust(comparison)
@@ -305,6 +311,14 @@ def _rates(base: AuditResult, candidate: AuditResult, options: dict) -> list[Dif
         paired(rate, _indicator(b_cases, ids, rate), _indicator(c_cases, ids, rate), **options)
         for rate in ("pass_rate", "faithful_rate")
     ]
+
+
+def label_changes(base: AuditResult, candidate: AuditResult) -> dict[str, list[int]]:
+    """``label -> [base count, candidate count]`` for each label whose count changed."""
+    b = Counter(c.label.value for c in base.cases)
+    c = Counter(c.label.value for c in candidate.cases)
+    return {label.value: [b[label.value], c[label.value]] for label in Label
+            if b[label.value] != c[label.value]}  # fmt: skip
 
 
 def flips(base: AuditResult, candidate: AuditResult) -> list[Flip]:

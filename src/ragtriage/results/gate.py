@@ -94,10 +94,12 @@ class BarCheck:
         verdict = "ok" if self.ok else "MISSED"
         num = "{:g}".format if self.bar.metric in LOWER_IS_BETTER else "{:.4f}".format
         if self.bar.kind == "max-drop":
+            change = self.worsening or 0.0
+            moved = f"worse by {num(change)}" if change > 0 else f"better by {num(-change)}"
+            moved = moved if change else "unchanged"  # not "worse by -0"
             return (
                 f"{verdict}: {self.bar.metric} = {num(self.value)} vs baseline "
-                f"{num(self.baseline)}: worse by {num(self.worsening)}, max drop "
-                f"{num(self.bar.bound)}"
+                f"{num(self.baseline)}: {moved}, max drop {num(self.bar.bound)}"
             )
         bar = f"{self.bar.kind} {num(self.bar.bound)}"
         return f"{verdict}: {self.bar.metric} = {num(self.value)}, {bar}"

@@ -68,10 +68,13 @@ class AuditConfig:
     columns: str | dict[str, str] | None = None
 
     def public(self) -> dict[str, Any]:
-        """The config as JSON values (a model object is recorded by its name)."""
+        """The config as JSON values (a model object is recorded by its name). With a trace
+        file the retriever, generator and depth were not used and are recorded as None
+        (a traced audit said "generator local", and compare then saw a change)."""
         plain = (str, int, float, bool, list, dict, type(None))
+        unused = {"retriever", "generator", "depth"} if self.traces is not None else set()
         return {
-            k: v if isinstance(v, plain) else getattr(v, "name", str(v))
+            k: None if k in unused else v if isinstance(v, plain) else getattr(v, "name", str(v))
             for k, v in self.__dict__.items()
         }
 

@@ -95,7 +95,7 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
         cv = pooled.selected.cv if pooled.selected is not None else pooled.cv
         kappa = Estimate(estimate=cv.kappa, low=cv.kappa_low, high=cv.kappa_high)
     note = (
-        f"STALE CALIBRATION: measured on a different judge ({', '.join(stale)} differ)"
+        f"STALE CALIBRATION: measured on a different judge (it differs in {', '.join(stale)})"
         if stale
         else f"calibrated on {len(record.items)} human-graded answers"
     )

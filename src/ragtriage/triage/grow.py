@@ -20,7 +20,8 @@ from pydantic import BaseModel, Field
 from ragtriage.atomic import file_sha256, write_atomic
 from ragtriage.data.check import NEAR_DUPLICATE, jaccard, normalise
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
-from ragtriage.data.golden import GOLDEN_FILES, TABLE_FILES, load_chunks, parse_case
+from ragtriage.data.golden import GOLDEN_FILES, TABLE_FILES, load_chunks, load_golden, parse_case
+from ragtriage.data.models import GoldenCase
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
@@ -33,6 +34,7 @@ __all__ = [
     "duplicate_of",
     "existing",
     "golden_file",
+    "originals",
     "plan",
     "record",
     "select",
@@ -92,14 +94,45 @@ def select(result: AuditResult, case_ids: list[str], failed: bool) -> list[CaseR
     return [by_id[c] for c in case_ids]
 
 
-def record(case: CaseResult, expected: list[str] | None, tags: list[str], note: str) -> dict:
-    return {
+def record(
+    case: CaseResult,
+    expected: list[str] | None,
+    tags: list[str],
+    note: str,
+    original: GoldenCase | None = None,
+) -> dict:
+    """The golden record of an audited case; ``original``: the case in the audit's own
+    golden set, whose grades, reference answer and access-control fields are kept (a
+    case added without its ``forbidden`` list lost its leak check without a word)."""
+    rec: dict[str, Any] = {
         "id": case.case_id,
         "query": case.query,
         "expected": expected if expected is not None else list(case.expected),
         "tags": list(dict.fromkeys([*case.tags, *tags])),
-        "source": note,
     }
+    if original is not None:
+        graded = {k: v for k, v in original.relevance.items() if v != 1}
+        if graded and expected is None:  # grades of the ids the user did not replace
+            rec["relevance_grades"] = dict(original.relevance)
+        extra = {
+            "reference_answer": original.reference_answer,
+            "forbidden": list(original.forbidden),
+            "tenant": original.tenant,
+            "acl": list(original.acl),
+        }
+        rec.update({k: v for k, v in extra.items() if v})
+    rec["source"] = note
+    return rec
+
+
+def originals(result: AuditResult) -> dict[str, GoldenCase]:
+    """The audit's golden cases by id, when its golden set can still be read (else none:
+    the audit's own fields are all there is)."""
+    source = result.golden.get("source")
+    try:
+        return {c.id: c for c in load_golden(source).cases} if source else {}
+    except InputError:
+        return {}
 
 
 def source_note(results: Path, case: CaseResult, extra: str = "") -> str:
@@ -163,8 +196,12 @@ def plan(
         raise InputError(
             f"--expected names cases not being added: {', '.join(unused)}", field="expected"
         )
+    known_cases = originals(audit_result)
     for case in chosen:
-        rec = record(case, expected.get(case.case_id), tags, source_note(results, case, note))
+        note_text = source_note(results, case, note)
+        rec = record(
+            case, expected.get(case.case_id), tags, note_text, known_cases.get(case.case_id)
+        )
         parse_case(dict(rec), path, len(taken) + 1)  # the record must load like any other
         reason = duplicate_of(rec, taken) or unknown_ids(rec, known)
         if reason:
