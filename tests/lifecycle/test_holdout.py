@@ -257,3 +257,26 @@ def test_an_audit_of_traces_for_every_query_names_no_held_out_case(split_set, tm
     for held in ('"h1"', '"h2"', "h1,", "h2,", "'h1'", "three"):
         assert held not in text  # the held-out slice leaves only its count
     assert "traces of cases outside the audited slice set aside" in text
+
+
+def test_a_held_out_audit_says_so_in_every_report(split_set, tmp_path):
+    from ragtriage.render.markdown import render_markdown
+    from ragtriage.triage.audit import AuditConfig, audit
+
+    traces = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {"query_id": q, "retrieved": [{"id": "c", "text": "c"}], "answer": "x"}
+            for q in ("h1", "h2")
+        ],
+    )
+    golden = tmp_path / "set" / "golden.jsonl"
+    config = AuditConfig(
+        golden=golden, traces=traces, judge="lexical", holdout=True, cache=tmp_path / "c.db"
+    )
+    result = audit(config)
+    assert result.golden["slice"] == "holdout"
+    assert (
+        render_markdown(result).startswith("## ragtriage audit: ")
+        and "(held-out slice)" in (render_markdown(result).splitlines()[0])
+    )

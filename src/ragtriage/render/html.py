@@ -25,6 +25,7 @@ from ragtriage.render.views import (
     LABEL_TITLES,
     ordered_cases,
     ordered_counts,
+    slice_title,
     stale_message,
     threshold_line,
     unanswerable_line,
@@ -139,5 +140,6 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
         fmt_estimate=fmt_estimate,
         describe_rule=describe_rule,
         threshold_line=threshold_line(result.retrieval),
+        slice_title=slice_title(result),
         unanswerable_line=unanswerable_line(result.retrieval),
     )

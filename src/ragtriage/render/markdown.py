@@ -18,6 +18,7 @@ from ragtriage.render.views import (
     LABEL_TITLES,
     ordered_cases,
     ordered_counts,
+    slice_title,
     stale_message,
     threshold_line,
     unanswerable_line,
@@ -93,9 +94,8 @@ def _headline(result: AuditResult) -> str:
     total = sum(counts.values())
     failed = sum(counts[label] for label in FAILURES)
     rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]
-    return f"## ragtriage audit: {failed} of {total} cases failing\n\n" + _table(
-        ["label", "cases"], rows
-    )
+    title = f"## ragtriage audit: {failed} of {total} cases failing{slice_title(result)}"
+    return title + "\n\n" + _table(["label", "cases"], rows)
 
 
 def _leaks(result: AuditResult) -> str:

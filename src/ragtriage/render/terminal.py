@@ -9,7 +9,12 @@ from rich.text import Text
 from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import shorten
-from ragtriage.render.views import ordered_cases, threshold_line, unanswerable_line
+from ragtriage.render.views import (
+    ordered_cases,
+    slice_title,
+    threshold_line,
+    unanswerable_line,
+)
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
@@ -124,7 +129,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     k = result.config.get("context_k", 3)
     n = len(result.cases)
     counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
-    console.print(Text(f"Audit of {n} cases: {counts}", style="bold"))
+    console.print(Text(f"Audit of {n} cases{slice_title(result)}: {counts}", style="bold"))
     console.print(Text(_formats_read(result)))
     table = Table(title="Stage metrics", title_justify="left")
     for column in ("stage", "metric", "value", "95% CI"):

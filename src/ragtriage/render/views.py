@@ -11,6 +11,7 @@ __all__ = [
     "LABEL_TITLES",
     "ordered_cases",
     "ordered_counts",
+    "slice_title",
     "stale_message",
     "threshold_line",
     "unanswerable_line",
@@ -77,3 +78,9 @@ def threshold_line(report: RetrievalReport) -> str | None:
     if t is None:
         return None
     return f"Score threshold (top {t.depth}): AUC {fmt(t.auc)}; {t.verdict}"
+
+
+def slice_title(result: AuditResult) -> str:
+    """`` (held-out slice)`` for an audit of the held-back cases, else nothing: a report of
+    the slice nobody may tune on must say so where it is read first."""
+    return " (held-out slice)" if result.golden.get("slice") == "holdout" else ""
