@@ -222,18 +222,23 @@ def _documents(span: Span, path: Path) -> tuple[list[dict[str, Any]], bool]:
     return out, derived
 
 
+def _json_metadata(raw: Any, span: Span, path: Path, what: str) -> Any:
+    """Metadata as the conventions write it (a JSON string) parsed, or as it came."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise InputError(
+            f"{what} is not JSON", path=path, line=span.line, field="metadata"
+        ) from None
+
+
 def _from_metadata(doc: dict[str, Any], span: Span, path: Path) -> None:
     """Fill a document's missing id and score from its metadata (a JSON string, as the
     conventions write it, or already a dict): without this a LangChain export's passages
     got text-hash ids that match no corpus id, and every retrieval metric read 0."""
-    meta = doc.get("metadata")
-    if isinstance(meta, str):
-        try:
-            meta = json.loads(meta)
-        except ValueError:
-            raise InputError(
-                "document.metadata is not JSON", path=path, line=span.line, field="metadata"
-            ) from None
+    meta = _json_metadata(doc.get("metadata"), span, path, "document.metadata")
     if not isinstance(meta, dict):
         return
     if doc.get("id") in (None, ""):
@@ -302,12 +307,7 @@ def _metadata_id(members: list[Span], key: str, path: Path) -> str | None:
         value = span.attributes.get(f"metadata.{key}")
         raw = span.attributes.get("metadata")
         if value is None and isinstance(raw, str):
-            try:
-                parsed = json.loads(raw)
-            except ValueError:
-                raise InputError(
-                    "metadata is not JSON", path=path, line=span.line, field="metadata"
-                ) from None
+            parsed = _json_metadata(raw, span, path, "metadata")
             value = parsed.get(key) if isinstance(parsed, dict) else None
         if isinstance(value, str | int) and not isinstance(value, bool):
             return str(value)
