@@ -39,8 +39,8 @@ def test_audit_from_rows_equals_audit_from_files(tmp_path):
     assert [c for c, _ in labels] == [c["id"] for c in golden]
 
 
-def test_a_bad_row_is_an_input_error_naming_its_line():
-    with pytest.raises(InputError, match=r"golden\.jsonl:2"):
+def test_a_bad_row_is_an_input_error_naming_its_row():
+    with pytest.raises(InputError, match=r"<golden given in Python>: field 'query': row 1: "):
         ragtriage.audit([{"id": "a", "query": "q", "expected": []}, {"id": "b"}], judge="lexical")
 
 
@@ -84,3 +84,18 @@ def test_audit_from_dataframes_and_results_back_as_a_frame(tmp_path):
     path = tmp_path / "results.json"
     write_json(path, from_frames)
     assert load_audit(path).to_pandas().equals(frame)
+
+
+def test_a_bad_dataframe_row_is_named_as_the_callers_row_not_a_temporary_file():
+    import pandas as pd
+
+    traces = pd.DataFrame(
+        [{"query_id": f"hb-0{i}", "retrieved": ["x"], "answer": "a"} for i in range(1, 5)],
+        index=[10, 11, 12, 13],
+    )
+    traces.loc[12, "answer"] = None
+    with pytest.raises(InputError) as info:
+        ragtriage.audit("handbook", traces, judge="lexical")
+    assert str(info.value) == (
+        "<traces given in Python>: field 'answer': row 2 (index 12): missing required field"
+    )

@@ -6,8 +6,9 @@ is an absent field), or a ragas ``EvaluationDataset`` (with the ``ragas`` extra)
 another tool's shape (ragas samples, a Phoenix spans DataFrame) are recognised as a file
 of that shape would be; ``columns=`` maps other column names onto ours. Rows are written
 to a private temporary folder and read back through the very loaders the command line
-uses, so a bad row gets the same error (naming the row as a line of ``golden.jsonl`` or
-``traces.jsonl``) and the same validation as a file would.
+uses, so a bad row gets the same validation as a file would; its error names the
+caller's row (and DataFrame index), not the temporary file, and the result records what
+was given, not where it was written.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragtriage.errors import InputError
 from ragtriage.triage.audit import AuditConfig
 from ragtriage.triage.audit import audit as run_config
 from ragtriage.triage.models import AuditResult
@@ -39,25 +41,67 @@ def audit(
     ``generator``, ``context_k``, ``limit``, ``cache``...). Without ``traces`` the embedded
     BM25 retriever and generator run on the golden set's corpus."""
     with tempfile.TemporaryDirectory(prefix="ragtriage-") as tmp:
+        given: dict[str, list[Any]] = {}  # temporary file -> the caller's row labels
         config = AuditConfig(
-            golden=_as_path(golden, Path(tmp) / "golden.jsonl"),
-            traces=None if traces is None else _as_path(traces, Path(tmp) / "traces.jsonl"),
+            golden=_as_path(golden, Path(tmp) / "golden.jsonl", given),
+            traces=None if traces is None else _as_path(traces, Path(tmp) / "traces.jsonl", given),
             **options,
         )
-        return run_config(config)
+        try:
+            result = run_config(config)
+        except InputError as exc:
+            raise _as_rows(exc, given) from None
+        return _without_paths(result, given)
 
 
-def _as_path(source: str | Path | Rows | pd.DataFrame, target: Path) -> Path:
+def _as_path(
+    source: str | Path | Rows | pd.DataFrame, target: Path, given: dict[str, list[Any]]
+) -> Path:
     if isinstance(source, str | Path):
         return Path(source)
     if hasattr(source, "samples") and hasattr(source, "to_list"):  # ragas EvaluationDataset
         rows: Rows = source.to_list()
     else:
         rows = _frame_rows(source) if hasattr(source, "to_dict") else source
+    frame_index = getattr(source, "index", None) if hasattr(source, "to_dict") else None
+    labels: list[Any] = list(frame_index) if frame_index is not None else []
     # default=str: a span's timestamps and the like are recorded, never needed as values
     lines = (json.dumps(dict(row), ensure_ascii=False, default=str) + "\n" for row in rows)
     target.write_text("".join(lines), encoding="utf-8")
+    given[str(target)] = labels or list(range(len(rows)))
     return target
+
+
+def _name(path: str) -> str:
+    return f"<{Path(path).stem} given in Python>"
+
+
+def _as_rows(exc: InputError, given: dict[str, list[Any]]) -> InputError:
+    """An error about a temporary file, told in the caller's terms: which of their rows
+    (and its DataFrame index), not line N of a file they never wrote."""
+    if exc.path not in given:
+        return exc
+    labels = given[exc.path]
+    where = ""
+    if exc.line is not None and 1 <= exc.line <= len(labels):
+        label = labels[exc.line - 1]
+        where = f"row {exc.line - 1}" + (f" (index {label!r})" if label != exc.line - 1 else "")
+        where += ": "
+    return InputError(where + exc.message, path=_name(exc.path), field=exc.field)
+
+
+def _without_paths(result: AuditResult, given: dict[str, list[Any]]) -> AuditResult:
+    """The result with the temporary files' paths replaced by what the caller gave."""
+
+    def named(text: str) -> str:
+        for path in given:
+            text = text.replace(path, _name(path))
+        return text
+
+    golden = {k: named(v) if isinstance(v, str) else v for k, v in result.golden.items()}
+    config = {k: named(v) if isinstance(v, str) else v for k, v in result.config.items()}
+    warnings = [named(w) for w in result.warnings]
+    return result.model_copy(update={"golden": golden, "config": config, "warnings": warnings})
 
 
 def _frame_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
