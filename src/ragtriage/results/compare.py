@@ -12,7 +12,6 @@ about one in twenty raw p-values falls below 0.05 by chance. A difference is cal
 from __future__ import annotations
 
 import math
-from collections import Counter
 from typing import Any, Literal
 
 import numpy as np
@@ -28,6 +27,7 @@ from ragtriage.stats import (
     paired_bootstrap_diff,
     randomization_test,
 )
+from ragtriage.triage.cases import label_counts
 from ragtriage.triage.models import AuditResult, CaseResult, Label
 
 __all__ = [
@@ -315,10 +315,8 @@ def _rates(base: AuditResult, candidate: AuditResult, options: dict) -> list[Dif
 
 def label_changes(base: AuditResult, candidate: AuditResult) -> dict[str, list[int]]:
     """``label -> [base count, candidate count]`` for each label whose count changed."""
-    b = Counter(c.label.value for c in base.cases)
-    c = Counter(c.label.value for c in candidate.cases)
-    return {label.value: [b[label.value], c[label.value]] for label in Label
-            if b[label.value] != c[label.value]}  # fmt: skip
+    b, c = label_counts(base.cases), label_counts(candidate.cases)
+    return {label: [b[label], c[label]] for label in b if b[label] != c[label]}
 
 
 def flips(base: AuditResult, candidate: AuditResult) -> list[Flip]:

@@ -84,7 +84,4 @@ def golden_field(result: Result, key: str) -> str | None:
 
 def golden_sha256(result: Result) -> str | None:
     """The golden set's content hash, from the audit or its embedded retrieval report."""
-    for golden in (getattr(result, "golden", None), retrieval_of(result).golden):
-        if isinstance(golden, dict) and isinstance(golden.get("sha256"), str):
-            return golden["sha256"]
-    return None
+    return golden_field(result, "sha256")

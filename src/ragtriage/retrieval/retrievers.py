@@ -8,6 +8,7 @@ system at all; ``module:function`` callables plug in the user's own.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -109,18 +110,20 @@ def as_hits(result: Sequence, spec: str) -> list[Hit]:
             raise InputError(
                 f"retriever {spec} returned an unusable item: {item!r}", field="retriever"
             )
-        if hits[-1].score != hits[-1].score:
+        if math.isnan(hits[-1].score):
             raise InputError(
                 f"retriever {spec} returned a NaN score for {hits[-1].id!r}", field="retriever"
             )
     return hits
 
 
-def _retrieve(fn: Callable, spec: str, case_id: str, query: str, k: int) -> list[Hit]:
+def _retrieve(
+    fn: Callable, takes_k: bool, spec: str, case_id: str, query: str, k: int
+) -> list[Hit]:
     """One query through the user's retriever; what it raises is an error naming it and
     the query (exit 2), not a traceback."""
     try:
-        result = fn(query, k) if _takes_k(fn) else fn(query)
+        result = fn(query, k) if takes_k else fn(query)
     except Exception as exc:  # the user's code: any failure is reported, not re-raised raw
         raise InputError(
             f"retriever {spec} raised {type(exc).__name__} on query {case_id!r}: {exc}",
@@ -140,7 +143,8 @@ def run_retriever(golden: GoldenSet, retriever: str, k: int) -> tuple[Run, dict[
         results = BM25Retriever(golden.corpus).search_many(queries, k)
     else:
         fn = load_callable(retriever)
-        results = [_retrieve(fn, retriever, c.id, c.query, k) for c in golden.cases]
+        takes_k = _takes_k(fn)  # one signature check, not one per query
+        results = [_retrieve(fn, takes_k, retriever, c.id, c.query, k) for c in golden.cases]
     hits = {c.id: r for c, r in zip(golden.cases, results, strict=True)}
     run = Run.from_columns(
         [q for q, r in hits.items() for _ in r],

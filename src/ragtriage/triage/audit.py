@@ -191,16 +191,15 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     )
 
 
-async def _traces(config, golden, store, shared_model, tick, full=None):
+async def _traces(config, golden, store, shared_model, tick, full):
     """``(traces of golden cases, every trace read, what to record of them)``: the second
     shows what did not match. Traces of the other slice's cases (``full`` minus
     ``golden``: a trace file answers every query, held-out ones too) are set aside and
     only counted: their ids listed as "traced not in golden" leaked the held-out slice."""
     if config.traces is not None:
-        whole = full or golden
-        read = read_traces(config.traces, config.context_k, whole, config.columns)
+        read = read_traces(config.traces, config.context_k, full, config.columns)
         known = {c.id for c in golden.cases}
-        other = {c.id for c in whole.cases} - known
+        other = {c.id for c in full.cases} - known
         kept = {q: t for q, t in read.traces.items() if q not in other}
         notes = read.notes + (
             [f"{len(read.traces) - len(kept)} traces of cases outside the audited slice "
