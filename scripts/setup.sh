@@ -48,15 +48,18 @@ DIR="$ROOT/llama-cpp-python-$LLAMA_VERSION-$KEY"
 if [[ $REBUILD -eq 1 ]]; then rm -rf "$DIR"; fi
 if ! compgen -G "$DIR/llama_cpp_python-*.whl" >/dev/null; then
   echo "setup: building llama-cpp-python $LLAMA_VERSION with CMAKE_ARGS=\"$FLAGS\""
-  echo "setup: (once per flag set; only the llama library the bindings load, 78 compile steps)"
+  echo "setup: (once per flag set; 140 compile steps, progress below)"
   rm -rf "$DIR.tmp" && mkdir -p "$DIR.tmp"
   LOG="$DIR.tmp/build.log"
-  # build.targets=llama: the bindings load libllama and libggml only; llama-cpp-python's
-  # default target also compiles llama.cpp's common library and its HTTP client
-  # (62 of 140 steps), which nothing here loads. -v streams ninja's [k/n] lines, which
-  # become a progress line every few steps; the whole log is kept for a failure.
+  # llama.cpp's server, tools, examples and tests are already off when llama-cpp-python
+  # builds it (not standalone). Its common library and HTTP client (62 of the 140 steps)
+  # are never loaded by the bindings but cannot be skipped: llama-cpp-python forces
+  # LLAMA_BUILD_COMMON on, and llama.cpp's install rules fail without libllama-common
+  # (tried: build.targets=llama, 78 steps, "file INSTALL cannot find libllama-common.so").
+  # -v streams ninja's [k/n] lines, which become a progress line every few steps; the
+  # whole log is kept for a failure.
   if ! CMAKE_ARGS="$FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
-      "$PY" -m pip wheel -v --no-cache-dir --no-deps --config-settings=build.targets=llama \
+      "$PY" -m pip wheel -v --no-cache-dir --no-deps \
       "llama-cpp-python==$LLAMA_VERSION" -w "$DIR.tmp" 2>&1 \
       | tee "$LOG" | progress; then
     echo "setup: the llama-cpp-python build failed; the last lines of $LOG:" >&2
