@@ -22,10 +22,14 @@ def test_the_build_streams_ninja_steps_into_progress_lines():
     noise = "  -- Configuring done\n  *** Building project with Ninja...\n"
     out = subprocess.run(
         ["bash", "-c", _progress_function() + "progress"],
-        input=noise + ninja, capture_output=True, text=True, check=True,
+        input=noise + ninja,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.splitlines()
-    steps = [int(re.match(r"setup: compiling llama.cpp (\d+)/140 \(\d+ s\)$", s).group(1))
-             for s in out]
+    steps = [
+        int(re.match(r"setup: compiling llama.cpp (\d+)/140 \(\d+ s\)$", s).group(1)) for s in out
+    ]
     assert steps[0] == 1 and steps[-1] == 140
     assert steps == sorted(steps) and len(steps) == 1 + 140 // 6 + 1
 
