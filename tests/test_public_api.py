@@ -17,7 +17,7 @@ PACKAGE = Path(ragtriage.__file__).resolve().parent
 INTERNAL_ERRORS = {
     "ragtriage.models.calls.Unscorable",
     "ragtriage.models.calls._Reshaped",  # control flow inside Caller.raw, never escapes it
-    "ragtriage.triage.generate.GenerationFailed",
+    "ragtriage.system.generate.GenerationFailed",
 }
 
 

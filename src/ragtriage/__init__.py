@@ -18,8 +18,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0"
 
 _PUBLIC = {
-    "audit": "ragtriage.triage.api",
-    "AuditConfig": "ragtriage.triage.audit",
+    "audit": "ragtriage.flows.audit_api",
+    "AuditConfig": "ragtriage.flows.audit",
     "AuditResult": "ragtriage.triage.models",
     "evaluate_retrieval": "ragtriage.retrieval.evaluate",
     "RetrievalEvaluator": "ragtriage.retrieval.evaluate",

@@ -113,10 +113,10 @@ def run(
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
     from ragtriage.data.formats.columns import parse_columns
+    from ragtriage.flows.audit import AuditConfig, audit
     from ragtriage.judge.spec import JudgeSpec, refuse_old_options
     from ragtriage.render.terminal import audit_summary
     from ragtriage.retrieval.metrics import expand
-    from ragtriage.triage.audit import AuditConfig, audit
 
     refuse_old_options(strategy=strategy, judge=judge)
     JudgeSpec.parse(judge)  # a bad spec fails here, before any case is run

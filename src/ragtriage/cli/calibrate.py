@@ -74,8 +74,8 @@ def calibrate_command(
     ] = False,
     columns: ColumnsOption = None,
 ) -> None:
-    from ragtriage.calibration.pipeline import run_calibration
     from ragtriage.data.formats.columns import parse_columns
+    from ragtriage.flows.calibrate import run_calibration
     from ragtriage.judge.spec import JudgeSpec
     from ragtriage.render.calibration import print_judge_comparison, print_run
     from ragtriage.render.calibration_plots import write_plots

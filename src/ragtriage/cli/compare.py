@@ -9,9 +9,9 @@ import typer
 
 from ragtriage.cli.common import MAX_RESAMPLES, MAX_SEED, console, output_file
 from ragtriage.errors import InputError
+from ragtriage.flows.compare import compare
 from ragtriage.render.compare import print_comparison
 from ragtriage.render.markdown import render_comparison_markdown
-from ragtriage.results.compare import compare
 from ragtriage.results.files import write_atomic, write_json
 from ragtriage.results.load import load_result
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED

@@ -4,7 +4,7 @@ Exit codes: 0 every bar holds; 1 a bar is missed, a forbidden chunk leaked into 
 (``leaks``, always checked when the result has the section), or the audit's judge
 calibration is stale (without ``--allow-stale``); 2 unusable input (missing file, bad
 JSON, an unknown metric, a malformed ``--min`` spec). Metric names are documented in
-:mod:`ragtriage.results.gate`.
+:mod:`ragtriage.flows.gate`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import console
+from ragtriage.flows.compare import provenance_warnings
+from ragtriage.flows.gate import check_bars, leaks, parse_bars, stale_fields, uncalibrated
 from ragtriage.render.console import print_line
 from ragtriage.render.text import clean
-from ragtriage.results.compare import provenance_warnings
-from ragtriage.results.gate import check_bars, leaks, parse_bars, stale_fields, uncalibrated
 from ragtriage.results.load import load_result
 
 __all__ = ["MAX_LEAKS", "METRICS_HELP", "gate", "register"]

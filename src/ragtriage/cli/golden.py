@@ -20,10 +20,10 @@ from ragtriage.data.formats.columns import parse_columns
 from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.errors import EXIT_FAILED, InputError
+from ragtriage.flows import golden as grow
 from ragtriage.render.golden import print_grow_plan, render_check
 from ragtriage.results.files import write_json
 from ragtriage.results.load import load_audit
-from ragtriage.triage import grow
 
 __all__ = ["add", "app", "check", "register", "split"]
 

@@ -30,12 +30,12 @@ from ragtriage.models.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
+from ragtriage.system.run import chunk_texts, run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import find_decider
 from ragtriage.triage.models import AuditResult, Trace
-from ragtriage.triage.system import chunk_texts, run_system
 from ragtriage.triage.traces import read_traces
 
 __all__ = ["AuditConfig", "Tick", "audit", "judge_choice", "run_audit", "unjudgeable"]

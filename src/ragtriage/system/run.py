@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from ragtriage.data.models import GoldenSet
 from ragtriage.models.calls import Caller
 from ragtriage.retrieval.retrievers import Hit, run_retriever
-from ragtriage.triage.generate import GenerationFailed, LocalGenerator, sync_generator
+from ragtriage.system.generate import GenerationFailed, LocalGenerator, sync_generator
 from ragtriage.triage.models import RetrievedChunk, Trace
 
 __all__ = ["Progress", "chunk_texts", "run_system"]

@@ -39,7 +39,7 @@ class GenerationFailed(Exception):
     ``unscored`` with this reason: an error message is not an answer to judge.
 
     Internal control flow, not a :class:`~ragtriage.errors.RagtriageError`:
-    ``triage.system`` catches it for every case, so it never reaches the user."""
+    ``system.run`` catches it for every case, so it never reaches the user."""
 
 
 def extractive_answer(query: str, chunks: Sequence[Hit]) -> str:
