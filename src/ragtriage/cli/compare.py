@@ -8,12 +8,11 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import MAX_RESAMPLES, MAX_SEED, console, output_file
-from ragtriage.errors import InputError
-from ragtriage.flows.compare import compare
+from ragtriage.flows.compare import CompareConfig
+from ragtriage.flows.compare import run as run_compare
 from ragtriage.render.compare import print_comparison
 from ragtriage.render.markdown import render_comparison_markdown
 from ragtriage.results.files import write_atomic, write_json
-from ragtriage.results.load import load_result
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 __all__ = ["compare_command", "register"]
@@ -41,15 +40,10 @@ def compare_command(
     a paired bootstrap 95% interval and a randomization p-value; rates; label flips."""
     output_file(output, "--output")
     output_file(markdown, "--markdown")
-    result = compare(
-        load_result(base),
-        load_result(candidate),
-        seed=seed,
-        resamples=resamples,
-        permutations=permutations,
+    config = CompareConfig(
+        base=base, candidate=candidate, seed=seed, resamples=resamples, permutations=permutations
     )
-    if result.n_common == 0:  # a comparison of nothing is no result: say so, exit 2
-        raise InputError(f"{base} and {candidate} have no query in common", field="candidate")
+    result = run_compare(config)
     if output:
         write_json(output, result)
     if markdown:

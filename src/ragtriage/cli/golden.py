@@ -15,12 +15,9 @@ from ragtriage.cli.common import (
     output_file,
     split_list,
 )
-from ragtriage.data.check import check_golden
 from ragtriage.data.formats.columns import parse_columns
-from ragtriage.data.golden import load_chunks, load_golden
-from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.errors import EXIT_FAILED, InputError
-from ragtriage.flows import golden as grow
+from ragtriage.flows import golden as golden_flow
 from ragtriage.render.golden import print_grow_plan, render_check
 from ragtriage.results.files import write_json
 from ragtriage.results.load import load_audit
@@ -61,22 +58,9 @@ def split(
     if out is not None:  # write_split: a name with a suffix is a file, else a directory
         (output_file if out.suffix else output_dir)(out, "--out")
     mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
-    golden_set = load_golden(golden, columns=mapping)
-    source = grow.golden_file(golden)
-    if not source.is_file():
-        raise InputError("golden split needs a golden.jsonl/.json (not a BEIR layout)", path=golden)
-    if has_holdout(golden_set) and not force:
-        raise InputError(
-            "already has held-out cases: re-splitting would move cases you have "
-            "not looked at into the development slice (use --force)",
-            path=source,
-            field="split",
-        )
-    assignment = assign_holdout(golden_set, fraction, seed)
-    written = write_split(source, assignment, out, mapping)
-    held = [cid for cid, s in assignment.items() if s == "holdout"]
+    done = golden_flow.split(golden, fraction, seed, out, force, mapping)
     console().print(
-        f"{len(held)} of {len(assignment)} cases held out (seed {seed}); wrote {written}"
+        f"{len(done.held)} of {done.total} cases held out (seed {seed}); wrote {done.written}"
     )
 
 
@@ -92,8 +76,7 @@ def check(
     Exit 1 on missing ids or duplicates (untagged cases only warn)."""
     output_file(output, "--output")
     mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
-    golden_set = load_golden(golden, columns=mapping)
-    report = check_golden(golden_set, load_chunks(corpus) if corpus else None)
+    report = golden_flow.check(golden, corpus, mapping)
     if output:
         write_json(output, report)
     if not quiet:
@@ -145,13 +128,13 @@ def add(
     mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
     case_ids = split_list(case)
     expected_ids = _expected(expected, case_ids)
-    planned = grow.plan(
+    planned = golden_flow.plan(
         load_audit(from_), from_, to, case_ids, failed, expected_ids, split_list(tag), note, mapping
     )
     out = console()
     print_grow_plan(planned, out, dry_run)
     if planned.records and not dry_run:
-        grow.apply(planned)
+        golden_flow.apply(planned)
         out.print(f"wrote {planned.target}")
     if not planned.records:
         raise typer.Exit(EXIT_FAILED)

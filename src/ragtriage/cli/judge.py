@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,14 +9,12 @@ import typer
 
 from ragtriage.cli.common import MAX_WORKERS, choices, console, finite, output_file
 from ragtriage.errors import InputError
-from ragtriage.judge.api import _open_cache, ajudge_run, fingerprint_of, resolve_judge
-from ragtriage.judge.estimate import estimate
-from ragtriage.judge.items import load_answers
+from ragtriage.flows import judge as judge_flow
+from ragtriage.flows.judge import JudgeConfig
 from ragtriage.judge.spec import JudgeSpec, refuse_old_options
 from ragtriage.judge.types import Outcome
-from ragtriage.models.cache import default_cache_path
 from ragtriage.models.litellm_model import JSON_MODES as LITELLM_JSON_MODES
-from ragtriage.results.files import write_atomic, write_json
+from ragtriage.results.files import write_json
 
 __all__ = [
     "H_CACHE",
@@ -96,31 +92,30 @@ def judge(
     if cache is not None and no_cache:
         raise InputError("give --cache or --no-cache, not both", field="--cache")
     refuse_old_options(model, strategy)
-    spec = JudgeSpec.parse(judge_spec)
-    items = load_answers(answers)
-    options: dict[str, Any] = {
-        "threads": threads,
-        "api_base": api_base,
-        "json_mode": json_mode,
-        "timeout": timeout,
-        "context_chars": context_chars,
-        "max_sentences": max_sentences,
-        "budget_chars": budget_chars,
-    }
-    cache_arg = None if no_cache else (cache or default_cache_path())
+    config = JudgeConfig(
+        answers=answers,
+        spec=JudgeSpec.parse(judge_spec),
+        concurrency=concurrency,
+        cache=cache,
+        no_cache=no_cache,
+        api_base=api_base,
+        json_mode=json_mode,
+        timeout=timeout,
+        threads=threads,
+        context_chars=context_chars,
+        max_sentences=max_sentences,
+        budget_chars=budget_chars,
+    )
     out = console(quiet)
     if dry_run:
-        strat, chat = resolve_judge(spec.strategy, spec.model, **options)
-        est = estimate(items, chat, strat, fingerprint_of(strat, chat), _open_cache(cache_arg))
+        est = judge_flow.estimate(config)
         out.print_json(est.model_dump_json())
         if output:
             write_json(output, est)
         return
-    run = asyncio.run(
-        ajudge_run(items, spec.model, spec.strategy, concurrency, cache_arg, **options)
-    )
+    run = judge_flow.run(config)
     if output:
-        _write(output, run)
+        judge_flow.write_results(output, run)
     counts = {o.value: sum(r.outcome == o for r in run.results) for o in Outcome}
     summary = ", ".join(f"{k} {v}" for k, v in counts.items())
     out.print(f"judged {len(run.results)} answers: {summary}")
@@ -149,23 +144,6 @@ def _calls_line(calls: dict[str, Any]) -> str:
             f"{calls['in_flight_limit']} of {calls['max_in_flight']}"
         )
     return "; ".join(parts)
-
-
-def _write(path: Path, run) -> None:
-    if path.suffix == ".jsonl":
-        lines = (r.model_dump_json() for r in run.results)
-        write_atomic(path, "\n".join(lines) + "\n")
-        return
-    write_json(
-        path,
-        {
-            "fingerprint": run.fingerprint.model_dump(mode="json"),
-            "usage": run.usage.model_dump(mode="json"),
-            "cache": run.cache,
-            "calls": run.calls,
-            "results": [json.loads(r.model_dump_json()) for r in run.results],
-        },
-    )
 
 
 def register(app: typer.Typer) -> None:

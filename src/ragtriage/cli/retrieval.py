@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -18,26 +17,17 @@ from ragtriage.cli.common import (
     int_list,
     output_file,
 )
-from ragtriage.data.check import with_corpus
-from ragtriage.data.formats.columns import ColumnMap, parse_columns
-from ragtriage.data.golden import load_golden
-from ragtriage.data.holdout import evaluated_slice
-from ragtriage.data.models import GoldenSet
-from ragtriage.data.runs import load_run
-from ragtriage.data.tables import Qrels, Run
-from ragtriage.data.trec import read_trec_qrels
-from ragtriage.errors import InputError
+from ragtriage.data.formats.columns import parse_columns
+from ragtriage.flows.retrieval import RetrievalConfig, check
+from ragtriage.flows.retrieval import run as run_retrieval
 from ragtriage.render.console import reading_progress
 from ragtriage.render.retrieval import render_leaks, render_overlap, render_repeat, render_split
 from ragtriage.render.terminal import retrieval_summary
 from ragtriage.results.files import write_json
-from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, RetrievalEvaluator
+from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.metrics import expand
-from ragtriage.retrieval.repeat import repeated
-from ragtriage.retrieval.retrievers import run_retriever
-from ragtriage.retrieval.split import log_reveal
 
-__all__ = ["read_together", "register", "retrieval"]
+__all__ = ["register", "retrieval"]
 
 
 def retrieval(
@@ -116,69 +106,30 @@ def retrieval(
 ) -> None:
     """Score a retriever against a golden set: metrics per query, means with 95% CIs,
     per-tag slices, missed queries, unanswerable queries and a score-threshold analysis."""
-    if (golden is None) == (qrels is None):
-        raise InputError("give exactly one of --golden or --qrels", field="golden")
-    if (run is None) == (retriever is None):
-        raise InputError("give exactly one of --run or --retriever", field="run")
-    if duplicates not in ("max", "error"):
-        raise InputError("must be 'max' or 'error'", field="duplicates")
+    config = RetrievalConfig(
+        golden=golden,
+        qrels=qrels,
+        run=run,
+        retriever=retriever,
+        depth=depth,
+        relevance_level=relevance_level,
+        float32=float32,
+        duplicates=duplicates,
+        skip_missing=skip_missing,
+        nothing_relevant=nothing_relevant,
+        holdout=holdout,
+        corpus=corpus,
+        leak_k=leak_k,
+        reference_run=reference_run,
+        repeat=repeat,
+    )
+    check(config)
     output_file(output, "--output")
-    measures = given_list(metrics, "--metrics") or list(DEFAULT_METRICS)
-    ks = int_list(k, "--k") or list(DEFAULT_KS)
-    expand(measures, ks)  # a bad metric name fails here, before a 4 GB run is read
-    mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
-    run_table = None
-    target: GoldenSet | Qrels
-    if golden:
-        target = load_golden(golden, columns=mapping)
-    else:
-        assert qrels is not None  # exactly one of --golden and --qrels, checked above
-        if run is not None:
-            with reading_progress(quiet):
-                target, run_table = read_together(qrels, run, mapping)
-        else:
-            target = read_trec_qrels(qrels)
-    if corpus is not None:
-        target = with_corpus(target, corpus)
-    if repeat > 1 and not retriever:
-        raise InputError("--repeat needs --retriever (a run file is one draw)", field="repeat")
-    split = "holdout" if holdout else None
-
-    options: dict[str, Any] = {
-        "k": ks,
-        "relevance_level": relevance_level,
-        "precision": "float32" if float32 else "float64",
-        "duplicates": duplicates,
-        "missing": "skip" if skip_missing else "zero",
-        "nothing_relevant": nothing_relevant,
-        "split": split,
-        "leak_k": leak_k,
-        "reference": reference_run,
-    }
-    if retriever and qrels is not None:
-        raise InputError("--retriever needs --golden (with a corpus)", field="retriever")
-    # built once: every --repeat draw is scored against the same qrels structures
-    score = RetrievalEvaluator(target, measures, **options).evaluate
-
-    if retriever:
-        assert isinstance(target, GoldenSet)  # --retriever needs --golden, checked above
-        cases = evaluated_slice(target, holdout)
-        if repeat > 1:
-            report = repeated(repeat, lambda: run_retriever(cases, retriever, depth), score)
-        else:
-            report = score(run_retriever(cases, retriever, depth)[0])
-    elif run_table is not None:
-        report = score(run_table)
-    else:
-        assert run is not None  # exactly one of --run and --retriever, checked above
-        assert isinstance(target, GoldenSet)  # with --qrels the run was read above
-        with reading_progress(quiet):
-            # the full golden set: another tool's run names queries by text (data/runs.py)
-            run_table = load_run(run, mapping, target)
-            report = score(run_table)
-    if holdout:  # the one reveal of this command, however many --repeat draws
-        assert golden is not None  # the evaluator refuses --holdout on bare qrels
-        report = log_reveal(report, golden)
+    config.metrics = given_list(metrics, "--metrics") or list(DEFAULT_METRICS)
+    config.k = int_list(k, "--k") or list(DEFAULT_KS)
+    expand(config.metrics, config.k)  # a bad metric name fails here, before a 4 GB run is read
+    config.columns = parse_columns(columns)  # a bad mapping fails here, before any file is read
+    report = run_retrieval(config, lambda: reading_progress(quiet))
     if output:
         write_json(output, report)
     if not quiet:
@@ -188,21 +139,6 @@ def retrieval(
             render(report, out)
         if output:
             out.print(f"wrote {output}")
-
-
-def read_together(qrels: Path, run: Path, columns: ColumnMap | None = None) -> tuple[Qrels, Run]:
-    """The qrels on a thread while the run streams in.
-
-    Reading a 4 GB run keeps about 1.7 of 2 cores busy (parse, encode, hash); three
-    million qrels lines fit in the rest, so they cost almost no time.
-    """
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(read_trec_qrels, qrels)
-        try:
-            run_table = load_run(run, columns)
-        finally:
-            qrels_table = pending.result()  # its error, if any, comes first
-        return qrels_table, run_table
 
 
 def register(app: typer.Typer) -> None:

@@ -12,13 +12,22 @@ about one in twenty raw p-values falls below 0.05 by chance. A difference is cal
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from ragtriage.results.load import Result, golden_field, golden_sha256, retrieval_of
+from ragtriage.errors import InputError
+from ragtriage.results.load import (
+    Result,
+    golden_field,
+    golden_sha256,
+    load_result,
+    retrieval_of,
+)
 from ragtriage.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -31,6 +40,7 @@ from ragtriage.triage.cases import label_counts
 from ragtriage.triage.models import AuditResult, CaseResult, Label
 
 __all__ = [
+    "CompareConfig",
     "Comparison",
     "Diff",
     "Flip",
@@ -41,6 +51,7 @@ __all__ = [
     "label_changes",
     "paired",
     "provenance_warnings",
+    "run",
     "settings_diff",
 ]
 
@@ -173,6 +184,32 @@ def compare(
         comparison.tags = _slice_diffs(retrieval_of(base), retrieval_of(candidate))
     _adjust(comparison)
     return comparison
+
+
+@dataclass
+class CompareConfig:
+    base: Path
+    candidate: Path
+    seed: int = DEFAULT_SEED
+    resamples: int = DEFAULT_RESAMPLES
+    permutations: int = 10000
+
+
+def run(config: CompareConfig) -> Comparison:
+    """Read both results and compare them; two with no query in common are refused (a
+    comparison of nothing is no result)."""
+    result = compare(
+        load_result(config.base),
+        load_result(config.candidate),
+        seed=config.seed,
+        resamples=config.resamples,
+        permutations=config.permutations,
+    )
+    if result.n_common == 0:
+        raise InputError(
+            f"{config.base} and {config.candidate} have no query in common", field="candidate"
+        )
+    return result
 
 
 def _adjust(comparison: Comparison) -> None:

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from ragtriage.errors import InputError
-from ragtriage.results.load import Result, retrieval_of
+from ragtriage.flows.compare import provenance_warnings
+from ragtriage.results.load import Result, load_result, retrieval_of
 from ragtriage.retrieval.models import Leak
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
@@ -34,6 +36,8 @@ __all__ = [
     "Bar",
     "BarCheck",
     "COUNTS",
+    "GateConfig",
+    "GateVerdict",
     "Kind",
     "LOWER_IS_BETTER",
     "TOLERANCE",
@@ -41,6 +45,7 @@ __all__ = [
     "leaks",
     "metric_value",
     "parse_bars",
+    "run",
     "stale_fields",
     "uncalibrated",
 ]
@@ -212,3 +217,60 @@ def leaks(result: Result) -> list[Leak]:
     """Forbidden chunks in a checked case's top k: each one fails the gate."""
     section = retrieval_of(result).leaks
     return list(section.cases) if section is not None and section.n_leaking else []
+
+
+@dataclass
+class GateConfig:
+    results: Path
+    baseline: Path | None = None
+    min: list[str] = field(default_factory=list)  # METRIC=NUMBER specs, as --min takes them
+    max: list[str] = field(default_factory=list)
+    max_drop: list[str] = field(default_factory=list)
+    allow_stale: bool = False
+
+
+@dataclass
+class GateVerdict:
+    """What the gate found; ``failed``: a bar missed, a leak, or a stale calibration
+    not allowed."""
+
+    checks: list[BarCheck]
+    provenance: list[str]  # how the baseline differs from the result (corpus, slice...)
+    stale: list[str]
+    allow_stale: bool
+    uncalibrated: bool
+    leaks: list[Leak]
+
+    @property
+    def missed(self) -> int:
+        return sum(not c.ok for c in self.checks)
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.stale) and not self.allow_stale
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.missed or self.refused or self.leaks)
+
+
+def run(config: GateConfig) -> GateVerdict:
+    """Check ``config.results`` against its bars (malformed bars are refused first)."""
+    bars = [
+        *parse_bars(config.min, "min"),
+        *parse_bars(config.max, "max"),
+        *parse_bars(config.max_drop, "max-drop"),
+    ]
+    result = load_result(config.results)
+    base = load_result(config.baseline) if config.baseline else None
+    checks = check_bars(
+        result, bars, base, source=str(config.results), baseline_source=str(config.baseline)
+    )
+    return GateVerdict(
+        checks=checks,
+        provenance=provenance_warnings(base, result) if base is not None else [],
+        stale=stale_fields(result),
+        allow_stale=config.allow_stale,
+        uncalibrated=uncalibrated(result),
+        leaks=leaks(result),
+    )
