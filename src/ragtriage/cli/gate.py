@@ -9,51 +9,21 @@ JSON, an unknown metric, a malformed ``--min`` spec). Metric names are documente
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
-
 import typer
 
 from ragtriage.cli.common import console
+from ragtriage.cli.options import with_config
 from ragtriage.flows.gate import GateConfig
 from ragtriage.flows.gate import run as run_gate
 from ragtriage.render.gate import print_verdict
 
-__all__ = ["METRICS_HELP", "gate", "register"]
-
-METRICS_HELP = (
-    "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
-    "(recall@5, mrr, ndcg@10...) or pass_rate, faithful_rate, faithful_rate.naive, "
-    "faithful_rate.corrected, failures, failures.retrieval, failures.ranking, "
-    "failures.generation, unscored, leaks."
-)
+__all__ = ["gate", "register"]
 
 
-def gate(
-    results: Annotated[Path, typer.Argument(help="results.json (audit) or a retrieval report.")],
-    baseline: Annotated[Path | None, typer.Option(help="Baseline result for --max-drop.")] = None,
-    min_: Annotated[
-        list[str] | None, typer.Option("--min", help="Lowest allowed value. " + METRICS_HELP)
-    ] = None,
-    max_: Annotated[list[str] | None, typer.Option("--max", help="Highest allowed value.")] = None,
-    max_drop: Annotated[
-        list[str] | None,
-        typer.Option("--max-drop", help="Most a metric may worsen against --baseline."),
-    ] = None,
-    allow_stale: Annotated[
-        bool, typer.Option(help="Gate an audit whose judge calibration is stale.")
-    ] = False,
-) -> None:
+@with_config(GateConfig)
+def gate(config: GateConfig) -> None:
     """Check a result against bars: exit 0 when all hold; 1 when one is missed, a forbidden
     chunk leaked or the calibration is stale; 2 on unusable input."""
-    config = GateConfig(
-        results=results,
-        baseline=baseline,
-        min=min_ or [],
-        max=max_ or [],
-        max_drop=max_drop or [],
-        allow_stale=allow_stale,
-    )
     verdict = run_gate(config)
     print_verdict(verdict, console())
     if verdict.failed:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
 from ragtriage.errors import InputError
+from ragtriage.flows.config import MAX_RESAMPLES, SEED, Setting
 from ragtriage.results.load import (
     Result,
     golden_field,
@@ -188,11 +189,18 @@ def compare(
 
 @dataclass
 class CompareConfig:
-    base: Path
-    candidate: Path
-    seed: int = DEFAULT_SEED
-    resamples: int = DEFAULT_RESAMPLES
-    permutations: int = 10000
+    base: Annotated[
+        Path,
+        Setting("Baseline: results.json or a retrieval report.", argument=True),
+    ]
+    candidate: Annotated[Path, Setting("Candidate, of either kind.", argument=True)]
+    seed: Annotated[int, SEED] = DEFAULT_SEED
+    resamples: Annotated[int, Setting("Bootstrap resamples.", min=1, max=MAX_RESAMPLES)] = (
+        DEFAULT_RESAMPLES
+    )
+    permutations: Annotated[
+        int, Setting("Randomization-test permutations.", min=1, max=MAX_RESAMPLES)
+    ] = 10000
 
 
 def run(config: CompareConfig) -> Comparison:

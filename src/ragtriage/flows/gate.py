@@ -23,16 +23,18 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from ragtriage.errors import InputError
 from ragtriage.flows.compare import provenance_warnings
+from ragtriage.flows.config import Setting
 from ragtriage.results.load import Result, load_result, retrieval_of
 from ragtriage.retrieval.models import Leak
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
 __all__ = [
     "AUDIT_METRICS",
+    "BARS_HELP",
     "Bar",
     "BarCheck",
     "COUNTS",
@@ -219,14 +221,33 @@ def leaks(result: Result) -> list[Leak]:
     return list(section.cases) if section is not None and section.n_leaking else []
 
 
+BARS_HELP = (
+    "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
+    "(recall@5, mrr, ndcg@10...) or pass_rate, faithful_rate, faithful_rate.naive, "
+    "faithful_rate.corrected, failures, failures.retrieval, failures.ranking, "
+    "failures.generation, unscored, leaks."
+)
+
+
 @dataclass
 class GateConfig:
-    results: Path
-    baseline: Path | None = None
-    min: list[str] = field(default_factory=list)  # METRIC=NUMBER specs, as --min takes them
-    max: list[str] = field(default_factory=list)
-    max_drop: list[str] = field(default_factory=list)
-    allow_stale: bool = False
+    results: Annotated[
+        Path,
+        Setting("results.json (audit) or a retrieval report.", argument=True),
+    ]
+    baseline: Annotated[Path | None, Setting("Baseline result for --max-drop.")] = None
+    # METRIC=NUMBER specs, as --min takes them
+    min: Annotated[
+        list[str], Setting("Lowest allowed value. " + BARS_HELP, metavar="METRIC=NUMBER")
+    ] = field(default_factory=list)
+    max: Annotated[list[str], Setting("Highest allowed value.", metavar="METRIC=NUMBER")] = field(
+        default_factory=list
+    )
+    max_drop: Annotated[
+        list[str],
+        Setting("Most a metric may worsen against --baseline.", metavar="METRIC=NUMBER"),
+    ] = field(default_factory=list)
+    allow_stale: Annotated[bool, Setting("Gate an audit whose judge calibration is stale.")] = False
 
 
 @dataclass

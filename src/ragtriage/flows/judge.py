@@ -9,11 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from ragtriage.atomic import write_atomic
+from ragtriage.flows.config import (
+    API_BASE,
+    CACHE,
+    CONCURRENCY,
+    JSON_MODE,
+    JUDGE,
+    MAX_CHARS,
+    THREADS,
+    TIMEOUT,
+    Setting,
+)
 from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint_of, resolve_judge
 from ragtriage.judge.estimate import CostEstimate
 from ragtriage.judge.estimate import estimate as estimate_run
@@ -27,18 +38,41 @@ __all__ = ["JudgeConfig", "estimate", "run", "write_results"]
 
 @dataclass
 class JudgeConfig:
-    answers: Path
-    spec: JudgeSpec = JudgeSpec()
-    concurrency: int = 8
-    cache: Path | None = None  # None: the default cache (unless no_cache)
-    no_cache: bool = False
-    api_base: str | None = None
-    json_mode: str | None = None
-    timeout: float | None = None
-    threads: int | None = None
-    context_chars: int | None = None
-    max_sentences: int | None = None
-    budget_chars: int | None = None
+    answers: Annotated[Path, Setting("JSONL/JSON: id, question, contexts, answer.")]
+    judge: Annotated[JudgeSpec, JUDGE] = field(default_factory=JudgeSpec)
+    concurrency: Annotated[int, CONCURRENCY] = 8
+    cache: Annotated[Path | None, CACHE] = None  # None: the default cache (unless no_cache)
+    no_cache: Annotated[bool, Setting("Do not read or write the disk cache.")] = False
+    api_base: Annotated[str | None, API_BASE] = None
+    json_mode: Annotated[str | None, JSON_MODE] = None
+    timeout: Annotated[float | None, TIMEOUT] = None
+    threads: Annotated[int | None, THREADS] = None
+    context_chars: Annotated[
+        int | None,
+        Setting(
+            "Evidence budget in characters (sentences strategy: per sentence; claims: per "
+            "answer; 0: whole context).",
+            min=0,
+            max=MAX_CHARS,
+        ),
+    ] = None
+    max_sentences: Annotated[
+        int | None,
+        Setting(
+            "sentences strategy: score at most N sentences, weakest-aligned first (0: all).",
+            min=0,
+            max=MAX_CHARS,
+        ),
+    ] = None
+    budget_chars: Annotated[
+        int | None,
+        Setting(
+            "sentences strategy: prompt budget per answer in characters of evidence and "
+            "sentence; sentences past it are left to the model-free signals (0: no budget).",
+            min=0,
+            max=MAX_CHARS,
+        ),
+    ] = None
 
     def options(self) -> dict[str, Any]:
         """The options the strategy and model take (``None``: their default)."""
@@ -59,7 +93,7 @@ class JudgeConfig:
 def run(config: JudgeConfig) -> JudgeRun:
     """Judge every answer of ``config.answers`` (cached: a rerun pays nothing twice)."""
     items = load_answers(config.answers)
-    spec = config.spec
+    spec = config.judge
     return asyncio.run(
         ajudge_run(
             items,
@@ -75,7 +109,7 @@ def run(config: JudgeConfig) -> JudgeRun:
 def estimate(config: JudgeConfig) -> CostEstimate:
     """Calls, tokens and cost the run would take, counting what the cache already holds."""
     items = load_answers(config.answers)
-    strategy, chat = resolve_judge(config.spec.strategy, config.spec.model, **config.options())
+    strategy, chat = resolve_judge(config.judge.strategy, config.judge.model, **config.options())
     store = ResponseCache(config.cache_path())
     try:
         return estimate_run(items, chat, strategy, fingerprint_of(strategy, chat), store)

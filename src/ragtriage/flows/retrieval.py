@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from ragtriage.data.check import with_corpus
 from ragtriage.data.formats.columns import ColumnMap
@@ -25,6 +25,15 @@ from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.data.trec import read_trec_qrels
 from ragtriage.errors import InputError
+from ragtriage.flows.config import (
+    COLUMNS,
+    MAX_LEVEL,
+    MAX_RANK,
+    MAX_REPEAT,
+    METRICS,
+    K,
+    Setting,
+)
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, RetrievalEvaluator
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.retrieval.repeat import repeated
@@ -39,24 +48,63 @@ Reading = Callable[[], AbstractContextManager[Any]]
 
 @dataclass
 class RetrievalConfig:
-    golden: Path | None = None
-    qrels: Path | None = None
-    run: Path | None = None
-    retriever: str | None = None
-    metrics: list[str] = field(default_factory=lambda: list(DEFAULT_METRICS))
-    k: list[int] = field(default_factory=lambda: list(DEFAULT_KS))
-    depth: int = 100
-    relevance_level: int = 1
-    float32: bool = False
-    duplicates: str = "max"
-    skip_missing: bool = False
-    nothing_relevant: str | None = None
-    holdout: bool = False
-    corpus: Path | None = None
-    leak_k: int | None = None
-    reference_run: Path | None = None
-    repeat: int = 1
-    columns: ColumnMap | None = None
+    golden: Annotated[Path | None, Setting("Golden set file or directory.")] = None
+    qrels: Annotated[Path | None, Setting("TREC qrels instead of a golden set.")] = None
+    run: Annotated[
+        Path | None,
+        Setting(
+            "Run file: TREC (6 columns), ours as JSONL/CSV/Parquet, a ragas dataset or "
+            "an OpenInference span export (detected by content; queries matched by text)."
+        ),
+    ] = None
+    retriever: Annotated[
+        str | None, Setting("'bm25' (embedded) or module:function, instead of --run.")
+    ] = None
+    metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
+    k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
+    depth: Annotated[int, Setting("Results per query from --retriever.", min=1, max=MAX_RANK)] = 100
+    relevance_level: Annotated[int, Setting("Relevant = label >= this.", min=0, max=MAX_LEVEL)] = 1
+    float32: Annotated[
+        bool,
+        Setting(
+            "Compare scores at float32 (pytrec_eval, ir_measures, trec_eval <= 9.0.7), "
+            "not as doubles (trec_eval 9.0.8 and 10.0).",
+            names=("--float32/--float64",),
+        ),
+    ] = False
+    duplicates: Annotated[
+        str, Setting("'max' (keep best, count) or 'error'.", choices=("max", "error"))
+    ] = "max"
+    skip_missing: Annotated[
+        bool, Setting("Drop golden queries absent from the run (trec_eval without -c).")
+    ] = False
+    nothing_relevant: Annotated[
+        str | None,
+        Setting(
+            "Queries judged with nothing relevant: 'zero' scores them 0 in the means "
+            "(trec_eval; default with --qrels), 'unanswerable' reports them on their own "
+            "(default with --golden).",
+            choices=("zero", "unanswerable"),
+        ),
+    ] = None
+    holdout: Annotated[
+        bool, Setting("Score the held-out slice (logged beside the golden set).")
+    ] = False
+    corpus: Annotated[
+        Path | None, Setting("corpus.jsonl (chunk tenants, hash, BM25) if not beside.")
+    ] = None
+    leak_k: Annotated[
+        int | None,
+        Setting("Depth of the access-control check (default: largest k).", min=1, max=MAX_RANK),
+    ] = None
+    reference_run: Annotated[
+        Path | None, Setting("Exact-search run: report overlap@k of --run against it.")
+    ] = None
+    repeat: Annotated[
+        int,
+        Setting("Run --retriever N times; report the spread across runs.", min=1, max=MAX_REPEAT),
+    ] = 1
+    columns: Annotated[ColumnMap | None, COLUMNS] = None
 
 
 def check(config: RetrievalConfig) -> None:
