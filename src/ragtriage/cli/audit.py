@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import console, output_dir, output_file
-from ragtriage.cli.options import with_config
+from ragtriage.cli.options import flag, out_option, with_config
 from ragtriage.errors import InputError
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.render.console import stage_progress
@@ -31,8 +31,10 @@ def _refuse_old(strategy: str | None, judge: str, **_: object) -> None:
 @with_config(AuditConfig, before=_refuse_old)
 def run(
     config: AuditConfig,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("results"),
-    quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+    out: Annotated[Path, out_option("Output folder: results.json, report.md, report.html.")] = Path(
+        "results"
+    ),
+    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
 ) -> None:
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import output_dir
-from ragtriage.cli.options import with_config
+from ragtriage.cli.options import flag, with_config
 from ragtriage.errors import EXIT_FAILED
 from ragtriage.flows.calibrate import CalibrateConfig
 
@@ -32,8 +32,9 @@ def calibrate_command(
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
     require_beats_lexical: Annotated[
         bool,
-        typer.Option(
-            help="Exit 1 if a judge does not beat the lexical baseline's CV kappa (pooled)."
+        flag(
+            "--require-beats-lexical",
+            "Exit 1 if a judge does not beat the lexical baseline's CV kappa (pooled).",
         ),
     ] = False,
 ) -> None:

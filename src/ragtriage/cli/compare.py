@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import console, output_file
-from ragtriage.cli.options import with_config
+from ragtriage.cli.options import OldOutput, flag, one_out, out_option, with_config
 from ragtriage.flows.compare import CompareConfig
 from ragtriage.flows.compare import run as run_compare
 from ragtriage.render.compare import print_comparison
@@ -21,15 +21,17 @@ __all__ = ["compare_command", "register"]
 @with_config(CompareConfig)
 def compare_command(
     config: CompareConfig,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write JSON here.")] = None,
+    out: Annotated[Path | None, out_option("Write the comparison (JSON) to this file.")] = None,
+    output: OldOutput = None,
     markdown: Annotated[
         Path | None, typer.Option(help="Write a markdown summary here (for a PR comment).")
     ] = None,
-    quiet: Annotated[bool, typer.Option(help="No terminal output.")] = False,
+    quiet: Annotated[bool, flag("--quiet", "No terminal output.")] = False,
 ) -> None:
     """Compare two results over their common queries: per metric and tag the difference,
     a paired bootstrap 95% interval and a randomization p-value; rates; label flips."""
-    output_file(output, "--output")
+    output, option = one_out(out, output)
+    output_file(output, option)
     output_file(markdown, "--markdown")
     result = run_compare(config)
     if output:
@@ -37,10 +39,10 @@ def compare_command(
     if markdown:
         write_atomic(markdown, render_comparison_markdown(result))
     if not quiet:
-        out = console()
-        print_comparison(result, out)
+        term = console()
+        print_comparison(result, term)
         if output:
-            out.print(f"wrote {output}")
+            term.print(f"wrote {output}")
 
 
 def register(app: typer.Typer) -> None:

@@ -15,6 +15,7 @@ from ragtriage.cli.common import (
     output_file,
     split_list,
 )
+from ragtriage.cli.options import OldOutput, flag, one_out, out_option
 from ragtriage.data.formats.columns import parse_columns
 from ragtriage.errors import EXIT_FAILED, InputError
 from ragtriage.flows import golden as golden_flow
@@ -46,12 +47,11 @@ def split(
     seed: Annotated[int, typer.Option(help="Seed of the choice (recorded nowhere else).")] = 0,
     out: Annotated[
         Path | None,
-        typer.Option(
-            help="Write here (a directory gets the corpus too) instead "
-            "of rewriting the golden file."
+        out_option(
+            "Write here (a folder gets the corpus too) instead of rewriting the golden file."
         ),
     ] = None,
-    force: Annotated[bool, typer.Option(help="Re-split a set that already has a holdout.")] = False,
+    force: Annotated[bool, flag("--force", "Re-split a set that already has a holdout.")] = False,
     columns: ColumnsOption = None,
 ) -> None:
     """Mark a seeded fraction of cases (per answerable/unanswerable stratum) as held out."""
@@ -68,13 +68,15 @@ def split(
 def check(
     golden: Annotated[Path, typer.Option(help="Golden set file or directory.")],
     corpus: Annotated[Path | None, typer.Option(help="corpus.jsonl (default: beside it).")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write JSON.")] = None,
-    quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+    out: Annotated[Path | None, out_option("Write the check (JSON) to this file.")] = None,
+    output: OldOutput = None,
+    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
     columns: ColumnsOption = None,
 ) -> None:
     """Expected ids missing from the corpus, duplicate queries, untagged cases.
     Exit 1 on missing ids or duplicates (untagged cases only warn)."""
-    output_file(output, "--output")
+    output, option = one_out(out, output)
+    output_file(output, option)
     mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
     report = golden_flow.check(golden, corpus, mapping)
     if output:
@@ -112,7 +114,7 @@ def add(
     from_: Annotated[Path, typer.Option("--from", help="An audit's results.json.")],
     to: Annotated[Path, typer.Option(help="Golden set file or directory to extend.")],
     case: Annotated[list[str] | None, typer.Option(help="Case id (repeatable).")] = None,
-    failed: Annotated[bool, typer.Option(help="Every failing case.")] = False,
+    failed: Annotated[bool, flag("--failed", "Every failing case.")] = False,
     expected: Annotated[
         list[str] | None,
         typer.Option(
@@ -121,7 +123,7 @@ def add(
     ] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Extra tags for the new cases.")] = None,
     note: Annotated[str, typer.Option(help="Appended to each case's source note.")] = "",
-    dry_run: Annotated[bool, typer.Option(help="Show what would be added; write nothing.")] = False,
+    dry_run: Annotated[bool, flag("--dry-run", "Show what would be added; write nothing.")] = False,
     columns: ColumnsOption = None,
 ) -> None:
     """Turn audited failures into golden cases (refusing duplicates)."""

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ragtriage.cli.common import console, output_file
-from ragtriage.cli.options import with_config
+from ragtriage.cli.options import OldOutput, flag, one_out, out_option, with_config
 from ragtriage.errors import InputError
 from ragtriage.flows import judge as judge_flow
 from ragtriage.flows.judge import JudgeConfig
@@ -28,21 +28,23 @@ def _refuse_old(model: str | None, strategy: str | None, **_: object) -> None:
 @with_config(JudgeConfig, before=_refuse_old)
 def judge(
     config: JudgeConfig,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help=H_OUTPUT)] = None,
+    out: Annotated[Path | None, out_option(H_OUTPUT)] = None,
+    output: OldOutput = None,
     model: Annotated[str | None, typer.Option(hidden=True, help="Replaced by --judge.")] = None,
     strategy: Annotated[str | None, typer.Option(hidden=True, help="Replaced by --judge.")] = None,
-    dry_run: Annotated[bool, typer.Option(help="Estimate calls, tokens, cost only.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+    dry_run: Annotated[bool, flag("--dry-run", "Estimate calls, tokens, cost only.")] = False,
+    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
 ) -> None:
     """Judge each answer's faithfulness: scored, no_claims, abstained or unscored (with reason)."""
-    output_file(output, "--output")
+    output, option = one_out(out, output)
+    output_file(output, option)
     output_file(config.cache, "--cache")
     if config.cache is not None and config.no_cache:
         raise InputError("give --cache or --no-cache, not both", field="--cache")
-    out = console(quiet)
+    term = console(quiet)
     if dry_run:
         est = judge_flow.estimate(config)
-        out.print_json(est.model_dump_json())
+        term.print_json(est.model_dump_json())
         if output:
             write_json(output, est)
         return
@@ -51,16 +53,16 @@ def judge(
         judge_flow.write_results(output, run)
     counts = {o.value: sum(r.outcome == o for r in run.results) for o in Outcome}
     summary = ", ".join(f"{k} {v}" for k, v in counts.items())
-    out.print(f"judged {len(run.results)} answers: {summary}")
+    term.print(f"judged {len(run.results)} answers: {summary}")
     u = run.usage
-    out.print(
+    term.print(
         f"calls {u.calls}, cached {u.cached_calls}, "
         f"tokens {u.prompt_tokens}+{u.completion_tokens}, cost ${u.cost_usd:.4f}"
     )
     if line := _calls_line(run.calls):
-        out.print(line)
+        term.print(line)
     if output:
-        out.print(f"wrote {output}")
+        term.print(f"wrote {output}")
 
 
 def _calls_line(calls: dict[str, Any]) -> str:

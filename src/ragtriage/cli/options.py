@@ -14,17 +14,29 @@ import functools
 import inspect
 import typing
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ragtriage.cli.common import MAX_SEED, choices, finite, given_list, int_list
 from ragtriage.data.formats.columns import ColumnMap, parse_columns
+from ragtriage.errors import InputError
 from ragtriage.flows.config import Setting, settings
 from ragtriage.judge.spec import JudgeSpec
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 
-__all__ = ["CLICK_MAX", "PARSED", "Parsed", "option", "with_config"]
+__all__ = [
+    "CLICK_MAX",
+    "OldOutput",
+    "PARSED",
+    "Parsed",
+    "flag",
+    "one_out",
+    "option",
+    "out_option",
+    "with_config",
+]
 
 # A range bound above this is checked by a callback and left out of the help text:
 # ``[0<=x<=9223372036854775807]`` helps nobody; a seed's 4294967295 still does.
@@ -69,6 +81,29 @@ PARSED: dict[str, Parsed] = {
     "metrics": Parsed(list[str] | None, _metrics),
     "k": Parsed(list[str] | None, _ks),
 }
+
+
+def flag(name: str, help: str) -> Any:
+    """An on/off option that is off unless given: ``--quiet``, never ``--no-quiet``."""
+    return typer.Option(name, help=help)
+
+
+def out_option(help: str) -> Any:
+    """``-o/--out``: where a command writes; a folder for a command writing several files
+    (audit, calibrate), a file for one writing one (retrieval, judge, compare, golden
+    check), on every command the same name."""
+    return typer.Option("--out", "-o", help=help)
+
+
+# ``--output``, the earlier name of a one-file ``--out``: still read, not shown
+OldOutput = Annotated[Path | None, typer.Option("--output", hidden=True, help="Replaced by --out.")]
+
+
+def one_out(out: Path | None, output: Path | None) -> tuple[Path | None, str]:
+    """The output path and the option that gave it (errors name what the user typed)."""
+    if out is not None and output is not None:
+        raise InputError("give --out only (--output is its earlier name)", field="--output")
+    return (output, "--output") if output is not None else (out, "--out")
 
 
 def option(name: str, setting: Setting, default: Any = None) -> typer.models.ParameterInfo:

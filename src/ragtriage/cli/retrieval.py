@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import console, output_file
-from ragtriage.cli.options import with_config
+from ragtriage.cli.options import OldOutput, flag, one_out, out_option, with_config
 from ragtriage.flows.retrieval import RetrievalConfig, check
 from ragtriage.flows.retrieval import run as run_retrieval
 from ragtriage.render.console import reading_progress
@@ -23,24 +23,26 @@ __all__ = ["register", "retrieval"]
 @with_config(RetrievalConfig)
 def retrieval(
     config: RetrievalConfig,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write JSON here.")] = None,
-    quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+    out: Annotated[Path | None, out_option("Write the report (JSON) to this file.")] = None,
+    output: OldOutput = None,
+    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
 ) -> None:
     """Score a retriever against a golden set: metrics per query, means with 95% CIs,
     per-tag slices, missed queries, unanswerable queries and a score-threshold analysis."""
     check(config)
-    output_file(output, "--output")
+    output, option = one_out(out, output)
+    output_file(output, option)
     expand(config.metrics, config.k)  # a bad metric name fails here, before a 4 GB run is read
     report = run_retrieval(config, lambda: reading_progress(quiet))
     if output:
         write_json(output, report)
     if not quiet:
-        out = console()
-        retrieval_summary(report, out)
+        term = console()
+        retrieval_summary(report, term)
         for render in (render_split, render_leaks, render_overlap, render_repeat):
-            render(report, out)
+            render(report, term)
         if output:
-            out.print(f"wrote {output}")
+            term.print(f"wrote {output}")
 
 
 def register(app: typer.Typer) -> None:

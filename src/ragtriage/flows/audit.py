@@ -26,6 +26,8 @@ from ragtriage.flows.config import (
     CACHE,
     COLUMNS,
     CONCURRENCY,
+    DEFAULT_DEPTH,
+    DEPTH,
     JSON_MODE,
     JUDGE,
     MAX_RANK,
@@ -46,6 +48,8 @@ from ragtriage.models.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
+from ragtriage.system.generate import EMBEDDED as GENERATOR
+from ragtriage.system.generate import canonical_generator
 from ragtriage.system.run import chunk_texts, run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
@@ -72,8 +76,11 @@ class AuditConfig:
     ] = None
     retriever: Annotated[str, Setting("'bm25' or module:function.")] = "bm25"
     generator: Annotated[
-        str, Setting("'local' (embedded model), 'extractive' or module:function.")
-    ] = "local"
+        str,
+        Setting(
+            "'embedded' (the embedded model; 'local' is the same), 'extractive' or module:function."
+        ),
+    ] = GENERATOR
     # a judge spec (see judge.spec), as text or parsed, or a model
     judge: Annotated[str | JudgeSpec | ChatModel | None, JUDGE] = EMBEDDED
     # for a ChatModel ``judge``; a spec names its own strategy
@@ -82,7 +89,7 @@ class AuditConfig:
     context_k: Annotated[
         int, Setting("Top k chunks passed to the generator.", min=1, max=MAX_RANK)
     ] = 3
-    depth: Annotated[int, Setting("Chunks retrieved per query.", min=1, max=MAX_RANK)] = 20
+    depth: Annotated[int, DEPTH] = DEFAULT_DEPTH
     metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
     k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
     concurrency: Annotated[int, CONCURRENCY] = 8
@@ -107,6 +114,9 @@ class AuditConfig:
     ] = "warn"
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
     columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
+
+    def __post_init__(self) -> None:
+        self.generator = canonical_generator(self.generator)  # 'local' is 'embedded'
 
     def public(self) -> dict[str, Any]:
         """The config as JSON values (a model object is recorded by its name). With a trace
@@ -148,7 +158,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     try:
         strategy, judge_model = judge_choice(config)
         shared_model = None
-        if judge_model == EMBEDDED or config.generator == "local":
+        if judge_model == EMBEDDED or config.generator == GENERATOR:
             require_llama()  # before any answer is generated
             shared_model = resolve_model(None, threads=config.threads)
         if judge_model == EMBEDDED:
@@ -256,7 +266,7 @@ async def _traces(config, golden, store, shared_model, tick, full):
         )  # fmt: skip
         info = {**_trace_info(config), "format": read.format, "notes": notes}
         return {q: t for q, t in kept.items() if q in known}, kept, info
-    caller = Caller(shared_model, store, concurrency=1) if config.generator == "local" else None
+    caller = Caller(shared_model, store, concurrency=1) if config.generator == GENERATOR else None
     traces = await run_system(
         golden,
         config.retriever,

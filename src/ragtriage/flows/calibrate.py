@@ -88,7 +88,9 @@ class CalibrateConfig:
         list[Path],
         Setting("Recorded judge results (JSONL of JudgeResult), repeatable.", metavar="FILE"),
     ] = field(default_factory=list)
-    out: Annotated[Path, Setting("Output directory.")] = Path("calibration")
+    out: Annotated[
+        Path, Setting("Output folder: <judge>/calibration.json and plots.", names=("--out", "-o"))
+    ] = Path("calibration")
     folds: Annotated[int, Setting("Cross-validation folds.", min=2, max=20)] = 5
     seed: Annotated[int, SEED] = DEFAULT_SEED
     resamples: Annotated[int, Setting("Bootstrap resamples.", min=100, max=MAX_RESAMPLES)] = (

@@ -37,6 +37,7 @@ from ragtriage.stats import (
     paired_bootstrap_diff,
     randomization_test,
 )
+from ragtriage.system.generate import canonical_generator
 from ragtriage.triage.cases import label_counts
 from ragtriage.triage.models import AuditResult, CaseResult, Label
 
@@ -244,7 +245,10 @@ def settings_diff(base: Result, candidate: Result) -> list[str]:
 
 def _settings(result: Result) -> dict[str, Any]:
     if isinstance(result, AuditResult):
-        return dict(result.config)
+        settings = dict(result.config)
+        if isinstance(settings.get("generator"), str):  # 'local' was 'embedded''s name
+            settings["generator"] = canonical_generator(settings["generator"])
+        return settings
     return result.config.model_dump()
 
 

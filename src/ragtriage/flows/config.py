@@ -21,6 +21,7 @@ __all__ = [
     "CACHE",
     "COLUMNS",
     "CONCURRENCY",
+    "DEFAULT_DEPTH",
     "DEPTH",
     "JSON_MODE",
     "JSON_MODES",
@@ -134,5 +135,9 @@ METRICS = Setting(
     metavar="NAME[,NAME...]",
 )
 K = Setting("Cutoffs for metrics given without one (default 1,3,5,10).", metavar="K[,K...]")
+# One depth for retrieval and audit: MAP and recall count the whole run (trec_eval and BEIR
+# evaluate 100 and more), and a relevant chunk at rank 21..100 is a ranking failure (a
+# reranker or a larger context fixes it), which a depth of 20 called a retrieval failure.
+DEFAULT_DEPTH = 100
 DEPTH = Setting("Chunks retrieved per query by --retriever.", min=1, max=MAX_RANK)
 SEED = Setting("Seed for bootstrap, permutations, folds and splits.", min=0, max=MAX_SEED)

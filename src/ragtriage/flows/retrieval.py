@@ -27,6 +27,8 @@ from ragtriage.data.trec import read_trec_qrels
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (
     COLUMNS,
+    DEFAULT_DEPTH,
+    DEPTH,
     MAX_LEVEL,
     MAX_RANK,
     MAX_REPEAT,
@@ -62,7 +64,7 @@ class RetrievalConfig:
     ] = None
     metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
     k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
-    depth: Annotated[int, Setting("Results per query from --retriever.", min=1, max=MAX_RANK)] = 100
+    depth: Annotated[int, DEPTH] = DEFAULT_DEPTH
     relevance_level: Annotated[int, Setting("Relevant = label >= this.", min=0, max=MAX_LEVEL)] = 1
     float32: Annotated[
         bool,
