@@ -15,7 +15,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ragtriage.triage.audit import AuditConfig, audit
+from ragtriage.flows.audit import AuditConfig, audit
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragtriage.calibration.pipeline import run_calibration
+from ragtriage.flows.calibrate import run_calibration
 from ragtriage.judge.api import judge_faithfulness
 from ragtriage.judge.items import load_answers
 

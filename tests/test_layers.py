@@ -1,6 +1,7 @@
 """The layers a reader sees in the tree, and imports only going down.
 
-data < models < retrieval | judge < calibration < triage < results < render < cli.
+data < models < retrieval | judge < calibration < triage < system | results < flows <
+render < cli.
 A module may import its own package and any lower layer; never a higher one, nor a
 sibling on its own level (retrieval and judge know nothing of each other). Terminal,
 Markdown, HTML and plot output live only in ``render`` (``rich``, ``matplotlib``).
@@ -23,9 +24,10 @@ LAYER = {
     "judge": 4,
     "calibration": 5,
     "triage": 6,
+    "system": 7,  # running the system under test: retriever + generator -> traces
     "results": 7,
-    "render": 8,
-    "doctor": 9,  # the install check, run by cli
+    "flows": 8,  # one module per command: config, run(), result
+    "render": 9,
     "cli": 10,
 }
 DISPLAY = ("rich", "matplotlib")

@@ -206,7 +206,8 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--duplicates": Opt(not_one_of("max", "error"), sampled("max", "error")),
         "--skip-missing": Opt(flag=True),
         "--nothing-relevant": Opt(not_one_of("zero", "unanswerable"), sampled("zero")),
-        "--output": Opt(sampled("adir", "file.txt/x.json")),
+        "--out": Opt(sampled("adir", "file.txt/x.json")),
+        "--output": Opt(sampled("adir", "file.txt/x.json")),  # the earlier name of --out
         "--quiet": Opt(flag=True),
         "--holdout": Opt(flag=True),  # this set has no held-out cases: refused, one line
         "--corpus": Opt(PATH_BAD),
@@ -219,7 +220,8 @@ OPTIONS: dict[str, dict[str, Opt]] = {
     },
     "judge": {
         "--answers": Opt(PATH_BAD),
-        "--output": Opt(sampled("adir", "file.txt/x.json")),
+        "--out": Opt(sampled("adir", "file.txt/x.json")),
+        "--output": Opt(sampled("adir", "file.txt/x.json")),  # the earlier name of --out
         "--judge": Opt(JUDGE_BAD, sampled("lexical")),
         "--model": Opt(OLD_JUDGE_OPTION),  # replaced by --judge: refused, naming the new one
         "--strategy": Opt(OLD_JUDGE_OPTION),
@@ -285,7 +287,8 @@ OPTIONS: dict[str, dict[str, Opt]] = {
     "compare": {
         "base": Opt(PATH_BAD),
         "candidate": Opt(PATH_BAD),
-        "--output": Opt(sampled("adir", "file.txt/x.json")),
+        "--out": Opt(sampled("adir", "file.txt/x.json")),
+        "--output": Opt(sampled("adir", "file.txt/x.json")),  # the earlier name of --out
         "--markdown": Opt(sampled("adir", "file.txt/x.md")),
         "--seed": SEED,
         "--resamples": Opt(ints_outside(1, 1_000_000), sampled(1, 20)),
@@ -314,7 +317,8 @@ OPTIONS: dict[str, dict[str, Opt]] = {
     "golden check": {
         "--golden": Opt(PATH_BAD),
         "--corpus": Opt(PATH_BAD),
-        "--output": Opt(sampled("adir", "file.txt/x.json")),
+        "--out": Opt(sampled("adir", "file.txt/x.json")),
+        "--output": Opt(sampled("adir", "file.txt/x.json")),  # the earlier name of --out
         "--quiet": Opt(flag=True),
         "--columns": COLUMNS,
     },

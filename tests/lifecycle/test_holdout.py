@@ -241,7 +241,7 @@ def test_split_of_a_csv_golden_set_is_refused_by_name(tmp_path, capsys):
 
 
 def test_an_audit_of_traces_for_every_query_names_no_held_out_case(split_set, tmp_path):
-    from ragtriage.triage.audit import AuditConfig, audit
+    from ragtriage.flows.audit import AuditConfig, audit
 
     golden = tmp_path / "set" / "golden.jsonl"
     traces = write_jsonl(
@@ -260,8 +260,8 @@ def test_an_audit_of_traces_for_every_query_names_no_held_out_case(split_set, tm
 
 
 def test_a_held_out_audit_says_so_in_every_report(split_set, tmp_path):
+    from ragtriage.flows.audit import AuditConfig, audit
     from ragtriage.render.markdown import render_markdown
-    from ragtriage.triage.audit import AuditConfig, audit
 
     traces = write_jsonl(
         tmp_path / "t.jsonl",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ragtriage.cli.main import main
-from ragtriage.triage.audit import AuditConfig, audit
+from ragtriage.flows.audit import AuditConfig, audit
 from tests.conftest import ROOT
 
 HANDBOOK = ROOT / "golden_sets/handbook"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.models.base import ModelResponse
-from ragtriage.triage.audit import AuditConfig, audit
 from ragtriage.triage.models import Label
 from tests.judge.fakes import ScriptedModel
 

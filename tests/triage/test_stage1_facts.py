@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.retrieval import sections
-from ragtriage.triage.audit import AuditConfig, audit
 
 
 def _jsonl(path, rows):

@@ -11,8 +11,8 @@ from __future__ import annotations
 from ragtriage.data.golden import load_golden
 from ragtriage.data.models import Chunk
 from ragtriage.retrieval.retrievers import BM25Retriever, Hit
-from ragtriage.triage.generate import extractive_answer
-from ragtriage.triage.system import chunk_texts
+from ragtriage.system.generate import extractive_answer
+from ragtriage.system.run import chunk_texts
 from tests.conftest import ROOT
 
 

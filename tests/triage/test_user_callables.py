@@ -100,9 +100,9 @@ def test_ctrl_c_exits_130_saying_how_to_resume(tmp_path, monkeypatch, capsys):
 
 
 def test_an_embedded_audit_without_llama_cpp_fails_before_any_work(tmp_path, monkeypatch):
+    from ragtriage.flows import audit as audit_module
     from ragtriage.models import local
     from ragtriage.models.weights import ModelUnavailable
-    from ragtriage.triage import audit as audit_module
 
     monkeypatch.setattr(local, "find_spec", lambda name: None)  # a wheel without [local]
     started = []

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from ragtriage.data.readers import iter_records
 from ragtriage.errors import InputError
+from ragtriage.judge.spec import JudgeSpec
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult
 
 __all__ = [
@@ -56,16 +57,14 @@ def _api():
     return api
 
 
-def parse_spec(spec: str) -> tuple[str | None, str | None]:
-    """``(strategy, model)`` of a judge spec (see :class:`JudgeSpec`); a bad one is an
-    input error naming the right spelling."""
-    from ragtriage.judge.spec import JudgeSpec
-
-    parsed = JudgeSpec.parse(spec)
+def parse_spec(spec: str | JudgeSpec) -> tuple[str | None, str | None]:
+    """``(strategy, model)`` of a judge spec (see :class:`JudgeSpec`), as text or already
+    parsed; a bad one is an input error naming the right spelling."""
+    parsed = spec if isinstance(spec, JudgeSpec) else JudgeSpec.parse(spec)
     return parsed.strategy, parsed.model
 
 
-def spec_fingerprint(spec: str) -> JudgeFingerprint:
+def spec_fingerprint(spec: str | JudgeSpec) -> JudgeFingerprint:
     """The fingerprint a spec would produce, without loading a model or calling one."""
     strategy, model = parse_spec(spec)
     return _api().fingerprint(model=model, strategy=strategy)
@@ -89,7 +88,7 @@ def find_recorded(fingerprint: JudgeFingerprint, directory: Path, ids: set[str])
 
 
 def run_judge(
-    spec: str, items: list[JudgeItem], recorded: Path | None = None
+    spec: str | JudgeSpec, items: list[JudgeItem], recorded: Path | None = None
 ) -> tuple[list[JudgeResult], float | None, str]:
     """``(results, seconds, source)``: recorded results of the same fingerprint from
     ``recorded`` when there are any (seconds None), else the judge run on every item."""

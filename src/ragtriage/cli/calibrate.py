@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ragtriage.cli.common import MAX_RESAMPLES, MAX_SEED, ColumnsOption, finite, output_dir
-from ragtriage.errors import EXIT_FAILED, InputError
-from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ragtriage.cli.common import output_dir
+from ragtriage.cli.options import flag, with_config
+from ragtriage.errors import EXIT_FAILED
+from ragtriage.flows.calibrate import CalibrateConfig
 
 __all__ = ["HELP", "calibrate_command", "register"]
 
@@ -26,84 +26,29 @@ HELP = (
 )
 
 
+@with_config(CalibrateConfig)
 def calibrate_command(
-    grades: Annotated[Path, typer.Argument(help="grade file or directory")] = Path("human_grades"),
-    judge: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--judge",
-            "-j",
-            help="judge spec: 'embedded' (default), 'lexical', a litellm model id or "
-            "STRATEGY@MODEL (repeatable: judges are ranked)",
-        ),
-    ] = None,
-    judged: Annotated[
-        list[Path] | None,
-        typer.Option("--judged", help="recorded judge results (JSONL of JudgeResult), repeatable"),
-    ] = None,
-    out: Annotated[Path, typer.Option(help="output directory")] = Path("calibration"),
-    folds: Annotated[int, typer.Option(min=2, max=20, help="cross-validation folds")] = 5,
-    seed: Annotated[
-        int, typer.Option(min=0, max=MAX_SEED, help="seed for folds, bootstrap and splits")
-    ] = DEFAULT_SEED,
-    resamples: Annotated[
-        int, typer.Option(min=100, max=MAX_RESAMPLES, help="bootstrap resamples")
-    ] = DEFAULT_RESAMPLES,
-    plots: Annotated[bool, typer.Option(help="write PNG plots")] = True,
-    audit: Annotated[
-        Path | None,
-        typer.Option(
-            help="judge results of an audit's unlabelled answers: print their PPI-corrected "
-            "faithful rate"
-        ),
-    ] = None,
-    ppi_labelled: Annotated[
-        float,
-        typer.Option(
-            min=0.1,
-            max=0.9,
-            callback=finite,
-            help="share of graded items kept labelled in the PPI check",
-        ),
-    ] = 0.5,
+    config: CalibrateConfig,
+    plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
     require_beats_lexical: Annotated[
         bool,
-        typer.Option(
-            help="exit 1 if a judge does not beat the lexical baseline's CV kappa (pooled)"
+        flag(
+            "--require-beats-lexical",
+            "Exit 1 if a judge does not beat the lexical baseline's CV kappa (pooled).",
         ),
     ] = False,
-    columns: ColumnsOption = None,
 ) -> None:
-    from ragtriage.calibration.pipeline import run_calibration
-    from ragtriage.data.formats.columns import parse_columns
-    from ragtriage.judge.spec import JudgeSpec
+    from ragtriage.flows.calibrate import run
     from ragtriage.render.calibration import print_judge_comparison, print_run
     from ragtriage.render.calibration_plots import write_plots
     from ragtriage.render.console import print_line, wide_console
 
-    output_dir(out, "--out")
-    mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
-    for spec in judge or []:
-        JudgeSpec.parse(spec)  # every spec checked before any judge runs
-    if not grades.exists():
-        raise InputError("no such grade file or directory", path=grades)
+    output_dir(config.out, "--out")
     console = wide_console()
     start = time.perf_counter()
-    runs = run_calibration(
-        grades,
-        judges=judge or [],
-        judged=judged or [],
-        out=out,
-        folds=folds,
-        seed=seed,
-        resamples=resamples,
-        plots=write_plots if plots else None,
-        audit=audit,
-        ppi_fraction=ppi_labelled,
-        columns=mapping,
-    )
-    for run in runs:
-        print_run(run, console)
+    runs = run(config, write_plots if plots else None)
+    for one in runs:
+        print_run(one, console)
     if len(runs) > 1:
         print_judge_comparison(runs, console)
     console.print(f"took {time.perf_counter() - start:.1f} s")

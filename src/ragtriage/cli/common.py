@@ -18,6 +18,14 @@ from typing import Annotated
 import typer
 
 from ragtriage.errors import InputError
+from ragtriage.flows.config import (  # the ranges every command shares, declared once
+    COLUMNS,
+    MAX_RANK,
+    MAX_REPEAT,
+    MAX_RESAMPLES,
+    MAX_SEED,
+    MAX_WORKERS,
+)
 from ragtriage.render.console import console as console  # every subcommand's stdout
 
 __all__ = [
@@ -42,20 +50,9 @@ __all__ = [
     "usage_error",
 ]
 
-# Upper bounds of numeric options: far above any real use, low enough that no value can
-# overflow a 64-bit array or ask for a day of work by a typo.
-MAX_RANK = 1_000_000  # depth, cutoffs (-k, metric@k), --leak-k, --context-k
-MAX_WORKERS = 1024  # --concurrency, --threads
-MAX_REPEAT = 1000
-MAX_RESAMPLES = 1_000_000  # bootstrap resamples, permutations
-MAX_SEED = 2**32 - 1  # scikit-learn's random_state takes at most 32 bits
-
-
-COLUMNS_HELP = (
-    "Other column names mapped onto ours, OURS=THEIRS,... (e.g. query=question,expected=gold_ids)."
-)
 # ``--columns``: one spelling for every command that reads other people's files; checked
 # (data/formats/columns.py:parse_columns) before any file is read, errors name the option
+COLUMNS_HELP = COLUMNS.help
 ColumnsOption = Annotated[str | None, typer.Option("--columns", help=COLUMNS_HELP)]
 
 

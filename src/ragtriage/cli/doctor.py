@@ -9,8 +9,8 @@ from __future__ import annotations
 import typer
 
 from ragtriage.cli.common import console
-from ragtriage.doctor import Check, run_checks
 from ragtriage.errors import EXIT_FAILED, EXIT_OK
+from ragtriage.flows.doctor import Check, run_checks
 from ragtriage.render.doctor import print_check
 
 __all__ = ["doctor", "register"]

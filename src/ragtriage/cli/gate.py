@@ -4,101 +4,30 @@ Exit codes: 0 every bar holds; 1 a bar is missed, a forbidden chunk leaked into 
 (``leaks``, always checked when the result has the section), or the audit's judge
 calibration is stale (without ``--allow-stale``); 2 unusable input (missing file, bad
 JSON, an unknown metric, a malformed ``--min`` spec). Metric names are documented in
-:mod:`ragtriage.results.gate`.
+:mod:`ragtriage.flows.gate`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
-
 import typer
 
 from ragtriage.cli.common import console
-from ragtriage.render.console import print_line
-from ragtriage.render.text import clean
-from ragtriage.results.compare import provenance_warnings
-from ragtriage.results.gate import check_bars, leaks, parse_bars, stale_fields, uncalibrated
-from ragtriage.results.load import load_result
+from ragtriage.cli.options import with_config
+from ragtriage.flows.gate import GateConfig
+from ragtriage.flows.gate import run as run_gate
+from ragtriage.render.gate import print_verdict
 
-__all__ = ["MAX_LEAKS", "METRICS_HELP", "gate", "register"]
-
-MAX_LEAKS = 20
-METRICS_HELP = (
-    "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
-    "(recall@5, mrr, ndcg@10...) or pass_rate, faithful_rate, faithful_rate.naive, "
-    "faithful_rate.corrected, failures, failures.retrieval, failures.ranking, "
-    "failures.generation, unscored, leaks."
-)
+__all__ = ["gate", "register"]
 
 
-def gate(
-    results: Annotated[Path, typer.Argument(help="results.json (audit) or a retrieval report.")],
-    baseline: Annotated[Path | None, typer.Option(help="Baseline result for --max-drop.")] = None,
-    min_: Annotated[
-        list[str] | None, typer.Option("--min", help="Lowest allowed value. " + METRICS_HELP)
-    ] = None,
-    max_: Annotated[list[str] | None, typer.Option("--max", help="Highest allowed value.")] = None,
-    max_drop: Annotated[
-        list[str] | None,
-        typer.Option("--max-drop", help="Most a metric may worsen against --baseline."),
-    ] = None,
-    allow_stale: Annotated[
-        bool, typer.Option(help="Gate an audit whose judge calibration is stale.")
-    ] = False,
-) -> None:
+@with_config(GateConfig)
+def gate(config: GateConfig) -> None:
     """Check a result against bars: exit 0 when all hold; 1 when one is missed, a forbidden
     chunk leaked or the calibration is stale; 2 on unusable input."""
-    bars = [
-        *parse_bars(min_ or [], "min"),
-        *parse_bars(max_ or [], "max"),
-        *parse_bars(max_drop or [], "max-drop"),
-    ]
-    result = load_result(results)
-    base = load_result(baseline) if baseline else None
-    checks = check_bars(result, bars, base, source=str(results), baseline_source=str(baseline))
-    out = console()
-
-    def say(text: str, style: str) -> None:  # one line per verdict, never wrapped (CI logs)
-        print_line(out, text, style, soft_wrap=True)
-
-    for warning in provenance_warnings(base, result) if base is not None else []:
-        say(f"warning: baseline vs this result: {warning}", "yellow")
-    for check in checks:
-        say(check.describe(), "green" if check.ok else "bold red")
-    stale = stale_fields(result)
-    refused = bool(stale) and not allow_stale
-    if stale:
-        verb = "refusing to pass" if refused else "gating anyway (--allow-stale)"
-        say(
-            f"STALE calibration: the judge differs from its calibration in "
-            f"{', '.join(stale)}; {verb}",
-            "bold red" if refused else "yellow",
-        )
-    if uncalibrated(result):
-        say(
-            "warning: the audit's judge had no calibration record; its decisions used an "
-            "uncalibrated threshold (run ragtriage calibrate for this judge)",
-            "yellow",
-        )
-    leaked = leaks(result)
-    if leaked:
-        say(f"LEAKS: {len(leaked)} forbidden chunks in a top k (access control)", "bold red")
-        for leak in leaked[:MAX_LEAKS]:
-            say(
-                f"  {clean(leak.query_id, 60)}: {clean(leak.forbidden_id, 60)} at rank {leak.rank}",
-                "red",
-            )
-    missed = sum(not c.ok for c in checks)
-    if missed or refused or leaked:
-        say(
-            f"gate FAILED: {missed} of {len(checks)} bars missed"
-            + ("; calibration stale" if refused else "")
-            + ("; forbidden chunks retrieved" if leaked else ""),
-            "bold red",
-        )
+    verdict = run_gate(config)
+    print_verdict(verdict, console())
+    if verdict.failed:
         raise typer.Exit(code=1)
-    say(f"gate passed: {len(checks)} bars hold", "bold green")
 
 
 def register(app: typer.Typer) -> None:

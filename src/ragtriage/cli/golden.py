@@ -15,15 +15,13 @@ from ragtriage.cli.common import (
     output_file,
     split_list,
 )
-from ragtriage.data.check import check_golden
+from ragtriage.cli.options import OldOutput, flag, one_out, out_option
 from ragtriage.data.formats.columns import parse_columns
-from ragtriage.data.golden import load_chunks, load_golden
-from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.errors import EXIT_FAILED, InputError
+from ragtriage.flows import golden as golden_flow
 from ragtriage.render.golden import print_grow_plan, render_check
 from ragtriage.results.files import write_json
 from ragtriage.results.load import load_audit
-from ragtriage.triage import grow
 
 __all__ = ["add", "app", "check", "register", "split"]
 
@@ -49,34 +47,20 @@ def split(
     seed: Annotated[int, typer.Option(help="Seed of the choice (recorded nowhere else).")] = 0,
     out: Annotated[
         Path | None,
-        typer.Option(
-            help="Write here (a directory gets the corpus too) instead "
-            "of rewriting the golden file."
+        out_option(
+            "Write here (a folder gets the corpus too) instead of rewriting the golden file."
         ),
     ] = None,
-    force: Annotated[bool, typer.Option(help="Re-split a set that already has a holdout.")] = False,
+    force: Annotated[bool, flag("--force", "Re-split a set that already has a holdout.")] = False,
     columns: ColumnsOption = None,
 ) -> None:
     """Mark a seeded fraction of cases (per answerable/unanswerable stratum) as held out."""
     if out is not None:  # write_split: a name with a suffix is a file, else a directory
         (output_file if out.suffix else output_dir)(out, "--out")
     mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
-    golden_set = load_golden(golden, columns=mapping)
-    source = grow.golden_file(golden)
-    if not source.is_file():
-        raise InputError("golden split needs a golden.jsonl/.json (not a BEIR layout)", path=golden)
-    if has_holdout(golden_set) and not force:
-        raise InputError(
-            "already has held-out cases: re-splitting would move cases you have "
-            "not looked at into the development slice (use --force)",
-            path=source,
-            field="split",
-        )
-    assignment = assign_holdout(golden_set, fraction, seed)
-    written = write_split(source, assignment, out, mapping)
-    held = [cid for cid, s in assignment.items() if s == "holdout"]
+    done = golden_flow.split(golden, fraction, seed, out, force, mapping)
     console().print(
-        f"{len(held)} of {len(assignment)} cases held out (seed {seed}); wrote {written}"
+        f"{len(done.held)} of {done.total} cases held out (seed {seed}); wrote {done.written}"
     )
 
 
@@ -84,16 +68,17 @@ def split(
 def check(
     golden: Annotated[Path, typer.Option(help="Golden set file or directory.")],
     corpus: Annotated[Path | None, typer.Option(help="corpus.jsonl (default: beside it).")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write JSON.")] = None,
-    quiet: Annotated[bool, typer.Option(help="No terminal summary.")] = False,
+    out: Annotated[Path | None, out_option("Write the check (JSON) to this file.")] = None,
+    output: OldOutput = None,
+    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
     columns: ColumnsOption = None,
 ) -> None:
     """Expected ids missing from the corpus, duplicate queries, untagged cases.
     Exit 1 on missing ids or duplicates (untagged cases only warn)."""
-    output_file(output, "--output")
+    output, option = one_out(out, output)
+    output_file(output, option)
     mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
-    golden_set = load_golden(golden, columns=mapping)
-    report = check_golden(golden_set, load_chunks(corpus) if corpus else None)
+    report = golden_flow.check(golden, corpus, mapping)
     if output:
         write_json(output, report)
     if not quiet:
@@ -129,7 +114,7 @@ def add(
     from_: Annotated[Path, typer.Option("--from", help="An audit's results.json.")],
     to: Annotated[Path, typer.Option(help="Golden set file or directory to extend.")],
     case: Annotated[list[str] | None, typer.Option(help="Case id (repeatable).")] = None,
-    failed: Annotated[bool, typer.Option(help="Every failing case.")] = False,
+    failed: Annotated[bool, flag("--failed", "Every failing case.")] = False,
     expected: Annotated[
         list[str] | None,
         typer.Option(
@@ -138,20 +123,20 @@ def add(
     ] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Extra tags for the new cases.")] = None,
     note: Annotated[str, typer.Option(help="Appended to each case's source note.")] = "",
-    dry_run: Annotated[bool, typer.Option(help="Show what would be added; write nothing.")] = False,
+    dry_run: Annotated[bool, flag("--dry-run", "Show what would be added; write nothing.")] = False,
     columns: ColumnsOption = None,
 ) -> None:
     """Turn audited failures into golden cases (refusing duplicates)."""
     mapping = parse_columns(columns)  # a bad mapping fails here, before any file is read
     case_ids = split_list(case)
     expected_ids = _expected(expected, case_ids)
-    planned = grow.plan(
+    planned = golden_flow.plan(
         load_audit(from_), from_, to, case_ids, failed, expected_ids, split_list(tag), note, mapping
     )
     out = console()
     print_grow_plan(planned, out, dry_run)
     if planned.records and not dry_run:
-        grow.apply(planned)
+        golden_flow.apply(planned)
         out.print(f"wrote {planned.target}")
     if not planned.records:
         raise typer.Exit(EXIT_FAILED)

@@ -4,3 +4,31 @@
 variant, ``fingerprint``); ``types`` is the result contract shared with calibration and
 triage. Nothing heavy (litellm, llama.cpp) is imported until a model is actually used.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_PUBLIC = {
+    "judge_faithfulness": "ragtriage.judge.api",
+    "ajudge_faithfulness": "ragtriage.judge.api",
+    "fingerprint": "ragtriage.judge.api",
+    "JudgeSpec": "ragtriage.judge.spec",
+    "JudgeItem": "ragtriage.judge.types",
+    "JudgeResult": "ragtriage.judge.types",
+    "JudgeFingerprint": "ragtriage.judge.types",
+    "Outcome": "ragtriage.judge.types",
+    "ContextChunk": "ragtriage.judge.types",
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        return getattr(import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

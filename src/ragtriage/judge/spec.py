@@ -16,7 +16,8 @@ records for it (``local/qwen2.5-...``) is unchanged, so shipped calibrations sti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, replace
 
 from ragtriage.errors import InputError
 from ragtriage.judge.strategies.base import needs_model, strategy_factory
@@ -43,10 +44,17 @@ class JudgeSpec:
 
     strategy: str | None = None
     model: str | None = EMBEDDED
+    # the spec as written (``claims`` for claims@embedded): what a run records
+    source: str = dataclasses.field(default="", compare=False)
 
     @classmethod
     def parse(cls, text: str | None, field: str = FIELD) -> JudgeSpec:
         """Parse a spec; ``None`` is the default (``embedded``)."""
+        spec = cls._parse(text, field)
+        return replace(spec, source=EMBEDDED if text is None else text)
+
+    @classmethod
+    def _parse(cls, text: str | None, field: str) -> JudgeSpec:
         text = EMBEDDED if text is None else text.strip()
         if not text:
             raise InputError(

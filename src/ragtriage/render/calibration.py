@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ragtriage.calibration.pipeline import JudgeCalibration
+from ragtriage.flows.calibrate import JudgeCalibration
 from ragtriage.render.format import describe_rule, fmt, signed
 
 __all__ = ["print_judge_comparison", "print_run"]

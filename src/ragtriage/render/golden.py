@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ragtriage.data.check import CheckReport
-from ragtriage.triage.grow import GrowPlan
+from ragtriage.flows.golden import GrowPlan
 
 __all__ = ["print_grow_plan", "render_check"]
 

@@ -9,7 +9,13 @@ from collections.abc import Callable, Sequence
 from ragtriage.data.models import GoldenSet
 from ragtriage.models.calls import Caller
 from ragtriage.retrieval.retrievers import Hit, run_retriever
-from ragtriage.triage.generate import GenerationFailed, LocalGenerator, sync_generator
+from ragtriage.system.generate import (
+    EMBEDDED,
+    GenerationFailed,
+    LocalGenerator,
+    canonical_generator,
+    sync_generator,
+)
 from ragtriage.triage.models import RetrievedChunk, Trace
 
 __all__ = ["Progress", "chunk_texts", "run_system"]
@@ -38,8 +44,8 @@ async def run_system(
 ) -> dict[str, Trace]:
     """Retrieve for every golden query, pass the top ``context_k`` on, generate answers."""
     _, hits = run_retriever(golden, retriever, depth)
-    if generator == "local":
-        assert caller is not None, "the local generator needs a model caller"
+    if canonical_generator(generator) == EMBEDDED:
+        assert caller is not None, "the embedded generator needs a model caller"
         generate = LocalGenerator(caller)
     else:
         generate = _as_async(sync_generator(generator))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ragtriage import doctor
 from ragtriage.cli.main import main
+from ragtriage.flows import doctor
 from ragtriage.models.build import (
     PORTABLE_CMAKE_ARGS,
     beyond_portable,

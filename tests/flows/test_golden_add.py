@@ -8,9 +8,9 @@ import pytest
 
 from ragtriage.cli.main import main
 from ragtriage.data.golden import load_golden
+from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.results.files import write_json
 from ragtriage.retrieval.evaluate import evaluate_retrieval
-from ragtriage.triage.audit import AuditConfig, audit
 from tests.lifecycle.conftest import write_jsonl
 
 CHUNKS = {"a": "Alpha text.", "b": "The N4-300 has four drive bays.", "x": "Cooking pasta."}

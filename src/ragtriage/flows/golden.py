@@ -1,4 +1,6 @@
-"""Grow a golden set from audited failures (``ragtriage golden add``).
+"""``ragtriage golden``: a golden set's life: ``split`` (a seeded held-out slice),
+``check`` (ids gone from the corpus, duplicates) and ``add``, growing it from audited
+failures.
 
 The failures an audit finds are the queries a golden set most needs: they are real, they
 are hard, and after a fix they guard against regressions. ``golden add`` turns chosen
@@ -18,9 +20,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ragtriage.atomic import file_sha256, write_atomic
-from ragtriage.data.check import NEAR_DUPLICATE, jaccard, normalise
+from ragtriage.data.check import NEAR_DUPLICATE, CheckReport, check_golden, jaccard, normalise
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.golden import GOLDEN_FILES, TABLE_FILES, load_chunks, load_golden, parse_case
+from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.data.models import GoldenCase
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
@@ -29,7 +32,9 @@ from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
 __all__ = [
     "GrowPlan",
     "Refusal",
+    "Split",
     "apply",
+    "check",
     "corpus_ids",
     "duplicate_of",
     "existing",
@@ -39,8 +44,49 @@ __all__ = [
     "record",
     "select",
     "source_note",
+    "split",
     "unknown_ids",
 ]
+
+
+class Split(BaseModel):
+    held: list[str]  # ids of the held-out cases
+    total: int
+    written: Path
+
+
+def split(
+    golden: Path,
+    fraction: float,
+    seed: int,
+    out: Path | None = None,
+    force: bool = False,
+    columns: ColumnMap | None = None,
+) -> Split:
+    """Hold back a seeded ``fraction`` of the cases (per stratum) and write the split."""
+    golden_set = load_golden(golden, columns=columns)
+    source = golden_file(golden)
+    if not source.is_file():
+        raise InputError("golden split needs a golden.jsonl/.json (not a BEIR layout)", path=golden)
+    if has_holdout(golden_set) and not force:
+        raise InputError(
+            "already has held-out cases: re-splitting would move cases you have "
+            "not looked at into the development slice (use --force)",
+            path=source,
+            field="split",
+        )
+    assignment = assign_holdout(golden_set, fraction, seed)
+    written = write_split(source, assignment, out, columns)
+    held = [cid for cid, s in assignment.items() if s == "holdout"]
+    return Split(held=held, total=len(assignment), written=written)
+
+
+def check(
+    golden: Path, corpus: Path | None = None, columns: ColumnMap | None = None
+) -> CheckReport:
+    """``golden check``: the set against its corpus (``corpus``, or the one beside it)."""
+    golden_set = load_golden(golden, columns=columns)
+    return check_golden(golden_set, load_chunks(corpus) if corpus else None)
 
 
 class Refusal(BaseModel):

@@ -21,19 +21,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Literal
 
 from ragtriage.errors import InputError
-from ragtriage.results.load import Result, retrieval_of
+from ragtriage.flows.compare import provenance_warnings
+from ragtriage.flows.config import Setting
+from ragtriage.results.load import Result, load_result, retrieval_of
 from ragtriage.retrieval.models import Leak
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
 __all__ = [
     "AUDIT_METRICS",
+    "BARS_HELP",
     "Bar",
     "BarCheck",
     "COUNTS",
+    "GateConfig",
+    "GateVerdict",
     "Kind",
     "LOWER_IS_BETTER",
     "TOLERANCE",
@@ -41,6 +47,7 @@ __all__ = [
     "leaks",
     "metric_value",
     "parse_bars",
+    "run",
     "stale_fields",
     "uncalibrated",
 ]
@@ -212,3 +219,79 @@ def leaks(result: Result) -> list[Leak]:
     """Forbidden chunks in a checked case's top k: each one fails the gate."""
     section = retrieval_of(result).leaks
     return list(section.cases) if section is not None and section.n_leaking else []
+
+
+BARS_HELP = (
+    "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
+    "(recall@5, mrr, ndcg@10...) or pass_rate, faithful_rate, faithful_rate.naive, "
+    "faithful_rate.corrected, failures, failures.retrieval, failures.ranking, "
+    "failures.generation, unscored, leaks."
+)
+
+
+@dataclass
+class GateConfig:
+    results: Annotated[
+        Path,
+        Setting("results.json (audit) or a retrieval report.", argument=True),
+    ]
+    baseline: Annotated[Path | None, Setting("Baseline result for --max-drop.")] = None
+    # METRIC=NUMBER specs, as --min takes them
+    min: Annotated[
+        list[str], Setting("Lowest allowed value. " + BARS_HELP, metavar="METRIC=NUMBER")
+    ] = field(default_factory=list)
+    max: Annotated[list[str], Setting("Highest allowed value.", metavar="METRIC=NUMBER")] = field(
+        default_factory=list
+    )
+    max_drop: Annotated[
+        list[str],
+        Setting("Most a metric may worsen against --baseline.", metavar="METRIC=NUMBER"),
+    ] = field(default_factory=list)
+    allow_stale: Annotated[bool, Setting("Gate an audit whose judge calibration is stale.")] = False
+
+
+@dataclass
+class GateVerdict:
+    """What the gate found; ``failed``: a bar missed, a leak, or a stale calibration
+    not allowed."""
+
+    checks: list[BarCheck]
+    provenance: list[str]  # how the baseline differs from the result (corpus, slice...)
+    stale: list[str]
+    allow_stale: bool
+    uncalibrated: bool
+    leaks: list[Leak]
+
+    @property
+    def missed(self) -> int:
+        return sum(not c.ok for c in self.checks)
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.stale) and not self.allow_stale
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.missed or self.refused or self.leaks)
+
+
+def run(config: GateConfig) -> GateVerdict:
+    """Check ``config.results`` against its bars (malformed bars are refused first)."""
+    bars = [
+        *parse_bars(config.min, "min"),
+        *parse_bars(config.max, "max"),
+        *parse_bars(config.max_drop, "max-drop"),
+    ]
+    result = load_result(config.results)
+    base = load_result(config.baseline) if config.baseline else None
+    checks = check_bars(
+        result, bars, base, source=str(config.results), baseline_source=str(config.baseline)
+    )
+    return GateVerdict(
+        checks=checks,
+        provenance=provenance_warnings(base, result) if base is not None else [],
+        stale=stale_fields(result),
+        allow_stale=config.allow_stale,
+        uncalibrated=uncalibrated(result),
+        leaks=leaks(result),
+    )

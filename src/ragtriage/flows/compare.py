@@ -12,13 +12,23 @@ about one in twenty raw p-values falls below 0.05 by chance. A difference is cal
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from ragtriage.results.load import Result, golden_field, golden_sha256, retrieval_of
+from ragtriage.errors import InputError
+from ragtriage.flows.config import MAX_RESAMPLES, SEED, Setting
+from ragtriage.results.load import (
+    Result,
+    golden_field,
+    golden_sha256,
+    load_result,
+    retrieval_of,
+)
 from ragtriage.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -27,10 +37,12 @@ from ragtriage.stats import (
     paired_bootstrap_diff,
     randomization_test,
 )
+from ragtriage.system.generate import canonical_generator
 from ragtriage.triage.cases import label_counts
 from ragtriage.triage.models import AuditResult, CaseResult, Label
 
 __all__ = [
+    "CompareConfig",
     "Comparison",
     "Diff",
     "Flip",
@@ -41,6 +53,7 @@ __all__ = [
     "label_changes",
     "paired",
     "provenance_warnings",
+    "run",
     "settings_diff",
 ]
 
@@ -175,6 +188,39 @@ def compare(
     return comparison
 
 
+@dataclass
+class CompareConfig:
+    base: Annotated[
+        Path,
+        Setting("Baseline: results.json or a retrieval report.", argument=True),
+    ]
+    candidate: Annotated[Path, Setting("Candidate, of either kind.", argument=True)]
+    seed: Annotated[int, SEED] = DEFAULT_SEED
+    resamples: Annotated[int, Setting("Bootstrap resamples.", min=1, max=MAX_RESAMPLES)] = (
+        DEFAULT_RESAMPLES
+    )
+    permutations: Annotated[
+        int, Setting("Randomization-test permutations.", min=1, max=MAX_RESAMPLES)
+    ] = 10000
+
+
+def run(config: CompareConfig) -> Comparison:
+    """Read both results and compare them; two with no query in common are refused (a
+    comparison of nothing is no result)."""
+    result = compare(
+        load_result(config.base),
+        load_result(config.candidate),
+        seed=config.seed,
+        resamples=config.resamples,
+        permutations=config.permutations,
+    )
+    if result.n_common == 0:
+        raise InputError(
+            f"{config.base} and {config.candidate} have no query in common", field="candidate"
+        )
+    return result
+
+
 def _adjust(comparison: Comparison) -> None:
     """Fill ``p_holm`` on every difference, one family per table: the metrics, the rates,
     the tag slices (each a question of its own; tiny tag slices would otherwise swamp the
@@ -199,7 +245,10 @@ def settings_diff(base: Result, candidate: Result) -> list[str]:
 
 def _settings(result: Result) -> dict[str, Any]:
     if isinstance(result, AuditResult):
-        return dict(result.config)
+        settings = dict(result.config)
+        if isinstance(settings.get("generator"), str):  # 'local' was 'embedded''s name
+            settings["generator"] = canonical_generator(settings["generator"])
+        return settings
     return result.config.model_dump()
 
 

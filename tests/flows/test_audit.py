@@ -10,7 +10,7 @@ import pytest
 from ragtriage.cli.main import main
 from ragtriage.data.golden import load_golden
 from ragtriage.errors import InputError
-from ragtriage.triage.audit import AuditConfig, audit
+from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.triage.models import AuditResult, Label
 from ragtriage.triage.traces import load_traces
 from tests.conftest import ROOT
@@ -266,7 +266,7 @@ class FailingCaller:
 
 def test_a_failed_generation_is_unscored_with_its_reason_never_judged(tmp_path, monkeypatch):
     """It became the answer "[generation failed: ...]" and was judged."""
-    from ragtriage.triage import audit as audit_module
+    from ragtriage.flows import audit as audit_module
 
     monkeypatch.setattr(audit_module, "resolve_model", lambda *a, **k: None)
     monkeypatch.setattr(audit_module, "Caller", FailingCaller)

@@ -19,15 +19,21 @@ from ragtriage.retrieval.retrievers import Hit, load_callable
 
 __all__ = [
     "ABSTAIN",
+    "EMBEDDED",
+    "GENERATOR_ALIASES",
     "GENERATION_PROMPT",
     "GenerationFailed",
     "LocalGenerator",
     "MAX_ANSWER_TOKENS",
     "MIN_OVERLAP",
+    "canonical_generator",
     "extractive_answer",
     "sync_generator",
 ]
 
+EMBEDDED = "embedded"  # the embedded model, spelled as the judge's (--judge embedded)
+# ``local`` was its name before; still accepted (scripts use it) and recorded as embedded
+GENERATOR_ALIASES = {"local": EMBEDDED}
 ABSTAIN = "The context does not contain the answer."
 GENERATION_PROMPT = "generate.answer.v1.md"
 MAX_ANSWER_TOKENS = 96
@@ -39,7 +45,7 @@ class GenerationFailed(Exception):
     ``unscored`` with this reason: an error message is not an answer to judge.
 
     Internal control flow, not a :class:`~ragtriage.errors.RagtriageError`:
-    ``triage.system`` catches it for every case, so it never reaches the user."""
+    ``system.run`` catches it for every case, so it never reaches the user."""
 
 
 def extractive_answer(query: str, chunks: Sequence[Hit]) -> str:
@@ -80,6 +86,11 @@ class LocalGenerator:
         except Unscorable as exc:
             raise GenerationFailed(str(exc)) from exc
         return response.text.strip()
+
+
+def canonical_generator(name: str) -> str:
+    """``embedded`` for either of its spellings; any other name as given."""
+    return GENERATOR_ALIASES.get(name, name)
 
 
 def sync_generator(spec: str) -> Callable[[str, Sequence[Hit]], str]:

@@ -13,13 +13,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from ragtriage.atomic import file_sha256
+from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
 from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
+from ragtriage.flows.config import (
+    API_BASE,
+    CACHE,
+    COLUMNS,
+    CONCURRENCY,
+    DEFAULT_DEPTH,
+    DEPTH,
+    JSON_MODE,
+    JUDGE,
+    MAX_RANK,
+    METRICS,
+    OLD_JUDGE,
+    THREADS,
+    TIMEOUT,
+    K,
+    Setting,
+)
 from ragtriage.judge.api import JudgeRun, ajudge_run, resolve_model
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem
@@ -30,12 +48,14 @@ from ragtriage.models.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
+from ragtriage.system.generate import EMBEDDED as GENERATOR
+from ragtriage.system.generate import canonical_generator
+from ragtriage.system.run import chunk_texts, run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import find_decider
 from ragtriage.triage.models import AuditResult, Trace
-from ragtriage.triage.system import chunk_texts, run_system
 from ragtriage.triage.traces import read_traces
 
 __all__ = ["AuditConfig", "Tick", "audit", "judge_choice", "run_audit", "unjudgeable"]
@@ -43,40 +63,79 @@ __all__ = ["AuditConfig", "Tick", "audit", "judge_choice", "run_audit", "unjudge
 
 @dataclass
 class AuditConfig:
-    golden: Path
-    traces: Path | None = None
-    retriever: str = "bm25"
-    generator: str = "local"
-    judge: str | ChatModel | None = EMBEDDED  # a judge spec (see judge.spec) or a model
-    strategy: str | None = None  # for a ChatModel ``judge``; a spec names its own strategy
-    calibration: Path | None = None
-    context_k: int = 3
-    depth: int = 20
-    metrics: list[str] = field(default_factory=lambda: list(DEFAULT_METRICS))
-    k: list[int] = field(default_factory=lambda: list(DEFAULT_KS))
-    concurrency: int = 8
-    cache: Path | None = None
-    threads: int | None = None
-    limit: int | None = None
-    check_reference: bool = True  # claims judges: also judge answers against reference_answer
-    api_base: str | None = None  # OpenAI-compatible endpoint for a litellm judge
-    json_mode: str | None = None
-    timeout: float | None = None
-    holdout: bool = False  # audit the held-back slice instead of the development slice
-    on_mismatch: str = "warn"  # or "error": see triage/mismatch.py
+    golden: Annotated[
+        Path,
+        Setting("Golden set directory or file (ours, or ragas; JSONL, JSON, CSV or Parquet)."),
+    ]
+    traces: Annotated[
+        Path | None,
+        Setting(
+            "Traces of your system: our trace JSONL/CSV/Parquet, a ragas dataset, or "
+            "an OpenInference span export (JSONL or Parquet). Format detected by content."
+        ),
+    ] = None
+    retriever: Annotated[str, Setting("'bm25' or module:function.")] = "bm25"
+    generator: Annotated[
+        str,
+        Setting(
+            "'embedded' (the embedded model; 'local' is the same), 'extractive' or module:function."
+        ),
+    ] = GENERATOR
+    # a judge spec (see judge.spec), as text or parsed, or a model
+    judge: Annotated[str | JudgeSpec | ChatModel | None, JUDGE] = EMBEDDED
+    # for a ChatModel ``judge``; a spec names its own strategy
+    strategy: Annotated[str | None, OLD_JUDGE] = None
+    calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
+    context_k: Annotated[
+        int, Setting("Top k chunks passed to the generator.", min=1, max=MAX_RANK)
+    ] = 3
+    depth: Annotated[int, DEPTH] = DEFAULT_DEPTH
+    metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
+    k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
+    concurrency: Annotated[int, CONCURRENCY] = 8
+    cache: Annotated[Path | None, CACHE] = None
+    threads: Annotated[int | None, THREADS] = None
+    limit: Annotated[int | None, Setting("Audit only the first N cases.", min=1)] = None
+    check_reference: Annotated[  # claims judges: also judge against reference_answer
+        bool, Setting("Claims judges: also judge answers against reference_answer.")
+    ] = True
+    api_base: Annotated[str | None, API_BASE] = None  # for a litellm judge
+    json_mode: Annotated[str | None, JSON_MODE] = None
+    timeout: Annotated[float | None, TIMEOUT] = None
+    holdout: Annotated[  # audit the held-back slice instead of the development slice
+        bool, Setting("Audit the held-back slice (logged next to the golden set).")
+    ] = False
+    on_mismatch: Annotated[  # see triage/mismatch.py
+        str,
+        Setting(
+            "'warn' (list and go on) or 'error' (exit 2) on file mismatches.",
+            choices=("warn", "error"),
+        ),
+    ] = "warn"
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
-    columns: str | dict[str, str] | None = None
+    columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
+
+    def __post_init__(self) -> None:
+        self.generator = canonical_generator(self.generator)  # 'local' is 'embedded'
 
     def public(self) -> dict[str, Any]:
         """The config as JSON values (a model object is recorded by its name). With a trace
         file the retriever, generator and depth were not used and are recorded as None
         (a traced audit said "generator local", and compare then saw a change)."""
-        plain = (str, int, float, bool, list, dict, type(None))
         unused = {"retriever", "generator", "depth"} if self.traces is not None else set()
-        return {
-            k: None if k in unused else v if isinstance(v, plain) else getattr(v, "name", str(v))
-            for k, v in self.__dict__.items()
-        }
+        return {k: None if k in unused else _public(v) for k, v in self.__dict__.items()}
+
+
+def _public(value: Any) -> Any:
+    """A setting as JSON: a parsed spec as the user wrote it (a column mapping as
+    ``ours=theirs,...``), a model object by its name."""
+    if isinstance(value, str | int | float | bool | list | dict | type(None)):
+        return value
+    if isinstance(value, JudgeSpec):
+        return value.source or str(value)
+    if isinstance(value, ColumnMap):
+        return ",".join(f"{ours}={theirs}" for ours, theirs in value.pairs.items()) or None
+    return getattr(value, "name", str(value))
 
 
 # the per-item callback is called with no argument (generation) or the judge's result
@@ -99,7 +158,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     try:
         strategy, judge_model = judge_choice(config)
         shared_model = None
-        if judge_model == EMBEDDED or config.generator == "local":
+        if judge_model == EMBEDDED or config.generator == GENERATOR:
             require_llama()  # before any answer is generated
             shared_model = resolve_model(None, threads=config.threads)
         if judge_model == EMBEDDED:
@@ -207,7 +266,7 @@ async def _traces(config, golden, store, shared_model, tick, full):
         )  # fmt: skip
         info = {**_trace_info(config), "format": read.format, "notes": notes}
         return {q: t for q, t in kept.items() if q in known}, kept, info
-    caller = Caller(shared_model, store, concurrency=1) if config.generator == "local" else None
+    caller = Caller(shared_model, store, concurrency=1) if config.generator == GENERATOR else None
     traces = await run_system(
         golden,
         config.retriever,
@@ -251,7 +310,9 @@ def judge_choice(config: AuditConfig) -> tuple[str | None, str | ChatModel | Non
     """``(strategy, model)`` of the audit's judge: its spec parsed (``None``: the default),
     or a :class:`ChatModel` with ``config.strategy``."""
     model: str | ChatModel | None
-    if config.judge is None or isinstance(config.judge, str):
+    if isinstance(config.judge, JudgeSpec):
+        strategy, model = config.judge.strategy, config.judge.model
+    elif config.judge is None or isinstance(config.judge, str):
         spec = JudgeSpec.parse(config.judge)
         strategy, model = spec.strategy, spec.model
     else:

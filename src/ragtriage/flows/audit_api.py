@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragtriage.errors import InputError
-from ragtriage.triage.audit import AuditConfig
-from ragtriage.triage.audit import audit as run_config
+from ragtriage.flows.audit import AuditConfig
+from ragtriage.flows.audit import audit as run_config
 from ragtriage.triage.models import AuditResult
 
 if TYPE_CHECKING:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 from ragtriage.atomic import file_sha256
 from ragtriage.calibration.fit import calibrate
@@ -13,15 +14,20 @@ from ragtriage.calibration.grades import GradedItem, grade_files, load_grades
 from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
 from ragtriage.calibration.ppi import PPIEstimate
 from ragtriage.calibration.record import CalibrationRecord, is_stale
-from ragtriage.data.formats.columns import Columns
+from ragtriage.data.formats.columns import ColumnMap, Columns
+from ragtriage.errors import InputError
+from ragtriage.flows.config import COLUMNS, MAX_RESAMPLES, SEED, Setting
+from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import JudgeResult
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 __all__ = [
+    "CalibrateConfig",
     "JudgeCalibration",
     "PlotWriter",
     "digest_files",
     "recorded_dir",
+    "run",
     "run_calibration",
     "slug",
     "stale_warnings",
@@ -54,16 +60,85 @@ def digest_files(path: Path) -> dict[str, str]:
     return {str(p): file_sha256(p) for p in grade_files(path)}
 
 
-def _sources(judges: list[str], judged: list[Path]) -> list[tuple[str, Path | None]]:
-    sources: list[tuple[str, Path | None]] = [(j, None) for j in judges]
+Source = tuple[str, JudgeSpec | Path]  # a judge's name, and the spec to run or results read
+
+
+def _sources(judges: list[str | JudgeSpec], judged: list[Path]) -> list[Source]:
+    specs = [j if isinstance(j, JudgeSpec) else JudgeSpec.parse(j) for j in judges]
+    sources: list[Source] = [(s.source or str(s), s) for s in specs]
     sources += [(p.stem, p) for p in judged]
-    return sources or [("embedded", None)]  # the default judge (see judge.spec)
+    return sources or [(EMBEDDED, JudgeSpec.parse(EMBEDDED))]  # the default judge
+
+
+@dataclass
+class CalibrateConfig:
+    grades: Annotated[Path, Setting("Grade file or directory.", argument=True)] = Path(
+        "human_grades"
+    )
+    judges: Annotated[
+        list[JudgeSpec],
+        Setting(
+            "Judge spec: 'embedded' (default), 'lexical', a litellm model id or "
+            "STRATEGY@MODEL (repeatable: judges are ranked).",
+            names=("--judge", "-j"),
+            metavar="SPEC",
+        ),
+    ] = field(default_factory=list)
+    judged: Annotated[
+        list[Path],
+        Setting("Recorded judge results (JSONL of JudgeResult), repeatable.", metavar="FILE"),
+    ] = field(default_factory=list)
+    out: Annotated[
+        Path, Setting("Output folder: <judge>/calibration.json and plots.", names=("--out", "-o"))
+    ] = Path("calibration")
+    folds: Annotated[int, Setting("Cross-validation folds.", min=2, max=20)] = 5
+    seed: Annotated[int, SEED] = DEFAULT_SEED
+    resamples: Annotated[int, Setting("Bootstrap resamples.", min=100, max=MAX_RESAMPLES)] = (
+        DEFAULT_RESAMPLES
+    )
+    audit: Annotated[
+        Path | None,
+        Setting(
+            "Judge results of an audit's unlabelled answers: print their PPI-corrected "
+            "faithful rate."
+        ),
+    ] = None
+    ppi_fraction: Annotated[
+        float,
+        Setting(
+            "Share of graded items kept labelled in the PPI check.",
+            names=("--ppi-labelled",),
+            min=0.1,
+            max=0.9,
+            finite=True,
+        ),
+    ] = 0.5
+    columns: Annotated[ColumnMap | None, COLUMNS] = None
+
+
+def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeCalibration]:
+    """:func:`run_calibration` of a config; ``plots`` draws each record's PNGs."""
+    if not config.grades.exists():
+        raise InputError("no such grade file or directory", path=config.grades)
+    return run_calibration(
+        config.grades,
+        judges=config.judges,
+        judged=config.judged,
+        out=config.out,
+        folds=config.folds,
+        seed=config.seed,
+        resamples=config.resamples,
+        plots=plots,
+        audit=config.audit,
+        ppi_fraction=config.ppi_fraction,
+        columns=config.columns,
+    )
 
 
 def run_calibration(
     grades: Path,
     *,
-    judges: Sequence[str] = (),
+    judges: Sequence[str | JudgeSpec] = (),
     judged: Sequence[Path] = (),
     out: Path | None = None,
     folds: int = 5,
@@ -84,13 +159,14 @@ def run_calibration(
     audit_results = read_judged(audit) if audit else None
     runs = []
     judge_items = None
-    for name, path in _sources(list(judges), list(judged)):
-        if path is None:
+    for name, given in _sources(list(judges), list(judged)):
+        path = given if isinstance(given, Path) else None
+        if isinstance(given, JudgeSpec):
             if judge_items is None:
                 judge_items = [i.judge_item() for i in items]
-            results, seconds, source = run_judge(name, judge_items, recorded_dir(grades))
+            results, seconds, source = run_judge(given, judge_items, recorded_dir(grades))
         else:
-            results, seconds, source = read_judged(path), None, f"recorded {path}"
+            results, seconds, source = read_judged(given), None, f"recorded {given}"
         record = calibrate(
             items,
             results,

@@ -1,0 +1,195 @@
+"""``ragtriage retrieval``: stage 1 on its own, as a config and one ``run``.
+
+Reads the target (a golden set, or TREC qrels read beside the run on a thread), gets the
+run (a file, or a retriever run ``repeat`` times), scores it with one
+:class:`RetrievalEvaluator` and logs a hold-out reveal. Nothing is printed here: the
+command line draws the report through ``render/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from ragtriage.data.check import with_corpus
+from ragtriage.data.formats.columns import ColumnMap
+from ragtriage.data.golden import load_golden
+from ragtriage.data.holdout import evaluated_slice
+from ragtriage.data.models import GoldenSet
+from ragtriage.data.runs import load_run
+from ragtriage.data.tables import Qrels, Run
+from ragtriage.data.trec import read_trec_qrels
+from ragtriage.errors import InputError
+from ragtriage.flows.config import (
+    COLUMNS,
+    DEFAULT_DEPTH,
+    DEPTH,
+    MAX_LEVEL,
+    MAX_RANK,
+    MAX_REPEAT,
+    METRICS,
+    K,
+    Setting,
+)
+from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, RetrievalEvaluator
+from ragtriage.retrieval.models import RetrievalReport
+from ragtriage.retrieval.repeat import repeated
+from ragtriage.retrieval.retrievers import run_retriever
+from ragtriage.retrieval.split import log_reveal
+
+__all__ = ["Reading", "RetrievalConfig", "check", "read_together", "run"]
+
+# a context manager around the reading of a file (the command line's progress bar)
+Reading = Callable[[], AbstractContextManager[Any]]
+
+
+@dataclass
+class RetrievalConfig:
+    golden: Annotated[Path | None, Setting("Golden set file or directory.")] = None
+    qrels: Annotated[Path | None, Setting("TREC qrels instead of a golden set.")] = None
+    run: Annotated[
+        Path | None,
+        Setting(
+            "Run file: TREC (6 columns), ours as JSONL/CSV/Parquet, a ragas dataset or "
+            "an OpenInference span export (detected by content; queries matched by text)."
+        ),
+    ] = None
+    retriever: Annotated[
+        str | None, Setting("'bm25' (embedded) or module:function, instead of --run.")
+    ] = None
+    metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
+    k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
+    depth: Annotated[int, DEPTH] = DEFAULT_DEPTH
+    relevance_level: Annotated[int, Setting("Relevant = label >= this.", min=0, max=MAX_LEVEL)] = 1
+    float32: Annotated[
+        bool,
+        Setting(
+            "Compare scores at float32 (pytrec_eval, ir_measures, trec_eval <= 9.0.7), "
+            "not as doubles (trec_eval 9.0.8 and 10.0).",
+            names=("--float32/--float64",),
+        ),
+    ] = False
+    duplicates: Annotated[
+        str, Setting("'max' (keep best, count) or 'error'.", choices=("max", "error"))
+    ] = "max"
+    skip_missing: Annotated[
+        bool, Setting("Drop golden queries absent from the run (trec_eval without -c).")
+    ] = False
+    nothing_relevant: Annotated[
+        str | None,
+        Setting(
+            "Queries judged with nothing relevant: 'zero' scores them 0 in the means "
+            "(trec_eval; default with --qrels), 'unanswerable' reports them on their own "
+            "(default with --golden).",
+            choices=("zero", "unanswerable"),
+        ),
+    ] = None
+    holdout: Annotated[
+        bool, Setting("Score the held-out slice (logged beside the golden set).")
+    ] = False
+    corpus: Annotated[
+        Path | None, Setting("corpus.jsonl (chunk tenants, hash, BM25) if not beside.")
+    ] = None
+    leak_k: Annotated[
+        int | None,
+        Setting("Depth of the access-control check (default: largest k).", min=1, max=MAX_RANK),
+    ] = None
+    reference_run: Annotated[
+        Path | None, Setting("Exact-search run: report overlap@k of --run against it.")
+    ] = None
+    repeat: Annotated[
+        int,
+        Setting("Run --retriever N times; report the spread across runs.", min=1, max=MAX_REPEAT),
+    ] = 1
+    columns: Annotated[ColumnMap | None, COLUMNS] = None
+
+
+def check(config: RetrievalConfig) -> None:
+    """What can be refused before any file is read: one target, one source of the run."""
+    if (config.golden is None) == (config.qrels is None):
+        raise InputError("give exactly one of --golden or --qrels", field="golden")
+    if (config.run is None) == (config.retriever is None):
+        raise InputError("give exactly one of --run or --retriever", field="run")
+    if config.duplicates not in ("max", "error"):
+        raise InputError("must be 'max' or 'error'", field="duplicates")
+
+
+def run(config: RetrievalConfig, reading: Reading = contextlib.nullcontext) -> RetrievalReport:
+    """Score the run (or retriever) of ``config``; ``reading`` wraps the reading of a run."""
+    check(config)
+    golden, qrels, run, retriever = config.golden, config.qrels, config.run, config.retriever
+    mapping = config.columns
+    run_table = None
+    target: GoldenSet | Qrels
+    if golden:
+        target = load_golden(golden, columns=mapping)
+    else:
+        assert qrels is not None  # exactly one of --golden and --qrels, checked above
+        if run is not None:
+            with reading():
+                target, run_table = read_together(qrels, run, mapping)
+        else:
+            target = read_trec_qrels(qrels)
+    if config.corpus is not None:
+        target = with_corpus(target, config.corpus)
+    if config.repeat > 1 and not retriever:
+        raise InputError("--repeat needs --retriever (a run file is one draw)", field="repeat")
+    split = "holdout" if config.holdout else None
+
+    options: dict[str, Any] = {
+        "k": config.k,
+        "relevance_level": config.relevance_level,
+        "precision": "float32" if config.float32 else "float64",
+        "duplicates": config.duplicates,
+        "missing": "skip" if config.skip_missing else "zero",
+        "nothing_relevant": config.nothing_relevant,
+        "split": split,
+        "leak_k": config.leak_k,
+        "reference": config.reference_run,
+    }
+    if retriever and qrels is not None:
+        raise InputError("--retriever needs --golden (with a corpus)", field="retriever")
+    # built once: every --repeat draw is scored against the same qrels structures
+    score = RetrievalEvaluator(target, config.metrics, **options).evaluate
+
+    if retriever:
+        assert isinstance(target, GoldenSet)  # --retriever needs --golden, checked above
+        cases = evaluated_slice(target, config.holdout)
+        depth = config.depth
+        if config.repeat > 1:
+            report = repeated(config.repeat, lambda: run_retriever(cases, retriever, depth), score)
+        else:
+            report = score(run_retriever(cases, retriever, depth)[0])
+    elif run_table is not None:
+        report = score(run_table)
+    else:
+        assert run is not None  # exactly one of --run and --retriever, checked above
+        assert isinstance(target, GoldenSet)  # with --qrels the run was read above
+        with reading():
+            # the full golden set: another tool's run names queries by text (data/runs.py)
+            run_table = load_run(run, mapping, target)
+            report = score(run_table)
+    if config.holdout:  # the one reveal of this command, however many --repeat draws
+        assert golden is not None  # the evaluator refuses --holdout on bare qrels
+        report = log_reveal(report, golden)
+    return report
+
+
+def read_together(qrels: Path, run: Path, columns: ColumnMap | None = None) -> tuple[Qrels, Run]:
+    """The qrels on a thread while the run streams in.
+
+    Reading a 4 GB run keeps about 1.7 of 2 cores busy (parse, encode, hash); three
+    million qrels lines fit in the rest, so they cost almost no time.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(read_trec_qrels, qrels)
+        try:
+            run_table = load_run(run, columns)
+        finally:
+            qrels_table = pending.result()  # its error, if any, comes first
+        return qrels_table, run_table

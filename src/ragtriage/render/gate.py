@@ -1,0 +1,52 @@
+"""Terminal output of ``ragtriage gate``: one line per verdict, never wrapped (CI logs)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from ragtriage.flows.gate import GateVerdict
+from ragtriage.render.console import print_line
+from ragtriage.render.text import clean
+
+__all__ = ["MAX_LEAKS", "print_verdict"]
+
+MAX_LEAKS = 20  # leaks listed one a line; the count names them all
+
+
+def print_verdict(verdict: GateVerdict, out: Console) -> None:
+    def say(text: str, style: str) -> None:
+        print_line(out, text, style, soft_wrap=True)
+
+    for warning in verdict.provenance:
+        say(f"warning: baseline vs this result: {warning}", "yellow")
+    for check in verdict.checks:
+        say(check.describe(), "green" if check.ok else "bold red")
+    if verdict.stale:
+        verb = "refusing to pass" if verdict.refused else "gating anyway (--allow-stale)"
+        say(
+            f"STALE calibration: the judge differs from its calibration in "
+            f"{', '.join(verdict.stale)}; {verb}",
+            "bold red" if verdict.refused else "yellow",
+        )
+    if verdict.uncalibrated:
+        say(
+            "warning: the audit's judge had no calibration record; its decisions used an "
+            "uncalibrated threshold (run ragtriage calibrate for this judge)",
+            "yellow",
+        )
+    if verdict.leaks:
+        say(f"LEAKS: {len(verdict.leaks)} forbidden chunks in a top k (access control)", "bold red")
+        for leak in verdict.leaks[:MAX_LEAKS]:
+            say(
+                f"  {clean(leak.query_id, 60)}: {clean(leak.forbidden_id, 60)} at rank {leak.rank}",
+                "red",
+            )
+    if verdict.failed:
+        say(
+            f"gate FAILED: {verdict.missed} of {len(verdict.checks)} bars missed"
+            + ("; calibration stale" if verdict.refused else "")
+            + ("; forbidden chunks retrieved" if verdict.leaks else ""),
+            "bold red",
+        )
+        return
+    say(f"gate passed: {len(verdict.checks)} bars hold", "bold green")
