@@ -10,13 +10,21 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragtriage.data.models import Chunk, GoldenSet, passage_text
 from ragtriage.data.tables import Run
 from ragtriage.errors import InputError
 
-__all__ = ["BM25Retriever", "Hit", "Retriever", "as_hits", "load_callable", "run_retriever"]
+__all__ = [
+    "BM25Retriever",
+    "Hit",
+    "Retriever",
+    "as_hits",
+    "load_callable",
+    "run_retriever",
+    "with_text",
+]
 
 
 @dataclass(frozen=True)
@@ -101,7 +109,8 @@ def as_hits(result: Sequence, spec: str) -> list[Hit]:
         if isinstance(item, Hit):
             hits.append(item)
         elif isinstance(item, dict) and "id" in item:
-            hits.append(Hit(str(item["id"]), float(item.get("score", -rank)), item.get("text", "")))
+            score = float(item.get("score", -rank))
+            hits.append(Hit(str(item["id"]), score, item.get("text", ""), item.get("title", "")))
         elif isinstance(item, tuple | list) and len(item) >= 2:
             hits.append(Hit(str(item[0]), float(item[1])))
         elif isinstance(item, str | int):
@@ -115,6 +124,30 @@ def as_hits(result: Sequence, spec: str) -> list[Hit]:
                 f"retriever {spec} returned a NaN score for {hits[-1].id!r}", field="retriever"
             )
     return hits
+
+
+def with_text(
+    hits: list[Hit], corpus: dict[str, Chunk] | None, spec: str, case_id: str
+) -> list[Hit]:
+    """Hits returned without text (ids, ``(id, score)`` pairs, dicts without ``text``)
+    get their chunk's text and title from the corpus: the generator got empty passages and
+    abstained. An id the corpus lacks has no text to give it and is refused, naming the
+    retriever, the query and the id. Without a corpus the hits stay as returned."""
+    if corpus is None:
+        return hits
+    out = []
+    for hit in hits:
+        if hit.text:
+            out.append(hit)
+        elif (chunk := corpus.get(hit.id)) is not None:
+            out.append(replace(hit, text=chunk.text, title=hit.title or chunk.title))
+        else:
+            raise InputError(
+                f"retriever {spec} returned id {hit.id!r} for query {case_id!r}, which the "
+                "corpus lacks (and no text for it): return ids of the golden set's corpus",
+                field="retriever",
+            )
+    return out
 
 
 def _retrieve(
@@ -144,7 +177,11 @@ def run_retriever(golden: GoldenSet, retriever: str, k: int) -> tuple[Run, dict[
     else:
         fn = load_callable(retriever)
         takes_k = _takes_k(fn)  # one signature check, not one per query
-        results = [_retrieve(fn, takes_k, retriever, c.id, c.query, k) for c in golden.cases]
+        results = [
+            with_text(_retrieve(fn, takes_k, retriever, c.id, c.query, k), golden.corpus,
+                      retriever, c.id)
+            for c in golden.cases
+        ]  # fmt: skip
     hits = {c.id: r for c, r in zip(golden.cases, results, strict=True)}
     run = Run.from_columns(
         [q for q, r in hits.items() for _ in r],
