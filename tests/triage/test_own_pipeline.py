@@ -17,6 +17,7 @@ What it pins down (issue 27, items 2 and 3):
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 
@@ -147,3 +148,122 @@ def test_the_retrieval_command_refuses_the_unknown_id_too(pipeline, tmp_path, ca
     golden, module = pipeline
     code = main(["retrieval", "--golden", str(golden), "--retriever", f"{module}:unknown"])
     assert code == 2 and "vx-9000-manual" in capsys.readouterr().err
+
+
+# 27.3: one rank, the order the system produced, in every report
+
+
+def test_tied_scores_keep_the_order_that_reached_the_generator(pipeline, tmp_path, capsys):
+    golden, module = pipeline
+    code, result = _audit(tmp_path, golden, f"{module}:pairs")
+    terminal = capsys.readouterr().out
+    assert code == 0
+    cases = {c["case_id"]: c for c in result["cases"]}
+    charge, tyre = cases["charge"], cases["tyre"]
+    assert charge["context_ids"] == ["vx250", "vx500", "battery-charging"]
+    assert charge["first_relevant_rank"] == 3 and charge["relevant_in_context"]
+    per_query = result["retrieval"]["per_query"]
+    assert per_query["charge"]["recall@3"] == 1.0  # was 0: trec order put it 4th
+    assert per_query["tyre"]["recall@3"] == 0.0 and per_query["tyre"]["recall@5"] == 1.0
+    assert tyre["label"] == "ranking" and tyre["first_relevant_rank"] == 5
+    assert "rank 5" in tyre["reason"]
+    assert tyre["retrieved_ids"].index("tyres") + 1 == 5
+
+    cards = _cards((tmp_path / "out" / "report.html").read_text())
+    assert "first relevant rank: 5" in cards["tyre"] and "rank 5" in _reason(cards["tyre"])
+    assert _relevant_rows(cards["tyre"]) == [(5, "tyres")]
+    assert "first relevant rank: 3" in cards["charge"]
+    assert _relevant_rows(cards["charge"]) == [(3, "battery-charging")]
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert "rank 5" in markdown and "at rank 3" not in markdown
+    assert "rank 5" in " ".join(terminal.split())
+
+
+def _cards(html: str) -> dict[str, str]:
+    """Each case's card of report.html, by case id."""
+    out = {}
+    for card in html.split("<details")[1:]:
+        case_id = re.search(r"</span> ([^:]+):", card)
+        assert case_id
+        out[case_id.group(1)] = card.split("</details>")[0]
+    return out
+
+
+def _reason(card: str) -> str:
+    found = re.search(r"<b>Reason:</b> (.*?)</p>", card)
+    assert found
+    return found.group(1)
+
+
+def _relevant_rows(card: str) -> list[tuple[int, str]]:
+    """``(rank, id)`` of the rows of a card's retrieved table marked relevant."""
+    rows = re.findall(r'<tr><td class="num">(\d+)</td><td>([^<]*)</td><td[^>]*>[^<]*</td>'
+                      r"<td>yes</td>", card)  # fmt: skip
+    return [(int(rank), doc) for rank, doc in rows]
+
+
+def test_the_retrieval_command_scores_a_retriever_in_its_own_order(pipeline, tmp_path):
+    golden, module = pipeline
+    out = tmp_path / "report.json"
+    assert main(["retrieval", "--golden", str(golden), "--retriever", f"{module}:pairs",
+                 "-o", str(out), "--quiet"]) == 0  # fmt: skip
+    per_query = json.loads(out.read_text())["per_query"]
+    assert per_query["charge"]["recall@3"] == 1.0 and per_query["tyre"]["recall@3"] == 0.0
+
+
+def test_run_retriever_marks_its_run_as_scored_in_the_given_order(pipeline):
+    from ragtriage.data.golden import load_golden
+
+    golden, module = pipeline
+    run, hits = run_retriever(load_golden(golden), f"{module}:pairs", 10)
+    assert run.order == "given"
+    assert [h.id for h in hits["charge"]] == [doc for doc, _ in RANKED["charge"]]
+
+
+def test_a_run_file_keeps_trec_evals_tie_rule(pipeline, tmp_path):
+    """The same ties read from a ``--run`` file: score descending, then doc id
+    descending, as trec_eval ranks them (what the figures must equal)."""
+    golden, _ = pipeline
+    run = tmp_path / "run.jsonl"
+    rows = [{"query_id": q, "retrieved": [{"id": d, "score": s} for d, s in ranked]}
+            for q, ranked in RANKED.items()]  # fmt: skip
+    run.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "report.json"
+    assert main(["retrieval", "--golden", str(golden), "--run", str(run), "-o", str(out),
+                 "--quiet"]) == 0  # fmt: skip
+    per_query = json.loads(out.read_text())["per_query"]
+    assert per_query["charge"]["recall@3"] == 0.0  # battery-charging ranked 4th
+    assert per_query["tyre"]["recall@3"] == 1.0  # tyres ranked 3rd
+
+
+def test_a_trace_file_with_ties_and_a_repeated_chunk_names_one_rank(pipeline, tmp_path):
+    """The same pipeline's exported traces: tied scores keep the listed order, and a chunk
+    listed twice counts once (a counted warning), in the case row and its HTML card."""
+    golden, _ = pipeline
+    corpus = {i: x for i, _, x in CORPUS}
+    listed = ["vx250", "vx250", "battery-charging", "warranty"]
+    traces = tmp_path / "traces.jsonl"
+    row = {"query_id": "charge", "context_k": 3, "answer": corpus["battery-charging"],
+           "retrieved": [{"id": d, "score": 1.0, "text": corpus[d]} for d in listed]}  # fmt: skip
+    traces.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "out"
+    assert main(["audit", "--golden", str(golden), "--traces", str(traces), "--judge",
+                 "lexical", "--out", str(out), "--quiet"]) == 0  # fmt: skip
+    result = json.loads((out / "results.json").read_text())
+    case = next(c for c in result["cases"] if c["case_id"] == "charge")
+    assert case["first_relevant_rank"] == 2 and case["relevant_in_context"]
+    assert case["retrieved_ids"] == ["vx250", "battery-charging", "warranty"]
+    assert result["retrieval"]["per_query"]["charge"]["recall@3"] == 1.0
+    assert any("1 duplicate (query, doc) rows" in w for w in result["warnings"])
+    card = _cards((out / "report.html").read_text())["charge"]
+    assert "first relevant rank: 2" in card
+    assert _relevant_rows(card) == [(2, "battery-charging")]
+
+
+def test_a_held_out_slice_of_a_given_order_run_keeps_that_order():
+    from ragtriage.data.holdout import filter_run
+    from ragtriage.data.tables import Run
+
+    run = Run.from_columns(["a", "a", "b"], ["x", "y", "z"], [1.0, 1.0, 1.0])
+    run.order = "given"
+    assert filter_run(run, {"a"}).order == "given"

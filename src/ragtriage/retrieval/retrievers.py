@@ -68,15 +68,26 @@ class BM25Retriever:
             self._tokens(list(queries)), k=k, show_progress=False, n_threads=1
         )
         return [
-            [
-                Hit(self.chunks[d].id, float(s), self.chunks[d].text, self.chunks[d].title)
-                for d, s in zip(row_docs, row_scores, strict=True)
-            ]
+            _trec_order(
+                [
+                    Hit(self.chunks[d].id, float(s), self.chunks[d].text, self.chunks[d].title)
+                    for d, s in zip(row_docs, row_scores, strict=True)
+                ]
+            )
             for row_docs, row_scores in zip(docs, scores, strict=True)
         ]
 
     def __call__(self, query: str, k: int) -> list[Hit]:
         return self.search_many([query], k)[0]
+
+
+def _trec_order(hits: list[Hit]) -> list[Hit]:
+    """Score descending, ties by doc id descending, as trec_eval ranks a run: the order
+    the generator reads and stage 1 scores. ``bm25s`` leaves tied scores (every chunk
+    matching no query word scores 0) in the order numpy's unstable sort gives, which
+    may differ between CPUs; Python's sorts are stable, so two passes give the order."""
+    by_id = sorted(hits, key=lambda h: h.id, reverse=True)  # code points order as strcmp
+    return sorted(by_id, key=lambda h: h.score, reverse=True)
 
 
 def load_callable(spec: str, field: str = "retriever") -> Callable:
@@ -189,6 +200,7 @@ def run_retriever(golden: GoldenSet, retriever: str, k: int) -> tuple[Run, dict[
         [h.score for r in hits.values() for h in r],
         source=f"retriever:{retriever}",
     )
+    run.order = "given"  # what the retriever returned, in its order, is what is scored
     return run, hits
 
 
