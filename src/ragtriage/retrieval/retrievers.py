@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from types import ModuleType
 
 from ragtriage.data.models import Chunk, GoldenSet, passage_text
 from ragtriage.data.tables import Run
@@ -91,19 +94,49 @@ def _trec_order(hits: list[Hit]) -> list[Hit]:
 
 
 def load_callable(spec: str, field: str = "retriever") -> Callable:
-    """Import ``module:function`` (the module must be importable from the current path);
-    ``field`` names the option in errors."""
+    """Import ``module:function`` from the working directory or ``sys.path``; ``field``
+    names the option in errors."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise InputError(f"expected 'module:function', got {spec!r}", field=field)
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise InputError(f"cannot import {module_name!r}: {exc}", field=field) from None
+    module = _import_from_cwd(module_name, field)
     try:
         return getattr(module, attr)
     except AttributeError:
         raise InputError(f"{module_name!r} has no attribute {attr!r}", field=field) from None
+
+
+def _import_from_cwd(module_name: str, field: str) -> ModuleType:
+    """Import a module as ``python -m`` would, the working directory first: the
+    ``ragtriage`` script's ``sys.path`` lacks it, so a user's ``mymod.py`` beside their
+    data was not found without ``PYTHONPATH=.``. The directory is on the path for this
+    import only (a library call must not change the caller's ``sys.path``)."""
+    cwd = os.getcwd()
+    added = cwd not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as exc:
+        if _missing_dependency(exc, module_name):
+            raise InputError(
+                f"importing {module_name!r} failed: {exc} (a module it imports is not installed)",
+                field=field,
+            ) from None
+        raise InputError(
+            f"cannot import {module_name!r}: {exc} (looked in the working directory {cwd} "
+            f"and on sys.path; set PYTHONPATH to the folder that holds it)",
+            field=field,
+        ) from None
+    finally:
+        if added and cwd in sys.path:
+            sys.path.remove(cwd)
+
+
+def _missing_dependency(exc: ImportError, module_name: str) -> bool:
+    """The module was found, but a module it imports was not (not one of its parents)."""
+    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    return bool(missing) and not f"{module_name}.".startswith(f"{missing}.")
 
 
 def as_hits(result: Sequence, spec: str) -> list[Hit]:
