@@ -267,3 +267,18 @@ def test_a_held_out_slice_of_a_given_order_run_keeps_that_order():
     run = Run.from_columns(["a", "a", "b"], ["x", "y", "z"], [1.0, 1.0, 1.0])
     run.order = "given"
     assert filter_run(run, {"a"}).order == "given"
+
+
+def test_without_a_corpus_a_retriever_that_returns_no_text_is_refused(pipeline, tmp_path, capsys):
+    """A golden set with no corpus beside it: the ids have no text to fill, and the
+    generator would read empty passages. A retriever returning its texts still runs."""
+    golden, module = pipeline
+    alone = tmp_path / "alone.jsonl"
+    alone.write_text((golden / "golden.jsonl").read_text())
+    code, _ = _audit(tmp_path, alone, f"{module}:pairs")
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2 and "no corpus" in err and f"{module}:pairs" in err
+    assert sys.modules[module].SEEN == []
+    # scoring ids needs no text: the retrieval command still runs it
+    args = ["retrieval", "--golden", str(alone), "--retriever", f"{module}:pairs", "--quiet"]
+    assert main(args) == 0

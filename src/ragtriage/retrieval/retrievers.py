@@ -171,18 +171,31 @@ def as_hits(result: Sequence, spec: str) -> list[Hit]:
 
 
 def with_text(
-    hits: list[Hit], corpus: dict[str, Chunk] | None, spec: str, case_id: str
+    hits: list[Hit],
+    corpus: dict[str, Chunk] | None,
+    spec: str,
+    case_id: str,
+    *,
+    required: bool = False,
 ) -> list[Hit]:
     """Hits returned without text (ids, ``(id, score)`` pairs, dicts without ``text``)
     get their chunk's text and title from the corpus: the generator got empty passages and
     abstained. An id the corpus lacks has no text to give it and is refused, naming the
-    retriever, the query and the id. Without a corpus the hits stay as returned."""
-    if corpus is None:
+    retriever, the query and the id. Without a corpus the hits stay as returned, unless
+    ``required`` (a generator will read them): then a hit without text is refused."""
+    if corpus is None and not required:
         return hits
     out = []
     for hit in hits:
         if hit.text:
             out.append(hit)
+        elif corpus is None:
+            raise InputError(
+                f"retriever {spec} returned id {hit.id!r} without text for query {case_id!r}, "
+                "and the golden set has no corpus to take it from: return each chunk's text "
+                "(dicts with 'text') or put a corpus.jsonl beside the golden set",
+                field="retriever",
+            )
         elif (chunk := corpus.get(hit.id)) is not None:
             out.append(replace(hit, text=chunk.text, title=hit.title or chunk.title))
         else:
@@ -209,8 +222,11 @@ def _retrieve(
     return as_hits(result, spec)[:k]
 
 
-def run_retriever(golden: GoldenSet, retriever: str, k: int) -> tuple[Run, dict[str, list[Hit]]]:
-    """Run ``bm25`` (on the golden set's corpus) or a ``module:function`` over every query."""
+def run_retriever(
+    golden: GoldenSet, retriever: str, k: int, *, texts: bool = False
+) -> tuple[Run, dict[str, list[Hit]]]:
+    """Run ``bm25`` (on the golden set's corpus) or a ``module:function`` over every query;
+    ``texts``: every hit must have its text (a generator reads them, :func:`with_text`)."""
     queries = [c.query for c in golden.cases]
     if retriever == "bm25":
         if golden.corpus is None:
@@ -223,7 +239,7 @@ def run_retriever(golden: GoldenSet, retriever: str, k: int) -> tuple[Run, dict[
         takes_k = _takes_k(fn)  # one signature check, not one per query
         results = [
             with_text(_retrieve(fn, takes_k, retriever, c.id, c.query, k), golden.corpus,
-                      retriever, c.id)
+                      retriever, c.id, required=texts)
             for c in golden.cases
         ]  # fmt: skip
     hits = {c.id: r for c, r in zip(golden.cases, results, strict=True)}
