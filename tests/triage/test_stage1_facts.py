@@ -13,9 +13,7 @@ def _jsonl(path, rows):
     return path
 
 
-def test_case_row_and_retrieval_section_agree_when_list_and_score_order_differ(
-    tmp_path, monkeypatch
-):
+def test_case_row_and_retrieval_section_agree_on_the_traces_own_order(tmp_path, monkeypatch):
     monkeypatch.setattr(sections, "MAX_MISSED", 0)  # the section lists nothing: triage still knows
     golden = _jsonl(
         tmp_path / "golden.jsonl",
@@ -32,12 +30,13 @@ def test_case_row_and_retrieval_section_agree_when_list_and_score_order_differ(
 
     traces = _jsonl(
         tmp_path / "t.jsonl",
-        [  # q lists "b" first, but with the lower score: trec_eval order ranks it second
+        [  # q lists "b" second with the higher score: trec_eval's order would rank it
+            # first, but the system passed "x" on: the rank scored is the trace's own, 2
             {
                 "query_id": "q",
-                "retrieved": [chunk("b", 1.0), chunk("x", 9.0)],
-                "context_ids": ["b"],
-                "answer": "Port 5443 is used.",
+                "retrieved": [chunk("x", 1.0), chunk("b", 9.0)],
+                "context_ids": ["x"],
+                "answer": "Pasta cooks in ten minutes.",
             },
             {"query_id": "ok", "retrieved": [chunk("d", 2.0)], "answer": "Four bays."},
             {"query_id": "u", "retrieved": [chunk("x", 50.0)], "answer": "Pasta."},
@@ -50,9 +49,9 @@ def test_case_row_and_retrieval_section_agree_when_list_and_score_order_differ(
     )
     rows = {row.case_id: row for row in result.cases}
     facts = result.retrieval.query_facts
-    assert rows["q"].retrieved_ids == ["b", "x"]  # the trace, as given
+    assert rows["q"].retrieved_ids == ["x", "b"]  # the trace, as given
     assert facts.loc["q", "first_relevant_rank"] == 2
-    assert rows["q"].first_relevant_rank == 2  # stage 1's rank, not the list position
+    assert rows["q"].first_relevant_rank == 2  # stage 1's rank: the trace's position
     assert result.retrieval.n_missed == 1 and result.retrieval.missed == []  # q, not listed
     assert rows["ok"].first_relevant_rank == 1 and rows["u"].first_relevant_rank is None
     assert result.retrieval.unanswerable.n_confident == 1

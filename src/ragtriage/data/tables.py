@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pyarrow as pa
@@ -19,6 +20,7 @@ from ragtriage.data.ids import check_ids
 __all__ = [
     "Qrels",
     "Run",
+    "RunOrder",
     "as_arrow",
     "doc_words",
     "encode",
@@ -28,6 +30,8 @@ __all__ = [
     "words_to_strings",
     "write_words",
 ]
+
+RunOrder = Literal["score", "given"]
 
 
 def as_arrow(values: pa.Array | pa.ChunkedArray | Sequence[str]) -> pa.ChunkedArray:
@@ -260,6 +264,10 @@ class Run:
         self.sha256: str | None = None  # of the file read, when the reader took it
         self.warnings: list[str] = []  # what the reader accepted but the user should know
         self.format: str | None = None  # another tool's format it was read from (ragas-jsonl)
+        # "score": ranked as trec_eval ranks a run file (score descending, doc id
+        # descending); "given": each query's rows are already in the system's rank order
+        # (a trace, a retriever we ran), which is what reached the generator, ties included
+        self.order: RunOrder = "score"
 
     @classmethod
     def from_columns(

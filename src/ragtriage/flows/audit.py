@@ -158,7 +158,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     try:
         strategy, judge_model = judge_choice(config)
         shared_model = None
-        if judge_model == EMBEDDED or config.generator == GENERATOR:
+        # a trace file carries its answers: the generator is needed only to generate
+        generates_locally = config.traces is None and config.generator == GENERATOR
+        if judge_model == EMBEDDED or generates_locally:
             require_llama()  # before any answer is generated
             shared_model = resolve_model(None, threads=config.threads)
         if judge_model == EMBEDDED:

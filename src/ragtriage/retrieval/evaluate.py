@@ -160,6 +160,7 @@ class RetrievalEvaluator:
                     "source": given.source,
                     "rows": len(run_table),
                     "queries": len(run_table.query_ids),
+                    "order": given.order,  # which ranking the figures read
                     **_run_sha256(run, given),
                     **({"format": given.format} if given.format else {}),
                 },

@@ -7,6 +7,12 @@ pytrec_eval and trec_eval up to 9.0.7 (git tag ``v9.0.8``, which prints 9.0.7) d
 ``[queries, depth]`` matrix sorted row-wise with numpy, so a hundred million rows cost
 one row-wise argsort and no Python object per row. Queries are batched by result-list
 length so that one long list does not pad every other row.
+
+A run whose rows are already in the system's rank order (``Run.order == "given"``: a
+trace, a retriever ragtriage ran) is not re-sorted: that order is what reached the
+generator, and re-sorting tied scores by doc id ranked a chunk passed to the generator
+third as fourth (recall@3 0 for a context that held it). Only a run *file* is ranked as
+trec_eval ranks it.
 """
 
 from __future__ import annotations
@@ -346,7 +352,8 @@ def _build_batch(queries: np.ndarray, ctx: _Context) -> tuple[RankedBatch, int]:
 
 
 def _ranked_rows(queries: np.ndarray, n: np.ndarray, ctx: _Context) -> np.ndarray:
-    """``[queries, depth]`` run rows in trec_eval order (score desc, doc id desc), -1 padded.
+    """``[queries, depth]`` run rows in trec_eval order (score desc, doc id desc), -1 padded;
+    a run in ``given`` order keeps each query's rows as listed.
 
     Sorting *values* row-wise is several times cheaper than an argsort, so each cell's key
     packs its score key over its position in the query's list, and the position gives the
@@ -360,6 +367,8 @@ def _ranked_rows(queries: np.ndarray, n: np.ndarray, ctx: _Context) -> np.ndarra
     valid = np.ones((len(queries), depth), bool) if full else cols < n[:, None]
     at = first + cols if full else np.where(valid, first + cols, 0)
     src = ctx.order[at] if ctx.order is not None else at
+    if ctx.run.order == "given":  # grouping is stable: each list keeps its own order
+        return src if full else np.where(valid, src, PAD)
     score = ctx.run.score[src] if len(ctx.run) else np.zeros(src.shape)
     del src, at
     keys = score_keys(score).astype(np.uint64) << np.uint64(32)

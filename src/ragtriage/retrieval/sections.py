@@ -75,8 +75,10 @@ def tag_slices(per_query: pd.DataFrame, golden: GoldenSet | None) -> list[TagSli
 class QueryFacts:
     """Per golden query (qrels order), what the sections and triage read: one definition.
 
-    ``first_relevant_rank``: 1-based rank, in trec_eval order (score descending, doc id
-    descending), of the first result judged relevant at the relevance level; 0 if none.
+    ``first_relevant_rank``: 1-based rank, in the ranking every metric reads (the run's
+    own order for a trace or a retriever ragtriage ran, else trec_eval's: score
+    descending, doc id descending), of the first result judged relevant at the relevance
+    level; 0 if none.
     ``top1``: the top result's score (NaN: nothing retrieved). ``confident``: a query with
     nothing relevant whose top-1 score reaches ``threshold``, the answerable queries'
     median top-1 score.
@@ -282,6 +284,6 @@ def warnings(stats: RankingStats, missing: str) -> list[str]:
         out.append(f"{stats.unknown_queries} run queries are not in the golden set (ignored)")
     if stats.duplicates:
         out.append(
-            f"{stats.duplicates} duplicate (query, doc) rows in the run: kept the highest score"
+            f"{stats.duplicates} duplicate (query, doc) rows in the run: kept the best-ranked copy"
         )
     return out

@@ -43,7 +43,7 @@ async def run_system(
     progress: Progress | None = None,
 ) -> dict[str, Trace]:
     """Retrieve for every golden query, pass the top ``context_k`` on, generate answers."""
-    _, hits = run_retriever(golden, retriever, depth)
+    _, hits = run_retriever(golden, retriever, depth, texts=True)
     if canonical_generator(generator) == EMBEDDED:
         assert caller is not None, "the embedded generator needs a model caller"
         generate = LocalGenerator(caller)

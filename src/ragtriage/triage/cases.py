@@ -10,7 +10,7 @@ from ragtriage.errors import RagtriageError
 from ragtriage.judge.types import JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
-from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
+from ragtriage.triage.models import CaseResult, GenerationSummary, Label, RetrievedChunk, Trace
 from ragtriage.triage.rules import Evidence, triage
 
 __all__ = [
@@ -24,7 +24,9 @@ __all__ = [
 
 
 def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:
-    """The retrieved lists as a run; a chunk without a score is ranked by its position."""
+    """The retrieved lists as a run, ranked as listed (``order="given"``): that order is
+    what reached the generator, so stage 1, the case rows and every report name the rank
+    it gave (scores, kept for the threshold and confidence sections, do not reorder it)."""
     queries, docs, scores = [], [], []
     for case in golden.cases:
         trace = traces.get(case.id)
@@ -32,7 +34,19 @@ def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:
             queries.append(case.id)
             docs.append(chunk.id)
             scores.append(chunk.score if chunk.score is not None else float(-rank))
-    return Run.from_columns(queries, docs, scores, source="traces")
+    run = Run.from_columns(queries, docs, scores, source="traces")
+    run.order = "given"
+    return run
+
+
+def _ranked(trace: Trace) -> list[RetrievedChunk]:
+    """The retrieved chunks as stage 1 ranks them (``run_from_traces``, order "given"):
+    as listed, a chunk listed twice kept at its first place (stage 1 counts the copy in a
+    warning), so the rank a card shows is the rank every metric and reason names."""
+    first: dict[str, RetrievedChunk] = {}
+    for chunk in trace.retrieved:
+        first.setdefault(chunk.id, chunk)
+    return list(first.values())
 
 
 def _leaks_by_case(retrieval: RetrievalReport) -> dict[str, list[str]]:
@@ -71,7 +85,7 @@ def build(
         if trace is None:
             rows.append(_untraced(case, expected))
             continue
-        ids = [c.id for c in trace.retrieved]
+        ranked = _ranked(trace)
         evidence = Evidence(
             answerable=bool(expected),
             first_relevant_rank=first_rank.get(case.id),
@@ -99,8 +113,8 @@ def build(
                 tags=list(case.tags),
                 answerable=bool(expected),
                 expected=expected,
-                retrieved_ids=ids,
-                retrieved_scores=[c.score for c in trace.retrieved],
+                retrieved_ids=[c.id for c in ranked],
+                retrieved_scores=[c.score for c in ranked],
                 context_ids=trace.context_ids,
                 first_relevant_rank=evidence.first_relevant_rank,
                 relevant_in_context=evidence.relevant_in_context,
