@@ -1,6 +1,7 @@
 """The layers a reader sees in the tree, and imports only going down.
 
-data < models < retrieval | judge < calibration < triage < results < render < cli.
+data < models < retrieval | judge < calibration < triage < results < render | annotate
+< flows < cli.
 A module may import its own package and any lower layer; never a higher one, nor a
 sibling on its own level (retrieval and judge know nothing of each other). Terminal,
 Markdown, HTML and plot output live only in ``render`` (``rich``, ``matplotlib``).
@@ -25,8 +26,10 @@ LAYER = {
     "triage": 6,
     "results": 7,
     "render": 8,
+    "annotate": 8,  # the labelling pages' machinery: sample, pools, session store, web app
     "doctor": 9,  # the install check, run by cli
-    "cli": 10,
+    "flows": 10,  # each command's config and run()
+    "cli": 11,
 }
 DISPLAY = ("rich", "matplotlib")
 

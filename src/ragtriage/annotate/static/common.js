@@ -62,15 +62,22 @@ class Saver {
     this.pending = 0;
   }
 
+  // A job returns "conflict" when another tab had changed the item (it was reloaded):
+  // the status then says so instead of "saved".
   run(job) {
     this.pending += 1;
     this.onStatus("saving");
     const next = this.chain.then(job).catch((error) => {
       this.onStatus("error", String(error));
+      return "error";
     });
-    this.chain = next.then(() => {
+    this.chain = next.then((outcome) => {
       this.pending -= 1;
-      if (this.pending === 0) this.onStatus("saved");
+      if (outcome === "conflict") this.conflicted = true;
+      if (this.pending > 0 || outcome === "error") return;
+      if (this.conflicted) this.onStatus("conflict", "changed in another tab: reloaded");
+      else this.onStatus("saved");
+      this.conflicted = false;
     });
     return next;
   }

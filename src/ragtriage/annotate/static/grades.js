@@ -26,9 +26,10 @@ async function loadState() {
   return data;
 }
 
-async function show(index) {
+// wait: let the saves in flight finish first (not from inside a save: it would wait on itself)
+async function show(index, wait = true) {
   if (index < 0 || index >= page.state.total) return;
-  await page.saver.chain;
+  if (wait) await page.saver.chain;
   const { status, data } = await api("GET", `/api/item/${index}`);
   if (status !== 200) {
     setStatus("error", data.error || String(status));
@@ -172,9 +173,8 @@ function save() {
     const { status, data } = await api("POST", `/api/item/${index}`,
       { version: page.item.version, record: rec, seconds });
     if (status === 409) {
-      setStatus("conflict", "changed in another tab: reloaded");
-      await show(index);
-      return;
+      await show(index, false);
+      return "conflict";
     }
     if (status !== 200) throw new Error(data.error || String(status));
     if (page.index === index) page.item.version = data.version;
