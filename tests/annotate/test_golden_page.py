@@ -181,7 +181,9 @@ def test_a_request_without_the_token_is_refused(inputs, servers):
         assert _status(base + path, token) == 200, path
     assert _status(base + "/?token=wrong") == 403
     assert _status(f"{base}/?token={token}") == 200
-    assert _status(base + "/api/item/0", token, "POST", cookie=True) == 403  # writes need the header
+    assert (
+        _status(base + "/api/item/0", token, "POST", cookie=True) == 403
+    )  # writes need the header
     assert _status(base + "/api/item/0", "wrong", "POST") == 403
     assert not inputs["out"].exists() or read_jsonl(inputs["out"]) == []
     assert _status(base + "/api/item/0", token, "POST") == 200
@@ -209,9 +211,7 @@ def test_kill_9_while_labelling_loses_nothing_saved(inputs, page_of, servers):
     assert page.text_content("#case-state") != "not labelled yet"
 
 
-def test_two_tabs_cannot_overwrite_each_other_nor_two_servers_one_file(
-    inputs, page_of, servers
-):
+def test_two_tabs_cannot_overwrite_each_other_nor_two_servers_one_file(inputs, page_of, servers):
     server = start_server(_args(inputs, "--sample", "3", "--seed", "7"))
     servers.append(server)
     first, second = page_of(server.url), page_of(server.url)

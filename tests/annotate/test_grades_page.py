@@ -4,8 +4,8 @@ the grades: the bias-corrected rate of that audit, which the shipped grades with
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -108,7 +108,11 @@ def test_grade_three_answers_then_calibrate_and_correct_the_audit(
     for index in range(3, 10):  # the other seven graded the same way, through the API
         item = _api(server, f"/api/item/{index}")
         marks = ["supported"] * len(item["sentences"])
-        _api(server, f"/api/item/{index}", {"version": item["version"], "record": {"sentences": marks}})
+        _api(
+            server,
+            f"/api/item/{index}",
+            {"version": item["version"], "record": {"sentences": marks}},
+        )
     assert len(read_jsonl(out)) == 10
     server.stop()
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
+from ragtriage.annotate import fields
 from ragtriage.annotate.pool import Corpus, interleave
 from ragtriage.annotate.queries import Query
-from ragtriage.annotate import fields
 from ragtriage.annotate.store import SessionStore
 from ragtriage.errors import InputError
 
@@ -97,8 +97,9 @@ def coverage(session: dict[str, Any]) -> dict[str, Any]:
     done = [r for r in records.values() if is_labelled(r)]
     tags = {tag: 0 for tag in AWKWARD_TAGS}
     for record in done:
-        for tag in set(record.get("tags", [])) | ({"unanswerable"} if record.get(
-            "unanswerable") else set()):
+        for tag in set(record.get("tags", [])) | (
+            {"unanswerable"} if record.get("unanswerable") else set()
+        ):
             if tag in tags:
                 tags[tag] += 1
     seconds = [float(r["seconds"]) for r in done if r.get("seconds")]
@@ -156,7 +157,9 @@ class GoldenTask:
             "index": index,
             "id": query.id,
             "query": query.text,
-            "candidates": [self._chunk(c) for c in candidates(query, self.corpus, self.run, record)],
+            "candidates": [
+                self._chunk(c) for c in candidates(query, self.corpus, self.run, record)
+            ],
             "record": record,
             "version": version,
         }
@@ -202,10 +205,16 @@ class GoldenTask:
             "relevance": dict(relevance),
             "unanswerable": bool(record.get("unanswerable", False)),
             "skipped": bool(record.get("skipped", False)),
-            "tags": list(dict.fromkeys(t.strip() for t in fields.strings(record.get("tags", []),
-                                                               "record.tags") if t.strip())),
+            "tags": list(
+                dict.fromkeys(
+                    t.strip()
+                    for t in fields.strings(record.get("tags", []), "record.tags")
+                    if t.strip()
+                )
+            ),
             "note": fields.text(record.get("note", ""), "record.note"),
-            "reference_answer": fields.text(record.get("reference_answer", ""),
-                                      "record.reference_answer"),
+            "reference_answer": fields.text(
+                record.get("reference_answer", ""), "record.reference_answer"
+            ),
             "added": [c for c in added if c in self.corpus.chunks],
         }

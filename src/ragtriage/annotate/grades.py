@@ -27,10 +27,10 @@ import orjson
 from ragtriage.annotate import fields
 from ragtriage.annotate.store import SessionStore
 from ragtriage.calibration.grades import sha256_text
+from ragtriage.errors import InputError
 from ragtriage.judge.alignment import align_sentence
 from ragtriage.judge.lexical import claim_sentences, split_sentences
 from ragtriage.judge.types import ContextChunk, Outcome
-from ragtriage.errors import InputError
 from ragtriage.triage.models import AuditResult, CaseResult
 
 __all__ = [
@@ -65,15 +65,15 @@ class AnswerItem:
 
 def gradable(result: AuditResult) -> list[CaseResult]:
     """The audit's answers its faithfulness rate is computed on: those the judge scored."""
-    return [
-        c for c in result.cases if c.judge is not None and c.judge.outcome == Outcome.SCORED
-    ]
+    return [c for c in result.cases if c.judge is not None and c.judge.outcome == Outcome.SCORED]
 
 
 def make_item(case: CaseResult, texts: dict[str, str]) -> AnswerItem:
     """The item for one audited case; ``texts`` has every one of its context chunks."""
     contexts = [texts[cid] for cid in case.context_ids]
-    chunks = [ContextChunk(id=cid, text=t) for cid, t in zip(case.context_ids, contexts, strict=True)]
+    chunks = [
+        ContextChunk(id=cid, text=t) for cid, t in zip(case.context_ids, contexts, strict=True)
+    ]
     sentences = claim_sentences(case.answer)
     judge = case.judge
     return AnswerItem(
@@ -218,8 +218,13 @@ class GradesTask:
         record, version = self.store.record(item["id"])
         if not self.store.data["options"].get("show_judge"):
             item.pop("judge", None)  # blind: a grader anchored on the judge measures nothing
-        return {"index": index, **item, "record": record, "version": version,
-                "label": overall(record, len(item["sentences"]))}
+        return {
+            "index": index,
+            **item,
+            "record": record,
+            "version": version,
+            "label": overall(record, len(item["sentences"])),
+        }
 
     def save(self, index: int, body: dict[str, Any]) -> dict[str, Any]:
         item = self.items[index]
@@ -248,8 +253,9 @@ def _checked(record: Any, n_sentences: int) -> dict[str, Any]:
     if not isinstance(verdicts, list) or len(verdicts) != n_sentences:
         raise InputError(f"expected {n_sentences} sentence verdicts", field="record.sentences")
     if any(v not in _VERDICT_SET for v in verdicts):
-        raise InputError(f"a verdict is one of {', '.join(VERDICTS)} or null",
-                         field="record.sentences")
+        raise InputError(
+            f"a verdict is one of {', '.join(VERDICTS)} or null", field="record.sentences"
+        )
     return {
         "sentences": verdicts,
         "label": _optional_bool(record.get("label"), "record.label"),

@@ -68,8 +68,8 @@ class Corpus:
             matches = [i for i in matches if all(term in self._lowered[i] for term in rest)]
         capped = len(matches) > _SCAN_LIMIT
         counted = matches[:_SCAN_LIMIT]
-        counts = np.array([sum(self._lowered[i].count(t) for t in terms) for i in counted])
-        order = np.argsort(-counts, kind="stable")[:limit] if len(counted) else []
+        counts = np.array([sum(self._lowered[i].count(t) for t in terms) for i in counted], int)
+        order = np.argsort(-counts, kind="stable")[:limit]
         return SearchResult([self.ids[counted[int(k)]] for k in order], len(matches), capped)
 
 

@@ -27,14 +27,14 @@ import orjson
 
 from ragtriage.atomic import write_atomic_set
 from ragtriage.data.readers import read_text
-from ragtriage.errors import InputError
+from ragtriage.errors import InputError, RagtriageError
 
 __all__ = ["Conflict", "SessionStore", "session_path"]
 
 Render = Callable[[dict[str, Any]], str]  # the session -> the output file's text
 
 
-class Conflict(Exception):
+class Conflict(RagtriageError):
     """A save based on an item version another tab has already replaced."""
 
     def __init__(self, current: dict[str, Any], version: int) -> None:

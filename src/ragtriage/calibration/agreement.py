@@ -71,8 +71,15 @@ class Agreement(BaseModel):
     kendall: float | None = None
 
     @field_validator(
-        "accuracy", "kappa", "kappa_low", "kappa_high", "precision_unfaithful",
-        "recall_unfaithful", "f1_unfaithful", "human_faithful_rate", "judge_faithful_rate",
+        "accuracy",
+        "kappa",
+        "kappa_low",
+        "kappa_high",
+        "precision_unfaithful",
+        "recall_unfaithful",
+        "f1_unfaithful",
+        "human_faithful_rate",
+        "judge_faithful_rate",
         mode="before",
     )
     @classmethod

@@ -44,8 +44,9 @@ def golden(
     from ragtriage.flows.annotate import run as run_flow
 
     output_file(output, "--output")
-    config = GoldenConfig(queries, corpus, output, run, sample, seed, graded,
-                          Served(host, port, browser))
+    config = GoldenConfig(
+        queries, corpus, output, run, sample, seed, graded, Served(host, port, browser)
+    )
     run_flow(config, _announce, _note)
 
 
@@ -66,8 +67,9 @@ def grades(
     from ragtriage.flows.annotate import run as run_flow
 
     output_file(output, "--output")
-    config = GradesConfig(audit, output, sample, seed, grader, show_judge,
-                          Served(host, port, browser))
+    config = GradesConfig(
+        audit, output, sample, seed, grader, show_judge, Served(host, port, browser)
+    )
     run_flow(config, _announce, _note)
 
 

@@ -11,7 +11,17 @@ import sys
 
 import typer
 
-from ragtriage.cli import annotate, audit, calibrate, compare, doctor, gate, golden, judge, retrieval
+from ragtriage.cli import (
+    annotate,
+    audit,
+    calibrate,
+    compare,
+    doctor,
+    gate,
+    golden,
+    judge,
+    retrieval,
+)
 from ragtriage.cli.common import Abort, ClickException, one_line, usage_error
 from ragtriage.errors import RagtriageError
 from ragtriage.memory import keep_freed_memory

@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np

@@ -105,8 +105,13 @@ def prepare_golden(config: GoldenConfig) -> Prepared:
             "kind": "golden",
             "created_at": _now(),
             "wanted": wanted,
-            "queries": {**origin, "read": log.read, "exact": log.exact, "near": log.near,
-                        "distinct": len(log.queries)},
+            "queries": {
+                **origin,
+                "read": log.read,
+                "exact": log.exact,
+                "near": log.near,
+                "distinct": len(log.queries),
+            },
             "corpus": {"source": str(config.corpus), "chunks": len(corpus.ids)},
             "run": {"source": str(config.run)} if config.run else None,
             "seed": config.seed,
@@ -120,8 +125,10 @@ def prepare_golden(config: GoldenConfig) -> Prepared:
     ids = {q["id"] for q in saved["sample"]}
     runs = run_lists(load_run(config.run), ids) if config.run else {}
     if config.run and not runs:
-        notes.append(f"the run {config.run} answers none of the sampled query ids: "
-                     "its candidates are not pooled")
+        notes.append(
+            f"the run {config.run} answers none of the sampled query ids: "
+            "its candidates are not pooled"
+        )
     command = f"ragtriage golden check --golden {config.output} --corpus {config.corpus}"
     return Prepared(GoldenTask(store, corpus, runs, command), notes)
 
@@ -136,20 +143,30 @@ def prepare_grades(config: GradesConfig) -> Prepared:
         result = load_audit(config.audit)
         population = grading.gradable(result)
         if not population:
-            raise InputError("the audit has no answer the judge scored: nothing to grade",
-                             path=config.audit, field="cases")
+            raise InputError(
+                "the audit has no answer the judge scored: nothing to grade",
+                path=config.audit,
+                field="cases",
+            )
         texts, changed = _context_texts(result, config.audit)
         notes += changed
-        items = [grading.make_item(c, texts) for c in sample(population, config.sample, config.seed)]
-        notes.append(f"{len(items)} of the audit's {len(population)} scored answers drawn "
-                     f"with seed {config.seed}")
+        items = [
+            grading.make_item(c, texts) for c in sample(population, config.sample, config.seed)
+        ]
+        notes.append(
+            f"{len(items)} of the audit's {len(population)} scored answers drawn "
+            f"with seed {config.seed}"
+        )
         saved = {
             "kind": "grades",
             "created_at": _now(),
             "wanted": wanted,
-            "audit": {"id": f"{result.created_at} {digest[:12] if digest else ''}".strip(),
-                      "source": str(config.audit), "sha256": digest,
-                      "judge": result.config.get("judge")},
+            "audit": {
+                "id": f"{result.created_at} {digest[:12] if digest else ''}".strip(),
+                "source": str(config.audit),
+                "sha256": digest,
+                "judge": result.config.get("judge"),
+            },
             "sample": {"seed": config.seed, "population": len(population)},
             "items": [i.public() for i in items],
             "options": {},
@@ -169,8 +186,9 @@ def run(
     note: Callable[[str], None],
 ) -> None:
     """Prepare the session and serve its page until interrupted."""
-    prepared = prepare_golden(config) if isinstance(config, GoldenConfig) else prepare_grades(
-        config)
+    prepared = (
+        prepare_golden(config) if isinstance(config, GoldenConfig) else prepare_grades(config)
+    )
     for line in prepared.notes:
         note(line)
     served = config.served
@@ -209,8 +227,12 @@ def _unique_ids(queries: list, path: Path) -> None:
     seen: dict[str, int] = {}
     for q in queries:
         if q.id in seen:
-            raise InputError(f"duplicate query id {q.id!r} (first on line {seen[q.id]})",
-                             path=path, line=q.line, field="id")
+            raise InputError(
+                f"duplicate query id {q.id!r} (first on line {seen[q.id]})",
+                path=path,
+                line=q.line,
+                field="id",
+            )
         seen[q.id] = q.line
 
 
@@ -223,8 +245,10 @@ def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
     audited = golden.model_copy(update={"cases": golden.cases[:limit]}) if limit else golden
     notes = []
     if result.golden.get("sha256") and audited.content_hash() != result.golden["sha256"]:
-        notes.append(f"warning: the golden set {result.golden['source']} changed since the "
-                     "audit; passages are read from it as it is now")
+        notes.append(
+            f"warning: the golden set {result.golden['source']} changed since the "
+            "audit; passages are read from it as it is now"
+        )
     traces = {}
     source = result.traces.get("source")
     if result.traces.get("sha256") and source and Path(source).is_file():
