@@ -128,3 +128,40 @@ def test_overall_label_follows_the_sentences_unless_overridden():
         checked_grade({"sentences": ["supported"]}, 2)
     with pytest.raises(InputError, match="record.label"):
         checked_grade({"sentences": [None], "label": "yes"}, 1)
+
+
+def test_a_term_in_too_many_chunks_says_its_count_is_a_floor(monkeypatch):
+    import ragtriage.annotate.pool as pool
+
+    corpus = _corpus()
+    monkeypatch.setattr(pool, "_SCAN_LIMIT", 1)
+    found = corpus.search("e1042")
+    assert (found.total, found.capped) == (1, True)
+    assert corpus.search("n4-300").capped is False
+
+
+def test_two_graders_on_one_sample_give_two_grades_per_answer(tmp_path: Path):
+    """A second grader grades the same sample (same audit, seed and size) into a file of
+    their own beside the first: calibrate folds the rows by id (inter-grader alpha)."""
+    from ragtriage.annotate.grades import render_grades
+    from ragtriage.calibration.grades import load_grades
+
+    items = [
+        {"id": f"c{i}", "question": "q", "contexts": ["p"], "context_ids": ["x"],
+         "answer": f"Answer {i}.", "sentences": [f"Answer {i}."], "evidence": [None]}
+        for i in range(3)
+    ]  # fmt: skip
+    for grader, verdict in (("ana", "supported"), ("bo", "unsupported")):
+        session = {
+            "items": items,
+            "records": {"c0": {"sentences": [verdict]}, "c1": {"sentences": ["supported"]}},
+            "options": {"grader": grader},
+            "audit": {"id": "2026-12-01 abc", "sha256": "abc"},
+            "sample": {"seed": 1, "population": 3},
+        }
+        (tmp_path / f"{grader}.jsonl").write_text(render_grades(session))
+    folded = {g.id: g for g in load_grades(tmp_path)}
+    assert sorted(folded) == ["c0", "c1"]
+    assert [r.grader for r in folded["c0"].grades] == ["ana", "bo"]
+    assert folded["c0"].label is None  # a tie is reported, not resolved
+    assert folded["c1"].label is True

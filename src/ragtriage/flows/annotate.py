@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 DEFAULT_SAMPLE = 200  # queries or answers drawn when --sample is not given
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 @dataclass
@@ -189,9 +190,14 @@ def run(
     prepared = (
         prepare_golden(config) if isinstance(config, GoldenConfig) else prepare_grades(config)
     )
+    served = config.served
+    if served.host not in LOOPBACK:
+        prepared.notes.append(
+            f"warning: listening on {served.host}, not on this machine only: others can reach "
+            "the page (the token still guards every request)"
+        )
     for line in prepared.notes:
         note(line)
-    served = config.served
     try:
         serve(prepared.task, served.host, served.port, announce, served.open_browser)
     finally:
