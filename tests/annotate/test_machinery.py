@@ -73,6 +73,7 @@ def test_keyword_search_every_term_phrases_and_ranking():
     assert corpus.search("e1042").ids == ["c", "b"]  # two occurrences first
     assert corpus.search('"drive bays" hot').ids == ["c"]
     assert corpus.search("N4-300").ids == ["a"]  # a code BM25's tokenizer would split
+    assert corpus.search("e104").ids == [] and corpus.search("e104*").ids == ["c", "b"]
     assert corpus.search("").total == 0
     assert search_terms('say "a  phrase" x') == ["a phrase", "say", "x"]
     assert corpus.bm25_ids("what does E1042 mean", 2)[0] in {"b", "c"}
@@ -130,14 +131,24 @@ def test_overall_label_follows_the_sentences_unless_overridden():
         checked_grade({"sentences": [None], "label": "yes"}, 1)
 
 
-def test_a_term_in_too_many_chunks_says_its_count_is_a_floor(monkeypatch):
+def test_counts_beyond_the_limit_are_exact_for_words_and_a_floor_for_checked_terms(
+    monkeypatch,
+):
     import ragtriage.annotate.pool as pool
 
     corpus = _corpus()
     monkeypatch.setattr(pool, "_SCAN_LIMIT", 1)
-    found = corpus.search("e1042")
-    assert (found.total, found.capped) == (1, True)
-    assert corpus.search("n4-300").capped is False
+    found = corpus.search("e1042")  # a word: counted from the index, every match
+    assert (found.ids, found.total, found.capped) == (["b"], 2, False)
+    codes = Corpus({k: Chunk(id=k, text=f"part a-b {k}") for k in "xyz"})
+    found = codes.search("a-b")  # not one word: each candidate checked, up to the limit
+    assert (found.ids, found.total, found.capped) == (["x"], 1, True)
+    monkeypatch.undo()
+    assert codes.search('"part a-b"').total == 3  # a phrase: those words in that order
+    assert codes.search('"a-b part"').total == 0
+    assert codes.search("art").total == 0  # whole words only
+    assert codes.search("par*").total == 3  # a prefix
+    assert codes.search("?").total == 0  # no word in the term
 
 
 def test_two_graders_on_one_sample_give_two_grades_per_answer(tmp_path: Path):

@@ -7,7 +7,8 @@ shows the answer split into the sentences the judge checks
 (:func:`ragtriage.judge.lexical.claim_sentences`) and, per sentence, the passage window
 the judge aligned it to (:func:`ragtriage.judge.alignment.align_sentence`).
 
-A record per answer: ``sentences`` (one of ``supported``, ``unsupported``, ``unsure`` or
+A record per answer: ``grader`` (``--grader`` of the session that saved it),
+``sentences`` (one of ``supported``, ``unsupported``, ``unsure`` or
 None per sentence), ``label`` (an override of the overall label, or None), ``answers``
 (does it answer the question: True/False/None), ``note`` and ``seconds``. The overall
 label follows the sentences (every one supported: faithful; any unsupported: not) unless
@@ -135,7 +136,7 @@ def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, A
     row: dict[str, Any] = {
         "id": item["id"],
         "label": label,
-        "grader": session["options"].get("grader"),
+        "grader": record.get("grader", session["options"].get("grader")),
         "notes": record.get("note", ""),
         "question": item["question"],
         "contexts": item["contexts"],
@@ -230,6 +231,7 @@ class GradesTask:
         item = self.items[index]
         old, _ = self.store.record(item["id"])
         record = _checked(body.get("record"), len(item["sentences"]))
+        record["grader"] = self.store.data["options"].get("grader")  # who made this mark
         record["seconds"] = float(old.get("seconds", 0.0)) + fields.seconds(body.get("seconds"))
         version = self.store.save(item["id"], record, fields.version(body.get("version")), index)
         return {

@@ -8,10 +8,10 @@ given, and whatever the person finds with the free keyword search. The lists are
 interleaved (first of each, then second of each, ...) without saying which system found
 what, so the person judges the chunk, not the system.
 
-The keyword search is a case-insensitive substring match of every term (a quoted phrase
-is one term) over the whole corpus: an exact product code or error number that BM25's
-tokenizer splits or drops is still found. Matches are ranked by how often the terms
-occur; the corpus is lower-cased once at load.
+The keyword search matches every term as whole words, case-folded (a quoted phrase is one
+term; ``bay*`` a prefix) over the whole corpus: an exact product code or error number
+that BM25's tokenizer splits or drops as a stopword is still found
+(``annotate/search.py``). Matches are ranked by how often the terms occur in them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragtriage.annotate.search import WordIndex
 from ragtriage.data.models import Chunk
 from ragtriage.data.tables import Run
 from ragtriage.retrieval.retrievers import BM25Retriever
@@ -30,7 +31,7 @@ __all__ = ["Corpus", "SearchResult", "interleave", "run_lists", "search_terms"]
 
 DEPTH = 10  # candidates from each pooled system
 SEARCH_LIMIT = 20  # keyword matches shown
-_SCAN_LIMIT = 5000  # matches counted before ranking stops scanning (a term in every chunk)
+_SCAN_LIMIT = 5000  # matches ranked (a term in every chunk), and substring checks kept
 
 
 @dataclass(frozen=True)
@@ -41,22 +42,13 @@ class SearchResult:
 
 
 class Corpus:
-    """The corpus as the pages use it: chunks by id and position, BM25, keyword search.
-
-    For the search, every passage is case-folded once and joined into one string
-    (``\\x00`` between passages, a character no search term holds), so finding a term is
-    ``str.find`` over one buffer in C, not a Python loop over 100,000 strings; after each
-    hit the scan jumps to the next passage, so a term in every passage costs one step
-    per passage, up to ``_SCAN_LIMIT``.
-    """
+    """The corpus as the pages use it: chunks by id and position, BM25, keyword search
+    (:class:`ragtriage.annotate.search.WordIndex`, built once)."""
 
     def __init__(self, chunks: dict[str, Chunk]) -> None:
         self.chunks = chunks
         self.ids = list(chunks)
-        lowered = [c.passage.casefold().replace("\x00", " ") for c in chunks.values()]
-        lengths = np.fromiter((len(t) + 1 for t in lowered), np.int64, len(lowered))
-        self._starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-        self._text = "\x00".join(lowered)
+        self.words = WordIndex([c.passage.casefold().replace("\x00", " ") for c in chunks.values()])
         self._bm25: BM25Retriever | None = None
 
     def bm25(self) -> BM25Retriever:
@@ -68,37 +60,17 @@ class Corpus:
     def bm25_ids(self, query: str, depth: int = DEPTH) -> list[str]:
         return [hit.id for hit in self.bm25()(query, depth)]
 
-    def passage(self, index: int) -> str:
-        """The case-folded passage at ``index``, as the search sees it."""
-        end = self._starts[index + 1] - 1 if index + 1 < len(self._starts) else len(self._text)
-        return self._text[self._starts[index] : end]
-
     def search(self, text: str, limit: int = SEARCH_LIMIT) -> SearchResult:
         terms = search_terms(text)
         if not terms:
             return SearchResult([], 0, False)
-        found, capped = self._containing(terms[0])
-        rest = terms[1:]
-        matches = [i for i in found if all(t in self.passage(i) for t in rest)]
-        counts = np.array([sum(self.passage(i).count(t) for t in terms) for i in matches], int)
+        found, capped = self.words.matching(terms, _SCAN_LIMIT)
+        ranked = found[:_SCAN_LIMIT]  # ranking counts occurrences in the first ones only
+        texts = self.words.passages
+        bare = [t.rstrip("*") for t in terms]
+        counts = np.array([sum(texts[i].count(t) for t in bare) for i in ranked.tolist()], int)
         order = np.argsort(-counts, kind="stable")[:limit]
-        return SearchResult([self.ids[matches[int(k)]] for k in order], len(matches), capped)
-
-    def _containing(self, term: str) -> tuple[list[int], bool]:
-        """Passages holding ``term``, in corpus order, at most ``_SCAN_LIMIT`` (and whether
-        the scan stopped there)."""
-        out: list[int] = []
-        starts, text = self._starts, self._text
-        at = text.find(term)
-        while at != -1:
-            index = int(np.searchsorted(starts, at, side="right")) - 1
-            if len(out) == _SCAN_LIMIT:
-                return out, True  # one more passage holds it: the count is a floor
-            out.append(index)
-            if index + 1 == len(starts):
-                break
-            at = text.find(term, int(starts[index + 1]))
-        return out, False
+        return SearchResult([self.ids[int(ranked[k])] for k in order], len(found), capped)
 
 
 def search_terms(text: str) -> list[str]:

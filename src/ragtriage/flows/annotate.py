@@ -12,6 +12,7 @@ refused rather than mixing two samples in one file.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -130,7 +131,17 @@ def prepare_golden(config: GoldenConfig) -> Prepared:
             f"the run {config.run} answers none of the sampled query ids: "
             "its candidates are not pooled"
         )
-    command = f"ragtriage golden check --golden {config.output} --corpus {config.corpus}"
+    command = shlex.join(
+        [
+            "ragtriage",
+            "golden",
+            "check",
+            "--golden",
+            str(config.output),
+            "--corpus",
+            str(config.corpus),
+        ]
+    )
     return Prepared(GoldenTask(store, corpus, runs, command), notes)
 
 
@@ -177,7 +188,17 @@ def prepare_grades(config: GradesConfig) -> Prepared:
     saved["options"] = {"grader": config.grader, "show_judge": config.show_judge}
     store.start(saved)
     judge = saved["audit"].get("judge") or "embedded"
-    command = f"ragtriage calibrate {config.output} --judge {judge} --out calibration"
+    command = shlex.join(
+        [
+            "ragtriage",
+            "calibrate",
+            str(config.output),
+            "--judge",
+            str(judge),
+            "--out",
+            "calibration",
+        ]
+    )
     return Prepared(grading.GradesTask(store, command), notes)
 
 
