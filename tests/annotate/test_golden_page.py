@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -197,6 +198,9 @@ def test_kill_9_while_labelling_loses_nothing_saved(inputs, page_of, servers):
     page.keyboard.press("ArrowRight")
     expect(page.locator("#position")).to_have_text("2 / 3")
     second = _label_current(page)
+    page.keyboard.press("n")
+    page.keyboard.type("half a thought")  # the field keeps the focus: saved while typing
+    _wait_for(lambda: "half a thought" in inputs["out"].read_text())
     server.stop(signal.SIGKILL)
     assert server.proc.returncode == -signal.SIGKILL
     assert [r["query"] for r in read_jsonl(inputs["out"])] == [first, second]
@@ -209,6 +213,14 @@ def test_kill_9_while_labelling_loses_nothing_saved(inputs, page_of, servers):
     assert page.text_content("#position") == "2 / 3"
     assert page.text_content("#query") == second
     assert page.text_content("#case-state") != "not labelled yet"
+    assert page.input_value("#note") == "half a thought"
+
+
+def _wait_for(condition, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "not saved in time"
+        time.sleep(0.1)
 
 
 def test_two_tabs_cannot_overwrite_each_other_nor_two_servers_one_file(inputs, page_of, servers):

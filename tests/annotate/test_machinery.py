@@ -125,6 +125,8 @@ def test_overall_label_follows_the_sentences_unless_overridden():
     assert overall({"sentences": [None, "unsupported"]}, 2) is False
     assert overall({"sentences": ["supported", "unsure"]}, 2) is None
     assert overall({"sentences": ["supported", "unsure"], "label": False}, 2) is False
+    assert overall({"sentences": []}, 0) is None  # nothing checked is not "all supported"
+    assert overall({"sentences": [], "label": True}, 0) is True
     with pytest.raises(InputError, match="expected 2 sentence verdicts"):
         checked_grade({"sentences": ["supported"]}, 2)
     with pytest.raises(InputError, match="record.label"):
@@ -143,6 +145,11 @@ def test_counts_beyond_the_limit_are_exact_for_words_and_a_floor_for_checked_ter
     codes = Corpus({k: Chunk(id=k, text=f"part a-b {k}") for k in "xyz"})
     found = codes.search("a-b")  # not one word: each candidate checked, up to the limit
     assert (found.ids, found.total, found.capped) == (["x"], 1, True)
+    monkeypatch.undo()
+    import ragtriage.annotate.search as search
+
+    monkeypatch.setattr(search, "_CHECKED", 2)  # candidates checked at most: a floor
+    assert (codes.search("a-b").total, codes.search("a-b").capped) == (2, True)
     monkeypatch.undo()
     assert codes.search('"part a-b"').total == 3  # a phrase: those words in that order
     assert codes.search('"a-b part"').total == 0

@@ -125,8 +125,8 @@ def overall(record: dict[str, Any], n_sentences: int) -> bool | None:
     verdicts = list(record.get("sentences") or [])
     if "unsupported" in verdicts:  # one unsupported sentence makes the answer unfaithful
         return False
-    if len(verdicts) == n_sentences and all(v == "supported" for v in verdicts):
-        return True
+    if n_sentences and len(verdicts) == n_sentences and all(v == "supported" for v in verdicts):
+        return True  # an answer without a sentence to check needs the override
     return None
 
 

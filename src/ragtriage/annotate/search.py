@@ -24,6 +24,9 @@ __all__ = ["WordIndex"]
 
 _WORD = re.compile(r"\w+")
 _LAST = "\U0010ffff"  # sorts after every word: the end of a prefix's range
+# Candidates of a term of several words checked at most (in corpus order): the work of a
+# phrase of two words found in a third of the corpus stays bounded; its count is a floor.
+_CHECKED = 20_000
 
 
 class WordIndex:
@@ -43,9 +46,9 @@ class WordIndex:
         self.size = len(passages)
 
     def matching(self, terms: list[str], limit: int) -> tuple[np.ndarray, bool]:
-        """Passage indices (ascending) holding every term, and whether more than ``limit``
-        matched among those needing the check (then only the first ``limit`` are kept: a
-        phrase of two common words has tens of thousands of candidates)."""
+        """Passage indices (ascending) holding every term, and whether the list stopped
+        short: more than ``limit`` matches, or more than ``_CHECKED`` candidates, of a term
+        that needs the check (a phrase of two common words has tens of thousands)."""
         mask = np.ones(self.size, bool)
         checks = []
         for term in terms:
@@ -62,6 +65,8 @@ class WordIndex:
             return found, False
         texts = self.passages
         candidates = found.tolist()
+        capped = len(candidates) > _CHECKED
+        candidates = candidates[:_CHECKED]
         for text, _ in checks:  # a plain substring test first: C speed, drops most
             candidates = [i for i in candidates if text in texts[i]]
         kept: list[int] = []
@@ -70,7 +75,7 @@ class WordIndex:
                 if len(kept) == limit:
                     return np.array(kept, np.int64), True
                 kept.append(i)
-        return np.array(kept, np.int64), False
+        return np.array(kept, np.int64), capped
 
     def _holding(self, word: str, prefix: bool) -> np.ndarray:
         """Mask of the passages holding ``word`` (or a word starting with it)."""

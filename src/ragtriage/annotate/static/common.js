@@ -89,3 +89,18 @@ function setStatus(state, detail) {
   const words = { saving: "saving…", saved: "all marks saved", error: "not saved: ", conflict: "" };
   node.textContent = (words[state] !== undefined ? words[state] : state) + (detail || "");
 }
+
+// Save a text field while the person types (after a pause), not only when it loses the
+// focus: a tab closed mid-note keeps what was typed.
+function saveWhileTyping(node, apply, save) {
+  let timer = null;
+  node.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { apply(node.value); save(); }, 600);
+  });
+  node.addEventListener("change", () => {
+    clearTimeout(timer);
+    apply(node.value);
+    save();
+  });
+}

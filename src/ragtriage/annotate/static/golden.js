@@ -252,11 +252,8 @@ function onKey(event) {
 }
 
 function bindFields() {
-  byId("note").addEventListener("change", (e) => { record().note = e.target.value; save(); });
-  byId("reference").addEventListener("change", (e) => {
-    record().reference_answer = e.target.value;
-    save();
-  });
+  saveWhileTyping(byId("note"), (value) => { record().note = value; }, save);
+  saveWhileTyping(byId("reference"), (value) => { record().reference_answer = value; }, save);
   byId("free-tags").addEventListener("change", (e) => {
     const rec = record();
     const free = e.target.value.split(",").map((t) => t.trim()).filter(Boolean);

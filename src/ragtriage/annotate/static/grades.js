@@ -225,7 +225,7 @@ function onKey(event) {
 }
 
 async function start() {
-  byId("note").addEventListener("change", (e) => { record().note = e.target.value; save(); });
+  saveWhileTyping(byId("note"), (value) => { record().note = value; }, save);
   byId("prev").addEventListener("click", () => show(page.index - 1));
   byId("next").addEventListener("click", () => show(page.index + 1));
   byId("override").addEventListener("click", cycleOverride);
