@@ -1,7 +1,7 @@
 """The layers a reader sees in the tree, and imports only going down.
 
-data < models < retrieval | judge < calibration < triage < system | results < flows <
-render < cli.
+data < models < retrieval | judge < calibration < triage < system | results < annotate <
+flows < render < cli.
 A module may import its own package and any lower layer; never a higher one, nor a
 sibling on its own level (retrieval and judge know nothing of each other). Terminal,
 Markdown, HTML and plot output live only in ``render`` (``rich``, ``matplotlib``).
@@ -26,9 +26,10 @@ LAYER = {
     "triage": 6,
     "system": 7,  # running the system under test: retriever + generator -> traces
     "results": 7,
-    "flows": 8,  # one module per command: config, run(), result
-    "render": 9,
-    "cli": 10,
+    "annotate": 8,  # the labelling pages' machinery: sample, pools, session store, web app
+    "flows": 9,  # one module per command: config, run(), result
+    "render": 10,
+    "cli": 11,
 }
 DISPLAY = ("rich", "matplotlib")
 

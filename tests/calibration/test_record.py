@@ -208,3 +208,16 @@ def test_shipped_records_agree_with_their_own_intervals():
         for scope in record.scopes.values():
             if scope.vs_lexical is not None:
                 assert scope.beats_lexical == (scope.vs_lexical[1] > 0), (path.name, scope.scope)
+
+
+def test_undefined_figures_survive_a_round_trip(record_and_results, tmp_path):
+    """NaN (e.g. precision for unfaithful when neither side found one) is saved as JSON
+    null; loading it back used to fail with 'Input should be a valid number'."""
+    record, _ = record_and_results
+    scope = next(iter(record.scopes.values()))
+    undefined = scope.cv.model_copy(update={"precision_unfaithful": float("nan")})
+    broken = record.model_copy(
+        update={"scopes": {**record.scopes, "pooled": scope.model_copy(update={"cv": undefined})}}
+    )
+    loaded = load_calibration(broken.save(tmp_path / "calibration.json"))
+    assert np.isnan(loaded.scopes["pooled"].cv.precision_unfaithful)

@@ -8,7 +8,7 @@ positive class ("did the judge catch the unfaithful answers?").
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
 
@@ -69,6 +69,24 @@ class Agreement(BaseModel):
     judge_faithful_rate: float
     spearman: float | None = None
     kendall: float | None = None
+
+    @field_validator(
+        "accuracy",
+        "kappa",
+        "kappa_low",
+        "kappa_high",
+        "precision_unfaithful",
+        "recall_unfaithful",
+        "f1_unfaithful",
+        "human_faithful_rate",
+        "judge_faithful_rate",
+        mode="before",
+    )
+    @classmethod
+    def _undefined(cls, value: object) -> object:
+        """An undefined figure (NaN: no unfaithful item on either side) is written as JSON
+        null; read back, it is NaN again (a record of a small grade set failed to load)."""
+        return float("nan") if value is None else value
 
 
 def agreement(

@@ -11,7 +11,17 @@ import sys
 
 import typer
 
-from ragtriage.cli import audit, calibrate, compare, doctor, gate, golden, judge, retrieval
+from ragtriage.cli import (
+    annotate,
+    audit,
+    calibrate,
+    compare,
+    doctor,
+    gate,
+    golden,
+    judge,
+    retrieval,
+)
 from ragtriage.cli.common import Abort, ClickException, one_line, usage_error
 from ragtriage.errors import RagtriageError
 from ragtriage.memory import keep_freed_memory
@@ -33,7 +43,7 @@ def _root() -> None:
     """Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage."""
 
 
-for module in (retrieval, judge, calibrate, audit, compare, gate, golden, doctor):
+for module in (retrieval, judge, calibrate, audit, compare, gate, golden, annotate, doctor):
     module.register(app)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +40,7 @@ __all__ = [
     "MissingId",
     "NEAR_DUPLICATE",
     "check_golden",
+    "duplicate_of",
     "duplicate_queries",
     "jaccard",
     "missing_ids",
@@ -97,20 +99,8 @@ def duplicate_queries(golden: GoldenSet, threshold: float = NEAR_DUPLICATE) -> l
     pairs, not 4.5 million. A case equal to an earlier one is paired with it as ``exact``;
     otherwise with the earliest earlier case it nearly duplicates, as ``near``.
     """
-    first_of: dict[str, int] = {}  # normalised text -> index of its first case
-    reps: list[int] = []  # case index of each distinct text, in file order
-    pairs: list[tuple[int, int, str]] = []  # (second, first, kind), second ascending
     texts = [normalise(c.query) for c in golden.cases]
-    for index, text in enumerate(texts):
-        if text in first_of:
-            pairs.append((index, first_of[text], "exact"))
-        else:
-            first_of[text] = index
-            reps.append(index)
-    tokens = [frozenset(texts[i].split()) for i in reps]
-    for later, earlier in _near_pairs(tokens, threshold).items():
-        pairs.append((reps[later], reps[earlier], "near"))
-    pairs.sort()
+    pairs = sorted((b, a, kind) for b, (a, kind) in duplicate_of(texts, threshold).items())
     cases = golden.cases
     return [
         DuplicatePair(
@@ -121,6 +111,28 @@ def duplicate_queries(golden: GoldenSet, threshold: float = NEAR_DUPLICATE) -> l
         )
         for b, a, kind in pairs
     ]
+
+
+def duplicate_of(
+    texts: Sequence[str], threshold: float = NEAR_DUPLICATE
+) -> dict[int, tuple[int, str]]:
+    """``{later: (earlier, kind)}`` over normalised texts: each index that repeats an
+    earlier text, with the earliest such text, ``exact`` (equal) or ``near`` (token-set
+    Jaccard >= ``threshold``). The one duplicate test: :func:`duplicate_queries` and the
+    query folding of ``ragtriage annotate golden`` both call it."""
+    first_of: dict[str, int] = {}  # normalised text -> index of its first occurrence
+    reps: list[int] = []  # index of each distinct text, in order
+    found: dict[int, tuple[int, str]] = {}
+    for index, text in enumerate(texts):
+        if text in first_of:
+            found[index] = (first_of[text], "exact")
+        else:
+            first_of[text] = index
+            reps.append(index)
+    tokens = [frozenset(texts[i].split()) for i in reps]
+    for later, earlier in _near_pairs(tokens, threshold).items():
+        found[reps[later]] = (reps[earlier], "near")
+    return found
 
 
 def _near_pairs(sets: list[frozenset[str]], threshold: float) -> dict[int, int]:

@@ -1,7 +1,8 @@
 """One module per command: its config, its ``run`` and its result.
 
 ``audit`` (``audit_api``: the same from Python values), ``retrieval``, ``judge``,
-``calibrate``, ``compare``, ``gate``, ``golden`` (split, check, add) and ``doctor`` each
+``calibrate``, ``compare``, ``gate``, ``golden`` (split, check, add), ``annotate`` and
+``doctor`` each
 run a command without the command line, so ``cli/`` only turns options into a config and
 a result into output (through ``render/``). A config's fields are declared once with
 their help, default and range (``config.py``); the command line is derived from them.

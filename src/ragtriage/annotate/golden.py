@@ -1,0 +1,220 @@
+"""Golden-set labelling: what a page shows for each query, what a mark means, the file.
+
+A record per query: ``relevance`` (chunk id -> grade; binary marks are 1, graded 0-3),
+``unanswerable`` (nothing in the corpus answers it: ``expected: []``), ``tags``,
+``skipped``, ``note``, ``reference_answer``, ``added`` (chunks the person pulled in from
+the keyword search, so they stay in the pool on return) and ``seconds`` spent on it.
+
+The output holds the labelled cases only, in sample order, in the golden-set format
+every ragtriage command reads (``expected``, ``relevance_grades`` when graded, ``tags``,
+``reference_answer``, ``source``); a case is labelled when it has a relevant chunk or is
+marked unanswerable, and is not skipped.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+import orjson
+
+from ragtriage.annotate import fields
+from ragtriage.annotate.pool import Corpus, interleave
+from ragtriage.annotate.queries import Query
+from ragtriage.annotate.store import SessionStore
+from ragtriage.errors import InputError
+
+__all__ = [
+    "AWKWARD_TAGS",
+    "GoldenTask",
+    "COMFORTABLE",
+    "TARGET",
+    "coverage",
+    "is_labelled",
+    "render_golden",
+    "golden_row",
+]
+
+TARGET = 50  # cases for a useful golden set
+COMFORTABLE = 100
+AWKWARD_TAGS = ("paraphrase", "product-code", "multi-section", "unanswerable")
+
+
+def is_labelled(record: dict[str, Any]) -> bool:
+    if record.get("skipped"):
+        return False
+    return bool(record.get("unanswerable")) or any(
+        g >= 1 for g in record.get("relevance", {}).values()
+    )
+
+
+def golden_row(query: dict[str, Any], record: dict[str, Any], graded: bool, source: str) -> dict:
+    """One case in the golden-set format; tags ``unanswerable`` when it is."""
+    relevance = {} if record.get("unanswerable") else dict(record.get("relevance", {}))
+    tags = list(dict.fromkeys(record.get("tags", [])))
+    if record.get("unanswerable") and "unanswerable" not in tags:
+        tags.append("unanswerable")
+    row: dict[str, Any] = {
+        "id": query["id"],
+        "query": query["text"],
+        "expected": [doc for doc, grade in relevance.items() if grade >= 1],
+    }
+    if graded and relevance:
+        row["relevance_grades"] = relevance
+    row["tags"] = tags
+    if record.get("reference_answer"):
+        row["reference_answer"] = record["reference_answer"]
+    if record.get("note"):
+        row["notes"] = record["note"]
+    row["source"] = source
+    return row
+
+
+def render_golden(session: dict[str, Any]) -> str:
+    graded = bool(session["options"].get("graded"))
+    source = f"annotate:{session['queries']['source']}"
+    rows = [
+        golden_row(query, session["records"][query["id"]], graded, source)
+        for query in session["sample"]
+        if is_labelled(session["records"].get(query["id"], {}))
+    ]
+    return "".join(orjson.dumps(row).decode() + "\n" for row in rows)
+
+
+def candidates(
+    query: Query, corpus: Corpus, run: dict[str, list[str]], record: dict[str, Any]
+) -> list[str]:
+    """The pool shown for a query: BM25 and run interleaved, then chunks the person
+    added or marked (a marked chunk always stays visible)."""
+    pooled = interleave(corpus.bm25_ids(query.text), run.get(query.id, []))
+    extra = [*record.get("added", []), *record.get("relevance", {})]
+    return list(dict.fromkeys([*pooled, *(c for c in extra if c in corpus.chunks)]))
+
+
+def coverage(session: dict[str, Any]) -> dict[str, Any]:
+    """The coverage panel: done / target, awkward kinds, unanswerable share, pace."""
+    records = session["records"]
+    done = [r for r in records.values() if is_labelled(r)]
+    tags = {tag: 0 for tag in AWKWARD_TAGS}
+    for record in done:
+        for tag in set(record.get("tags", [])) | (
+            {"unanswerable"} if record.get("unanswerable") else set()
+        ):
+            if tag in tags:
+                tags[tag] += 1
+    seconds = [float(r["seconds"]) for r in done if r.get("seconds")]
+    median = statistics.median(seconds) if seconds else None
+    target = TARGET if len(done) < TARGET else COMFORTABLE
+    left = max(0, target - len(done))
+    return {
+        "done": len(done),
+        "target": target,
+        "comfortable": COMFORTABLE,
+        "skipped": sum(bool(r.get("skipped")) for r in records.values()),
+        "sample": len(session["sample"]),
+        "tags": tags,
+        "unanswerable_share": (tags["unanswerable"] / len(done)) if done else None,
+        "median_seconds": median,
+        "seconds_left": median * left if median is not None else None,
+    }
+
+
+_GRADES = range(0, 4)
+
+
+class GoldenTask:
+    """The labelling session the page works on (see ``annotate.app.Task``)."""
+
+    kind = "golden"
+
+    def __init__(
+        self, store: SessionStore, corpus: Corpus, run: dict[str, list[str]], command: str
+    ) -> None:
+        self.store = store
+        self.corpus = corpus
+        self.run = run
+        self.command = command
+        self.sample = [Query(q["id"], q["text"], 0) for q in store.data["sample"]]
+        self.total = len(self.sample)
+
+    def state(self) -> dict[str, Any]:
+        data = self.store.data
+        return {
+            "kind": self.kind,
+            "total": self.total,
+            "position": data.get("position", 0),
+            "options": data["options"],
+            "coverage": coverage(data),
+            "awkward_tags": list(AWKWARD_TAGS),
+            "output": str(self.store.output),
+            "command": self.command,
+        }
+
+    def item(self, index: int) -> dict[str, Any]:
+        query = self.sample[index]
+        record, version = self.store.record(query.id)
+        return {
+            "index": index,
+            "id": query.id,
+            "query": query.text,
+            "candidates": [
+                self._chunk(c) for c in candidates(query, self.corpus, self.run, record)
+            ],
+            "record": record,
+            "version": version,
+        }
+
+    def _chunk(self, chunk_id: str) -> dict[str, str]:
+        chunk = self.corpus.chunks[chunk_id]
+        return {"id": chunk.id, "title": chunk.title, "text": chunk.text}
+
+    def save(self, index: int, body: dict[str, Any]) -> dict[str, Any]:
+        query = self.sample[index]
+        old, _ = self.store.record(query.id)
+        record = self._checked(body.get("record"))
+        record["seconds"] = float(old.get("seconds", 0.0)) + fields.seconds(body.get("seconds"))
+        version = self.store.save(query.id, record, fields.version(body.get("version")), index)
+        return {"version": version, "record": record, "coverage": coverage(self.store.data)}
+
+    def move(self, index: int) -> None:
+        self.store.move(index)
+
+    def search(self, text: str) -> dict[str, Any]:
+        found = self.corpus.search(text)
+        return {
+            "results": [self._chunk(c) for c in found.ids],
+            "total": found.total,
+            "capped": found.capped,
+        }
+
+    def _checked(self, record: Any) -> dict[str, Any]:
+        """A record as the page sent it, every field checked (the page is ours, but the
+        file it writes is the user's golden set)."""
+        if not isinstance(record, dict):
+            raise InputError("expected an object", field="record")
+        relevance = record.get("relevance", {})
+        if not isinstance(relevance, dict):
+            raise InputError("expected an object", field="record.relevance")
+        for doc, grade in relevance.items():
+            if doc not in self.corpus.chunks:
+                raise InputError(f"no chunk {doc!r} in the corpus", field="record.relevance")
+            if not isinstance(grade, int) or isinstance(grade, bool) or grade not in _GRADES:
+                raise InputError("a grade is 0, 1, 2 or 3", field=f"record.relevance.{doc}")
+        added = fields.strings(record.get("added", []), "record.added")
+        return {
+            "relevance": dict(relevance),
+            "unanswerable": bool(record.get("unanswerable", False)),
+            "skipped": bool(record.get("skipped", False)),
+            "tags": list(
+                dict.fromkeys(
+                    t.strip()
+                    for t in fields.strings(record.get("tags", []), "record.tags")
+                    if t.strip()
+                )
+            ),
+            "note": fields.text(record.get("note", ""), "record.note"),
+            "reference_answer": fields.text(
+                record.get("reference_answer", ""), "record.reference_answer"
+            ),
+            "added": [c for c in added if c in self.corpus.chunks],
+        }

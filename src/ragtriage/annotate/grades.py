@@ -1,0 +1,272 @@
+"""Answer grading: the items of an audit a person grades, what a mark means, the file.
+
+The sample is uniform over the audit's scored answers (the answers its faithfulness rate
+is computed on), drawn with a recorded seed, so that a calibration made on these grades
+corrects that rate (PPI is valid only for answers drawn like the graded ones). Each item
+shows the answer split into the sentences the judge checks
+(:func:`ragtriage.judge.lexical.claim_sentences`) and, per sentence, the passage window
+the judge aligned it to (:func:`ragtriage.judge.alignment.align_sentence`).
+
+A record per answer: ``grader`` (``--grader`` of the session that saved it),
+``sentences`` (one of ``supported``, ``unsupported``, ``unsure`` or
+None per sentence), ``label`` (an override of the overall label, or None), ``answers``
+(does it answer the question: True/False/None), ``note`` and ``seconds``. The overall
+label follows the sentences (every one supported: faithful; any unsupported: not) unless
+overridden; with a can't-tell sentence and no unsupported one it needs the override. The
+output holds a row per answer with a label, in the format ``ragtriage calibrate`` reads
+(``calibration.grades``), with the audit's id and the sample's seed in every row.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import orjson
+
+from ragtriage.annotate import fields
+from ragtriage.annotate.store import SessionStore
+from ragtriage.calibration.grades import sha256_text
+from ragtriage.errors import InputError
+from ragtriage.judge.alignment import align_sentence
+from ragtriage.judge.lexical import claim_sentences, split_sentences
+from ragtriage.judge.types import ContextChunk, Outcome
+from ragtriage.triage.models import AuditResult, CaseResult
+
+__all__ = [
+    "VERDICTS",
+    "AnswerItem",
+    "GradesTask",
+    "coverage",
+    "gradable",
+    "make_item",
+    "overall",
+    "render_grades",
+]
+
+VERDICTS = ("supported", "unsupported", "unsure")
+
+
+@dataclass
+class AnswerItem:
+    id: str
+    question: str
+    context_ids: list[str]
+    contexts: list[str]
+    answer: str
+    sentences: list[str]
+    # per sentence: the judge's aligned window as (passage index, start, end), or None
+    evidence: list[tuple[int, int, int] | None]
+    judge: dict[str, Any] = field(default_factory=dict)  # shown only with --show-judge
+
+    def public(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def gradable(result: AuditResult) -> list[CaseResult]:
+    """The audit's answers its faithfulness rate is computed on: those the judge scored."""
+    return [c for c in result.cases if c.judge is not None and c.judge.outcome == Outcome.SCORED]
+
+
+def make_item(case: CaseResult, texts: dict[str, str]) -> AnswerItem:
+    """The item for one audited case; ``texts`` has every one of its context chunks."""
+    contexts = [texts[cid] for cid in case.context_ids]
+    chunks = [
+        ContextChunk(id=cid, text=t) for cid, t in zip(case.context_ids, contexts, strict=True)
+    ]
+    sentences = claim_sentences(case.answer)
+    judge = case.judge
+    return AnswerItem(
+        id=case.case_id,
+        question=case.query,
+        context_ids=list(case.context_ids),
+        contexts=contexts,
+        answer=case.answer,
+        sentences=sentences,
+        evidence=[_evidence(s, chunks) for s in sentences],
+        judge={
+            "score": judge.score if judge else None,
+            "faithful": case.faithful,
+            "reason": judge.reason if judge else "",
+            "claims": [
+                {"text": c.text, "verdict": c.verdict.value if c.verdict else None}
+                for c in (judge.claims if judge else [])
+            ],
+        },
+    )
+
+
+def _evidence(sentence: str, chunks: list[ContextChunk]) -> tuple[int, int, int] | None:
+    """Where the judge's best window for ``sentence`` lies in its passage: a window is one
+    sentence of a passage or two adjacent ones joined by a space, so its first sentence
+    is found verbatim and the span runs to the end of its last."""
+    aligned = align_sentence(sentence, chunks)
+    if aligned is None or not aligned.windows:
+        return None
+    window = aligned.windows[0]
+    parts = split_sentences(window)
+    for index, chunk in enumerate(chunks):
+        start = chunk.text.find(parts[0]) if parts else -1
+        if start < 0:
+            continue
+        end = start + len(parts[0])
+        if len(parts) > 1:
+            last = chunk.text.find(parts[-1], end)
+            end = last + len(parts[-1]) if last >= 0 else end
+        return index, start, end
+    return None
+
+
+def overall(record: dict[str, Any], n_sentences: int) -> bool | None:
+    """The answer's label: the override, else what its sentences say (module doc)."""
+    if record.get("label") is not None:
+        return bool(record["label"])
+    verdicts = list(record.get("sentences") or [])
+    if "unsupported" in verdicts:  # one unsupported sentence makes the answer unfaithful
+        return False
+    if n_sentences and len(verdicts) == n_sentences and all(v == "supported" for v in verdicts):
+        return True  # an answer without a sentence to check needs the override
+    return None
+
+
+def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, Any]) -> dict:
+    label = overall(record, len(item["sentences"]))
+    verdicts = list(record.get("sentences") or [None] * len(item["sentences"]))
+    row: dict[str, Any] = {
+        "id": item["id"],
+        "label": label,
+        "grader": record.get("grader", session["options"].get("grader")),
+        "notes": record.get("note", ""),
+        "question": item["question"],
+        "contexts": item["contexts"],
+        "context_ids": item["context_ids"],
+        "answer": item["answer"],
+        "answer_sha256": sha256_text(item["answer"]),
+        "sentences": [
+            {"text": s, "verdict": v} for s, v in zip(item["sentences"], verdicts, strict=False)
+        ],
+        "label_overridden": record.get("label") is not None,
+        "answers_question": record.get("answers"),
+        "audit": session["audit"]["id"],
+        "audit_sha256": session["audit"]["sha256"],
+        "sample_seed": session["sample"]["seed"],
+        "sample_size": len(session["items"]),
+        "sample_population": session["sample"]["population"],
+    }
+    return row
+
+
+def render_grades(session: dict[str, Any]) -> str:
+    rows = []
+    for item in session["items"]:
+        record = session["records"].get(item["id"], {})
+        if overall(record, len(item["sentences"])) is not None:
+            rows.append(grade_row(item, record, session))
+    return "".join(orjson.dumps(row).decode() + "\n" for row in rows)
+
+
+def coverage(session: dict[str, Any]) -> dict[str, Any]:
+    labels = [
+        overall(session["records"].get(item["id"], {}), len(item["sentences"]))
+        for item in session["items"]
+    ]
+    done = [x for x in labels if x is not None]
+    seconds = [
+        float(r["seconds"])
+        for item, label in zip(session["items"], labels, strict=True)
+        if label is not None and (r := session["records"].get(item["id"], {})).get("seconds")
+    ]
+    median = statistics.median(seconds) if seconds else None
+    left = len(labels) - len(done)
+    return {
+        "done": len(done),
+        "target": len(labels),
+        "faithful": sum(done),
+        "median_seconds": median,
+        "seconds_left": median * left if median is not None else None,
+    }
+
+
+_VERDICT_SET = {*VERDICTS, None}
+
+
+class GradesTask:
+    """The grading session the page works on (see ``annotate.app.Task``)."""
+
+    kind = "grades"
+
+    def __init__(self, store: SessionStore, command: str) -> None:
+        self.store = store
+        self.command = command
+        self.items = store.data["items"]
+        self.total = len(self.items)
+
+    def state(self) -> dict[str, Any]:
+        data = self.store.data
+        return {
+            "kind": self.kind,
+            "total": self.total,
+            "position": data.get("position", 0),
+            "options": data["options"],
+            "coverage": coverage(data),
+            "output": str(self.store.output),
+            "command": self.command,
+        }
+
+    def item(self, index: int) -> dict[str, Any]:
+        item = dict(self.items[index])
+        record, version = self.store.record(item["id"])
+        if not self.store.data["options"].get("show_judge"):
+            item.pop("judge", None)  # blind: a grader anchored on the judge measures nothing
+        return {
+            "index": index,
+            **item,
+            "record": record,
+            "version": version,
+            "label": overall(record, len(item["sentences"])),
+        }
+
+    def save(self, index: int, body: dict[str, Any]) -> dict[str, Any]:
+        item = self.items[index]
+        old, _ = self.store.record(item["id"])
+        record = _checked(body.get("record"), len(item["sentences"]))
+        record["grader"] = self.store.data["options"].get("grader")  # who made this mark
+        record["seconds"] = float(old.get("seconds", 0.0)) + fields.seconds(body.get("seconds"))
+        version = self.store.save(item["id"], record, fields.version(body.get("version")), index)
+        return {
+            "version": version,
+            "record": record,
+            "label": overall(record, len(item["sentences"])),
+            "coverage": coverage(self.store.data),
+        }
+
+    def move(self, index: int) -> None:
+        self.store.move(index)
+
+    def search(self, text: str) -> dict[str, Any]:
+        return {"results": [], "total": 0, "capped": False}
+
+
+def _checked(record: Any, n_sentences: int) -> dict[str, Any]:
+    if not isinstance(record, dict):
+        raise InputError("expected an object", field="record")
+    verdicts = record.get("sentences", [None] * n_sentences)
+    if not isinstance(verdicts, list) or len(verdicts) != n_sentences:
+        raise InputError(f"expected {n_sentences} sentence verdicts", field="record.sentences")
+    if any(v not in _VERDICT_SET for v in verdicts):
+        raise InputError(
+            f"a verdict is one of {', '.join(VERDICTS)} or null", field="record.sentences"
+        )
+    return {
+        "sentences": verdicts,
+        "label": _optional_bool(record.get("label"), "record.label"),
+        "answers": _optional_bool(record.get("answers"), "record.answers"),
+        "note": fields.text(record.get("note", ""), "record.note"),
+    }
+
+
+def _optional_bool(value: Any, field: str) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise InputError("expected true, false or null", field=field)
+    return value

@@ -1,0 +1,239 @@
+// The grading page: one answer at a time, a verdict per sentence, saved at once.
+"use strict";
+
+const VERDICT_WORDS = { supported: "supported", unsupported: "not supported", unsure: "can't tell" };
+const page = {
+  state: null,
+  item: null,
+  index: 0,
+  focus: 0,
+  since: performance.now(),
+  saver: new Saver(setStatus),
+};
+
+function record() {
+  return page.item.record;
+}
+
+async function loadState() {
+  const { data } = await api("GET", "/api/state");
+  page.state = data;
+  byId("command").textContent = data.command;
+  byId("blind").textContent = data.options.show_judge
+    ? "review pass: the judge's verdict is shown"
+    : "blind: the judge's verdict is hidden while you grade";
+  renderCoverage(data.coverage);
+  return data;
+}
+
+// wait: let the saves in flight finish first (not from inside a save: it would wait on itself)
+async function show(index, wait = true) {
+  if (index < 0 || index >= page.state.total) return;
+  if (wait) await page.saver.chain;
+  const { status, data } = await api("GET", `/api/item/${index}`);
+  if (status !== 200) {
+    setStatus("error", data.error || String(status));
+    return;
+  }
+  page.item = data;
+  const rec = data.record || {};
+  page.item.record = {
+    sentences: rec.sentences || data.sentences.map(() => null),
+    label: rec.label === undefined ? null : rec.label,
+    answers: rec.answers === undefined ? null : rec.answers,
+    note: rec.note || "",
+  };
+  page.index = index;
+  page.focus = 0;
+  page.since = performance.now();
+  if (page.state.position !== index) {
+    page.state.position = index;
+    api("POST", `/api/move/${index}`);
+  }
+  render();
+}
+
+function overall() {
+  const rec = record();
+  if (rec.label !== null) return rec.label;
+  if (rec.sentences.includes("unsupported")) return false;
+  if (rec.sentences.length && rec.sentences.every((v) => v === "supported")) return true;
+  return null;
+}
+
+function render() {
+  const item = page.item;
+  const rec = record();
+  byId("position").textContent = `${page.index + 1} / ${page.state.total}`;
+  byId("question").textContent = item.question;
+  byId("item-id").textContent = item.id;
+  byId("note").value = rec.note;
+  const label = overall();
+  const how = rec.label !== null ? " (overridden)" : " (from the sentences)";
+  byId("label").textContent = label === null ? "overall: not decided yet"
+    : `overall: ${label ? "faithful" : "not faithful"}${how}`;
+  byId("label").dataset.state = label === null ? "open" : label ? "faithful" : "unfaithful";
+  byId("override").setAttribute("aria-pressed", String(rec.label !== null));
+  byId("answers").textContent = rec.answers === null ? "answers? (a)"
+    : rec.answers ? "answers the question (a)" : "does not answer (a)";
+  renderSentences();
+  renderPassages();
+  renderJudge();
+}
+
+function renderSentences() {
+  const list = byId("sentences");
+  const rec = record();
+  list.replaceChildren();
+  page.item.sentences.forEach((sentence, i) => {
+    const buttons = el("div", { class: "grade" });
+    for (const [value, word] of Object.entries(VERDICT_WORDS)) {
+      buttons.append(el("button", {
+        type: "button",
+        class: "mark",
+        "data-verdict": value,
+        "aria-pressed": String(rec.sentences[i] === value),
+        text: word,
+        onclick: (event) => {
+          event.stopPropagation();
+          page.focus = i;
+          setVerdict(i, value);
+        },
+      }));
+    }
+    list.append(el("li", {
+      class: "card sentence" + (i === page.focus ? " focused" : "")
+        + (rec.sentences[i] ? ` v-${rec.sentences[i]}` : ""),
+      onclick: () => { page.focus = i; render(); },
+    }, el("p", { class: "chunk-text", text: sentence }), buttons));
+  });
+}
+
+function renderPassages() {
+  const list = byId("passages");
+  list.replaceChildren();
+  const evidence = page.item.evidence[page.focus] || null;
+  page.item.contexts.forEach((text, i) => {
+    const body = el("p", { class: "chunk-text" });
+    if (evidence && evidence[0] === i) {
+      const [, start, end] = evidence;
+      body.append(document.createTextNode(text.slice(0, start)),
+        el("mark", { text: text.slice(start, end) }),
+        document.createTextNode(text.slice(end)));
+    } else {
+      body.textContent = text;
+    }
+    list.append(el("li", { class: "card" },
+      el("div", { class: "card-head" },
+        el("span", { class: "chunk-id", text: `[${i + 1}] ${page.item.context_ids[i]}` })),
+      body));
+  });
+}
+
+function renderJudge() {
+  const box = byId("judge");
+  const judge = page.item.judge;
+  box.hidden = !judge;
+  box.replaceChildren();
+  if (!judge) return;
+  const decided = judge.faithful === null ? "undecided" : judge.faithful ? "faithful" : "not faithful";
+  box.append(el("h3", { text: "the judge said" }),
+    el("p", { text: `${decided}, score ${judge.score === null ? "-" : judge.score.toFixed(3)}` }),
+    el("p", { class: "muted", text: judge.reason || "" }));
+}
+
+function setVerdict(i, value) {
+  const rec = record();
+  rec.sentences[i] = rec.sentences[i] === value ? null : value;
+  save();
+  render();
+}
+
+function cycleOverride() {
+  const rec = record();
+  rec.label = rec.label === null ? true : rec.label === true ? false : null;
+  save();
+  render();
+}
+
+function cycleAnswers() {
+  const rec = record();
+  rec.answers = rec.answers === null ? true : rec.answers === true ? false : null;
+  save();
+  render();
+}
+
+function save() {
+  const index = page.index;
+  const rec = JSON.parse(JSON.stringify(record()));
+  const now = performance.now();
+  const seconds = (now - page.since) / 1000;
+  page.since = now;
+  return page.saver.run(async () => {
+    const { status, data } = await api("POST", `/api/item/${index}`,
+      { version: page.item.version, record: rec, seconds });
+    if (status === 409) {
+      await show(index, false);
+      return "conflict";
+    }
+    if (status !== 200) throw new Error(data.error || String(status));
+    if (page.index === index) page.item.version = data.version;
+    renderCoverage(data.coverage);
+  });
+}
+
+function renderCoverage(cov) {
+  byId("cov-done").textContent = `${cov.done} / ${cov.target}`;
+  byId("cov-faithful").textContent = cov.done ? `${cov.faithful} of ${cov.done}` : "-";
+  byId("cov-median").textContent = duration(cov.median_seconds);
+  byId("cov-left").textContent = duration(cov.seconds_left);
+}
+
+function focusSentence(delta) {
+  const n = page.item.sentences.length;
+  if (!n) return;
+  page.focus = Math.min(Math.max(page.focus + delta, 0), n - 1);
+  render();
+}
+
+function onKey(event) {
+  if (event.key === "Escape") {
+    event.target.blur && event.target.blur();
+    return;
+  }
+  if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
+  const keys = {
+    ArrowRight: () => show(page.index + 1),
+    Enter: () => show(page.index + 1),
+    ArrowLeft: () => show(page.index - 1),
+    j: () => focusSentence(1),
+    ArrowDown: () => focusSentence(1),
+    k: () => focusSentence(-1),
+    ArrowUp: () => focusSentence(-1),
+    y: () => setVerdict(page.focus, "supported"),
+    n: () => setVerdict(page.focus, "unsupported"),
+    u: () => setVerdict(page.focus, "unsure"),
+    f: () => cycleOverride(),
+    a: () => cycleAnswers(),
+    m: () => byId("note").focus(),
+  };
+  const action = keys[event.key];
+  if (action) {
+    event.preventDefault();
+    action();
+  }
+}
+
+async function start() {
+  saveWhileTyping(byId("note"), (value) => { record().note = value; }, save);
+  byId("prev").addEventListener("click", () => show(page.index - 1));
+  byId("next").addEventListener("click", () => show(page.index + 1));
+  byId("override").addEventListener("click", cycleOverride);
+  byId("answers").addEventListener("click", cycleAnswers);
+  document.addEventListener("keydown", onKey);
+  const state = await loadState();
+  await show(Math.min(state.position || 0, state.total - 1));
+  document.body.dataset.ready = "true";
+}
+
+start();

@@ -1,0 +1,297 @@
+"""``ragtriage annotate``: label a golden set, or grade an audit's answers, in a local page.
+
+Two configs, one per page, and their ``prepare_*`` (read the inputs, start or resume the
+session, return the task a page works on) and ``run`` (prepare, then serve until
+interrupted). The machinery is in :mod:`ragtriage.annotate`.
+
+Resuming: the session beside the output (``<output>.session.json``) records what it was
+made from (the files' sha256, the seed, the sample size). The same command resumes it;
+a command that would make another sample (other queries, audit, seed or size) is
+refused rather than mixing two samples in one file.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ragtriage.annotate import grades as grading
+from ragtriage.annotate.golden import GoldenTask, render_golden
+from ragtriage.annotate.pool import Corpus, run_lists
+from ragtriage.annotate.queries import fold, read_queries, sample
+from ragtriage.annotate.serve import serve
+from ragtriage.annotate.store import SessionStore
+from ragtriage.atomic import file_sha256
+from ragtriage.data.golden import load_chunks, load_golden
+from ragtriage.data.runs import load_run
+from ragtriage.errors import InputError
+from ragtriage.results.load import load_audit
+from ragtriage.stats import DEFAULT_SEED
+from ragtriage.system.run import chunk_texts
+from ragtriage.triage.traces import read_traces
+
+__all__ = [
+    "GoldenConfig",
+    "GradesConfig",
+    "Served",
+    "prepare_golden",
+    "prepare_grades",
+    "run",
+]
+
+DEFAULT_SAMPLE = 200  # queries or answers drawn when --sample is not given
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass
+class Served:
+    """Where the page listens and how it opens."""
+
+    host: str = "127.0.0.1"
+    port: int = 0  # 0: a free port
+    open_browser: bool = True
+
+
+@dataclass
+class GoldenConfig:
+    queries: Path
+    corpus: Path
+    output: Path
+    run: Path | None = None
+    sample: int = DEFAULT_SAMPLE
+    seed: int = DEFAULT_SEED
+    graded: bool = False  # grades 0-3 instead of relevant / not
+    served: Served = field(default_factory=Served)
+
+
+@dataclass
+class GradesConfig:
+    audit: Path
+    output: Path
+    sample: int = DEFAULT_SAMPLE
+    seed: int = DEFAULT_SEED
+    grader: str | None = None
+    show_judge: bool = False  # a review pass; grading is blind by default
+    served: Served = field(default_factory=Served)
+
+
+@dataclass
+class Prepared:
+    task: GoldenTask | grading.GradesTask
+    notes: list[str]  # what the person should know (folded duplicates, resumed session)
+
+
+def prepare_golden(config: GoldenConfig) -> Prepared:
+    corpus = Corpus(load_chunks(config.corpus))
+    store = SessionStore(config.output, render_golden)
+    origin = {
+        "source": str(config.queries),
+        "sha256": file_sha256(config.queries) if config.queries.is_file() else None,
+    }
+    wanted = {"queries": origin["sha256"], "seed": config.seed, "size": config.sample}
+    notes: list[str] = []
+    saved = _resumable(store, "golden", wanted)
+    if saved is None:
+        log = fold(read_queries(config.queries))
+        _unique_ids(log.queries, config.queries)
+        drawn = sample(log.queries, config.sample, config.seed)
+        notes.append(
+            f"{log.read} queries read; {log.exact} exact and {log.near} near duplicates "
+            f"folded; {len(drawn)} of {len(log.queries)} drawn with seed {config.seed}"
+        )
+        saved = {
+            "kind": "golden",
+            "created_at": _now(),
+            "wanted": wanted,
+            "queries": {
+                **origin,
+                "read": log.read,
+                "exact": log.exact,
+                "near": log.near,
+                "distinct": len(log.queries),
+            },
+            "corpus": {"source": str(config.corpus), "chunks": len(corpus.ids)},
+            "run": {"source": str(config.run)} if config.run else None,
+            "seed": config.seed,
+            "sample": [{"id": q.id, "text": q.text} for q in drawn],
+            "options": {"graded": config.graded},
+        }
+    else:
+        notes.append(_resumed(saved))
+        saved["options"]["graded"] = config.graded or saved["options"].get("graded", False)
+    store.start(saved)
+    ids = {q["id"] for q in saved["sample"]}
+    runs = run_lists(load_run(config.run), ids) if config.run else {}
+    if config.run and not runs:
+        notes.append(
+            f"the run {config.run} answers none of the sampled query ids: "
+            "its candidates are not pooled"
+        )
+    command = shlex.join(
+        [
+            "ragtriage",
+            "golden",
+            "check",
+            "--golden",
+            str(config.output),
+            "--corpus",
+            str(config.corpus),
+        ]
+    )
+    return Prepared(GoldenTask(store, corpus, runs, command), notes)
+
+
+def prepare_grades(config: GradesConfig) -> Prepared:
+    store = SessionStore(config.output, grading.render_grades)
+    digest = file_sha256(config.audit) if config.audit.is_file() else None
+    wanted = {"audit": digest, "seed": config.seed, "size": config.sample}
+    notes: list[str] = []
+    saved = _resumable(store, "grades", wanted)
+    if saved is None:
+        result = load_audit(config.audit)
+        population = grading.gradable(result)
+        if not population:
+            raise InputError(
+                "the audit has no answer the judge scored: nothing to grade",
+                path=config.audit,
+                field="cases",
+            )
+        texts, changed = _context_texts(result, config.audit)
+        notes += changed
+        items = [
+            grading.make_item(c, texts) for c in sample(population, config.sample, config.seed)
+        ]
+        notes.append(
+            f"{len(items)} of the audit's {len(population)} scored answers drawn "
+            f"with seed {config.seed}"
+        )
+        saved = {
+            "kind": "grades",
+            "created_at": _now(),
+            "wanted": wanted,
+            "audit": {
+                "id": f"{result.created_at} {digest[:12] if digest else ''}".strip(),
+                "source": str(config.audit),
+                "sha256": digest,
+                "judge": result.config.get("judge"),
+            },
+            "sample": {"seed": config.seed, "population": len(population)},
+            "items": [i.public() for i in items],
+            "options": {},
+        }
+    else:
+        notes.append(_resumed(saved))
+    saved["options"] = {"grader": config.grader, "show_judge": config.show_judge}
+    store.start(saved)
+    judge = saved["audit"].get("judge") or "embedded"
+    command = shlex.join(
+        [
+            "ragtriage",
+            "calibrate",
+            str(config.output),
+            "--judge",
+            str(judge),
+            "--out",
+            "calibration",
+        ]
+    )
+    return Prepared(grading.GradesTask(store, command), notes)
+
+
+def run(
+    config: GoldenConfig | GradesConfig,
+    announce: Callable[[str], None],
+    note: Callable[[str], None],
+) -> None:
+    """Prepare the session and serve its page until interrupted."""
+    prepared = (
+        prepare_golden(config) if isinstance(config, GoldenConfig) else prepare_grades(config)
+    )
+    served = config.served
+    if served.host not in LOOPBACK:
+        prepared.notes.append(
+            f"warning: listening on {served.host}, not on this machine only: others can reach "
+            "the page (the token still guards every request)"
+        )
+    for line in prepared.notes:
+        note(line)
+    try:
+        serve(prepared.task, served.host, served.port, announce, served.open_browser)
+    finally:
+        prepared.task.store.close()
+
+
+def _resumable(store: SessionStore, kind: str, wanted: dict[str, Any]) -> dict[str, Any] | None:
+    """The saved session when it is this one; None when there is none (a fresh start)."""
+    saved = store.load()
+    if saved is None:
+        if store.output.exists():
+            raise InputError(
+                "exists and was not written by this command (no session beside it); choose "
+                "another output, or remove it",
+                path=store.output,
+            )
+        return None
+    if saved.get("kind") != kind or saved.get("wanted") != wanted:
+        raise InputError(
+            f"the session was started with other inputs ({saved.get('wanted')}); give the "
+            "same files, --seed and --sample to resume, or choose another output",
+            path=store.path,
+        )
+    return saved
+
+
+def _resumed(saved: dict[str, Any]) -> str:
+    done = len(saved.get("records", {}))
+    return f"resuming the session of {saved.get('created_at')}: {done} items marked so far"
+
+
+def _unique_ids(queries: list, path: Path) -> None:
+    seen: dict[str, int] = {}
+    for q in queries:
+        if q.id in seen:
+            raise InputError(
+                f"duplicate query id {q.id!r} (first on line {seen[q.id]})",
+                path=path,
+                line=q.line,
+                field="id",
+            )
+        seen[q.id] = q.line
+
+
+def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
+    """Every chunk text the audit's judge saw: its trace file's, then its golden set's
+    corpus (the audit records where both came from, not the texts); and a note when the
+    golden set changed since the audit."""
+    golden = load_golden(result.golden["source"])
+    limit = result.config.get("limit")
+    audited = golden.model_copy(update={"cases": golden.cases[:limit]}) if limit else golden
+    notes = []
+    if result.golden.get("sha256") and audited.content_hash() != result.golden["sha256"]:
+        notes.append(
+            f"warning: the golden set {result.golden['source']} changed since the "
+            "audit; passages are read from it as it is now"
+        )
+    traces = {}
+    source = result.traces.get("source")
+    if result.traces.get("sha256") and source and Path(source).is_file():
+        traces = read_traces(source, int(result.config.get("context_k") or 3), golden).traces
+    texts = chunk_texts(golden, traces)
+    for case in grading.gradable(result):
+        missing = [cid for cid in case.context_ids if cid not in texts]
+        if missing:
+            raise InputError(
+                f"case {case.case_id}: no text for context chunk {missing[0]} in the audit's "
+                f"golden set or trace file ({result.golden['source']})",
+                path=path,
+                field="cases",
+            )
+    return texts, notes
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
