@@ -227,12 +227,16 @@ class Measured:
     peak_rss: int = 0
     status: str = "ok"
     wall: float = 0.0  # seconds the process ran (until killed, if it was)
+    cpu: float = 0.0  # user + system seconds of the process and its threads (wait4)
     values: dict[str, dict[str, float]] | None = None
     agreement: str = ""
 
 
-def watch(command: list[str], cap: int) -> tuple[float, int, str]:
-    """Run ``command``; ``(wall seconds, peak RSS bytes of its process tree, status)``.
+def watch(command: list[str], cap: int) -> tuple[float, int, str, float]:
+    """Run ``command``; ``(wall seconds, peak RSS bytes of its process tree, status, CPU
+    seconds)``: CPU time (user + system, from ``wait4``) moves less than wall time on a
+    shared machine, where a tool that uses two cores waits longer for them than one
+    that uses one.
 
     RSS is polled every 50 ms over the child and its descendants; past ``cap`` the whole
     tree is killed (``status`` then says so). The kernel's own high-water mark of the
@@ -256,13 +260,14 @@ def watch(command: list[str], cap: int) -> tuple[float, int, str]:
         wall = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)
         peak = max(peak, usage.ru_maxrss * 1024)  # Linux reports KiB
+        cpu = usage.ru_utime + usage.ru_stime
         errors.seek(0)
         stderr = errors.read().decode(errors="replace").strip()
     if killed:
-        return wall, peak, f"killed at {cap / GIB:.0f} GiB cap after {wall:.0f} s"
+        return wall, peak, f"killed at {cap / GIB:.0f} GiB cap after {wall:.0f} s", cpu
     if child.returncode != 0:
-        return wall, peak, f"failed (exit {child.returncode}): {stderr[-300:]}"
-    return wall, peak, "ok"
+        return wall, peak, f"failed (exit {child.returncode}): {stderr[-300:]}", cpu
+    return wall, peak, "ok", cpu
 
 
 def _tree_rss(proc) -> int:
@@ -295,8 +300,8 @@ def measure_ragtriage(n: int, run_path: Path, qrels_path: Path, tmp: Path, cap: 
         "--qrels", str(qrels_path), "--run", str(run_path), "-o", str(out),
         "--quiet", "--metrics", ",".join(METRICS),
     ]  # fmt: skip
-    wall, peak, status = watch(command, cap)
-    result = Measured("ragtriage", n, wall if status == "ok" else None, peak, status, wall)
+    wall, peak, status, cpu = watch(command, cap)
+    result = Measured("ragtriage", n, wall if status == "ok" else None, peak, status, wall, cpu)
     if status == "ok":
         import orjson
 
@@ -314,8 +319,8 @@ def measure_worker(
         sys.executable, __file__, "--worker", tool,
         "--run", str(run_path), "--qrels", str(qrels_path), "--out", str(out),
     ]  # fmt: skip
-    wall, peak, status = watch(command, cap)
-    result = Measured(tool, n, None, peak, status, wall)
+    wall, peak, status, cpu = watch(command, cap)
+    result = Measured(tool, n, None, peak, status, wall, cpu)
     if status == "ok":
         import orjson
 
@@ -353,9 +358,9 @@ def table(results: list[Measured], cap: int) -> str:
     seconds it ran, the cap), so the ratios become bounds too: ``>=`` and ``<=``.
     """
     lines = [
-        "| queries | tool | seconds | whole s | peak RSS | speed-up vs pytrec_eval "
-        "| whole processes | memory vs pytrec_eval | per-query values vs ragtriage |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---|",
+        "| queries | tool | seconds | whole s | CPU s | peak RSS | speed-up vs pytrec_eval "
+        "| whole processes | CPU | memory vs pytrec_eval | per-query values vs ragtriage |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     base = {r.size: r for r in results if r.tool == "pytrec_eval"}
     streamed = {r.size: r for r in results if r.tool == "pytrec_eval_chunked"}
@@ -370,8 +375,8 @@ def table(results: list[Measured], cap: int) -> str:
             speed += f" ({chunked.seconds / r.seconds:.1f}x vs chunked)"
         whole = f"{r.wall:.1f}" if r.status == "ok" else "-"
         lines.append(
-            f"| {r.size:,} | {r.tool} | {seconds} | {whole} | {rss} | {speed} "
-            f"| {_whole_ratio(r, ref)} | {memory} | {r.agreement} |"
+            f"| {r.size:,} | {r.tool} | {seconds} | {whole} | {r.cpu:.1f} | {rss} | {speed} "
+            f"| {_whole_ratio(r, ref)} | {_cpu_ratio(r, ref)} | {memory} | {r.agreement} |"
         )
     return "\n".join(lines)
 
@@ -382,6 +387,12 @@ def _whole_ratio(r: Measured, ref: Measured | None) -> str:
     if ref is None or r.tool == "pytrec_eval" or r.status != "ok" or ref.status != "ok":
         return "-"
     return f"{ref.wall / r.wall:.1f}x"
+
+
+def _cpu_ratio(r: Measured, ref: Measured | None) -> str:
+    if ref is None or r.tool == "pytrec_eval" or r.status != "ok" or ref.status != "ok":
+        return "-"
+    return f"{ref.cpu / r.cpu:.1f}x" if r.cpu else "-"
 
 
 def _ratios(r: Measured, ref: Measured | None, cap: int) -> tuple[str, str]:
