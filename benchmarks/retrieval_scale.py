@@ -10,8 +10,9 @@ nDCG@10, recall@10, MRR and MAP are compared across tools.
 
 ragtriage is timed end to end as users run it (the CLI reading, ranking, scoring and
 writing its JSON report); the baselines are timed from parse to evaluated dicts, which
-flatters them (no interpreter start, no output). Generated files live under ``--workdir``
-(default: a temp dir) and are deleted at the end unless ``--keep``.
+flatters them (no interpreter start, no output), and also as whole processes (the
+``whole s`` column), the fair comparison with ragtriage's figure. Generated files live
+under ``--workdir`` (default: a temp dir) and are deleted at the end unless ``--keep``.
 """
 
 from __future__ import annotations
@@ -226,12 +227,16 @@ class Measured:
     peak_rss: int = 0
     status: str = "ok"
     wall: float = 0.0  # seconds the process ran (until killed, if it was)
+    cpu: float = 0.0  # user + system seconds of the process and its threads (wait4)
     values: dict[str, dict[str, float]] | None = None
     agreement: str = ""
 
 
-def watch(command: list[str], cap: int) -> tuple[float, int, str]:
-    """Run ``command``; ``(wall seconds, peak RSS bytes of its process tree, status)``.
+def watch(command: list[str], cap: int) -> tuple[float, int, str, float]:
+    """Run ``command``; ``(wall seconds, peak RSS bytes of its process tree, status, CPU
+    seconds)``: CPU time (user + system, from ``wait4``) moves less than wall time on a
+    shared machine, where a tool that uses two cores waits longer for them than one
+    that uses one.
 
     RSS is polled every 50 ms over the child and its descendants; past ``cap`` the whole
     tree is killed (``status`` then says so). The kernel's own high-water mark of the
@@ -255,13 +260,14 @@ def watch(command: list[str], cap: int) -> tuple[float, int, str]:
         wall = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)
         peak = max(peak, usage.ru_maxrss * 1024)  # Linux reports KiB
+        cpu = usage.ru_utime + usage.ru_stime
         errors.seek(0)
         stderr = errors.read().decode(errors="replace").strip()
     if killed:
-        return wall, peak, f"killed at {cap / GIB:.0f} GiB cap after {wall:.0f} s"
+        return wall, peak, f"killed at {cap / GIB:.0f} GiB cap after {wall:.0f} s", cpu
     if child.returncode != 0:
-        return wall, peak, f"failed (exit {child.returncode}): {stderr[-300:]}"
-    return wall, peak, "ok"
+        return wall, peak, f"failed (exit {child.returncode}): {stderr[-300:]}", cpu
+    return wall, peak, "ok", cpu
 
 
 def _tree_rss(proc) -> int:
@@ -294,8 +300,8 @@ def measure_ragtriage(n: int, run_path: Path, qrels_path: Path, tmp: Path, cap: 
         "--qrels", str(qrels_path), "--run", str(run_path), "-o", str(out),
         "--quiet", "--metrics", ",".join(METRICS),
     ]  # fmt: skip
-    wall, peak, status = watch(command, cap)
-    result = Measured("ragtriage", n, wall if status == "ok" else None, peak, status, wall)
+    wall, peak, status, cpu = watch(command, cap)
+    result = Measured("ragtriage", n, wall if status == "ok" else None, peak, status, wall, cpu)
     if status == "ok":
         import orjson
 
@@ -313,8 +319,8 @@ def measure_worker(
         sys.executable, __file__, "--worker", tool,
         "--run", str(run_path), "--qrels", str(qrels_path), "--out", str(out),
     ]  # fmt: skip
-    wall, peak, status = watch(command, cap)
-    result = Measured(tool, n, None, peak, status, wall)
+    wall, peak, status, cpu = watch(command, cap)
+    result = Measured(tool, n, None, peak, status, wall, cpu)
     if status == "ok":
         import orjson
 
@@ -352,9 +358,9 @@ def table(results: list[Measured], cap: int) -> str:
     seconds it ran, the cap), so the ratios become bounds too: ``>=`` and ``<=``.
     """
     lines = [
-        "| queries | tool | seconds | peak RSS | speed-up vs pytrec_eval "
-        "| memory vs pytrec_eval | per-query values vs ragtriage |",
-        "|---:|---|---:|---:|---:|---:|---|",
+        "| queries | tool | seconds | whole s | CPU s | peak RSS | speed-up vs pytrec_eval "
+        "| whole processes | CPU | memory vs pytrec_eval | per-query values vs ragtriage |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     base = {r.size: r for r in results if r.tool == "pytrec_eval"}
     streamed = {r.size: r for r in results if r.tool == "pytrec_eval_chunked"}
@@ -367,10 +373,26 @@ def table(results: list[Measured], cap: int) -> str:
         chunked = streamed.get(r.size)
         if r.tool == "ragtriage" and chunked and chunked.seconds and r.seconds:
             speed += f" ({chunked.seconds / r.seconds:.1f}x vs chunked)"
+        whole = f"{r.wall:.1f}" if r.status == "ok" else "-"
         lines.append(
-            f"| {r.size:,} | {r.tool} | {seconds} | {rss} | {speed} | {memory} | {r.agreement} |"
+            f"| {r.size:,} | {r.tool} | {seconds} | {whole} | {r.cpu:.1f} | {rss} | {speed} "
+            f"| {_whole_ratio(r, ref)} | {_cpu_ratio(r, ref)} | {memory} | {r.agreement} |"
         )
     return "\n".join(lines)
+
+
+def _whole_ratio(r: Measured, ref: Measured | None) -> str:
+    """pytrec_eval's whole process over this tool's: interpreter start, parse, evaluate
+    and (for ragtriage) the JSON report included on both sides."""
+    if ref is None or r.tool == "pytrec_eval" or r.status != "ok" or ref.status != "ok":
+        return "-"
+    return f"{ref.wall / r.wall:.1f}x"
+
+
+def _cpu_ratio(r: Measured, ref: Measured | None) -> str:
+    if ref is None or r.tool == "pytrec_eval" or r.status != "ok" or ref.status != "ok":
+        return "-"
+    return f"{ref.cpu / r.cpu:.1f}x" if r.cpu else "-"
 
 
 def _ratios(r: Measured, ref: Measured | None, cap: int) -> tuple[str, str]:
@@ -395,6 +417,27 @@ def machine() -> str:
     )
 
 
+def commit() -> str:
+    """The checkout's commit (``+`` when it has uncommitted changes), or ``unknown``."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+" if dirty else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10k,100k,1m", help="query counts, e.g. 10k,100k,1m")
@@ -413,6 +456,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         run_worker(args.worker, args.run, args.qrels, args.out)
         return 0
+    start_load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"# python benchmarks/retrieval_scale.py {' '.join(argv or sys.argv[1:])}")
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, ragtriage commit {commit()}")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ragtriage-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     cap = int(args.cap_gib * GIB)
@@ -425,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
-    print(f"\nmachine: {machine()}")
+    print(f"\nmachine: {machine()} (at start: {start_load})")
     print(table(results, cap))
     return 0
 

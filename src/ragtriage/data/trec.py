@@ -25,7 +25,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ragtriage.data.ids import all_clean, check_id, ids_clean, shown, string_bytes
+from ragtriage.data.ids import (
+    MAX_ID_BYTES,
+    all_clean,
+    check_id,
+    ids_clean,
+    shown,
+    string_bytes,
+    visible_ascii,
+)
 from ragtriage.data.readers import read_text
 from ragtriage.data.tables import (
     Qrels,
@@ -259,18 +267,19 @@ class _RunPieces:
         scores = batch.column("score").to_numpy()
         if not np.isfinite(scores).all():
             return False
-        queries = batch.column("query")
-        if not fast_ids_usable(queries, batch.column("doc")):
-            return False
+        queries, docs = batch.column("query"), batch.column("doc")
         starts = run_starts(queries)
-        self.heads.append(queries.take(pa.array(starts)))
+        heads = queries.take(pa.array(starts))
+        # a query's rows repeat its id: checking the first of each run checks them all
+        if not fast_ids_usable(heads, docs):
+            return False
+        self.heads.append(heads)
         self.lengths.append(np.diff(np.append(starts, len(queries))))
-        docs = batch.column("doc")
         longest = pc.max(pc.binary_length(docs)).as_py() or 0
         width = max(1, -(-longest // 8))
         self._reserve(self.rows + batch.num_rows, width)
         end = self.rows + batch.num_rows
-        write_words(docs, self.words[self.rows : end, :width])
+        _write_doc_words(docs, self.words[self.rows : end, :width])
         self.words[self.rows : end, width:] = 0
         self.scores[self.rows : end] = scores
         self.rows = end
@@ -375,7 +384,34 @@ def fast_ids_usable(queries: pa.Array | pa.ChunkedArray, docs: pa.Array | pa.Chu
     the line parser, that the fast reader only recognises in the file's first 4 KB)."""
     if pc.any(pc.starts_with(queries, "#")).as_py():
         return False
+    if _visible_ids(queries) and _visible_ids(docs):
+        return True  # what the exact checks below decide, in two passes over the bytes
     return ids_clean(queries) and ids_clean(docs) and not _has_space(queries, docs)
+
+
+def _visible_ids(column: pa.Array | pa.ChunkedArray) -> bool:
+    """Every id visible ASCII (no control character, no space) and short enough."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    return all(
+        visible_ascii(string_bytes(chunk))
+        and (pc.max(pc.binary_length(chunk)).as_py() or 0) <= MAX_ID_BYTES
+        for chunk in chunks
+        if len(chunk)
+    )
+
+
+def _write_doc_words(docs: pa.Array, out: np.ndarray) -> None:
+    """:func:`write_words`, by arrow's padding where every id is ASCII (one byte a
+    character): each id NUL-padded to the row's ``8 * width`` bytes is the row's words,
+    big-endian, already laid out end to end."""
+    n, width = out.shape
+    if n and pa.types.is_string(docs.type) and visible_ascii(string_bytes(docs)):
+        padded = pc.utf8_rpad(docs, width=8 * width, padding="\0")
+        offsets = np.frombuffer(padded.buffers()[1], np.int32, n + 1, padded.offset * 4)
+        if int(offsets[0]) == 0 and int(offsets[-1]) == 8 * width * n:  # every id padded
+            out[:] = np.frombuffer(padded.buffers()[2], ">u8", n * width).reshape(n, width)
+            return
+    write_words(docs, out)
 
 
 def _has_space(*columns: pa.Array | pa.ChunkedArray) -> bool:

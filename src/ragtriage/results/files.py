@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pyarrow.compute as pc
 from pydantic import BaseModel
 
 from ragtriage.atomic import write_atomic
+from ragtriage.data.ids import string_bytes
 
 __all__ = ["json_bytes", "write_atomic", "write_json"]
 
@@ -34,7 +36,7 @@ def json_bytes(payload: BaseModel | dict[str, Any]) -> bytes:
     surrogate) is written as a JSON ``\\u`` escape instead of failing.
     """
     if not isinstance(payload, BaseModel):
-        return _encode(lambda ascii: _dumps(payload, ascii) + "\n")
+        return _encode(lambda ascii: (_dumps(payload, ascii) + "\n").encode("utf-8"))
     frames = {
         name: value
         for name in type(payload).model_fields
@@ -43,32 +45,31 @@ def json_bytes(payload: BaseModel | dict[str, Any]) -> bytes:
     dumped = payload.model_dump(mode="json", exclude=set(frames))
     names = [n for n in type(payload).model_fields if n in frames or n in dumped]
     names += [n for n in dumped if n not in names]  # computed fields come last, as in model_dump
-    frame_text = {name: _frame_json(frame) for name, frame in frames.items()}
+    frame_json = {name: _frame_json(frame) for name, frame in frames.items()}
 
-    def compose(ascii: bool) -> str:
-        members = [
-            f" {_dumps(name, ascii)}: "
-            + (frame_text[name] if name in frames else _dumps(dumped[name], ascii))
-            for name in names
-        ]
+    def member(name: str, ascii: bool) -> bytes:
+        key = f" {_dumps(name, ascii)}: "
+        if name in frame_json:  # compact JSON, no raw newline: nothing to indent
+            return key.encode("utf-8") + frame_json[name]
         # json.dumps(indent=1) never puts a raw newline inside a string, so indenting
         # every line of a member by one space nests it exactly as one big dumps would
-        return (
-            "{\n" + ",\n".join(m.replace("\n", "\n ") for m in members) + "\n}\n"
-            if members
-            else "{}\n"
-        )
+        return (key + _dumps(dumped[name], ascii)).replace("\n", "\n ").encode("utf-8")
+
+    def compose(ascii: bool) -> bytes:
+        if not names:
+            return b"{}\n"
+        return b"{\n" + b",\n".join(member(name, ascii) for name in names) + b"\n}\n"
 
     return _encode(compose)
 
 
-def _encode(render) -> bytes:
-    """``render(ascii=False)`` as UTF-8, or ``render(ascii=True)`` (every string escaped by
+def _encode(render: Callable[[bool], bytes]) -> bytes:
+    """``render(ascii=False)``, or ``render(ascii=True)`` (every string escaped by
     ``json``; a per-query table's text is valid UTF-8 already) when that cannot encode."""
     try:
-        return render(False).encode("utf-8")
+        return render(False)
     except UnicodeEncodeError:
-        return render(True).encode("utf-8")
+        return render(True)
 
 
 def _dumps(data: Any, ascii: bool = False) -> str:
@@ -81,16 +82,18 @@ def _finite(frame: pd.DataFrame) -> bool:
     return values.dtype.kind == "f" and bool(np.isfinite(values).all())
 
 
-def _frame_json(frame: pd.DataFrame) -> str:
-    """``{index: {column: value}}`` as compact JSON, built by arrow column-wise.
+def _frame_json(frame: pd.DataFrame) -> bytes:
+    """``{index: {column: value}}`` as compact JSON (UTF-8), built by arrow column-wise.
 
     Arrow writes each float as its shortest round-trip text (as ``repr`` does), so the
     values read back bit for bit; ids that would need JSON escaping take orjson instead.
+    The text stays bytes: a per-query table of a million rows is never decoded to ``str``
+    and encoded back.
     """
-    ids = pa.array(frame.index.map(str).to_numpy(dtype=object), pa.string())
+    ids = _index_strings(frame.index)
     if len(ids) == 0:
-        return "{}"
-    if pc.any(pc.match_substring_regex(ids, r'["\\\x00-\x1f\x7f]')).as_py():
+        return b"{}"
+    if _needs_escaping(ids):
         return _frame_json_orjson(frame)
     parts: list[pa.Array | str] = ['"', ids, '":{']
     for i, column in enumerate(frame.columns):
@@ -101,21 +104,40 @@ def _frame_json(frame: pd.DataFrame) -> str:
     rows = pc.binary_join_element_wise(*parts, "")
     body = pa.chunked_array([rows]).combine_chunks()
     offsets = np.frombuffer(body.buffers()[1], np.int32, len(body) + 1, body.offset * 4)
-    data = body.buffers()[2].to_pybytes()[offsets[0] : offsets[-1] - 1]
-    return "{" + data.decode("utf-8") + "}"
+    data = memoryview(body.buffers()[2])[offsets[0] : offsets[-1] - 1]  # no trailing comma
+    return b"".join((b"{", data, b"}"))
+
+
+def _index_strings(index: pd.Index) -> pa.Array:
+    """The index as arrow strings: as they are when they are strings already (no Python
+    ``str`` per row), else each label's ``str``."""
+    if pd.api.types.infer_dtype(index, skipna=False) == "string":  # every label a str
+        return pa.array(index.to_numpy(dtype=object), pa.string())
+    return pa.array(index.map(str).to_numpy(dtype=object), pa.string())
+
+
+def _needs_escaping(ids: pa.Array) -> bool:
+    """Whether an id holds a character JSON must escape (``"``, ``\\``, a control
+    character or DEL): decided on the bytes when every id is printable ASCII, the
+    common case, else by arrow's regex."""
+    data = string_bytes(ids)
+    if not len(data) or (int(data.min()) >= 0x20 and int(data.max()) < 0x7F):
+        return bool(((data == 0x22) | (data == 0x5C)).any())
+    return bool(pc.any(pc.match_substring_regex(ids, r'["\\\x00-\x1f\x7f]')).as_py())
 
 
 def _float_text(values: np.ndarray) -> pa.Array:
     """Shortest round-trip text of each float, integral ones with ``.0`` (still floats)."""
     text = pc.cast(pa.array(values), pa.string())
-    integral = pc.invert(pc.match_substring_regex(text, "[.eE]"))
+    fractional = pc.or_(pc.match_substring(text, "."), pc.match_substring(text, "e"))
+    integral = pc.invert(pc.or_(fractional, pc.match_substring(text, "E")))
     return pc.if_else(integral, pc.binary_join_element_wise(text, ".0", ""), text)
 
 
-def _frame_json_orjson(frame: pd.DataFrame) -> str:
+def _frame_json_orjson(frame: pd.DataFrame) -> bytes:
     columns = [str(c) for c in frame.columns]
     rows = frame.to_numpy().tolist()
     table = dict(
         zip(map(str, frame.index), (dict(zip(columns, r, strict=True)) for r in rows), strict=True)
     )
-    return orjson.dumps(table).decode("utf-8")
+    return orjson.dumps(table)

@@ -1,33 +1,52 @@
-"""Retrieval metrics: small pure functions over a :class:`RankedBatch`, registered by name.
+"""Retrieval metrics: small pure functions over a :class:`RankedBatch`, each declared with
+its title, formula, typed parameters and the trec_eval measure it equals (``_declare``).
 
 Each takes the batch and an optional cutoff ``k`` and returns one float64 value per
-query. Formulas follow trec_eval 9.0.8 (``m_*.c``) and agree with it per query to 1e-9;
-the docstring of each names the trec_eval measure it equals. ``rel_i`` is 1 when the
-result at rank i has label >= the relevance level, ``R`` is the number of judged
-relevant documents, ``g_i`` the result's label (gain) where positive.
+query. Formulas follow trec_eval 9.0.8 (``m_*.c``) and agree with it per query to 1e-9.
+In the formulas ``rel_i`` is 1 when the result at rank i has label >= the relevance
+level, ``R`` is the number of judged relevant documents, ``g_i`` the result's gain.
+The parser reads ``ndcg@10`` and trec_eval's spellings (``P_5``, ``ndcg_cut.10``,
+``-m P.5,10``); ``docs/reference/metrics.md`` is generated from the declarations
+(``python scripts/metrics_reference.py``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragtriage.errors import InputError
+from ragtriage.retrieval._declare import (
+    REGISTRY,
+    MetricFn,
+    MetricSpec,
+    Param,
+    aliases,
+    cut_names,
+    metric,
+)
 from ragtriage.retrieval.ranking import RankedBatch
 
 __all__ = [
     "ALIASES",
+    "CUTOFF",
+    "CUTOFF_OPTIONAL",
+    "CUT_NAMES",
+    "EXP_GAIN",
     "EXP_GAIN_SAFE",
+    "LINEAR_GAIN",
     "MAX_CUTOFF",
     "Measure",
     "MetricFn",
     "MetricSpec",
+    "Param",
     "REGISTRY",
+    "REL",
     "average_precision",
     "expand",
     "hit_rate",
@@ -44,46 +63,29 @@ __all__ = [
     "trec_mean",
 ]
 
-MetricFn = Callable[[RankedBatch, int | None], np.ndarray]
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    name: str
-    fn: MetricFn
-    cutoff: str  # "required", "optional" or "none"
-    trec: str
-
-
-REGISTRY: dict[str, MetricSpec] = {}
-ALIASES = {
-    "p": "precision",
-    "r": "recall",
-    "success": "hit_rate",
-    "hit": "hit_rate",
-    "hitrate": "hit_rate",
-    "recip_rank": "mrr",
-    "rr": "mrr",
-    "ndcg_cut": "ndcg",
-    "rprec": "r_precision",
-    "map_cut": "map",
-    "ap": "map",
-}
-
-
-def metric(name: str, cutoff: str, trec: str) -> Callable[[MetricFn], MetricFn]:
-    """Register ``fn`` under ``name``; ``cutoff`` says whether ``@k`` is required."""
-
-    def register(fn: MetricFn) -> MetricFn:
-        REGISTRY[name] = MetricSpec(name, fn, cutoff, trec)
-        return fn
-
-    return register
+# the parameters the metrics share (ir_measures' ``cutoff`` and ``rel``)
+CUTOFF = Param(
+    "cutoff", int, None, "rank depth k: only the top k results count", "name", required=True
+)
+CUTOFF_OPTIONAL = replace(
+    CUTOFF, required=False, description="rank depth k; without it, every retrieved result"
+)
+REL = Param(
+    "rel",
+    int,
+    1,
+    "minimum label that counts as relevant: rel_i = 1 when the label at rank i is >= rel",
+    "evaluation",
+)
+LINEAR_GAIN = Param("gain", str, "label", "gain of a result: its label (g_i = label)", "metric")
+EXP_GAIN = Param("gain", str, "2^label - 1", "gain of a result: 2 to the label, minus 1", "metric")
 
 
 def _top(batch: RankedBatch, k: int | None) -> np.ndarray:
-    rel = batch.relevant()
-    return rel if k is None else rel[:, :k]
+    """``rel_i`` of the top k: the labels cut before they are compared (a run of depth
+    100 scored at k = 10 compares a tenth of its cells)."""
+    labels = batch.labels if k is None else batch.labels[:, :k]
+    return labels >= batch.level
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -95,30 +97,56 @@ def _discount(width: int) -> np.ndarray:
     return 1.0 / np.log2(np.arange(width, dtype=np.float64) + 2.0)
 
 
-@metric("precision", "required", "P_k")
+@metric(
+    "precision",
+    title="Precision at k",
+    formula="P@k = sum_{i<=k} rel_i / k",
+    trec="P_k",
+    params=(CUTOFF, REL),
+    aliases=("p",),
+)
 def precision(batch: RankedBatch, k: int | None) -> np.ndarray:
-    """P@k = sum_{i<=k} rel_i / k  (trec_eval ``P_k``; the divisor is k even when fewer
-    than k results were retrieved)."""
+    """The divisor is k even when fewer than k results were retrieved, as in trec_eval."""
     assert k is not None
     return _top(batch, k).sum(axis=1) / float(k)
 
 
-@metric("recall", "required", "recall_k")
+@metric(
+    "recall",
+    title="Recall at k",
+    formula="R@k = sum_{i<=k} rel_i / R",
+    trec="recall_k",
+    params=(CUTOFF, REL),
+    aliases=("r",),
+)
 def recall(batch: RankedBatch, k: int | None) -> np.ndarray:
-    """R@k = sum_{i<=k} rel_i / R  (trec_eval ``recall_k``; 0 when R = 0)."""
+    """0 when the query has no relevant document (R = 0), as in trec_eval."""
     return _safe_div(_top(batch, k).sum(axis=1).astype(np.float64), batch.num_rel)
 
 
-@metric("hit_rate", "required", "success_k")
+@metric(
+    "hit_rate",
+    title="Hit rate (success) at k",
+    formula="Hit@k = 1 if rel_i = 1 for some i <= k, else 0",
+    trec="success_k",
+    params=(CUTOFF, REL),
+    aliases=("success", "hit", "hitrate"),
+)
 def hit_rate(batch: RankedBatch, k: int | None) -> np.ndarray:
-    """Hit@k = 1 if any rel_i = 1 for i <= k else 0  (trec_eval ``success_k``)."""
+    """Averaged over queries it is the share of queries with a relevant result in the top k."""
     return np.asarray(_top(batch, k).any(axis=1), dtype=np.float64)
 
 
-@metric("mrr", "optional", "recip_rank")
+@metric(
+    "mrr",
+    title="Reciprocal rank",
+    formula="RR = 1 / (rank of the first result with rel_i = 1), 0 if none (within k when given)",
+    trec="recip_rank",
+    params=(CUTOFF_OPTIONAL, REL),
+    aliases=("recip_rank", "rr"),
+)
 def mrr(batch: RankedBatch, k: int | None) -> np.ndarray:
-    """RR = 1 / (rank of the first relevant result), 0 if none (within k when given)
-    (trec_eval ``recip_rank``, which has no cutoff)."""
+    """trec_eval's ``recip_rank`` has no cutoff; ``mrr@k`` only looks at the top k."""
     rel = _top(batch, k)
     first = rel.argmax(axis=1)
     found = rel.any(axis=1)
@@ -133,41 +161,64 @@ def _dcg(gains: np.ndarray, k: int | None) -> np.ndarray:
 def _ndcg(
     batch: RankedBatch, k: int | None, gain: Callable[[np.ndarray], np.ndarray]
 ) -> np.ndarray:
-    labels = np.where(batch.labels > 0, batch.labels, 0).astype(np.float64)
-    ideal = np.where(batch.ideal > 0, batch.ideal, 0).astype(np.float64)
+    top, best = (
+        (batch.labels, batch.ideal) if k is None else (batch.labels[:, :k], batch.ideal[:, :k])
+    )
+    labels = np.where(top > 0, top, 0).astype(np.float64)
+    ideal = np.where(best > 0, best, 0).astype(np.float64)
     return _safe_div(_dcg(gain(labels), k), _dcg(gain(ideal), k))
 
 
-@metric("ndcg", "optional", "ndcg_cut_k")
+@metric(
+    "ndcg",
+    title="Normalised discounted cumulative gain",
+    formula="nDCG@k = sum_{i<=k} g_i / log2(i+1), divided by the same sum over the ideal "
+    "ordering of all judged positive labels",
+    trec="ndcg_cut_k",
+    trec_uncut="ndcg",
+    params=(CUTOFF_OPTIONAL, LINEAR_GAIN),
+    cut_names=("ndcg_cut",),
+)
 def ndcg(batch: RankedBatch, k: int | None) -> np.ndarray:
-    """nDCG@k = sum_{i<=k} g_i / log2(i+1) divided by the same sum over the ideal ordering
-    of *all* judged positive labels (trec_eval ``ndcg_cut_k``; ``ndcg`` without k). Gains
-    are the raw labels, whatever the relevance level, as in trec_eval."""
+    """Gains are the raw labels, whatever the relevance level, as in trec_eval; a
+    negative label gains 0."""
     return _ndcg(batch, k, lambda g: g)
 
 
 EXP_GAIN_SAFE = 1000.0  # 2^1000 is a float64; 2^1024 is not
 
 
-@metric("ndcg_exp", "optional", "(none: ir_measures nDCG with exponential gain)")
+@metric(
+    "ndcg_exp",
+    title="nDCG with exponential gain",
+    formula="nDCG@k as ndcg, with g_i = 2^label - 1",
+    trec=None,
+    params=(CUTOFF_OPTIONAL, EXP_GAIN),
+    equals="ir_measures' nDCG with exponential gain (Burges et al.); ndcg for binary labels",
+)
 def ndcg_exp(batch: RankedBatch, k: int | None) -> np.ndarray:
-    """nDCG@k with gain 2^label - 1 (Burges et al.); equals ``ndcg`` for binary labels.
-
-    Above label 1023, 2^label is beyond float64: a query's gains are then divided by 2^m,
-    m its largest label (the ratio is unchanged), so a grade of 2000 gives a number, not
-    inf / inf = NaN."""
+    """Above label 1023, 2^label is beyond float64: a query's gains are then divided by
+    2^m, m its largest label (the ratio is unchanged), so a grade of 2000 gives a number,
+    not inf / inf = NaN."""
     top = np.where(batch.ideal > 0, batch.ideal, 0).max(axis=1, initial=0).astype(np.float64)
     shift = np.where(top > EXP_GAIN_SAFE, top, 0.0)[:, None]
     return _ndcg(batch, k, lambda g: np.exp2(g - shift) - np.exp2(-shift))
 
 
-@metric("map", "optional", "map / map_cut_k")
+@metric(
+    "map",
+    title="Average precision",
+    formula="AP@k = sum_{i<=k} rel_i * P@i / R",
+    trec="map_cut_k",
+    trec_uncut="map",
+    params=(CUTOFF_OPTIONAL, REL),
+    aliases=("ap",),
+    cut_names=("map_cut",),
+)
 def average_precision(batch: RankedBatch, k: int | None) -> np.ndarray:
-    """AP@k = sum_{i<=k} rel_i * P@i / R  (trec_eval ``map``; ``map_cut_k`` with k: the
-    divisor stays R, all judged relevant documents).
-
-    Summed over the relevant cells only, in rank order as trec_eval sums them: a run's
-    rows hold a few relevant results among a hundred."""
+    """With a cutoff the divisor stays R, all judged relevant documents, as in
+    ``map_cut_k``. Summed over the relevant cells only, in rank order as trec_eval sums
+    them: a run's rows hold a few relevant results among a hundred."""
     rows, cols = np.nonzero(_top(batch, k))
     n = len(batch.queries)
     per_row = np.bincount(rows, minlength=n)
@@ -176,13 +227,26 @@ def average_precision(batch: RankedBatch, k: int | None) -> np.ndarray:
     return _safe_div(total, batch.num_rel)
 
 
-@metric("r_precision", "none", "Rprec")
+@metric(
+    "r_precision",
+    title="R-precision",
+    formula="R-Prec = sum_{i<=R} rel_i / R",
+    trec="Rprec",
+    params=(REL,),
+    aliases=("rprec",),
+)
 def r_precision(batch: RankedBatch, k: int | None) -> np.ndarray:
-    """R-Prec = sum_{i<=R} rel_i / R  (trec_eval ``Rprec``)."""
+    """Precision at the query's own depth R, so it takes no cutoff."""
     rel = batch.relevant()
     cum = np.concatenate([np.zeros((rel.shape[0], 1)), np.cumsum(rel, axis=1)], axis=1)
     at = np.minimum(batch.num_rel, rel.shape[1])
     return _safe_div(cum[np.arange(rel.shape[0]), at], batch.num_rel)
+
+
+# every other spelling -> its metric, and trec_eval's cut measures: from the declarations
+ALIASES = aliases()
+# trec_eval's cut measures: bare, they mean a list of cutoffs, never the uncut measure
+CUT_NAMES = cut_names()
 
 
 @dataclass(frozen=True, order=True)
@@ -205,8 +269,6 @@ class Measure:
 
 # ``@`` (ir_measures), ``_`` (trec_eval's output names) or ``.`` (trec_eval's ``-m P.5``)
 _PATTERN = re.compile(r"^\s*([A-Za-z_]+?)(?:(?:@|_|\.)(-?\d+))?\s*$", re.ASCII)
-# trec_eval's cut measures: bare, they mean a list of cutoffs, never the uncut measure
-CUT_NAMES = frozenset({"ndcg_cut", "map_cut"})
 
 
 MAX_CUTOFF = 1_000_000  # far deeper than any ranking scored; keeps k inside 64-bit arrays

@@ -417,7 +417,9 @@ def _drop_duplicates(
     if words is None:
         return ranked, 0
     valid = ranked >= 0
-    print_ = id_hash(words)
+    # ids of up to 8 bytes are one word, which is its own exact fingerprint (id_hash
+    # would map it one-to-one); only the suspects below are ever compared exactly
+    print_ = words[..., 0] if words.shape[-1] == 1 else id_hash(words)
     print_ = np.where(valid, print_, 0)
     print_.sort(axis=1)
     pairs = (print_[:, 1:] == print_[:, :-1]).sum(axis=1)
