@@ -21,6 +21,7 @@ from ragtriage.calibration.select import Selection
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
+from ragtriage.stats import NanFloat
 
 SCHEMA = "ragtriage.calibration/1"
 
@@ -30,7 +31,7 @@ class MethodResult(BaseModel):
 
     name: str
     cv: Agreement  # out-of-fold decisions, the figure to believe
-    in_sample_kappa: float  # the rule fitted and measured on all items (optimistic)
+    in_sample_kappa: NanFloat  # the rule fitted and measured on all items (optimistic)
     rule: Rule  # fitted on all items of the scope
 
 
@@ -45,7 +46,7 @@ class PPIDemo(BaseModel):
     then compared with the estimate (``hidden_human_rate``)."""
 
     estimate: PPIEstimate
-    hidden_human_rate: float
+    hidden_human_rate: NanFloat
     labelled_fraction: float
 
 
@@ -57,8 +58,8 @@ class ScopeReport(BaseModel):
     n_agreement: int  # scored and with a (non-tied) human label
     unscored: list[UnscoredItem] = Field(default_factory=list)
     tied: list[str] = Field(default_factory=list)  # graders split evenly
-    threshold: float  # on the judge score, chosen on all items of the scope
-    fold_thresholds: list[float]
+    threshold: NanFloat  # on the judge score, chosen on all items of the scope
+    fold_thresholds: list[NanFloat]
     cv: Agreement
     in_sample: Agreement
     signals: list[MethodResult]  # each signal alone and the combination
@@ -69,7 +70,7 @@ class ScopeReport(BaseModel):
     best_signal: str
     beats_lexical: bool | None
     # kappa(decision rule) - kappa(lexical), cross-validated, with its paired bootstrap CI
-    vs_lexical: tuple[float, float, float] | None = None
+    vs_lexical: tuple[NanFloat, NanFloat, NanFloat] | None = None
     krippendorff_alpha: float | None = None
     n_multi_graded: int = 0
     ppi: PPIDemo | None = None

@@ -9,6 +9,7 @@ import numpy as np
 
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.calibration.threshold import candidate_thresholds, kappa_curve
+from ragtriage.render.format import fmt
 from ragtriage.render.plots import label
 
 __all__ = ["write_plots"]
@@ -67,8 +68,8 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
         ax.set_xlabel("judge (cross-validated)")
         ax.set_ylabel("human")
         s = record.scopes[name]
-        ci = f"[{s.cv.kappa_low:.2f}, {s.cv.kappa_high:.2f}]"
-        ax.set_title(f"{label(name)}: kappa {s.cv.kappa:.2f} {ci}", fontsize=9)
+        ci = f"[{fmt(s.cv.kappa_low, 2)}, {fmt(s.cv.kappa_high, 2)}]"  # '-' when undefined
+        ax.set_title(f"{label(name)}: kappa {fmt(s.cv.kappa, 2)} {ci}", fontsize=9)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     paths.append(_save(fig, directory / "confusion.png", plt))
@@ -82,10 +83,10 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
                 np.concatenate([np.linspace(x.min(), x.max(), 200), candidate_thresholds(x)])
             )
             ax.plot(grid, kappa_curve(x, y, grid), color="C0", label="in-sample kappa")
-        ax.axvline(s.threshold, color="C3", ls="--", label=f"chosen {s.threshold:.3f}")
+        ax.axvline(s.threshold, color="C3", ls="--", label=f"chosen {fmt(s.threshold, 3)}")
         for t in s.fold_thresholds:
             ax.axvline(t, color="C3", alpha=0.25, lw=0.8)
-        ax.axhline(s.cv.kappa, color="C2", ls=":", label=f"CV kappa {s.cv.kappa:.2f}")
+        ax.axhline(s.cv.kappa, color="C2", ls=":", label=f"CV kappa {fmt(s.cv.kappa, 2)}")
         _label(ax, "threshold on judge score", "Cohen's kappa", name)
     fig.suptitle(title + ": kappa against threshold (faint lines: fold thresholds)", fontsize=10)
     fig.tight_layout()
