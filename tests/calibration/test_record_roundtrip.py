@@ -153,8 +153,18 @@ def test_calibrate_command_with_the_lexical_judge_writes_a_loadable_record(tmp_p
     grades.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "mycal"
     res = CliRunner().invoke(
-        app, ["calibrate", str(grades.parent), "--judge", "lexical", "--out", str(out),
-              "--no-plots", "--resamples", "100"]
+        app,
+        [
+            "calibrate",
+            str(grades.parent),
+            "--judge",
+            "lexical",
+            "--out",
+            str(out),
+            "--no-plots",
+            "--resamples",
+            "100",
+        ],
     )
     assert res.exit_code == 0, res.output
     record = load_calibration(out / "lexical" / "calibration.json")
