@@ -16,9 +16,10 @@ import typer
 
 from ragtriage.cli.common import console
 from ragtriage.render.console import print_line
+from ragtriage.render.format import count
 from ragtriage.render.text import clean
 from ragtriage.results.compare import provenance_warnings
-from ragtriage.results.gate import check_bars, leaks, parse_bars, stale_fields, uncalibrated
+from ragtriage.results.gate import check_bars, parse_bars, policy
 from ragtriage.results.load import load_result
 
 __all__ = ["MAX_LEAKS", "METRICS_HELP", "gate", "register"]
@@ -64,9 +65,12 @@ def gate(
 
     for warning in provenance_warnings(base, result) if base is not None else []:
         say(f"warning: baseline vs this result: {warning}", "yellow")
+    if not checks:
+        say("no bars given (--min, --max, --max-drop): checking leaks and staleness only", "")
     for check in checks:
         say(check.describe(), "green" if check.ok else "bold red")
-    stale = stale_fields(result)
+    rules = policy(result)
+    stale = list(rules.stale)
     refused = bool(stale) and not allow_stale
     if stale:
         verb = "refusing to pass" if refused else "gating anyway (--allow-stale)"
@@ -75,15 +79,16 @@ def gate(
             f"{', '.join(stale)}; {verb}",
             "bold red" if refused else "yellow",
         )
-    if uncalibrated(result):
+    if rules.uncalibrated:
         say(
             "warning: the audit's judge had no calibration record; its decisions used an "
             "uncalibrated threshold (run ragtriage calibrate for this judge)",
             "yellow",
         )
-    leaked = leaks(result)
+    leaked = list(rules.leaks)
     if leaked:
-        say(f"LEAKS: {len(leaked)} forbidden chunks in a top k (access control)", "bold red")
+        chunks = count(len(leaked), "forbidden chunk")
+        say(f"LEAKS: {chunks} in a top k (access control)", "bold red")
         for leak in leaked[:MAX_LEAKS]:
             say(
                 f"  {clean(leak.query_id, 60)}: {clean(leak.forbidden_id, 60)} at rank {leak.rank}",
@@ -92,13 +97,14 @@ def gate(
     missed = sum(not c.ok for c in checks)
     if missed or refused or leaked:
         say(
-            f"gate FAILED: {missed} of {len(checks)} bars missed"
+            f"gate FAILED: {missed} of {count(len(checks), 'bar')} missed"
             + ("; calibration stale" if refused else "")
             + ("; forbidden chunks retrieved" if leaked else ""),
             "bold red",
         )
         raise typer.Exit(code=1)
-    say(f"gate passed: {len(checks)} bars hold", "bold green")
+    held = f"{count(len(checks), 'bar')} hold" if checks else "no bars"
+    say(f"gate passed: {held}; no leak; calibration not stale", "bold green")
 
 
 def register(app: typer.Typer) -> None:

@@ -16,15 +16,16 @@ from ragtriage.render.text import clean
 from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
+    audit_title,
+    gate_line,
     ordered_cases,
     ordered_counts,
-    slice_title,
     stale_message,
     threshold_line,
     unanswerable_line,
 )
 from ragtriage.results.compare import Comparison
-from ragtriage.triage.models import FAILURES, AuditResult
+from ragtriage.triage.models import AuditResult
 
 __all__ = [
     "MAX_CASES",
@@ -42,18 +43,22 @@ MAX_CLUSTERS = 20
 QUERY_CHARS = 120
 REASON_CHARS = 200
 
-# HTML specials become entities; markdown punctuation gets a backslash (CommonMark lets
-# any ASCII punctuation be escaped, and GFM tables honour ``\|``). An ``@`` that could
-# start a mention gets a word joiner after it, so "@org/team" in the data notifies no one
-# (``recall@5``, preceded by a letter, is not a mention and is left alone).
-_REPLACEMENTS = {
-    "&": "&amp;",
-    "<": "&lt;",
-    ">": "&gt;",
-    '"': "&quot;",
-    **{ch: "\\" + ch for ch in "\\`*_{}[]()#!|~"},
-}
-_SPECIAL = re.compile("[" + re.escape("".join(_REPLACEMENTS)) + "]")
+# Only what markdown would act on is escaped, with a backslash (CommonMark lets any ASCII
+# punctuation be escaped, GFM tables honour ``\|``), so the comment read raw stays
+# readable (``min_sentence_lexical >= 0.6464``, not ``min\_sentence\_lexical &gt;= ...``):
+# ``<`` (raw HTML, autolinks), ``[`` ``]`` (links and images: with both escaped ``(``,
+# ``)`` and ``!`` cannot form one), ``*`` ``~`` `````, ``\``, ``|`` (an extra table
+# column), ``_`` at a word's edge (inside a word it cannot emphasise), ``&`` that starts
+# an entity, ``#`` before a digit (an issue reference on GitHub) and a block marker at the
+# start of the text. An ``@`` that could start a mention gets a word joiner after it, so
+# "@org/team" in the data notifies no one (``recall@5``, after a letter, is left alone).
+_ALWAYS = re.compile(r"[\\`*\[\]|~<]")
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_ISSUE_REF = re.compile(r"#(?=\d)")
+_BLOCK_START = re.compile(
+    r"^(?:#{1,6}(?=\s|$)|>|[-+](?=\s|$)|\d+(?=[.)](?:\s|$))|(?=[-=\s]+$)[-=])"
+)
 _MENTION = re.compile(r"(?<![\w])@")
 # GitHub also links bare URLs, www. hosts and e-mail addresses (GFM's autolink extension):
 # a word joiner after the scheme, the "www" or the "@" of an address breaks the pattern
@@ -63,9 +68,17 @@ _AUTOLINK = re.compile(r"(?i)\b(?:https?|ftp)(?=:)|\bwww(?=\.)|(?<=[\w.+-])@(?=[
 
 def escape(text: object, limit: int | None = None) -> str:
     """One line of untrusted text as inert markdown (shortened to ``limit`` first)."""
-    escaped = _SPECIAL.sub(lambda m: _REPLACEMENTS[m.group(0)], clean(text, limit))
+    escaped = _ALWAYS.sub(lambda m: "\\" + m.group(0), clean(text, limit))
+    for pattern in (_EDGE_UNDERSCORE, _ENTITY, _ISSUE_REF):
+        escaped = pattern.sub(lambda m: "\\" + m.group(0), escaped)
+    escaped = _BLOCK_START.sub(lambda m: _block(m.group(0)), escaped)
     escaped = _AUTOLINK.sub(lambda m: m.group(0) + "\u2060", escaped)
     return _MENTION.sub("@\u2060", escaped)
+
+
+def _block(marker: str) -> str:
+    """``# x`` -> ``\\# x``; ``1. x`` -> ``1\\. x`` (a backslash before the dot)."""
+    return marker + "\\" if marker[0].isdigit() else "\\" + marker
 
 
 def render_markdown(result: AuditResult) -> str:
@@ -91,11 +104,9 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _headline(result: AuditResult) -> str:
     counts = ordered_counts(result)
-    total = sum(counts.values())
-    failed = sum(counts[label] for label in FAILURES)
     rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]
-    title = f"## ragtriage audit: {failed} of {total} cases failing{slice_title(result)}"
-    return title + "\n\n" + _table(["label", "cases"], rows)
+    gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
+    return f"## {escape(audit_title(result))}\n\n{gate}\n\n" + _table(["label", "cases"], rows)
 
 
 def _leaks(result: AuditResult) -> str:
@@ -124,7 +135,7 @@ def _calibration(result: AuditResult) -> str:
     source = escape(cal.source, 120) if cal.source else "none (judge decisions are uncalibrated)"
     lines.append(f"- record: {source}")
     rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
-    lines.append(f"- decision: {escape(rule)}; kappa: {escape(fmt_estimate(cal.kappa))}")
+    lines.append(f"- decision: {escape(rule)}; kappa: {fmt_estimate(cal.kappa)}")
     if cal.note:
         lines.append(f"- note: {escape(cal.note, REASON_CHARS)}")
     return "\n".join(lines)
@@ -148,8 +159,8 @@ def _generation(result: AuditResult) -> str:
     gen = result.generation
     outcomes = ", ".join(f"{escape(k)} {v}" for k, v in sorted(gen.outcomes.items()))
     rows = [
-        ["naive (judge at face value)", escape(fmt_estimate(gen.naive_faithful_rate))],
-        ["corrected (prediction-powered)", escape(fmt_estimate(gen.corrected_faithful_rate))],
+        ["naive (judge at face value)", fmt_estimate(gen.naive_faithful_rate)],
+        ["corrected (prediction-powered)", fmt_estimate(gen.corrected_faithful_rate)],
     ]
     note = f"\n\nCorrected rate {escape(gen.corrected_note)}" if gen.corrected_note else ""
     return (

@@ -36,11 +36,13 @@ __all__ = [
     "COUNTS",
     "Kind",
     "LOWER_IS_BETTER",
+    "Policy",
     "TOLERANCE",
     "check_bars",
     "leaks",
     "metric_value",
     "parse_bars",
+    "policy",
     "stale_fields",
     "uncalibrated",
 ]
@@ -182,9 +184,8 @@ def check_bars(
     source: str = "result",
     baseline_source: str = "baseline",
 ) -> list[BarCheck]:
-    """Every bar checked; all values are resolved first, so bad input fails before any verdict."""
-    if not bars:
-        raise InputError("no bars given: use --min, --max or --max-drop", field="gate")
+    """Every bar checked; all values are resolved first, so bad input fails before any verdict.
+    No bars is no checks: the gate's own policy (:func:`policy`) still applies."""
     checks = []
     for bar in bars:
         value = metric_value(result, bar.metric, source)
@@ -212,3 +213,31 @@ def leaks(result: Result) -> list[Leak]:
     """Forbidden chunks in a checked case's top k: each one fails the gate."""
     section = retrieval_of(result).leaks
     return list(section.cases) if section is not None and section.n_leaking else []
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the gate decides with no bar at all: it fails on a leak (always) and on a
+    stale calibration (unless ``--allow-stale``); an uncalibrated judge is a warning.
+    The reports lead with this, so "no failures" can never sit beside a failing gate."""
+
+    leaks: tuple[Leak, ...]
+    leaking_cases: tuple[str, ...]  # case ids, in the order of the leaks
+    leaks_checked: bool  # the golden set carries access-control fields
+    stale: tuple[str, ...]
+    uncalibrated: bool
+
+    def fails(self, allow_stale: bool = False) -> bool:
+        return bool(self.leaks) or (bool(self.stale) and not allow_stale)
+
+
+def policy(result: Result) -> Policy:
+    """The gate's policy checks on ``result`` (the same for ``gate`` and every report)."""
+    found = leaks(result)
+    return Policy(
+        leaks=tuple(found),
+        leaking_cases=tuple(dict.fromkeys(leak.query_id for leak in found)),
+        leaks_checked=retrieval_of(result).leaks is not None,
+        stale=tuple(stale_fields(result)),
+        uncalibrated=uncalibrated(result),
+    )

@@ -1,0 +1,61 @@
+"""Every report leads with what ``ragtriage gate`` would say (issue 27, item 6): the demo
+said "No failures." and "0 of 16 cases failing" while the gate failed on a leak."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from ragtriage.render.html import render_html
+from ragtriage.render.markdown import render_markdown
+from ragtriage.render.terminal import audit_summary
+from ragtriage.triage.models import CalibrationStatus
+from tests.audits import make_audit, with_leaks
+
+LEAK = "Gate fails whatever the bars: 1 leak (q01)."
+
+
+def _all_pass(audit):
+    """Every case passes, as the demo's hb-15 did although it leaked."""
+    from ragtriage.triage.models import Label
+
+    cases = [c.model_copy(update={"label": Label.PASS}) for c in audit.cases]
+    counts = {"pass": len(cases)}
+    return audit.model_copy(update={"cases": cases, "clusters": [], "counts": counts})
+
+
+def _terminal(result) -> str:
+    out = io.StringIO()
+    audit_summary(result, Console(file=out, width=200))
+    return out.getvalue()
+
+
+def test_a_leak_leads_every_report_and_no_report_says_no_failures():
+    audit = with_leaks(_all_pass(make_audit()), [("q01", "tenant-b-doc", 2)])
+    terminal = _terminal(audit).splitlines()
+    assert terminal[0].startswith("ragtriage audit: gate fails; 0 of 10 cases failing")
+    assert terminal[1] == LEAK
+    assert "No failures." not in "\n".join(terminal)
+    assert "the gate still fails" in "\n".join(terminal)
+    md = render_markdown(audit).splitlines()
+    assert md[0] == "## ragtriage audit: gate fails; 0 of 10 cases failing"
+    assert md[2] == f"**{LEAK}**"
+    html = render_html(audit)
+    assert "<h1>ragtriage audit: gate fails; 0 of 10 cases failing</h1>" in html
+    head = html.split("<table>", 1)[0]  # before the first table: the headline
+    assert LEAK in head and 'class="gate gate-fails"' in head
+
+
+def test_stale_and_passing_verdicts():
+    stale = make_audit(stale=["model"])
+    line = _terminal(stale).splitlines()[1]
+    assert line.startswith("Gate fails whatever the bars: stale calibration (model;")
+    clean = with_leaks(make_audit(), [])
+    assert _terminal(clean).splitlines()[1] == (
+        "Gate passes without bars: no leak; calibration current."
+    )
+    unchecked = make_audit().model_copy(update={"calibration": CalibrationStatus()})
+    assert "no access-control fields to check for leaks; judge uncalibrated" in (
+        render_markdown(unchecked)
+    )
