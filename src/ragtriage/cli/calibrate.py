@@ -39,7 +39,11 @@ def calibrate_command(
     ] = None,
     judged: Annotated[
         list[Path] | None,
-        typer.Option("--judged", help="recorded judge results (JSONL of JudgeResult), repeatable"),
+        typer.Option(
+            "--judged",
+            help="recorded judge results (JSONL of JudgeResult, or an audit's results.json "
+            "whose answers you graded), repeatable",
+        ),
     ] = None,
     out: Annotated[Path, typer.Option(help="output directory")] = Path("calibration"),
     folds: Annotated[int, typer.Option(min=2, max=20, help="cross-validation folds")] = 5,
@@ -53,8 +57,8 @@ def calibrate_command(
     audit: Annotated[
         Path | None,
         typer.Option(
-            help="judge results of an audit's unlabelled answers: print their PPI-corrected "
-            "faithful rate"
+            help="an audit's results.json (or JSONL of its judge results): print the "
+            "PPI-corrected faithful rate of its answers"
         ),
     ] = None,
     ppi_labelled: Annotated[
