@@ -59,3 +59,30 @@ def test_stale_and_passing_verdicts():
     assert "no access-control fields to check for leaks; judge uncalibrated" in (
         render_markdown(unchecked)
     )
+
+
+def test_calibration_plots_are_of_the_rule_applied():
+    """The audit's HTML showed the score threshold's kappa 0.32 and threshold 0.559 beside
+    the applied rule min_sentence_lexical >= 0.6464 (kappa 0.38)."""
+    import json
+
+    from ragtriage.calibration import calibrate, load_grades
+    from ragtriage.render.calibration_plots import _applied, _not_applied
+    from ragtriage.render.format import describe_rule
+    from tests.calibration.conftest import synthetic
+
+    rows, results = synthetic(n=90, seed=3)
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "grades.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        record = calibrate(load_grades(path), results, judge_name="s", grades_digest={},
+                           resamples=100)  # fmt: skip
+    pooled = record.scopes["pooled"]
+    assert pooled.selected is not None
+    assert _applied(record, "pooled") == pooled.selected.cv  # not the score threshold's
+    score_rule = record.rule.kind == "threshold" and record.rule.feature == "score"
+    note = _not_applied(record)
+    assert (note == "") if score_rule else (describe_rule(record.rule)[:40] in note)

@@ -166,3 +166,22 @@ def test_escaped_text_renders_as_exactly_itself(text):
             else {"table_open", "thead_open", "tr_open", "th_open", "tbody_open", "td_open"}
         )
         assert set(opened) <= allowed, (doc, opened)
+
+
+def test_report_md_read_raw_names_no_absolute_path_and_shows_the_answers(audit):
+    """A failed case could not be read in report.md (no answers), and the shipped record
+    was named by this machine's absolute path (issue 27, item 10)."""
+    from ragtriage.triage.calibrated import SHIPPED
+    from ragtriage.triage.models import CalibrationStatus
+
+    shipped = str((SHIPPED / "lexical.json").resolve())
+    cal = CalibrationStatus(source=shipped, threshold=0.5)
+    text = render_markdown(audit.model_copy(update={"calibration": cal}))
+    assert "- record: lexical.json (shipped with ragtriage)" in text
+    assert shipped not in text and "/" + SHIPPED.name + "/" not in text
+    header = "| case | label | query | answer | reason |"
+    assert header in text
+    failed = next(c for c in audit.cases if c.label.value == "generation")
+    row = next(line for line in text.splitlines() if line.startswith(f"| {failed.case_id} |"))
+    assert f"| {escape(failed.answer)} |" in row
+    assert text.index("### Failure clusters") < text.index("### Stage 1")

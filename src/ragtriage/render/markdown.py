@@ -17,6 +17,7 @@ from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
     audit_title,
+    calibration_source,
     gate_line,
     ordered_cases,
     ordered_counts,
@@ -30,6 +31,7 @@ from ragtriage.triage.models import AuditResult
 __all__ = [
     "MAX_CASES",
     "MAX_CLUSTERS",
+    "ANSWER_CHARS",
     "QUERY_CHARS",
     "REASON_CHARS",
     "escape",
@@ -42,6 +44,7 @@ MAX_TAG_ROWS = 40
 MAX_CLUSTERS = 20
 QUERY_CHARS = 120
 REASON_CHARS = 200
+ANSWER_CHARS = 300
 
 # Only what markdown would act on is escaped, with a backslash (CommonMark lets any ASCII
 # punctuation be escaped, GFM tables honour ``\|``), so the comment read raw stays
@@ -86,10 +89,10 @@ def render_markdown(result: AuditResult) -> str:
     parts = [
         _headline(result),
         _leaks(result),
+        _clusters(result),  # what failed, before the figures behind it
         _calibration(result),
         _retrieval(result),
         _generation(result),
-        _clusters(result),
         _cases(result),
         _warnings(result),
     ]
@@ -132,8 +135,7 @@ def _calibration(result: AuditResult) -> str:
     if message:
         lines.append(f"> [!WARNING]\n> **{escape(message)}**\n")
     lines.append("### Calibration")
-    source = escape(cal.source, 120) if cal.source else "none (judge decisions are uncalibrated)"
-    lines.append(f"- record: {source}")
+    lines.append(f"- record: {escape(calibration_source(cal.source), 120)}")
     rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
     lines.append(f"- decision: {escape(rule)}; kappa: {fmt_estimate(cal.kappa)}")
     if cal.note:
@@ -192,12 +194,14 @@ def _cases(result: AuditResult) -> str:
             escape(c.case_id, 40),
             escape(c.label.value),
             escape(c.query, QUERY_CHARS),
+            escape(c.answer, ANSWER_CHARS) or "-",  # a failed case is read by its answer
             escape(c.reason, REASON_CHARS),
         ]
         for c in cases
     ]
     more = len(result.cases) - len(cases)
-    text = "### Cases, worst first\n\n" + _table(["case", "label", "query", "reason"], rows)
+    header = ["case", "label", "query", "answer", "reason"]
+    text = "### Cases, worst first\n\n" + _table(header, rows)
     plural = "case" if more == 1 else "cases"
     return text + (f"\n\n{more} more {plural} in the HTML report." if more > 0 else "")
 
@@ -239,7 +243,8 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     some raw p-values fall below 0.05 by chance."""
     header = ["metric", "n", "base", "candidate", "diff", "95% CI", "p", "p (Holm)"]
     parts = [f"### Compared with the baseline ({comparison.n_common} queries in common)"]
-    parts += [f"> [!WARNING]\n> {escape(w, REASON_CHARS)}" for w in comparison.warnings]
+    # our own sentences, whole: cut at 200 characters they ended mid-name
+    parts += [f"> [!WARNING]\n> {escape(w)}" for w in comparison.warnings]
     parts.append(f"**Verdict:** {escape(verdict(comparison), REASON_CHARS)}")
     if (labels := label_line(comparison)) is not None:
         parts.append(escape(labels))

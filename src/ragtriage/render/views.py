@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ragtriage.render.format import count, fmt
 from ragtriage.results.gate import policy
 from ragtriage.retrieval.models import RetrievalReport
@@ -11,6 +13,7 @@ __all__ = [
     "LABEL_ORDER",
     "LABEL_TITLES",
     "audit_title",
+    "calibration_source",
     "gate_fails",
     "gate_line",
     "ordered_cases",
@@ -59,6 +62,24 @@ def audit_title(result: AuditResult) -> str:
     lead = "gate fails; " if gate_fails(result) else ""
     total = sum(counts.values())
     return f"ragtriage audit: {lead}{failed} of {total} cases failing{slice_title(result)}"
+
+
+def calibration_source(source: str | None) -> str:
+    """The calibration record a report names, without this machine's absolute paths: a
+    shipped record by its name, another relative to the working directory (else its name)."""
+    if not source:
+        return "none (judge decisions are uncalibrated)"
+    from ragtriage.triage.calibrated import SHIPPED
+
+    path = Path(source)
+    if not path.is_absolute():
+        return source
+    if path.resolve().parent == SHIPPED.resolve():
+        return f"{path.name} (shipped with ragtriage)"
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return path.name
 
 
 def gate_fails(result: AuditResult) -> bool:
