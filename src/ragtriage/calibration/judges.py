@@ -13,7 +13,9 @@ or parameter changes the fingerprint and the recording is ignored.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -134,11 +136,11 @@ def read_judged(path: Path) -> list[JudgeResult]:
     return results
 
 
-def _judged_records(path: Path):
+def _judged_records(path: Path) -> Iterator[tuple[int | None, Any, list[str]]]:
     """``(line, object, field path)`` of each judge result in ``path``: the lines of a
     JSONL / the items of a JSON list, or ``cases.<i>.judge`` of an audit's results.json
     (cases the audit did not judge have none and are skipped)."""
-    data = None
+    data: Any = None
     if read_text(path).lstrip().startswith("{"):
         try:  # one JSON object: an audit's results.json; else JSONL, one result a line
             data = read_json_document(path)
