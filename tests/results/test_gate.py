@@ -182,7 +182,7 @@ def test_plain_gate_with_no_bars_still_checks_leaks_and_staleness(audit, files, 
     assert gate(str(leaky)) == 1
     out = capsys.readouterr().out
     assert "no bars given" in out and "LEAKS: 1 forbidden chunk in a top k" in out
-    assert "gate FAILED: 0 of 0 bars missed; forbidden chunks retrieved" in out
+    assert "gate FAILED: forbidden chunks retrieved" in out
     assert gate(files["stale"]) == 1
     assert "STALE calibration" in capsys.readouterr().out
     assert gate(files["stale"], "--allow-stale") == 0

@@ -96,12 +96,9 @@ def gate(
             )
     missed = sum(not c.ok for c in checks)
     if missed or refused or leaked:
-        say(
-            f"gate FAILED: {missed} of {count(len(checks), 'bar')} missed"
-            + ("; calibration stale" if refused else "")
-            + ("; forbidden chunks retrieved" if leaked else ""),
-            "bold red",
-        )
+        why = [f"{missed} of {count(len(checks), 'bar')} missed"] if checks else []
+        why += ["calibration stale"] * refused + ["forbidden chunks retrieved"] * bool(leaked)
+        say(f"gate FAILED: {'; '.join(why)}", "bold red")
         raise typer.Exit(code=1)
     held = f"{count(len(checks), 'bar')} hold" if checks else "no bars"
     say(f"gate passed: {held}; no leak; calibration not stale", "bold green")
