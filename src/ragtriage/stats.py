@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator
 
 __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "Estimate",
     "Interval",
+    "NanFloat",
     "NORMAL_ABOVE",
     "bootstrap_mean",
     "bootstrap_statistic",
@@ -30,6 +32,16 @@ __all__ = [
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 20261129
 NORMAL_ABOVE = 50_000
+
+
+def _null_is_nan(value: Any) -> Any:
+    return float("nan") if value is None else value
+
+
+# A figure that is NaN where it is undefined (kappa of constant raters, precision of a
+# rule that never predicts "unfaithful"). JSON has no NaN, so pydantic writes it as null;
+# this type reads that null back as NaN, so every record we write loads again.
+NanFloat = Annotated[float, BeforeValidator(_null_is_nan)]
 
 
 @dataclass(frozen=True)
@@ -54,9 +66,9 @@ class Estimate(BaseModel):
     among its other figures).
     """
 
-    estimate: float
-    low: float
-    high: float
+    estimate: NanFloat
+    low: NanFloat
+    high: NanFloat
 
 
 def bootstrap_mean(

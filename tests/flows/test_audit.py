@@ -174,7 +174,12 @@ def test_results_json_round_trips_and_cli_exit_codes(tmp_path, capsys):
     )
     assert code == 0
     text = capsys.readouterr().out
-    assert "Audit of 16 cases" in text and "Stage metrics" in text
+    assert "Stage metrics" in text
+    # the handbook's hb-15 retrieves a forbidden chunk: the gate fails, and the audit leads
+    # with that, not with "No failures" (issue 27, item 6)
+    assert text.startswith("ragtriage audit: gate fails; ")
+    assert "Gate fails whatever the bars: 1 leak (hb-15)." in text
+    assert main(["gate", str(out / "results.json")]) == 1
     data = json.loads((out / "results.json").read_text())
     assert data["schema_version"] == "ragtriage.audit/1"
     restored = AuditResult.model_validate(data)

@@ -250,3 +250,23 @@ def test_a_changed_corpus_or_slice_is_flagged(audit, tmp_path, capsys):
     write_json(paths[1], candidate)
     main(["gate", str(paths[1]), "--baseline", str(paths[0]), "--min", "mrr=0"])
     assert "warning: baseline vs this result: the corpora differ" in capsys.readouterr().out
+
+
+def test_setting_warnings_are_not_cut_mid_name(audit):
+    """A setting was cut at 40 characters ('retriever my_company.search.retrievers:hyb')
+    and the Markdown warning at 200: names are shown whole, a long one by its end."""
+    from ragtriage.render.markdown import render_comparison_markdown
+
+    base_fn = "my_company.search.retrievers:hybrid_bm25_dense_reranked"
+    long_path = "/home/someone/projects/" + "nested/" * 12 + "golden_sets/handbook_v2"
+    base = audit.model_copy(update={"config": {**audit.config, "retriever": base_fn}})
+    cand = audit.model_copy(
+        update={"config": {**audit.config, "retriever": base_fn + "_v2", "golden": long_path}}
+    )
+    result = compare(base, cand, resamples=50, permutations=50)
+    [warning] = [w for w in result.warnings if w.startswith("the runs' settings differ")]
+    assert f"retriever {base_fn} -> {base_fn}_v2" in warning
+    assert "\u2026" + long_path[-59:] in warning  # the end of the path, after a visible cut
+    md = render_comparison_markdown(result)
+    assert "hybrid\\_bm25" not in md  # escaped only where markdown would act
+    assert f"{base_fn}_v2" in md.replace("\u2060", "")

@@ -109,7 +109,6 @@ def test_stale_calibration_is_refused_unless_allowed(files, capsys):
         ["--min", "recall@50=0.5"],  # not computed
         ["--min", "nonsense=1"],
         ["--max-drop", "recall@5=0.02"],  # no baseline
-        [],  # no bars at all
     ],
 )
 def test_unusable_arguments_exit_2(files, capsys, args):
@@ -154,7 +153,7 @@ def test_any_leak_fails_the_gate_and_is_listed(audit, tmp_path, capsys):
     write_json(clean, with_leaks(audit, []))
     assert gate(str(leaky), "--min", "recall@5=0.5") == 1
     out = capsys.readouterr().out
-    assert "LEAKS: 1 forbidden chunks" in out and "q01: tenant-b-doc at rank 2" in out
+    assert "LEAKS: 1 forbidden chunk in a top k" in out and "q01: tenant-b-doc at rank 2" in out
     assert gate(str(clean), "--max", "leaks=0") == 0
     assert gate(str(leaky), "--max", "leaks=1", "--allow-stale") == 1  # no opt-out
     assert gate(str(tmp_path / "clean.json"), "--min", "recall@5=0.5") == 0
@@ -173,3 +172,19 @@ def test_an_uncalibrated_audit_passes_with_a_warning(audit, tmp_path, capsys):
     write_json(path, audit)
     assert gate(str(path), "--min", "recall@5=0.5") == 0
     assert "no calibration record" not in capsys.readouterr().out
+
+
+def test_plain_gate_with_no_bars_still_checks_leaks_and_staleness(audit, files, tmp_path, capsys):
+    """``gate results.json`` alone: the demo's leak (hb-15 'pass') failed only when some
+    bar was given; now the policy checks run with none (issue 27, item 6)."""
+    leaky = tmp_path / "leaky.json"
+    write_json(leaky, with_leaks(audit, [("q01", "tenant-b-doc", 2)]))
+    assert gate(str(leaky)) == 1
+    out = capsys.readouterr().out
+    assert "no bars given" in out and "LEAKS: 1 forbidden chunk in a top k" in out
+    assert "gate FAILED: forbidden chunks retrieved" in out
+    assert gate(files["stale"]) == 1
+    assert "STALE calibration" in capsys.readouterr().out
+    assert gate(files["stale"], "--allow-stale") == 0
+    assert gate(files["base"]) == 0
+    assert "gate passed: no bars; no leak; calibration not stale" in capsys.readouterr().out

@@ -157,3 +157,65 @@ def test_old_spellings_exit_2_naming_the_new_one(args, named, capsys, tmp_path):
         args += ["--out", str(tmp_path / "c")]
     assert main(args) == 2
     assert named in capsys.readouterr().err
+
+
+# --- a spec that names no judge (issue 27, item 4) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "suggested"),
+    [
+        ("lexcal", "'lexical'"),  # the typo that ran, left 7 of 12 unscored and exited 0
+        ("embeded", "'embedded'"),
+        ("gpt4o-mini", "'gpt-4o-mini'"),  # a bare id litellm's model map knows, misspelt
+        ("opneai/gpt-4o-mini", "'openai/'"),  # a misspelt provider
+        ("claims@embeded", "'embedded'"),
+        ("claims@lexcal", None),
+    ],
+)
+def test_a_spec_naming_no_strategy_model_or_provider_is_refused(text, suggested):
+    with pytest.raises(InputError, match="names no judge") as err:
+        JudgeSpec.parse(text)
+    assert err.value.exit_code == 2
+    if suggested:
+        assert f"did you mean {suggested}" in str(err.value) or suggested in str(err.value)
+    else:
+        assert "did you mean" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["gpt-4o-mini", "openai/anything-new", "ollama/llama3", "hosted_vllm/m", "claims@ollama/x"],
+)
+def test_models_and_providers_litellm_knows_still_parse(text):
+    assert JudgeSpec.parse(text).model is not None
+
+
+def test_a_typo_in_the_judge_exits_2_before_any_work(capsys, tmp_path):
+    out = tmp_path / "out"
+    assert main(["judge", "--answers", str(SAMPLE), "--judge", "lexcal", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'lexical'" in err
+    assert not out.exists()
+    golden = "handbook"
+    assert main(["audit", "--golden", golden, "--judge", "lexcal", "-o", str(out)]) == 2
+    assert "did you mean 'lexical'" in capsys.readouterr().err
+    assert not out.exists()  # nothing retrieved, generated or written
+    assert main(["calibrate", "--judge", "lexcal", "--out", str(out)]) == 2
+    assert "did you mean 'lexical'" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_typo_in_the_judge_is_refused_by_the_python_api():
+    from ragtriage.judge.api import judge_faithfulness
+
+    item = JudgeItem(id="a", question="q", contexts=(ContextChunk(id="c", text="A."),), answer="A.")
+    with pytest.raises(InputError, match="did you mean 'lexical'"):
+        judge_faithfulness([item], judge="lexcal", cache=None)
+
+
+def test_a_typo_in_the_judge_is_refused_by_ragtriage_audit(tmp_path):
+    import ragtriage
+
+    with pytest.raises(InputError, match="did you mean 'lexical'"):
+        ragtriage.audit("handbook", judge="lexcal", cache=tmp_path / "c.sqlite", limit=1)

@@ -159,7 +159,7 @@ def test_an_empty_audit_still_renders(empty_audit):
     html = render_html(empty_audit)
     assert "0 of 0 cases failing" in html and "No failing cases." in html
     assert "<details" not in html and images(html) == []
-    assert "none: judge decisions are uncalibrated" in html
+    assert "none (judge decisions are uncalibrated)" in html
 
 
 def test_leaks_banner(audit):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from ragtriage.render.markdown import escape, render_markdown
@@ -27,8 +29,8 @@ def test_headline_sections_and_numbers(audit):
     assert "| unscored | 1 |" in text
     recall = audit.retrieval.aggregate("recall@5")
     assert f"| recall@5 | {recall.mean:.4f} | {recall.low:.4f} to {recall.high:.4f} | 10 |" in text
-    assert "naive (judge at face value) | 0.8000 \\[0.6000, 0.9500\\]" in text
-    assert "corrected (prediction-powered) | 0.7500 \\[0.5000, 0.9000\\]" in text
+    assert "naive (judge at face value) | 0.8000 [0.6000, 0.9500]" in text
+    assert "corrected (prediction-powered) | 0.7500 [0.5000, 0.9000]" in text
     assert "| ranking | numeric | 1 | add chunks for numeric |" in text
     assert "STALE" not in text
 
@@ -46,7 +48,7 @@ def test_stale_calibration_is_a_prominent_warning_before_the_metrics():
     warning = text.index("> [!WARNING]")
     assert warning < text.index("### Stage 1")
     assert "STALE" in text[warning : text.index("### Calibration")]
-    assert "model, prompt\\_sha256" in text
+    assert "model, prompt_sha256" in text  # read raw: no escape markdown does not need
 
 
 def test_hostile_strings_render_as_inert_text(hostile_audit):
@@ -89,10 +91,15 @@ def test_table_breaking_pipes_stay_inside_their_cell(hostile_audit):
 
 
 def test_escape_neutralises_each_special_character():
-    assert escape("[x](javascript:alert(1))") == "\\[x\\]\\(javascript:alert\\(1\\)\\)"
-    assert escape("<img src=x onerror=alert(1)>").startswith("&lt;img src=x onerror=")
-    assert escape("a & b") == "a &amp; b"
-    assert escape("# h *b* _i_ `c` !x |") == "\\# h \\*b\\* \\_i\\_ \\`c\\` \\!x \\|"
+    assert escape("[x](javascript:alert(1))") == "\\[x\\](javascript:alert(1))"
+    assert escape("<img src=x onerror=alert(1)>").startswith("\\<img src=x onerror=")
+    assert escape("a & b &copy;") == "a & b \\&copy;"
+    assert escape("# h *b* _i_ `c` !x |") == "\\# h \\*b\\* \\_i\\_ \\`c\\` !x \\|"
+    assert escape("faithful if min_sentence_lexical >= 0.6464") == (
+        "faithful if min_sentence_lexical >= 0.6464"  # nothing markdown acts on
+    )
+    assert escape("1. x") == "1\\. x" and escape("- x") == "\\- x"
+    assert escape("see #12") == "see \\#12"  # no issue reference on GitHub
     assert escape("back\\slash") == "back\\\\slash"
     assert escape("line\nbreak\ttab\x00\x1b\u202eend") == "line break tabend"
     assert escape("ping @org/team, not recall@5") == "ping @\u2060org/team, not recall@5"
@@ -112,7 +119,7 @@ def test_leaks_are_a_caution_at_the_top(audit):
     caution = text.index("> [!CAUTION]")
     assert caution < text.index("### Calibration")
     assert "1 of 4 checked cases retrieved a forbidden chunk in the top 5" in text
-    assert "> - q01: &lt;b&gt;secret&lt;/b&gt;\\|x at rank 2" in text
+    assert "> - q01: \\<b>secret\\</b>\\|x at rank 2" in text
     assert "CAUTION" not in render_markdown(with_leaks(audit, []))
 
 
@@ -127,3 +134,54 @@ def test_bare_urls_hosts_and_addresses_are_not_autolinked():
         assert broken in escaped  # each pattern broken by an invisible word joiner
     assert escaped.replace("\u2060", "") == text  # and shown as written
     assert escape("recall@5") == "recall@5"
+
+
+SPECIALS = "\\`*_{}[]()#!|~<>&;:@=+-.0123456789 aZ/\"'$"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=SPECIALS, max_size=24))
+def test_escaped_text_renders_as_exactly_itself(text):
+    """Any mix of markdown specials, escaped, renders as plain text equal to what was
+    given (GFM-like with linkify, as GitHub renders a comment), in a table cell and in a
+    paragraph: no emphasis, code, link, image, HTML, entity, heading or list."""
+    from ragtriage.render.text import clean
+
+    gfm = MarkdownIt("gfm-like")
+    for doc, where in (
+        (f"| h |\n|---|\n| {escape(text)} |\n", "td"),
+        (f"{escape(text)}\n", "p"),
+    ):
+        tokens = gfm.parse(doc)
+        inline = [t for t in tokens if t.type == "inline"]
+        shown = inline[-1] if inline else None
+        children = shown.children or [] if shown else []
+        assert all(c.type == "text" for c in children), (doc, [c.type for c in children])
+        rendered = "".join(c.content for c in children).replace("\u2060", "")
+        assert rendered == clean(text), (where, doc)
+        opened = [t.type for t in tokens if t.type.endswith("_open")]
+        allowed = (
+            {"paragraph_open"}
+            if where == "p"
+            else {"table_open", "thead_open", "tr_open", "th_open", "tbody_open", "td_open"}
+        )
+        assert set(opened) <= allowed, (doc, opened)
+
+
+def test_report_md_read_raw_names_no_absolute_path_and_shows_the_answers(audit):
+    """A failed case could not be read in report.md (no answers), and the shipped record
+    was named by this machine's absolute path (issue 27, item 10)."""
+    from ragtriage.triage.calibrated import SHIPPED
+    from ragtriage.triage.models import CalibrationStatus
+
+    shipped = str((SHIPPED / "lexical.json").resolve())
+    cal = CalibrationStatus(source=shipped, threshold=0.5)
+    text = render_markdown(audit.model_copy(update={"calibration": cal}))
+    assert "- record: lexical.json (shipped with ragtriage)" in text
+    assert shipped not in text and "/" + SHIPPED.name + "/" not in text
+    header = "| case | label | query | answer | reason |"
+    assert header in text
+    failed = next(c for c in audit.cases if c.label.value == "generation")
+    row = next(line for line in text.splitlines() if line.startswith(f"| {failed.case_id} |"))
+    assert f"| {escape(failed.answer)} |" in row
+    assert text.index("### Failure clusters") < text.index("### Stage 1")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel, field_validator
 
-from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
+from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, NanFloat, bootstrap_statistic
 
 __all__ = ["Agreement", "agreement", "cohen_kappa", "confusion", "rank_correlations"]
 
@@ -54,19 +54,20 @@ class Agreement(BaseModel):
 
     Kappa's interval is stored flat (``kappa_low``, ``kappa_high``) beside the other
     figures, as results files have it, not as a nested :class:`ragtriage.stats.Estimate`.
+    A figure undefined on these decisions is NaN (null in JSON, read back as NaN).
     """
 
     n: int
-    accuracy: float
-    kappa: float
-    kappa_low: float
-    kappa_high: float
+    accuracy: NanFloat
+    kappa: NanFloat
+    kappa_low: NanFloat
+    kappa_high: NanFloat
     confusion: list[list[int]]  # rows human (unfaithful, faithful), columns judge
-    precision_unfaithful: float
-    recall_unfaithful: float
-    f1_unfaithful: float
-    human_faithful_rate: float
-    judge_faithful_rate: float
+    precision_unfaithful: NanFloat
+    recall_unfaithful: NanFloat
+    f1_unfaithful: NanFloat
+    human_faithful_rate: NanFloat
+    judge_faithful_rate: NanFloat
     spearman: float | None = None
     kendall: float | None = None
 

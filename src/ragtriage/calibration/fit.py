@@ -35,6 +35,7 @@ from ragtriage.calibration.record import (
     PPIDemo,
     ScopeReport,
     UnscoredItem,
+    few_grades,
 )
 from ragtriage.calibration.select import (
     Candidate,
@@ -255,6 +256,9 @@ def calibrate(
                 f"(cross-validated kappa {best:.2f} vs {lex:.2f}): "
                 "not worth its cost here"
             )
+        n_faithful = int(sum(sc.y))
+        if (few := few_grades(n_faithful, len(sc.y) - n_faithful)) is not None:
+            warnings.append(f"{name}: {few}")
         scopes[name] = report
         if name == scope_names[0]:
             pooled_choice = choice
@@ -380,7 +384,20 @@ def _scope_report(
         n_multi_graded=len(multi),
         ppi=_ppi_demo(sc, fit, folds, sc.seed, ppi_fraction),
     )
+    if report.ppi is None:
+        report.ppi_note = _no_ppi(sc.y, folds, ppi_fraction)
     return report, (chosen, chosen_rules)
+
+
+def _no_ppi(y: np.ndarray, folds: int, fraction: float) -> str:
+    """Why the PPI check did not run (the conditions of :func:`_ppi_demo`)."""
+    n = len(y)
+    labelled = int(round(fraction * n))
+    return (
+        f"not run: {n} scored grades split {labelled} labelled / {n - labelled} hidden; it "
+        f"needs {2 * folds} or more labelled (with both faithful and unfaithful among them) "
+        "and 2 or more hidden"
+    )
 
 
 def _ppi_demo(sc: _Scope, fit: Fit, folds: int, seed: int, fraction: float) -> PPIDemo | None:

@@ -13,11 +13,13 @@ or parameter changes the fingerprint and the recording is ignored.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
-from ragtriage.data.readers import iter_records
+from ragtriage.data.readers import iter_records, read_json_document, read_text
 from ragtriage.errors import InputError
 from ragtriage.judge.spec import JudgeSpec
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult
@@ -34,6 +36,9 @@ __all__ = [
 ]
 
 RECORDED_DIR = "_judged"
+# An audit's results.json (triage.models.SCHEMA_VERSION; calibration sits below triage, so
+# the name is matched here and a test keeps the two equal)
+AUDIT_SCHEMA_PREFIX = "ragtriage.audit/"
 
 
 def package_version() -> str:
@@ -106,15 +111,16 @@ def run_judge(
 
 
 def read_judged(path: Path) -> list[JudgeResult]:
-    """Recorded judge results (JSON list or JSONL of :class:`JudgeResult`), all from one
-    judge: several fingerprints in one file is an input error."""
+    """Recorded judge results (JSON list or JSONL of :class:`JudgeResult`, or an audit's
+    ``results.json``: the judge result of each of its cases), all from one judge: several
+    fingerprints in one file is an input error."""
     results = []
-    for line, obj in iter_records(path):
+    for line, obj, where in _judged_records(path):
         try:
             results.append(JudgeResult.model_validate(obj))
         except ValidationError as exc:
             err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or None
+            field = ".".join([*where, *(str(p) for p in err["loc"])]) or None
             raise InputError(err["msg"], path=path, line=line, field=field) from None
     if not results:
         raise InputError("no judge results in the file", path=path)
@@ -127,3 +133,27 @@ def read_judged(path: Path) -> list[JudgeResult]:
             field="fingerprint",
         )
     return results
+
+
+def _judged_records(path: Path) -> Iterator[tuple[int | None, Any, list[str]]]:
+    """``(line, object, field path)`` of each judge result in ``path``: the lines of a
+    JSONL / the items of a JSON list, or ``cases.<i>.judge`` of an audit's results.json
+    (cases the audit did not judge have none and are skipped)."""
+    data: Any = None
+    if read_text(path).lstrip().startswith("{"):
+        try:  # one JSON object: an audit's results.json; else JSONL, one result a line
+            data = read_json_document(path)
+        except InputError:
+            data = None
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if not (isinstance(version, str) and version.startswith(AUDIT_SCHEMA_PREFIX)):
+        for line, obj in iter_records(path):  # JSONL whose first line is an object
+            yield line, obj, []
+        return
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        raise InputError("an audit without a cases list", path=path, field="cases")
+    for i, case in enumerate(cases):
+        judge = case.get("judge") if isinstance(case, dict) else None
+        if judge is not None:
+            yield None, judge, ["cases", str(i), "judge"]

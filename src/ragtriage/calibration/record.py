@@ -21,8 +21,28 @@ from ragtriage.calibration.select import Selection
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
+from ragtriage.stats import NanFloat
 
 SCHEMA = "ragtriage.calibration/1"
+# Below these many scored grades (or grades of one class), calibrate and the audit warn.
+# 50 and 10: a 95 % kappa interval over 50 items is still about +-0.2 wide, and with fewer
+# than 10 unfaithful answers the cross-validation folds hold one or two each.
+MIN_GRADES = 50
+MIN_PER_CLASS = 10
+
+
+def few_grades(n_faithful: int, n_unfaithful: int) -> str | None:
+    """The warning a small grade set deserves, or None: below :data:`MIN_GRADES` scored
+    grades, or :data:`MIN_PER_CLASS` of either class, kappa, its bootstrap interval and
+    the chosen rule rest on too few answers (10 grades gave kappa 1.00 [1.00, 1.00])."""
+    n = n_faithful + n_unfaithful
+    if n >= MIN_GRADES and min(n_faithful, n_unfaithful) >= MIN_PER_CLASS:
+        return None
+    return (
+        f"FEW GRADES: {n} scored grades ({n_faithful} faithful, {n_unfaithful} unfaithful), "
+        f"fewer than {MIN_GRADES} in all or {MIN_PER_CLASS} of each class: kappa, its "
+        "interval and the decision rule are not reliable; grade more answers"
+    )
 
 
 class MethodResult(BaseModel):
@@ -30,7 +50,7 @@ class MethodResult(BaseModel):
 
     name: str
     cv: Agreement  # out-of-fold decisions, the figure to believe
-    in_sample_kappa: float  # the rule fitted and measured on all items (optimistic)
+    in_sample_kappa: NanFloat  # the rule fitted and measured on all items (optimistic)
     rule: Rule  # fitted on all items of the scope
 
 
@@ -45,7 +65,7 @@ class PPIDemo(BaseModel):
     then compared with the estimate (``hidden_human_rate``)."""
 
     estimate: PPIEstimate
-    hidden_human_rate: float
+    hidden_human_rate: NanFloat
     labelled_fraction: float
 
 
@@ -57,8 +77,8 @@ class ScopeReport(BaseModel):
     n_agreement: int  # scored and with a (non-tied) human label
     unscored: list[UnscoredItem] = Field(default_factory=list)
     tied: list[str] = Field(default_factory=list)  # graders split evenly
-    threshold: float  # on the judge score, chosen on all items of the scope
-    fold_thresholds: list[float]
+    threshold: NanFloat  # on the judge score, chosen on all items of the scope
+    fold_thresholds: list[NanFloat]
     cv: Agreement
     in_sample: Agreement
     signals: list[MethodResult]  # each signal alone and the combination
@@ -69,10 +89,11 @@ class ScopeReport(BaseModel):
     best_signal: str
     beats_lexical: bool | None
     # kappa(decision rule) - kappa(lexical), cross-validated, with its paired bootstrap CI
-    vs_lexical: tuple[float, float, float] | None = None
+    vs_lexical: tuple[NanFloat, NanFloat, NanFloat] | None = None
     krippendorff_alpha: float | None = None
     n_multi_graded: int = 0
     ppi: PPIDemo | None = None
+    ppi_note: str = ""  # why there is no PPI check on this scope
 
 
 class LabelledItem(BaseModel):
@@ -111,6 +132,14 @@ class CalibrationRecord(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
     model_config = {"populate_by_name": True}
+
+    def few_grades(self) -> str | None:
+        """:func:`few_grades` on the record's first scope (pooled, or its one dataset)."""
+        scope = next(iter(self.scopes.values()), None)
+        if scope is None:
+            return None
+        (uu, uf), (fu, ff) = scope.cv.confusion  # rows: human unfaithful, human faithful
+        return few_grades(fu + ff, uu + uf)
 
     def decide(self, result: JudgeResult) -> bool | None:
         """Faithful (True) / unfaithful (False) by the calibrated rule; None for outcomes
@@ -211,9 +240,12 @@ def ensure_fresh(record: CalibrationRecord, fingerprint: JudgeFingerprint) -> No
 
 
 __all__ = [
+    "MIN_GRADES",
+    "MIN_PER_CLASS",
     "CalibrationRecord",
     "StaleCalibrationError",
     "ensure_fresh",
+    "few_grades",
     "is_stale",
     "load_calibration",
 ]

@@ -67,6 +67,9 @@ def fit_threshold(
             crit = ((xs[None, :] >= cands[:, None]) == y[None, :]).mean(axis=1)
         else:
             crit = np.nan_to_num(kappa_curve(xs, y, cands), nan=-np.inf)
+        # a training part with no items (a tiny scope's inner fold) has no criterion at
+        # all: every candidate ties, and the middle one is taken, as on any plateau
+        crit = np.nan_to_num(crit, nan=-np.inf)
         top = np.flatnonzero(crit >= crit.max() - 1e-12)
         chosen = float(cands[top[len(top) // 2]])
         rule = ThresholdRule(feature=feature, threshold=sign * chosen, direction=sign)

@@ -86,7 +86,11 @@ class CalibrateConfig:
     ] = field(default_factory=list)
     judged: Annotated[
         list[Path],
-        Setting("Recorded judge results (JSONL of JudgeResult), repeatable.", metavar="FILE"),
+        Setting(
+            "Recorded judge results (JSONL of JudgeResult, or an audit's results.json whose "
+            "answers you graded), repeatable.",
+            metavar="FILE",
+        ),
     ] = field(default_factory=list)
     out: Annotated[
         Path, Setting("Output folder: <judge>/calibration.json and plots.", names=("--out", "-o"))
@@ -99,8 +103,8 @@ class CalibrateConfig:
     audit: Annotated[
         Path | None,
         Setting(
-            "Judge results of an audit's unlabelled answers: print their PPI-corrected "
-            "faithful rate."
+            "An audit's results.json (or JSONL of its judge results): print the "
+            "PPI-corrected faithful rate of its answers."
         ),
     ] = None
     ppi_fraction: Annotated[

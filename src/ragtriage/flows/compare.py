@@ -240,7 +240,14 @@ def settings_diff(base: Result, candidate: Result) -> list[str]:
     should change one thing, and the reader must see which things changed."""
     b, c = _settings(base), _settings(candidate)
     keys = [k for k in dict.fromkeys([*b, *c]) if k not in QUIET_SETTINGS and b.get(k) != c.get(k)]
-    return [f"{k} {b.get(k)!s:.40} -> {c.get(k)!s:.40}" for k in keys]
+    return [f"{k} {_setting(b.get(k))} -> {_setting(c.get(k))}" for k in keys]
+
+
+def _setting(value: Any, limit: int = 60) -> str:
+    """A setting's value whole, or its end after an ellipsis: the end of a path or a
+    ``module:function`` names it (``!s:.40`` cut names mid-word, with no mark of the cut)."""
+    text = str(value)
+    return text if len(text) <= limit else "\u2026" + text[-(limit - 1) :]
 
 
 def _settings(result: Result) -> dict[str, Any]:
@@ -283,7 +290,8 @@ def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:
     out = []
     changed = settings_diff(base, candidate)
     if changed:
-        out.append(f"the runs' settings differ: {'; '.join(changed[:8])}")
+        more = f"; and {len(changed) - 8} more" if len(changed) > 8 else ""
+        out.append(f"the runs' settings differ: {'; '.join(changed[:8])}{more}")
     out += provenance_warnings(base, candidate)
     dropped = sorted(set(b_frame.columns) ^ set(c_frame.columns))
     if dropped:

@@ -42,11 +42,13 @@ __all__ = [
     "GateVerdict",
     "Kind",
     "LOWER_IS_BETTER",
+    "Policy",
     "TOLERANCE",
     "check_bars",
     "leaks",
     "metric_value",
     "parse_bars",
+    "policy",
     "run",
     "stale_fields",
     "uncalibrated",
@@ -189,9 +191,8 @@ def check_bars(
     source: str = "result",
     baseline_source: str = "baseline",
 ) -> list[BarCheck]:
-    """Every bar checked; all values are resolved first, so bad input fails before any verdict."""
-    if not bars:
-        raise InputError("no bars given: use --min, --max or --max-drop", field="gate")
+    """Every bar checked; all values are resolved first, so bad input fails before any verdict.
+    No bars is no checks: the gate's own policy (:func:`policy`) still applies."""
     checks = []
     for bar in bars:
         value = metric_value(result, bar.metric, source)
@@ -294,4 +295,32 @@ def run(config: GateConfig) -> GateVerdict:
         allow_stale=config.allow_stale,
         uncalibrated=uncalibrated(result),
         leaks=leaks(result),
+    )
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the gate decides with no bar at all: it fails on a leak (always) and on a
+    stale calibration (unless ``--allow-stale``); an uncalibrated judge is a warning.
+    The reports lead with this, so "no failures" can never sit beside a failing gate."""
+
+    leaks: tuple[Leak, ...]
+    leaking_cases: tuple[str, ...]  # case ids, in the order of the leaks
+    leaks_checked: bool  # the golden set carries access-control fields
+    stale: tuple[str, ...]
+    uncalibrated: bool
+
+    def fails(self, allow_stale: bool = False) -> bool:
+        return bool(self.leaks) or (bool(self.stale) and not allow_stale)
+
+
+def policy(result: Result) -> Policy:
+    """The gate's policy checks on ``result`` (the same for ``gate`` and every report)."""
+    found = leaks(result)
+    return Policy(
+        leaks=tuple(found),
+        leaking_cases=tuple(dict.fromkeys(leak.query_id for leak in found)),
+        leaks_checked=retrieval_of(result).leaks is not None,
+        stale=tuple(stale_fields(result)),
+        uncalibrated=uncalibrated(result),
     )

@@ -17,16 +17,18 @@ records for it (``local/qwen2.5-...``) is unchanged, so shipped calibrations sti
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass, replace
 
 from ragtriage.errors import InputError
-from ragtriage.judge.strategies.base import needs_model, strategy_factory
+from ragtriage.judge.strategies.base import STRATEGIES, needs_model, strategy_factory
 
 __all__ = [
     "EMBEDDED",
     "FIELD",
     "JudgeSpec",
     "OLD_DEFAULTS",
+    "check_model",
     "refuse_old_options",
     "spec_from_parts",
 ]
@@ -70,6 +72,7 @@ class JudgeSpec:
             return cls()
         if "/" not in text and ":" not in text and _is_strategy(text):
             return cls(text, EMBEDDED if needs_model(text) else None)
+        check_model(text, text, field)
         return cls(None, text)
 
     @classmethod
@@ -83,6 +86,7 @@ class JudgeSpec:
             raise InputError(
                 f"strategy {strategy} uses no model; give --judge {strategy}", field=field
             )
+        check_model(model, text, field)
         return cls(strategy, model)
 
     @property
@@ -93,6 +97,30 @@ class JudgeSpec:
         if self.model is None:
             return str(self.strategy)
         return self.model if self.strategy is None else f"{self.strategy}@{self.model}"
+
+
+def check_model(model: str, text: str, field: str = FIELD) -> None:
+    """A model no judge can call (``--judge lexcal``: not a strategy, not ``embedded``,
+    not a model or provider litellm knows) is an error with a did-you-mean, before any
+    work: it used to run, leave most answers unscored and exit 0."""
+    if model == EMBEDDED or model.startswith("replay:"):
+        return
+    from ragtriage.models.litellm_model import known_model, model_suggestions
+
+    if known_model(model):
+        return
+    bare = model == text  # no STRATEGY@ in front: it may be a misspelt strategy too
+    ours = [EMBEDDED, *STRATEGIES] if bare else [EMBEDDED]
+    close = difflib.get_close_matches(model, ours, n=2, cutoff=0.6) if "/" not in model else []
+    close += [c for c in model_suggestions(model) if c not in close]
+    hint = f"; did you mean {' or '.join(repr(c) for c in close[:3])}?" if close else ""
+    what = f"not a strategy ({', '.join(sorted(STRATEGIES))}), " if bare else ""
+    raise InputError(
+        f"{text!r} names no judge: {model!r} is {what}not {EMBEDDED!r} or replay:PATH, and "
+        f"not a model or provider litellm knows (e.g. openai/gpt-4o-mini, ollama/llama3)"
+        f"{hint}",
+        field=field,
+    )
 
 
 def _is_strategy(name: str) -> bool:

@@ -39,6 +39,8 @@ __all__ = [
     "TRANSIENT",
     "default_json_mode",
     "is_local_endpoint",
+    "known_model",
+    "model_suggestions",
 ]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
@@ -79,6 +81,33 @@ def _litellm():
 _NOT_TRANSIENT = ("Missing credentials", "api_key", "AuthenticationError")
 # A 5xx whose body says the request itself is invalid: the same request fails again.
 _INVALID = ("validation error", "literal_error", "unsupported", "not supported", "invalid_request")
+
+
+def known_model(model: str) -> bool:
+    """Whether litellm can route ``model``: a provider it knows (``openai/...``,
+    ``ollama/...``) or a bare id in its bundled model map (``gpt-4o-mini``). Offline, from
+    litellm's own tables; a name failing here fails every call with "LLM Provider NOT
+    provided", so it is refused before any work rather than once per answer."""
+    litellm = _litellm()
+    if model in litellm.model_cost:
+        return True
+    try:
+        litellm.get_llm_provider(model)
+    except Exception:  # litellm raises BadRequestError (and others) for an unknown one
+        return False
+    return True
+
+
+def model_suggestions(name: str, limit: int = 3) -> list[str]:
+    """litellm model ids and provider prefixes (``openai/``) closest to ``name``."""
+    import difflib
+
+    litellm = _litellm()
+    providers = [f"{getattr(p, 'value', p)}/" for p in litellm.provider_list]
+    if "/" in name:  # a misspelt provider: compare the prefix with the providers
+        head = name.split("/", 1)[0] + "/"
+        return difflib.get_close_matches(head, providers, n=limit, cutoff=0.6)
+    return difflib.get_close_matches(name, list(litellm.model_cost), n=limit, cutoff=0.75)
 
 
 def is_local_endpoint(api_base: str | None) -> bool:

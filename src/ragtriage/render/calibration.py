@@ -102,6 +102,7 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
         "hidden human rate",
     ):
         t.add_column(col, justify="right")
+    missing = [(name, s.ppi_note) for name, s in rec.scopes.items() if s.ppi is None]
     for name, s in rec.scopes.items():
         if s.ppi is None:
             continue
@@ -113,7 +114,10 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             f"{fmt(e.estimate, 3)} [{fmt(e.low, 3)}, {fmt(e.high, 3)}]",
             fmt(s.ppi.hidden_human_rate, 3),
         )
-    console.print(t)
+    if t.row_count:  # never an empty table without a word of why
+        console.print(t)
+    for name, note in missing:
+        console.print(Text(f"{name}: PPI check {note or 'not run'}"))
     if run.audit_ppi is not None:
         e = run.audit_ppi
         console.print(
@@ -131,9 +135,10 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             console.print(
                 f"{name}: {len(s.tied)} items with tied graders left out: " + ", ".join(s.tied[:8])
             )
-    for w in rec.warnings:
-        style = "bold red" if w.startswith("STALE") else "yellow"
-        console.print(f"[{style}]warning:[/{style}] {w}")
+    for w in rec.warnings:  # markup is off in our consoles: styles go in a Text
+        urgent = w.startswith("STALE") or "FEW GRADES" in w
+        style = "bold red" if urgent else "yellow"
+        console.print(Text.assemble(("warning:", style), " ", w))
     c = rec.cost
     sec = "recorded" if c.seconds_per_item is None else f"{fmt(c.seconds_per_item, 3)} s"
     calls, usd = fmt(c.calls_per_item, 2), fmt(c.usd_per_item, 5)

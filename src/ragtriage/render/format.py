@@ -10,7 +10,7 @@ from typing import Any
 
 from ragtriage.stats import Estimate
 
-__all__ = ["describe_rule", "fmt", "fmt_estimate", "signed"]
+__all__ = ["count", "describe_rule", "fmt", "fmt_estimate", "signed"]
 
 
 def fmt(value: float | None, digits: int = 4) -> str:
@@ -18,6 +18,12 @@ def fmt(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
     return f"{value:.{digits}f}"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 forbidden chunk``, ``2 forbidden chunks``: a count with its noun agreeing
+    (``plural`` for irregular ones: ``count(n, "query", "queries")``)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def fmt_estimate(estimate: Estimate | None, digits: int = 4) -> str:

@@ -6,6 +6,7 @@ from rich.console import Console
 
 from ragtriage.flows.gate import GateVerdict
 from ragtriage.render.console import print_line
+from ragtriage.render.format import count
 from ragtriage.render.text import clean
 
 __all__ = ["MAX_LEAKS", "print_verdict"]
@@ -19,6 +20,8 @@ def print_verdict(verdict: GateVerdict, out: Console) -> None:
 
     for warning in verdict.provenance:
         say(f"warning: baseline vs this result: {warning}", "yellow")
+    if not verdict.checks:
+        say("no bars given (--min, --max, --max-drop): checking leaks and staleness only", "")
     for check in verdict.checks:
         say(check.describe(), "green" if check.ok else "bold red")
     if verdict.stale:
@@ -35,18 +38,19 @@ def print_verdict(verdict: GateVerdict, out: Console) -> None:
             "yellow",
         )
     if verdict.leaks:
-        say(f"LEAKS: {len(verdict.leaks)} forbidden chunks in a top k (access control)", "bold red")
+        chunks = count(len(verdict.leaks), "forbidden chunk")
+        say(f"LEAKS: {chunks} in a top k (access control)", "bold red")
         for leak in verdict.leaks[:MAX_LEAKS]:
             say(
                 f"  {clean(leak.query_id, 60)}: {clean(leak.forbidden_id, 60)} at rank {leak.rank}",
                 "red",
             )
     if verdict.failed:
-        say(
-            f"gate FAILED: {verdict.missed} of {len(verdict.checks)} bars missed"
-            + ("; calibration stale" if verdict.refused else "")
-            + ("; forbidden chunks retrieved" if verdict.leaks else ""),
-            "bold red",
-        )
+        checks = verdict.checks
+        why = [f"{verdict.missed} of {count(len(checks), 'bar')} missed"] if checks else []
+        why += ["calibration stale"] * verdict.refused
+        why += ["forbidden chunks retrieved"] * bool(verdict.leaks)
+        say(f"gate FAILED: {'; '.join(why)}", "bold red")
         return
-    say(f"gate passed: {len(verdict.checks)} bars hold", "bold green")
+    held = f"{count(len(verdict.checks), 'bar')} hold" if verdict.checks else "no bars"
+    say(f"gate passed: {held}; no leak; calibration not stale", "bold green")

@@ -23,6 +23,10 @@ from ragtriage.render.text import strip_controls
 from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
+    audit_title,
+    calibration_source,
+    gate_fails,
+    gate_line,
     ordered_cases,
     ordered_counts,
     slice_title,
@@ -38,6 +42,12 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # An extra figure: a PNG file, or (caption, PNG bytes).
 ExtraPng = str | Path | tuple[str, bytes]
+# Captions of the calibration figures (render.calibration_plots.write_plots), by file stem
+CAPTIONS = {
+    "confusion": "Calibration: human grade against the rule applied, out of fold",
+    "kappa_threshold": "Calibration: kappa against a threshold on the judge score",
+    "score_distribution": "Calibration: judge scores of faithful and unfaithful grades",
+}
 
 
 def _finalize(value: object) -> object:
@@ -78,7 +88,7 @@ def _extra(item: ExtraPng) -> tuple[str, bytes]:
             png = path.read_bytes()
         except OSError as exc:
             raise InputError(f"cannot read figure: {exc.strerror}", path=path) from None
-        caption = path.stem.replace("_", " ")
+        caption = CAPTIONS.get(path.stem, path.stem.replace("_", " "))
     if not png.startswith(PNG_SIGNATURE):
         raise InputError("not a PNG image", path=str(caption))
     return str(caption), png
@@ -129,6 +139,10 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
         csp=CSP,
         r=result,
         counts=[(LABEL_TITLES[label], label.value, counts[label]) for label in LABEL_ORDER],
+        title=audit_title(result),
+        calibration_source=calibration_source(result.calibration.source),
+        gate_line=gate_line(result),
+        gate_fails=gate_fails(result),
         failed=sum(counts[label] for label in FAILURES),
         total=sum(counts.values()),
         stale=stale_message(result),

@@ -17,18 +17,22 @@ from ragtriage.render.text import clean
 from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
+    audit_title,
+    calibration_source,
+    gate_line,
     ordered_cases,
     ordered_counts,
-    slice_title,
     stale_message,
     threshold_line,
     unanswerable_line,
 )
+from ragtriage.flows.compare import Comparison
 from ragtriage.triage.models import FAILURES, AuditResult
 
 __all__ = [
     "MAX_CASES",
     "MAX_CLUSTERS",
+    "ANSWER_CHARS",
     "QUERY_CHARS",
     "REASON_CHARS",
     "escape",
@@ -41,19 +45,24 @@ MAX_TAG_ROWS = 40
 MAX_CLUSTERS = 20
 QUERY_CHARS = 120
 REASON_CHARS = 200
+ANSWER_CHARS = 300
 
-# HTML specials become entities; markdown punctuation gets a backslash (CommonMark lets
-# any ASCII punctuation be escaped, and GFM tables honour ``\|``). An ``@`` that could
-# start a mention gets a word joiner after it, so "@org/team" in the data notifies no one
-# (``recall@5``, preceded by a letter, is not a mention and is left alone).
-_REPLACEMENTS = {
-    "&": "&amp;",
-    "<": "&lt;",
-    ">": "&gt;",
-    '"': "&quot;",
-    **{ch: "\\" + ch for ch in "\\`*_{}[]()#!|~"},
-}
-_SPECIAL = re.compile("[" + re.escape("".join(_REPLACEMENTS)) + "]")
+# Only what markdown would act on is escaped, with a backslash (CommonMark lets any ASCII
+# punctuation be escaped, GFM tables honour ``\|``), so the comment read raw stays
+# readable (``min_sentence_lexical >= 0.6464``, not ``min\_sentence\_lexical &gt;= ...``):
+# ``<`` (raw HTML, autolinks), ``[`` ``]`` (links and images: with both escaped ``(``,
+# ``)`` and ``!`` cannot form one), ``*`` ``~`` `````, ``\``, ``|`` (an extra table
+# column), ``_`` at a word's edge (inside a word it cannot emphasise), ``&`` that starts
+# an entity, ``#`` before a digit (an issue reference on GitHub) and a block marker at the
+# start of the text. An ``@`` that could start a mention gets a word joiner after it, so
+# "@org/team" in the data notifies no one (``recall@5``, after a letter, is left alone).
+_ALWAYS = re.compile(r"[\\`*\[\]|~<]")
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+_ISSUE_REF = re.compile(r"#(?=\d)")
+_BLOCK_START = re.compile(
+    r"^(?:#{1,6}(?=\s|$)|>|[-+](?=\s|$)|\d+(?=[.)](?:\s|$))|(?=[-=\s]+$)[-=])"
+)
 _MENTION = re.compile(r"(?<![\w])@")
 # GitHub also links bare URLs, www. hosts and e-mail addresses (GFM's autolink extension):
 # a word joiner after the scheme, the "www" or the "@" of an address breaks the pattern
@@ -63,9 +72,17 @@ _AUTOLINK = re.compile(r"(?i)\b(?:https?|ftp)(?=:)|\bwww(?=\.)|(?<=[\w.+-])@(?=[
 
 def escape(text: object, limit: int | None = None) -> str:
     """One line of untrusted text as inert markdown (shortened to ``limit`` first)."""
-    escaped = _SPECIAL.sub(lambda m: _REPLACEMENTS[m.group(0)], clean(text, limit))
+    escaped = _ALWAYS.sub(lambda m: "\\" + m.group(0), clean(text, limit))
+    for pattern in (_EDGE_UNDERSCORE, _ENTITY, _ISSUE_REF):
+        escaped = pattern.sub(lambda m: "\\" + m.group(0), escaped)
+    escaped = _BLOCK_START.sub(lambda m: _block(m.group(0)), escaped)
     escaped = _AUTOLINK.sub(lambda m: m.group(0) + "\u2060", escaped)
     return _MENTION.sub("@\u2060", escaped)
+
+
+def _block(marker: str) -> str:
+    """``# x`` -> ``\\# x``; ``1. x`` -> ``1\\. x`` (a backslash before the dot)."""
+    return marker + "\\" if marker[0].isdigit() else "\\" + marker
 
 
 def render_markdown(result: AuditResult) -> str:
@@ -73,10 +90,10 @@ def render_markdown(result: AuditResult) -> str:
     parts = [
         _headline(result),
         _leaks(result),
+        _clusters(result),  # what failed, before the figures behind it
         _calibration(result),
         _retrieval(result),
         _generation(result),
-        _clusters(result),
         _cases(result),
         _warnings(result),
     ]
@@ -91,11 +108,9 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _headline(result: AuditResult) -> str:
     counts = ordered_counts(result)
-    total = sum(counts.values())
-    failed = sum(counts[label] for label in FAILURES)
     rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]
-    title = f"## ragtriage audit: {failed} of {total} cases failing{slice_title(result)}"
-    return title + "\n\n" + _table(["label", "cases"], rows)
+    gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
+    return f"## {escape(audit_title(result))}\n\n{gate}\n\n" + _table(["label", "cases"], rows)
 
 
 def _leaks(result: AuditResult) -> str:
@@ -121,10 +136,9 @@ def _calibration(result: AuditResult) -> str:
     if message:
         lines.append(f"> [!WARNING]\n> **{escape(message)}**\n")
     lines.append("### Calibration")
-    source = escape(cal.source, 120) if cal.source else "none (judge decisions are uncalibrated)"
-    lines.append(f"- record: {source}")
+    lines.append(f"- record: {escape(calibration_source(cal.source), 120)}")
     rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
-    lines.append(f"- decision: {escape(rule)}; kappa: {escape(fmt_estimate(cal.kappa))}")
+    lines.append(f"- decision: {escape(rule)}; kappa: {fmt_estimate(cal.kappa)}")
     if cal.note:
         lines.append(f"- note: {escape(cal.note, REASON_CHARS)}")
     return "\n".join(lines)
@@ -148,8 +162,8 @@ def _generation(result: AuditResult) -> str:
     gen = result.generation
     outcomes = ", ".join(f"{escape(k)} {v}" for k, v in sorted(gen.outcomes.items()))
     rows = [
-        ["naive (judge at face value)", escape(fmt_estimate(gen.naive_faithful_rate))],
-        ["corrected (prediction-powered)", escape(fmt_estimate(gen.corrected_faithful_rate))],
+        ["naive (judge at face value)", fmt_estimate(gen.naive_faithful_rate)],
+        ["corrected (prediction-powered)", fmt_estimate(gen.corrected_faithful_rate)],
     ]
     note = f"\n\nCorrected rate {escape(gen.corrected_note)}" if gen.corrected_note else ""
     return (
@@ -181,12 +195,14 @@ def _cases(result: AuditResult) -> str:
             escape(c.case_id, 40),
             escape(c.label.value),
             escape(c.query, QUERY_CHARS),
+            escape(c.answer, ANSWER_CHARS) or "-",  # a failed case is read by its answer
             escape(c.reason, REASON_CHARS),
         ]
         for c in cases
     ]
     more = len(result.cases) - len(cases)
-    text = "### Cases, worst first\n\n" + _table(["case", "label", "query", "reason"], rows)
+    header = ["case", "label", "query", "answer", "reason"]
+    text = "### Cases, worst first\n\n" + _table(header, rows)
     plural = "case" if more == 1 else "cases"
     return text + (f"\n\n{more} more {plural} in the HTML report." if more > 0 else "")
 
@@ -228,7 +244,8 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     some raw p-values fall below 0.05 by chance."""
     header = ["metric", "n", "base", "candidate", "diff", "95% CI", "p", "p (Holm)"]
     parts = [f"### Compared with the baseline ({comparison.n_common} queries in common)"]
-    parts += [f"> [!WARNING]\n> {escape(w, REASON_CHARS)}" for w in comparison.warnings]
+    # our own sentences, whole: cut at 200 characters they ended mid-name
+    parts += [f"> [!WARNING]\n> {escape(w)}" for w in comparison.warnings]
     parts.append(f"**Verdict:** {escape(verdict(comparison), REASON_CHARS)}")
     if (labels := label_line(comparison)) is not None:
         parts.append(escape(labels))

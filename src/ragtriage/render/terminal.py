@@ -10,8 +10,10 @@ from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import shorten
 from ragtriage.render.views import (
+    audit_title,
+    gate_fails,
+    gate_line,
     ordered_cases,
-    slice_title,
     threshold_line,
     unanswerable_line,
 )
@@ -127,9 +129,10 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     """Stage metrics with intervals, failures by stage and tag, the worst cases (in the
     order of the Markdown and HTML reports)."""
     k = result.config.get("context_k", 3)
-    n = len(result.cases)
     counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
-    console.print(Text(f"Audit of {n} cases{slice_title(result)}: {counts}", style="bold"))
+    console.print(Text(f"{audit_title(result)}: {counts}", style="bold"))
+    fails = gate_fails(result)  # what CI will say, before anything else
+    console.print(Text(gate_line(result), style="bold red" if fails else "green"))
     console.print(Text(_formats_read(result)))
     table = Table(title="Stage metrics", title_justify="left")
     for column in ("stage", "metric", "value", "95% CI"):
@@ -185,7 +188,9 @@ def _formats_read(result: AuditResult) -> str:
 
 def _clusters(result: AuditResult, console: Console) -> None:
     if not result.clusters:
-        console.print("No failures.")
+        # a leaking case is labelled pass: never say "no failures" beside a failing gate
+        text = "No failing cases; the gate still fails (above)." if gate_fails(result) else None
+        console.print(text or "No failures.")
         return
     table = Table(title="Failures by stage and tag", title_justify="left")
     for column in ("stage", "tag", "cases", "next action"):

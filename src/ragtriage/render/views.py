@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from ragtriage.render.format import fmt
+from pathlib import Path
+
+from ragtriage.render.format import count, fmt
+from ragtriage.flows.gate import policy
 from ragtriage.retrieval.models import RetrievalReport
-from ragtriage.triage.models import AuditResult, CaseResult, Label
+from ragtriage.triage.models import FAILURES, AuditResult, CaseResult, Label
 
 __all__ = [
     "LABEL_ORDER",
     "LABEL_TITLES",
+    "audit_title",
+    "calibration_source",
+    "gate_fails",
+    "gate_line",
     "ordered_cases",
     "ordered_counts",
     "slice_title",
@@ -45,6 +52,63 @@ def ordered_cases(result: AuditResult) -> list[CaseResult]:
         return rank[case.label], score, index
 
     return [case for _, case in sorted(enumerate(result.cases), key=key)]
+
+
+def audit_title(result: AuditResult) -> str:
+    """The one headline of the terminal, Markdown and HTML reports: the gate's verdict
+    first when it fails, then cases failing by label, then the slice."""
+    counts = ordered_counts(result)
+    failed = sum(counts[label] for label in FAILURES)
+    lead = "gate fails; " if gate_fails(result) else ""
+    total = sum(counts.values())
+    return f"ragtriage audit: {lead}{failed} of {total} cases failing{slice_title(result)}"
+
+
+def calibration_source(source: str | None) -> str:
+    """The calibration record a report names, without this machine's absolute paths: a
+    shipped record by its name, another relative to the working directory (else its name)."""
+    if not source:
+        return "none (judge decisions are uncalibrated)"
+    from ragtriage.triage.calibrated import SHIPPED
+
+    path = Path(source)
+    if not path.is_absolute():
+        return source
+    if path.resolve().parent == SHIPPED.resolve():
+        return f"{path.name} (shipped with ragtriage)"
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return path.name
+
+
+def gate_fails(result: AuditResult) -> bool:
+    """Whether ``ragtriage gate`` fails this audit with no bar given (leak, stale)."""
+    return policy(result).fails()
+
+
+def gate_line(result: AuditResult) -> str:
+    """What ``ragtriage gate results.json`` says with no bar: every report leads with it,
+    so a leaking case labelled ``pass`` cannot read as "no failures" while CI fails."""
+    rules = policy(result)
+    if rules.fails():
+        reasons = []
+        if rules.leaks:
+            ids = ", ".join(rules.leaking_cases[:5])
+            more = "" if len(rules.leaking_cases) <= 5 else ", ..."
+            reasons.append(f"{count(len(rules.leaks), 'leak')} ({ids}{more})")
+        if rules.stale:
+            reasons.append(
+                f"stale calibration ({', '.join(rules.stale)}; --allow-stale gates anyway)"
+            )
+        return f"Gate fails whatever the bars: {'; '.join(reasons)}."
+    checked = "no leak" if rules.leaks_checked else "no access-control fields to check for leaks"
+    calibration = (
+        "judge uncalibrated (a warning, not a failure)"
+        if rules.uncalibrated
+        else "calibration current"
+    )
+    return f"Gate passes without bars: {checked}; {calibration}."
 
 
 def stale_message(result: AuditResult) -> str | None:

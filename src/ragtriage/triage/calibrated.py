@@ -99,6 +99,8 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
         if stale
         else f"calibrated on {len(record.items)} human-graded answers"
     )
+    if (few := record.few_grades()) is not None:  # 10 grades read kappa 1.00 [1.00, 1.00]
+        note += f"; {few}"
     return Decider(
         record,
         shipped=path is None,

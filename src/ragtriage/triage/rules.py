@@ -73,11 +73,16 @@ def _fact_note(signals: dict[str, float]) -> str:
     flagged = signals.get("fact_check") or 0.0
     if flagged <= 0:
         return ""
-    parts = [f"{n:g} {word}" for key, word in _FACT_PARTS if (n := signals.get(key) or 0.0)]
+    parts = [_count(n, word) for key, word in _FACT_PARTS if (n := signals.get(key) or 0.0)]
     rest = flagged - sum(signals.get(key) or 0.0 for key, _ in _FACT_PARTS)
-    if rest > 0:
-        parts.append(f"{rest:g} sentence(s) the model rejects")
-    return f"; fact check: {', '.join(parts)} not in or against its evidence"
+    facts = f"{', '.join(parts)} not in or against its evidence" if parts else ""
+    rejected = _count(rest, "sentence") + " the model rejects" if rest > 0 else ""
+    return "; fact check: " + (" and ".join(p for p in (facts, rejected) if p) or "flagged")
+
+
+def _count(n: float, word: str) -> str:
+    """``1 number``, ``2 numbers``: "1 sentence(s)" read as a form, not a sentence."""
+    return f"{n:g} {word}" + ("" if n == 1 else "s")
 
 
 def _judged(e: Evidence, abstain_is: Label) -> tuple[Label, str]:
