@@ -78,6 +78,7 @@ def filter_run(run: Run, keep: set[str]) -> Run:
         words=run.words[rows],
     )
     kept_run.sha256 = run.sha256  # the file's hash, taken while reading
+    kept_run.scored = run.scored
     return kept_run
 
 

@@ -260,6 +260,9 @@ class Run:
         self.sha256: str | None = None  # of the file read, when the reader took it
         self.warnings: list[str] = []  # what the reader accepted but the user should know
         self.format: str | None = None  # another tool's format it was read from (ragas-jsonl)
+        # False when the file gave ranks only (ragas, LangChain spans): the scores above are
+        # then -rank, which orders the list but says nothing of confidence (issue 26)
+        self.scored = True
 
     @classmethod
     def from_columns(

@@ -32,7 +32,11 @@ def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:
             queries.append(case.id)
             docs.append(chunk.id)
             scores.append(chunk.score if chunk.score is not None else float(-rank))
-    return Run.from_columns(queries, docs, scores, source="traces")
+    run = Run.from_columns(queries, docs, scores, source="traces")
+    run.scored = not docs or any(  # positions alone are no confidence (issue 26)
+        c.score is not None for t in traces.values() for c in t.retrieved
+    )
+    return run
 
 
 def _leaks_by_case(retrieval: RetrievalReport) -> dict[str, list[str]]:
