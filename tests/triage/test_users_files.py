@@ -193,7 +193,8 @@ def conformance_table() -> str:
         "were built with, and `retrieval --run` the audit's retrieval metrics. *Golden*:\n"
         "the golden set given with it (`self`: the same file; `handbook`: our golden set with\n"
         "a corpus, whose ids the passages are matched to by text when the file has none).\n\n"
-        "| file | tool | export call | golden | read as | ids | texts | scores | answer | reference |\n"
+        "| file | tool | export call | golden | read as | ids | texts | scores | answer "
+        "| reference |\n"
         "|---|---|---|---|---|---|---|---|---|---|\n"
     )
     rows = []

@@ -136,6 +136,9 @@ def parse_case(record: dict[str, Any], path: Path, line: int) -> GoldenCase:
     if case_id is None:
         case_id = "q-" + hashlib.sha1(query.encode()).hexdigest()[:10]
     check_type(case_id, "id", (str, int), path, line)
+    if not str(case_id).strip():  # an empty id names nothing a trace or report can refer to
+        raise InputError("must not be empty (give each case an id, or none)", path=path,
+                         line=line, field="id")  # fmt: skip
     return GoldenCase(
         id=check_id(str(case_id), path=path, line=line, field="id"),
         query=query,

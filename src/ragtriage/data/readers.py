@@ -27,6 +27,7 @@ __all__ = [
     "read_bytes",
     "read_json_document",
     "read_text",
+    "refuse_nul",
     "refuse_surrogates",
     "require",
     "split_lines",
@@ -375,3 +376,16 @@ def finite_float(value: Any, key: str, path: Path, line: int) -> float:
             line=line,
             field=key,
         ) from None
+
+
+def refuse_nul(text: str, path: Path) -> str:
+    """``text`` of a CSV file, or an error at the line of its first NUL byte: ``csv``
+    reads one as data, and no tool writes one into a CSV cell (a binary file renamed)."""
+    at = text.find("\x00")
+    if at >= 0:
+        raise InputError(
+            "contains a NUL byte: not a text CSV (export it again as CSV text)",
+            path=path,
+            line=text.count("\n", 0, at) + 1,
+        )
+    return text

@@ -135,7 +135,9 @@ class RetrievalEvaluator:
         unanswerable_reading = config.nothing_relevant == "unanswerable"
         scored = answerable if unanswerable_reading else np.ones(len(qrels), bool)
         with ThreadPoolExecutor(max_workers=1) as pool:  # its sorts release the GIL
-            threshold = pool.submit(sections.scored_threshold, run_table, batches, answerable, miss_k)
+            threshold = pool.submit(
+                sections.scored_threshold, run_table, batches, answerable, miss_k
+            )
             frame = per_query_frame(batches, self.measures, qrels)
             skip = set(stats.missing_queries) if config.missing == "skip" else set()
             if skip:

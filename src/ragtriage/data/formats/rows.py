@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data.formats.columns import ColumnMap
-from ragtriage.data.readers import iter_records, parse_json, read_bytes, read_json_document, read_text
+from ragtriage.data.readers import (
+    iter_records,
+    parse_json,
+    read_bytes,
+    read_json_document,
+    read_text,
+    refuse_nul,
+)
 from ragtriage.errors import InputError
 
 __all__ = ["CSV_NUMBERS", "PARQUET_MAGIC", "Table", "container", "parse_cell", "read_table"]
@@ -68,9 +75,9 @@ def _whole_line(head: bytes) -> bool:
 
 def is_hf_dataset(path: Path) -> bool:
     """A folder written by HF ``datasets``' ``Dataset.save_to_disk``."""
-    return path.is_dir() and (path / "state.json").is_file() and (
-        path / "dataset_info.json"
-    ).is_file()
+    return (
+        path.is_dir() and (path / "state.json").is_file() and (path / "dataset_info.json").is_file()
+    )
 
 
 def read_table(path: Path, columns: ColumnMap | None = None) -> Table:
@@ -137,12 +144,7 @@ def _missing(value: Any) -> bool:
 def _csv_rows(path: Path, numbers: frozenset[str]) -> list[tuple[int, dict[str, Any]]]:
     """CSV records keyed by the header; empty cells are absent, list and object cells
     are parsed (:func:`parse_cell`), and number fields (:data:`CSV_NUMBERS`) converted."""
-    text = read_text(path)
-    if "\x00" in text:  # csv reads it as data; no tool writes one into a CSV cell
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        raise InputError(
-            "contains a NUL byte: not a text CSV (re-export it as CSV text)", path=path, line=line
-        )
+    text = refuse_nul(read_text(path), path)
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     rows: list[tuple[int, dict[str, Any]]] = []
