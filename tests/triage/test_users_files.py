@@ -20,6 +20,8 @@ import pytest
 from ragtriage.cli.main import main
 from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
+from ragtriage.render.views import threshold_line, unanswerable_line
+from ragtriage.retrieval.models import RetrievalReport
 from tests.conftest import ROOT
 
 USERS = ROOT / "tests" / "fixtures" / "users"
@@ -57,6 +59,12 @@ SOURCES = [
     Source("langchain_otlp.json", "same", "OTLP/JSON request, pretty-printed", HANDBOOK),
     Source("langchain_otlp.jsonl", "same", "OTLP/JSON request, one line", HANDBOOK),
     Source("langchain_noids.jsonl", "same", "span.to_json(), a store without ids", HANDBOOK),
+    Source("phoenix_spans.parquet", "arize-phoenix 20.26.1 (same app)",
+           "get_spans_dataframe().to_parquet", HANDBOOK),
+    Source("phoenix_spans.csv", "arize-phoenix 20.26.1", "get_spans_dataframe().to_csv",
+           HANDBOOK),
+    Source("phoenix_spans.jsonl", "arize-phoenix 20.26.1",
+           'get_spans_dataframe().to_json(orient="records", lines=True)', HANDBOOK),
     Source("deepeval.json", "deepeval 4.3.1", 'EvaluationDataset.save_as("json")', "self"),
     Source("deepeval.json", "deepeval 4.3.1", 'EvaluationDataset.save_as("json")', HANDBOOK),
     Source("deepeval.jsonl", "deepeval 4.3.1", 'EvaluationDataset.save_as("jsonl")', "self"),
@@ -109,7 +117,15 @@ def test_files_without_scores_skip_the_sections_that_need_them(name, tmp_path):
     source = next(s for s in SOURCES if s.file == name)
     report = _retrieval(source, tmp_path, ["recall@3"])
     assert report["threshold"] is None and report["unanswerable"] is None
+    assert report["run"]["scored"] is False
     assert any("need scores and are skipped" in w for w in report["warnings"])
+    shown = [threshold_line(RetrievalReport.model_validate(report))]
+    shown.append(unanswerable_line(RetrievalReport.model_validate(report)))
+    assert shown == [
+        "Score threshold: analysis skipped: it needs retrieval scores, and the run has ranks only",
+        "Unanswerable queries: 3; confidence skipped: it needs retrieval scores, and the run "
+        "has ranks only",
+    ]
 
 
 def test_span_ids_come_from_the_documents_not_from_text(tmp_path):

@@ -163,6 +163,7 @@ class RetrievalEvaluator:
                     "queries": len(run_table.query_ids),
                     **_run_sha256(run, given),
                     **({"format": given.format} if given.format else {}),
+                    **({} if run_table.scored else {"scored": False}),
                 },
                 n_queries=len(qrels),
                 n_answerable=int(answerable.sum()),

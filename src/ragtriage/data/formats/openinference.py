@@ -46,6 +46,7 @@ _OUT = re.compile(r"llm\.output_messages\.(\d+)\.message\.content$")
 _QUERY_KEYS = ("query", "question", "input", "user_input")
 # what a chain returns as its answer, first found wins; a question key never is one
 # (LangChain's "RAG with sources" returns {"context", "question", "answer"})
+_WHOLE = ("input.value", "output.value")  # JSON text by the conventions, never flattened
 _ANSWER_KEYS = ("answer", "output", "result", "response", "text", "content")
 
 
@@ -93,8 +94,11 @@ def spans(rows: Rows, path: Path) -> list[Span]:
 def _span(row: dict[str, Any], path: Path, line: int) -> Span:
     attrs = dict(flatten(row.get("attributes") or {}))
     for key, value in row.items():
-        if key.startswith("attributes."):
-            attrs.update(flatten(value, key.removeprefix("attributes.")))
+        name = key.removeprefix("attributes.")
+        if name in _WHOLE and isinstance(value, dict | list):
+            attrs[name] = json.dumps(value)  # a CSV cell of JSON text, parsed on reading
+        elif key.startswith("attributes."):
+            attrs.update(flatten(value, name))
     context: dict[str, Any] = row["context"] if isinstance(row.get("context"), dict) else {}
     trace_id = row.get("context.trace_id", context.get("trace_id", row.get("trace_id")))
     span_id = row.get("context.span_id", context.get("span_id", row.get("span_id")))
@@ -245,12 +249,16 @@ def _ids_from_output(docs: dict[int, dict[str, Any]], span: Span) -> None:
 
 
 def _returned_documents(value: Any) -> list[dict[str, Any]] | None:
-    if not isinstance(value, str) or not value.lstrip().startswith(("{", "[")):
-        return None
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        return None
+    """The documents a retriever's output lists: JSON text, or already parsed (a CSV
+    cell of JSON text is parsed when the table is read)."""
+    parsed = value
+    if isinstance(value, str):
+        if not value.lstrip().startswith(("{", "[")):
+            return None
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return None
     if isinstance(parsed, dict):
         parsed = parsed.get("documents")
     if not isinstance(parsed, list) or not all(isinstance(d, dict) for d in parsed):
