@@ -262,7 +262,9 @@ def _first_line_parses(text: str) -> bool:
     first = next((line for line in split_lines(text) if line.strip()), "")
     try:
         json.loads(first, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        return True  # a whole line, nested too deeply: refused at its line as JSON Lines
+    except ValueError:
         return False
     return True
 

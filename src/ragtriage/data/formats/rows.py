@@ -68,6 +68,8 @@ def _whole_line(head: bytes) -> bool:
     first = head.split(b"\n", 1)[0]
     try:
         json.loads(first)
+    except RecursionError:
+        return True  # one line nested too deeply: JSON Lines, refused where it is read
     except ValueError:
         return len(first) >= 4000  # a long first line cut by the 4 KiB head: JSON Lines
     return True
