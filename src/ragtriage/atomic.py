@@ -56,8 +56,13 @@ def write_atomic_set(files: Mapping[Path, str | bytes]) -> list[Path]:
 
 
 def file_sha256(path: Path, block: int = 1 << 22) -> str:
-    """Hex SHA-256 of a file's bytes, read in blocks (model weights are over a GiB)."""
+    """Hex SHA-256 of a file's bytes, read in blocks (model weights are over a GiB). A
+    folder (an HF ``save_to_disk`` dataset) hashes its files' names and hashes, sorted."""
     digest = hashlib.sha256()
+    if Path(path).is_dir():
+        for item in sorted(p for p in Path(path).rglob("*") if p.is_file()):
+            digest.update(f"{item.relative_to(path).as_posix()}\0{file_sha256(item)}\n".encode())
+        return digest.hexdigest()
     with Path(path).open("rb") as handle:
         while chunk := handle.read(block):
             digest.update(chunk)

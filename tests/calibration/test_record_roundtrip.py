@@ -76,7 +76,7 @@ def grade_sets(draw):
 )
 @given(case=grade_sets())
 def test_every_record_calibrate_writes_loads_back(case, tmp_path_factory):
-    from ragtriage.calibration.pipeline import JudgeCalibration
+    from ragtriage.flows.calibrate import JudgeCalibration
     from ragtriage.render.calibration import print_run
 
     rows, results, folds = case

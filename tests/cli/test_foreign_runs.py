@@ -56,7 +56,9 @@ def _same_scores(got: dict, want: dict) -> None:
     assert got["per_query"] == want["per_query"]
     assert got["aggregates"] == want["aggregates"]
     assert got["n_answerable"] == want["n_answerable"]
-    assert got["unanswerable"]["queries"] == want["unanswerable"]["queries"]
+    # a run of ranks only has no unanswerable-confidence section (issue 26 item 6)
+    assert (got["unanswerable"] or {}).get("queries") == (want["unanswerable"] or {}).get("queries")
+    assert got["run"].get("scored", True) == want["run"].get("scored", True)
 
 
 def test_a_ragas_run_with_ids_scores_as_our_jsonl_run(tmp_path):

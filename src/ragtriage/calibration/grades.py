@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ragtriage.data.formats.columns import Columns, parse_columns
 from ragtriage.data.formats.rows import container, parse_cell, read_table
-from ragtriage.data.readers import check_type, iter_records, parse_json, read_text
+from ragtriage.data.readers import check_type, iter_records, parse_json, read_text, refuse_nul
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
@@ -186,7 +186,7 @@ def _iter_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     rest of the file; the field size limit is raised to the file's size, since a long
     answer or context is valid input (Python's default limit is 128 KiB).
     """
-    text = read_text(path)
+    text = refuse_nul(read_text(path), path)
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     start = 2  # the header is line 1

@@ -100,7 +100,15 @@ def load_beir(path: Path, split: str = "test") -> GoldenSet:
             record, "text", str, path / "queries.jsonl", line
         )
     relevance: dict[str, dict[str, int]] = {}
+    judged: dict[tuple[str, str], int] = {}  # first line of each judgement
     for line, qid, doc, grade in read_beir_qrels(qrels_path):
+        if (first := judged.setdefault((qid, doc), line)) != line:
+            raise InputError(  # as in TREC qrels: a second grade would silently win
+                f"duplicate judgement of ({qid!r}, {doc!r}) (first on line {first})",
+                path=qrels_path,
+                line=line,
+                field="corpus-id",
+            )
         if qid not in queries:
             raise InputError(
                 f"query {qid!r} is not in queries.jsonl",

@@ -26,6 +26,7 @@ from typing import Any
 from ragtriage.data.beir import check_grade, is_beir_dir, load_beir, load_corpus
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import golden_rows
+from ragtriage.data.formats.rows import is_hf_dataset
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
 from ragtriage.data.readers import check_type, iter_records, read_text, unique_items
@@ -80,7 +81,7 @@ def load_golden(
         names = ", ".join(shipped_sets()) or "none installed"
         hint = f" (nor a shipped golden set: {names}; name one as it is)"
         raise InputError(f"file not found{hint}", path=path)
-    if path.is_dir():
+    if path.is_dir() and not is_hf_dataset(path):
         return _load_dir(path, split, columns)
     return _load_file(path, columns)
 
@@ -135,6 +136,9 @@ def parse_case(record: dict[str, Any], path: Path, line: int) -> GoldenCase:
     if case_id is None:
         case_id = "q-" + hashlib.sha1(query.encode()).hexdigest()[:10]
     check_type(case_id, "id", (str, int), path, line)
+    if not str(case_id).strip():  # an empty id names nothing a trace or report can refer to
+        raise InputError("must not be empty (give each case an id, or none)", path=path,
+                         line=line, field="id")  # fmt: skip
     return GoldenCase(
         id=check_id(str(case_id), path=path, line=line, field="id"),
         query=query,

@@ -14,7 +14,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Chunk", "GoldenCase", "GoldenSet", "corpus_sha256", "passage_text"]
+__all__ = [
+    "Chunk",
+    "GoldenCase",
+    "GoldenSet",
+    "RetrievedChunk",
+    "Trace",
+    "corpus_sha256",
+    "passage_text",
+]
 
 
 def passage_text(title: str, text: str) -> str:
@@ -117,3 +125,21 @@ def corpus_sha256(corpus: dict[str, Chunk]) -> str:
         row = corpus[doc_id].model_dump(mode="json", exclude_none=True)
         digest.update(json.dumps(row, sort_keys=True).encode() + b"\n")
     return digest.hexdigest()
+
+
+class RetrievedChunk(BaseModel):
+    """One retrieved chunk of a trace; ``score`` is None when the tool wrote none."""
+
+    id: str
+    score: float | None = None
+    text: str = ""
+
+
+class Trace(BaseModel):
+    """What the system under test did for one golden query."""
+
+    query_id: str
+    retrieved: list[RetrievedChunk]
+    context_ids: list[str]  # the chunks actually passed to the generator
+    answer: str
+    generation_error: str | None = None  # why no answer was generated (the case is unscored)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -19,12 +20,14 @@ from ragtriage.errors import InputError
 
 __all__ = [
     "check_type",
+    "finite_float",
     "iter_records",
     "may_hold_surrogates",
     "parse_json",
     "read_bytes",
     "read_json_document",
     "read_text",
+    "refuse_nul",
     "refuse_surrogates",
     "require",
     "split_lines",
@@ -39,6 +42,7 @@ def read_bytes(path: Path, limit: int = -1) -> bytes:
     """The file's bytes (the first ``limit`` of them when given); a missing file, a
     directory or an unreadable file is an input error naming it."""
     try:
+        _refuse_special(path)
         with path.open("rb") as handle:
             return handle.read(limit)
     except FileNotFoundError:
@@ -47,6 +51,17 @@ def read_bytes(path: Path, limit: int = -1) -> bytes:
         raise InputError("expected a file, got a directory", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+
+
+def _refuse_special(path: Path) -> None:
+    """A FIFO, socket or device is refused before it is opened: opening a pipe nobody
+    writes to blocks forever (``--golden`` given a FIFO hung, issue 26)."""
+    mode = path.stat().st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError(
+            "not a regular file (a pipe, socket or device): save it to a file and give that",
+            path=path,
+        )
 
 
 def read_text(path: Path) -> str:
@@ -227,6 +242,9 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if stripped.startswith("["):
         yield from _iter_json_list(path, text)
         return
+    if stripped.startswith("{") and not _first_line_parses(text):
+        yield from _iter_json_stream(path, text)
+        return
     for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
@@ -236,6 +254,48 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 f"expected a JSON object, got {type(obj).__name__}", path=path, line=number
             )
         yield number, obj
+
+
+def _first_line_parses(text: str) -> bool:
+    """Whether the first non-blank line is a whole JSON value (JSON Lines), not the
+    opening of a pretty-printed document."""
+    first = next((line for line in split_lines(text) if line.strip()), "")
+    try:
+        json.loads(first, parse_constant=_reject_constant)
+    except RecursionError:
+        return True  # a whole line, nested too deeply: refused at its line as JSON Lines
+    except ValueError:
+        return False
+    return True
+
+
+def _iter_json_stream(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """JSON objects one after another, each over any number of lines: one pretty-printed
+    document (an OTLP/JSON request as a person saves it) or several (OpenTelemetry's
+    ``ConsoleSpanExporter``). Each object's line is the line where it starts."""
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    check = may_hold_surrogates(text)
+    pos, end = 0, len(text)
+    while True:
+        while pos < end and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= end:
+            return
+        line = text.count("\n", 0, pos) + 1
+        try:
+            obj, pos = decoder.raw_decode(text, pos)
+        except RecursionError:
+            raise InputError("invalid JSON: nested too deeply", path=path, line=line) from None
+        except ValueError as exc:
+            at = text.count("\n", 0, getattr(exc, "pos", pos)) + 1
+            raise InputError(f"invalid JSON: {exc}", path=path, line=at) from None
+        if check:
+            refuse_surrogates(obj, path, line)
+        if not isinstance(obj, dict):
+            raise InputError(
+                f"expected a JSON object, got {type(obj).__name__}", path=path, line=line
+            )
+        yield line, obj
 
 
 def _iter_json_list(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -302,3 +362,32 @@ def check_type(value: Any, key: str, kind: type | tuple[type, ...], path: Path, 
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError("must be a finite number", path=path, line=line, field=key)
     return value
+
+
+def finite_float(value: Any, key: str, path: Path, line: int) -> float:
+    """A JSON number as a float; an integer too large for a 64-bit float (JSON allows a
+    ``1`` followed by 400 zeros, and ``float()`` raises OverflowError on it) is an error
+    naming file, line and field, not a traceback."""
+    number = check_type(value, key, (int, float), path, line)
+    try:
+        return float(number)
+    except OverflowError:
+        raise InputError(
+            "integer is out of range for a 64-bit float (beyond 1.8e308)",
+            path=path,
+            line=line,
+            field=key,
+        ) from None
+
+
+def refuse_nul(text: str, path: Path) -> str:
+    """``text`` of a CSV file, or an error at the line of its first NUL byte: ``csv``
+    reads one as data, and no tool writes one into a CSV cell (a binary file renamed)."""
+    at = text.find("\x00")
+    if at >= 0:
+        raise InputError(
+            "contains a NUL byte: not a text CSV (export it again as CSV text)",
+            path=path,
+            line=text.count("\n", 0, at) + 1,
+        )
+    return text

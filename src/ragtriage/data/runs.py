@@ -27,9 +27,9 @@ from ragtriage.atomic import file_sha256
 from ragtriage.data.formats import columns as column_names
 from ragtriage.data.formats import ragas
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
-from ragtriage.data.formats.detect import foreign_records, foreign_shape, match_queries
-from ragtriage.data.formats.rows import PARQUET_MAGIC, Table, container, read_table
-from ragtriage.data.formats.text import QueryIndex
+from ragtriage.data.formats.detect import adapt_traces
+from ragtriage.data.formats.registry import recognise
+from ragtriage.data.formats.rows import PARQUET_MAGIC, Table, container, is_hf_dataset, read_table
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.readers import check_type, iter_records, read_text, require
@@ -48,6 +48,8 @@ def load_run(path: str | Path, columns: Columns = None, golden: GoldenSet | None
     ``[``, Parquet by its magic bytes, CSV by a header naming a field we read, else TREC."""
     path = Path(path)
     mapping = parse_columns(columns)
+    if is_hf_dataset(path):
+        return read_table_run(path, mapping, golden)
     try:
         with path.open("rb") as handle:
             head = handle.read(1024).lstrip(b"\xef\xbb\xbf").lstrip()
@@ -78,7 +80,7 @@ def _csv_header(head: bytes, mapping: ColumnMap) -> bool:
         return False
     cells = {cell.strip() for cell in next(csv.reader([first]), [])}
     known = column_names.FIELDS | set(ragas.OLD_NAMES) | set(mapping.pairs.values())
-    return bool(cells & known)
+    return bool(cells & known) or recognise([(1, dict.fromkeys(cells, ""))], mapping) is not None
 
 
 def read_jsonl_run(path: Path) -> Run:
@@ -90,10 +92,9 @@ def _json_run(path: Path, mapping: ColumnMap, golden: GoldenSet | None) -> Run:
     gathered and adapted (:func:`_foreign_run`)."""
     records = iter_records(path)
     head = list(islice(records, _SAMPLE))
-    kind = foreign_shape(head, mapping)
-    if kind is not None:
+    if recognise(head, mapping) is not None:
         table = Table(path, container(path), [*head, *records])
-        return _foreign_run(table, mapping, kind, golden)
+        return _foreign_run(table, mapping, golden)
     rows = chain(head, records)
     return run_from_records(path, _renamed(rows, mapping) if mapping else rows)
 
@@ -112,38 +113,42 @@ def read_table_run(path: Path, columns: Columns = None, golden: GoldenSet | None
     table = read_table(path, mapping)
     if not table.rows:
         raise InputError("run file is empty", path=path)
-    kind = foreign_shape(table.rows, mapping)
-    if kind is not None:
-        return _foreign_run(table, mapping, kind, golden)
+    if recognise(table.rows, mapping) is not None:
+        return _foreign_run(table, mapping, golden)
     rows = list(_renamed(table.rows, mapping))
     if any("doc_id" in row for _, row in rows[:_SAMPLE]):
         return _long_run(path, rows)
     return run_from_records(path, rows)
 
 
-def _foreign_run(table: Table, mapping: ColumnMap, kind: str, golden: GoldenSet | None) -> Run:
-    """A ragas dataset or span export as a run: each row's ranked ids (scores where the
-    spans have them, else rank order), its query matched to ``golden`` by text."""
+def _foreign_run(table: Table, mapping: ColumnMap, golden: GoldenSet | None) -> Run:
+    """Another tool's file as a run: the retrieved lists of its trace records, read by
+    the one path ``audit --traces`` reads them by (``detect.adapt_traces``: queries and
+    passages matched to ``golden`` by text), so the two commands agree on every file."""
     path = table.path
-    records, notes = foreign_records(table, mapping, kind)
+    adapted = adapt_traces(table, mapping, golden)
     if golden is None:
-        nameless = next((line for line, r in records if "query_id" not in r), None)
+        nameless = next((ln for ln, r in adapted.records if not _named(r)), None)
         if nameless is not None:
             raise InputError(
-                f"a {kind} run names its queries by their text, which only a golden set "
-                "has: give --golden instead of --qrels",
+                f"a {adapted.format} run names its queries by their text, which only a "
+                "golden set has: give --golden instead of --qrels",
                 path=path,
                 line=nameless,
                 field="query_id",
             )
-    index = None
-    if golden is not None:
-        index = QueryIndex(((c.id, c.query) for c in golden.cases), source=golden.source)
-    records, matched = match_queries(records, index, path)
-    run = run_from_records(path, records)
-    run.format = f"{kind}-{table.container}"
-    run.warnings.extend(notes + matched)
+    run = run_from_records(path, adapted.records)
+    run.format = adapted.format
+    # a trace lists what the system retrieved in the order it reached the generator:
+    # audit --traces scores that order (ties kept), so retrieval --run does too
+    run.order = "given"
+    run.warnings.extend(adapted.notes)
     return run
+
+
+def _named(record: dict[str, Any]) -> bool:
+    query_id = str(record.get("query_id", ""))
+    return bool(query_id) and not query_id.startswith(("unmatched:", "trace:"))
 
 
 def _long_run(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Run:
@@ -167,7 +172,9 @@ def _long_run(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Run:
     queries = [q for q, pairs in grouped.items() for _ in pairs]
     docs = [d for pairs in grouped.values() for d, _ in pairs]
     scores = [s for pairs in grouped.values() for _, s in pairs]
-    return Run.from_columns(queries, docs, scores, source=str(path))
+    run = Run.from_columns(queries, docs, scores, source=str(path))
+    run.scored = any(row.get("score") is not None for _, row in rows)
+    return run
 
 
 def run_from_records(path: Path, records: Iterable[tuple[int, dict[str, Any]]]) -> Run:
@@ -176,6 +183,7 @@ def run_from_records(path: Path, records: Iterable[tuple[int, dict[str, Any]]]) 
     docs: list[str] = []
     scores: list[float] = []
     seen: dict[str, int] = {}
+    scored = False
     for line, record in records:
         query_id = str(require(record, "query_id", (str, int), path, line))
         check_id(query_id, path=path, line=line, field="query_id")
@@ -188,15 +196,20 @@ def run_from_records(path: Path, records: Iterable[tuple[int, dict[str, Any]]]) 
             )
         seen[query_id] = line
         items = require(record, "retrieved", list, path, line)
-        for doc, score in _ranked(items, path, line):
+        pairs, has_scores = _ranked(items, path, line)
+        scored |= has_scores
+        for doc, score in pairs:
             queries.append(query_id)
             docs.append(doc)
             scores.append(score)
-    return Run.from_columns(queries, docs, scores, source=str(path))
+    run = Run.from_columns(queries, docs, scores, source=str(path))
+    run.scored = scored or not docs  # rank order alone is no score (issue 26)
+    return run
 
 
-def _ranked(items: list[Any], path: Path, line: int) -> list[tuple[str, float]]:
-    """``(doc id, score)`` pairs; a missing score becomes ``-rank`` so rank order is kept."""
+def _ranked(items: list[Any], path: Path, line: int) -> tuple[list[tuple[str, float]], bool]:
+    """``(doc id, score)`` pairs and whether scores were given; a missing score becomes
+    ``-rank`` so rank order is kept (and the run says it has no scores)."""
     pairs = []
     has_scores = None
     for rank, item in enumerate(items):
@@ -221,7 +234,7 @@ def _ranked(items: list[Any], path: Path, line: int) -> list[tuple[str, float]]:
                 field=f"{field}.score",
             )
         pairs.append((doc, score if score is not None else float(-rank)))
-    return pairs
+    return pairs, bool(has_scores)
 
 
 def _score(value: Any, path: Path, line: int, field: str) -> float:

@@ -268,6 +268,9 @@ class Run:
         # descending); "given": each query's rows are already in the system's rank order
         # (a trace, a retriever we ran), which is what reached the generator, ties included
         self.order: RunOrder = "score"
+        # False when the file gave ranks only (ragas, LangChain spans): the scores above are
+        # then -rank, which orders the list but says nothing of confidence (issue 26)
+        self.scored = True
 
     @classmethod
     def from_columns(

@@ -123,10 +123,16 @@ def stale_message(result: AuditResult) -> str | None:
     )
 
 
+# a run of ranks only (ragas, DeepEval, LangChain spans): the sections that read scores
+_NEEDS_SCORES = "%s skipped: it needs retrieval scores, and the run has ranks only"
+
+
 def unanswerable_line(report: RetrievalReport) -> str | None:
     """The unanswerable queries in one sentence (every report says "reported separately")."""
     section = report.unanswerable
     if section is None:
+        if report.n_unanswerable and report.run.get("scored") is False:
+            return f"Unanswerable queries: {report.n_unanswerable}; {_NEEDS_SCORES % 'confidence'}"
         return None
     return (
         f"Unanswerable queries: {section.n}; median top-1 score "
@@ -140,6 +146,8 @@ def threshold_line(report: RetrievalReport) -> str | None:
     """The score-threshold verdict with the depth and AUC it rests on."""
     t = report.threshold
     if t is None:
+        if report.run.get("scored") is False:
+            return f"Score threshold: {_NEEDS_SCORES % 'analysis'}"
         return None
     return f"Score threshold (top {t.depth}): AUC {fmt(t.auc)}; {t.verdict}"
 

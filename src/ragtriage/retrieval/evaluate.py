@@ -36,7 +36,6 @@ from ragtriage.retrieval.models import (
 )
 from ragtriage.retrieval.overlap import compare_runs, cutoffs
 from ragtriage.retrieval.ranking import JudgedQrels, RankedBatch, rank
-from ragtriage.retrieval.score_threshold import threshold_analysis
 from ragtriage.retrieval.split import select_split
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_mean
 
@@ -136,7 +135,9 @@ class RetrievalEvaluator:
         unanswerable_reading = config.nothing_relevant == "unanswerable"
         scored = answerable if unanswerable_reading else np.ones(len(qrels), bool)
         with ThreadPoolExecutor(max_workers=1) as pool:  # its sorts release the GIL
-            threshold = pool.submit(threshold_analysis, batches, answerable, miss_k)
+            threshold = pool.submit(
+                sections.scored_threshold, run_table, batches, answerable, miss_k
+            )
             frame = per_query_frame(batches, self.measures, qrels)
             skip = set(stats.missing_queries) if config.missing == "skip" else set()
             if skip:
@@ -144,11 +145,11 @@ class RetrievalEvaluator:
                 per_query = frame.loc[kept]
             else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
                 per_query = frame[scored]
-            facts = sections.QueryFacts.build(batches, answerable)
+            facts = sections.QueryFacts.build(batches, answerable, scored=run_table.scored)
             if not unanswerable_reading:  # no query is read as unanswerable: none is flagged
                 facts = replace(facts, confident=np.zeros(len(qrels), bool))
             unanswerable = None
-            if unanswerable_reading:
+            if unanswerable_reading and run_table.scored:
                 unanswerable = sections.unanswerable(
                     batches, qrels, answerable, run_table, golden_set, facts
                 )
@@ -163,6 +164,7 @@ class RetrievalEvaluator:
                     "order": given.order,  # which ranking the figures read
                     **_run_sha256(run, given),
                     **({"format": given.format} if given.format else {}),
+                    **({} if run_table.scored else {"scored": False}),
                 },
                 n_queries=len(qrels),
                 n_answerable=int(answerable.sum()),
@@ -178,6 +180,7 @@ class RetrievalEvaluator:
                 threshold=threshold.result(),
                 warnings=_empty_warning(per_query, len(qrels), config.relevance_level)
                 + sections.warnings(stats, config.missing)
+                + sections.unscored_warning(run_table)
                 + list(given.warnings)  # a split's filtered run does not carry them
                 + sections.missed_cap_warning(batches, answerable, miss_k)
                 + sections.unanswerable_cap_warning(unanswerable)

@@ -14,11 +14,12 @@ from ragtriage.data.tables import Qrels, Run
 from ragtriage.retrieval.models import (
     MissedQuery,
     TagSlice,
+    ThresholdAnalysis,
     UnanswerableQuery,
     UnanswerableSection,
 )
 from ragtriage.retrieval.ranking import RankedBatch, RankingStats
-from ragtriage.retrieval.score_threshold import auc, summarize
+from ragtriage.retrieval.score_threshold import auc, summarize, threshold_analysis
 
 __all__ = [
     "MAX_MISSED",
@@ -90,7 +91,11 @@ class QueryFacts:
     threshold: float | None
 
     @classmethod
-    def build(cls, batches: list[RankedBatch], answerable: np.ndarray) -> QueryFacts:
+    def build(
+        cls, batches: list[RankedBatch], answerable: np.ndarray, scored: bool = True
+    ) -> QueryFacts:
+        """``scored=False``: the run gave ranks only, so ``top1`` stays NaN and nothing is
+        confident (a -rank "score" of 0 read every query as confidently retrieved)."""
         n = len(answerable)
         first = np.zeros(n, np.int64)
         top1 = np.full(n, np.nan)
@@ -98,7 +103,8 @@ class QueryFacts:
             relevant = batch.labels >= batch.level
             found = relevant.any(axis=1)
             first[batch.queries] = np.where(found, relevant.argmax(axis=1) + 1, 0)
-            top1[batch.queries] = batch.top_scores(1)[:, 0]
+            if scored:
+                top1[batch.queries] = batch.top_scores(1)[:, 0]
         pos = top1[answerable]
         median = float(np.nanmedian(pos)) if np.isfinite(pos).any() else None
         confident = np.zeros(n, bool)
@@ -252,6 +258,23 @@ def unanswerable(
         n_confident=int(facts.confident.sum()),
         queries=queries,
     )
+
+
+NEEDS_SCORES = (
+    "the run has no retrieval scores (ranks only): the score threshold and the confidence "
+    "of unanswerable queries need scores and are skipped"
+)
+
+
+def scored_threshold(
+    run: Run, batches: list[RankedBatch], answerable: np.ndarray, depth: int
+) -> ThresholdAnalysis | None:
+    """The score threshold section, or None for a run without scores (NEEDS_SCORES)."""
+    return threshold_analysis(batches, answerable, depth) if run.scored else None
+
+
+def unscored_warning(run: Run) -> list[str]:
+    return [] if run.scored else [NEEDS_SCORES]
 
 
 def _most_confident(codes: np.ndarray, top1: np.ndarray) -> np.ndarray:

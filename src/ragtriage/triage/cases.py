@@ -36,6 +36,9 @@ def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:
             scores.append(chunk.score if chunk.score is not None else float(-rank))
     run = Run.from_columns(queries, docs, scores, source="traces")
     run.order = "given"
+    run.scored = not docs or any(  # positions alone are no confidence (issue 26)
+        c.score is not None for t in traces.values() for c in t.retrieved
+    )
     return run
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from ragtriage.calibration.decision import AnyRule
+from ragtriage.data.models import RetrievedChunk, Trace  # read by data/formats, kept here too
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
@@ -48,22 +49,6 @@ class Label(StrEnum):
 
 
 FAILURES = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION)
-
-
-class RetrievedChunk(BaseModel):
-    id: str
-    score: float | None = None
-    text: str = ""
-
-
-class Trace(BaseModel):
-    """What the system under test did for one golden query."""
-
-    query_id: str
-    retrieved: list[RetrievedChunk]
-    context_ids: list[str]  # the chunks actually passed to the generator
-    answer: str
-    generation_error: str | None = None  # why no answer was generated (the case is unscored)
 
 
 class CaseResult(BaseModel):

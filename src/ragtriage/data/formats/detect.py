@@ -1,10 +1,15 @@
 """Which tool wrote a table, by its content, and its rows in our own shapes.
 
-The container comes from the file's bytes (``rows.py``), the shape from the rows' fields:
-OpenInference spans, ragas samples, or our golden-case and trace lines. The result names
+The container comes from the file's bytes (``rows.py``), the shape from the rows' fields
+(``registry.FORMATS``: OpenInference spans, DeepEval, ragas; else ours). The result names
 the format (``ragas-jsonl``, ``openinference-parquet``, ``ragtriage-csv``...) so the
 terminal and ``results.json`` can say what was read. A table that fits no shape is an
 error naming the file, the first row and the field it lacks.
+
+Trace records, whether a command reads them as traces (``audit --traces``) or as a run
+(``retrieval --run``), come from one function, :func:`adapt_traces`: queries matched to
+golden cases by text and passages known only by text given their corpus ids, the same
+way for both, so the two commands cannot disagree about a file.
 """
 
 from __future__ import annotations
@@ -13,16 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.formats import openinference, ragas
+from ragtriage.data.formats.base import Format, Records
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
+from ragtriage.data.formats.registry import recognise
 from ragtriage.data.formats.rows import Table, read_table
-from ragtriage.data.formats.text import QueryIndex, query_key
+from ragtriage.data.formats.text import QueryIndex, query_key, text_id
+from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
 
 __all__ = [
     "Adapted",
-    "foreign_records",
-    "foreign_shape",
+    "adapt_traces",
     "golden_rows",
     "match_queries",
     "shape_keys",
@@ -36,39 +42,48 @@ _SAMPLE = 20  # rows whose fields decide the shape
 class Adapted:
     """Rows in our shape, with the format they were read from and what to tell the user."""
 
-    records: list[tuple[int, dict[str, Any]]]
+    records: Records
     format: str
     notes: list[str] = field(default_factory=list)
+    foreign: bool = False  # another tool's rows (ours are validated as they stand)
 
 
-def shape_keys(rows: list[tuple[int, dict[str, Any]]]) -> set[str]:
+def shape_keys(rows: Records) -> set[str]:
     return {key for _, row in rows[:_SAMPLE] for key in row}
 
 
-def _mapped(table: Table, columns: ColumnMap) -> list[tuple[int, dict[str, Any]]]:
-    return _mapped_rows(table.rows, columns)
+def _mapped(rows: Records, columns: ColumnMap) -> Records:
+    return [(line, columns.apply(row)) for line, row in rows] if columns else rows
+
+
+def _read(fmt: Format, kind: str, table: Table, columns: ColumnMap) -> tuple[Records, list[str]]:
+    reader = fmt.golden if kind == "golden" else fmt.traces
+    if reader is None:
+        other = "--traces" if kind == "golden" else "--golden"
+        raise InputError(
+            f"this is a {fmt.what or fmt.name + ' file'} ({', '.join(fmt.yields)}), not a "
+            f"{'golden set' if kind == 'golden' else 'trace file'}: give it as {other}",
+            path=table.path,
+            line=table.rows[0][0] if table.rows else None,
+        )
+    rows = _mapped(table.rows, columns) if fmt.renamed else table.rows
+    return reader(rows, table.path, columns.pairs)
 
 
 def golden_rows(path: Path, columns: Columns = None) -> Adapted:
     """A golden-set file's rows as our golden records."""
     mapping = parse_columns(columns)
     table = read_table(path, mapping)
-    rows = _mapped(table, mapping)
-    keys = shape_keys(rows)
-    if openinference.is_openinference(keys):
-        raise InputError(
-            "this is a span export (traces), not a golden set: give it as --traces",
-            path=path,
-            line=rows[0][0],
-        )
-    if ragas.is_ragas(keys):
-        records, notes = ragas.golden_records(rows, path)
-        return Adapted(records, f"ragas-{table.container}", notes)
-    if rows and not keys & {"query", "question"}:
+    fmt = recognise(table.rows, mapping)
+    if fmt is not None:
+        records, notes = _read(fmt, "golden", table, mapping)
+        return Adapted(records, f"{fmt.name}-{table.container}", notes, foreign=True)
+    rows = _mapped(table.rows, mapping)
+    if rows and not shape_keys(rows) & {"query", "question"}:
         raise InputError(
             "matches no known golden-set shape (ours: query + expected; ragas: user_input "
-            "+ reference_context_ids or reference_contexts); missing required field "
-            "(--columns query=NAME maps another column)",
+            "+ reference_context_ids or reference_contexts; DeepEval: input + context); "
+            "missing required field (--columns query=NAME maps another column)",
             path=path,
             line=rows[0][0],
             field="query",
@@ -76,71 +91,101 @@ def golden_rows(path: Path, columns: Columns = None) -> Adapted:
     return Adapted(rows, f"ragtriage-{table.container}")
 
 
-def trace_rows(
-    path: Path,
-    columns: Columns = None,
-    queries: QueryIndex | None = None,
-) -> Adapted:
-    """A trace file's rows as our trace records, each with a ``query_id``: its own, or
-    the golden case whose query it asked (``queries``), or an ``unmatched:`` id."""
+def trace_rows(path: Path, columns: Columns = None, golden: GoldenSet | None = None) -> Adapted:
+    """A trace file's rows as our trace records (:func:`adapt_traces`)."""
     mapping = parse_columns(columns)
-    table = read_table(path, mapping)
-    kind = foreign_shape(table.rows, mapping)
+    return adapt_traces(read_table(path, mapping), mapping, golden)
+
+
+def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> Adapted:
+    """Trace records of ``table``, each with a ``query_id``: its own, or the golden case
+    whose query it asked, or an ``unmatched:`` id; retrieved passages without a corpus id
+    get the id of the corpus chunk with the same text (counted in one note)."""
+    fmt = recognise(table.rows, columns)
     notes: list[str] = []
-    if kind is None:
-        records = _mapped(table, mapping)
-        _check_ours(records, shape_keys(records), path)
-        kind = "ragtriage"
+    if fmt is None:
+        records = _mapped(table.rows, columns)
+        _check_ours(records, shape_keys(records), table.path)
+        name = "ragtriage"
     else:
-        records, notes = foreign_records(table, mapping, kind)
-    records, matched = match_queries(records, queries, path)
-    return Adapted(records, f"{kind}-{table.container}", notes + matched)
+        records, notes = _read(fmt, "traces", table, columns)
+        name = fmt.name
+    index = None
+    if golden is not None:
+        index = QueryIndex(((c.id, c.query) for c in golden.cases), source=golden.source)
+    records, matched = match_queries(records, index, table.path)
+    records, found = corpus_ids(records, golden)
+    if found:
+        notes.append(
+            f"{table.path}: {found} retrieved passages without a corpus id were given the id "
+            "of the corpus chunk with the same text"
+        )
+    return Adapted(records, f"{name}-{table.container}", notes + matched, foreign=fmt is not None)
 
 
-def foreign_shape(rows: list[tuple[int, dict[str, Any]]], columns: ColumnMap) -> str | None:
-    """``"openinference"`` or ``"ragas"`` for rows another tool wrote, None for ours. Span
-    exports are told by their own keys (``--columns query_id=KEY`` names a metadata key,
-    no column); ragas rows after the renames."""
-    if openinference.is_openinference(shape_keys(rows)):
-        return "openinference"
-    if ragas.is_ragas(shape_keys(_mapped_rows(rows[:_SAMPLE], columns))):
-        return "ragas"
-    return None
-
-
-def foreign_records(
-    table: Table, columns: ColumnMap, kind: str
-) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
-    """Trace records (query text, ranked ``retrieved``, answer) from a ``kind`` table
-    (:func:`foreign_shape`), before their queries are matched to golden cases."""
-    if kind == "openinference":
-        return openinference.trace_records(table.rows, table.path, columns.pairs.get("query_id"))
-    return ragas.trace_records(_mapped(table, columns), table.path)
-
-
-def _mapped_rows(
-    rows: list[tuple[int, dict[str, Any]]], columns: ColumnMap
-) -> list[tuple[int, dict[str, Any]]]:
-    return [(line, columns.apply(row)) for line, row in rows] if columns else rows
-
-
-def _check_ours(rows: list[tuple[int, dict[str, Any]]], keys: set[str], path: Path) -> None:
+def _check_ours(rows: Records, keys: set[str], path: Path) -> None:
     if not rows or "retrieved" in keys:
         return
     missing = "query_id" if "query_id" not in keys else "retrieved"
     raise InputError(
         "matches no known trace shape (ours: query_id + retrieved + answer; ragas: "
-        "user_input + retrieved_contexts + response; OpenInference spans); missing required "
-        "field (--columns retrieved=NAME maps another column)",
+        "user_input + retrieved_contexts + response; DeepEval: input + retrieval_context + "
+        "actual_output; OpenInference spans); missing required field (--columns "
+        "retrieved=NAME maps another column)",
         path=path,
         line=rows[0][0],
         field=missing,
     )
 
 
+def corpus_ids(records: Records, golden: GoldenSet | None) -> tuple[Records, int]:
+    """Records whose retrieved passages came without corpus ids (a ragas or DeepEval file
+    of texts, spans without document ids: their ids are text hashes) get the id of the
+    golden set's corpus chunk with the same normalised text (or title and text), so
+    stage 1 can match them: without it every retrieval metric read 0. Returns the records
+    and how many ids changed."""
+    if golden is None or not golden.corpus:
+        return records, 0
+    by_text: dict[str, str] = {}
+    for chunk in golden.corpus.values():
+        for text in (chunk.text, chunk.passage):
+            by_text.setdefault(text_id(text), chunk.id)
+    out, changed = [], 0
+    for line, record in records:
+        renamed = _renames(record.get("retrieved"), golden.corpus, by_text)
+        changed += len(renamed)
+        out.append((line, _renamed(record, renamed) if renamed else record))
+    return out, changed
+
+
+def _renames(items: Any, corpus: dict[str, Any], by_text: dict[str, str]) -> dict[str, str]:
+    if not isinstance(items, list):
+        return {}  # the trace's own check names the field
+    renamed = {}
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            continue
+        old = str(item.get("id"))
+        if old not in corpus and item["text"] and (key := text_id(item["text"])) in by_text:
+            renamed[old] = by_text[key]
+    return renamed
+
+
+def _renamed(record: dict[str, Any], renamed: dict[str, str]) -> dict[str, Any]:
+    retrieved = [
+        {**item, "id": renamed.get(str(item.get("id")), item.get("id"))}
+        if isinstance(item, dict) else item
+        for item in record["retrieved"]
+    ]  # fmt: skip
+    out = {**record, "retrieved": retrieved}
+    if isinstance(record.get("context_ids"), list):
+        out["context_ids"] = [renamed.get(str(i), i) for i in record["context_ids"]]
+    return out
+
+
 def match_queries(
-    records: list[tuple[int, dict[str, Any]]], queries: QueryIndex | None, path: Path
-) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    records: Records, queries: QueryIndex | None, path: Path
+) -> tuple[Records, list[str]]:
     """Give every record without a ``query_id`` the golden case asking its query; a
     second trace of one golden query is dropped (first kept) and counted. Traces read
     from the golden set's own file (a ragas dataset given as both) match their own rows:

@@ -29,10 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.text import text_id
+from ragtriage.data.readers import finite_float
 from ragtriage.errors import InputError
 
-__all__ = ["Span", "is_openinference", "spans", "trace_records"]
+__all__ = ["FORMAT", "Span", "is_openinference", "spans", "trace_records"]
 
 Rows = Iterable[tuple[int, dict[str, Any]]]
 _DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(id|score|content|metadata)$")
@@ -42,6 +44,10 @@ _DOC_META = re.compile(r"retrieval\.documents\.(\d+)\.document\.metadata\.(\w+)$
 META_ID_KEYS = ("id", "doc_id", "document_id", "chunk_id", "_id")
 _OUT = re.compile(r"llm\.output_messages\.(\d+)\.message\.content$")
 _QUERY_KEYS = ("query", "question", "input", "user_input")
+# what a chain returns as its answer, first found wins; a question key never is one
+# (LangChain's "RAG with sources" returns {"context", "question", "answer"})
+_WHOLE = ("input.value", "output.value")  # JSON text by the conventions, never flattened
+_ANSWER_KEYS = ("answer", "output", "result", "response", "text", "content")
 
 
 @dataclass
@@ -88,8 +94,11 @@ def spans(rows: Rows, path: Path) -> list[Span]:
 def _span(row: dict[str, Any], path: Path, line: int) -> Span:
     attrs = dict(flatten(row.get("attributes") or {}))
     for key, value in row.items():
-        if key.startswith("attributes."):
-            attrs.update(flatten(value, key.removeprefix("attributes.")))
+        name = key.removeprefix("attributes.")
+        if name in _WHOLE and isinstance(value, dict | list):
+            attrs[name] = json.dumps(value)  # a CSV cell of JSON text, parsed on reading
+        elif key.startswith("attributes."):
+            attrs.update(flatten(value, name))
     context: dict[str, Any] = row["context"] if isinstance(row.get("context"), dict) else {}
     trace_id = row.get("context.trace_id", context.get("trace_id", row.get("trace_id")))
     span_id = row.get("context.span_id", context.get("span_id", row.get("span_id")))
@@ -198,6 +207,7 @@ def _documents(span: Span, path: Path) -> tuple[list[dict[str, Any]], bool]:
             meta = docs.setdefault(int(flat[1]), {}).setdefault("metadata", {})
             if isinstance(meta, dict):
                 meta[flat[2]] = value
+    _ids_from_output(docs, span)
     out, derived = [], False
     for _, doc in sorted(docs.items()):
         _from_metadata(doc, span, path)
@@ -217,9 +227,47 @@ def _documents(span: Span, path: Path) -> tuple[list[dict[str, Any]], bool]:
         item: dict[str, Any] = {"id": doc_id, "text": text}
         score = doc.get("score")
         if isinstance(score, int | float) and not isinstance(score, bool):
-            item["score"] = float(score)
+            item["score"] = finite_float(score, "document.score", path, span.line)
         out.append(item)
     return out, derived
+
+
+def _ids_from_output(docs: dict[int, dict[str, Any]], span: Span) -> None:
+    """Fill missing document ids from the retriever's ``output.value``: LangChain's
+    instrumentor writes no ``document.id`` but records the returned ``Document``s there,
+    each with its vector-store ``id`` (issue 26 item 4). Read only when it lists exactly
+    as many documents, in order, whose texts are the span's own."""
+    if all(doc.get("id") not in (None, "") for doc in docs.values()):
+        return
+    returned = _returned_documents(span.attributes.get("output.value"))
+    if returned is None or len(returned) != len(docs):
+        return
+    for (_, doc), given in zip(sorted(docs.items()), returned, strict=True):
+        same = given.get("page_content", given.get("content")) == doc.get("content")
+        if doc.get("id") in (None, "") and same and _usable(given.get("id")):
+            doc["id"] = str(given["id"])
+
+
+def _returned_documents(value: Any) -> list[dict[str, Any]] | None:
+    """The documents a retriever's output lists: JSON text, or already parsed (a CSV
+    cell of JSON text is parsed when the table is read)."""
+    parsed = value
+    if isinstance(value, str):
+        if not value.lstrip().startswith(("{", "[")):
+            return None
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return None
+    if isinstance(parsed, dict):
+        parsed = parsed.get("documents")
+    if not isinstance(parsed, list) or not all(isinstance(d, dict) for d in parsed):
+        return None
+    return parsed
+
+
+def _usable(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool) and value != ""
 
 
 def _json_metadata(raw: Any, span: Span, path: Path, what: str) -> Any:
@@ -283,8 +331,9 @@ def _query(members: list[Span], retriever: Span) -> str | None:
 
 
 def _text_value(span: Span, which: str) -> str | None:
-    """``input.value``/``output.value`` as text; a JSON object value gives its one text
-    field (``{"query": ...}``, as LangChain records a chain's input)."""
+    """``input.value``/``output.value`` as text; a JSON object value gives its text field
+    by what the chain means: an input its query (``{"query": ...}``, as LangChain records
+    a chain's input), an output its answer (:data:`_ANSWER_KEYS`)."""
     value = span.attributes.get(f"{which}.value")
     if not isinstance(value, str) or not value.strip():
         return None
@@ -294,8 +343,8 @@ def _text_value(span: Span, which: str) -> str | None:
         except ValueError:
             return value
         if isinstance(parsed, dict):
-            texts = [parsed[k] for k in (*_QUERY_KEYS, "output", "answer") if k in parsed]
-            found = [t for t in texts if isinstance(t, str)]
+            keys = _QUERY_KEYS if which == "input" else _ANSWER_KEYS
+            found = [parsed[k] for k in keys if isinstance(parsed.get(k), str)]
             return found[0] if found else None
     return value
 
@@ -312,3 +361,13 @@ def _metadata_id(members: list[Span], key: str, path: Path) -> str | None:
         if isinstance(value, str | int) and not isinstance(value, bool):
             return str(value)
     return None
+
+
+FORMAT = Format(
+    name="openinference",
+    tool="OpenInference spans: OpenTelemetry SDK, OTLP/JSON, Arize Phoenix",
+    recognises=is_openinference,
+    traces=lambda rows, path, pairs: trace_records(rows, path, pairs.get("query_id")),
+    renamed=False,
+    what="span export",
+)

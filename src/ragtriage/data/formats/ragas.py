@@ -21,11 +21,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.text import text_id
 from ragtriage.data.readers import check_type
 from ragtriage.errors import InputError
 
-__all__ = ["FIELDS", "OLD_NAMES", "golden_records", "is_ragas", "trace_records"]
+__all__ = ["FIELDS", "FORMAT", "OLD_NAMES", "golden_records", "is_ragas", "trace_records"]
 
 FIELDS = (
     "user_input",
@@ -191,3 +192,12 @@ def trace_records(rows: Rows, path: Path) -> tuple[list[tuple[int, dict[str, Any
             "retrieved_context_ids; their ids are hashes of the normalised text"
         )
     return out, notes
+
+
+FORMAT = Format(
+    name="ragas",
+    tool="ragas 0.4.3 EvaluationDataset (to_jsonl, to_csv, to_pandas); HF datasets",
+    recognises=is_ragas,
+    golden=lambda rows, path, _: golden_records(rows, path),
+    traces=lambda rows, path, _: trace_records(rows, path),
+)

@@ -11,13 +11,22 @@ from __future__ import annotations
 import ast
 import csv
 import io
+import json
 import math
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ragtriage.data.formats.columns import ColumnMap
-from ragtriage.data.readers import iter_records, parse_json, read_bytes, read_text
+from ragtriage.data.readers import (
+    iter_records,
+    parse_json,
+    read_bytes,
+    read_json_document,
+    read_text,
+    refuse_nul,
+)
 from ragtriage.errors import InputError
 
 __all__ = ["CSV_NUMBERS", "PARQUET_MAGIC", "Table", "container", "parse_cell", "read_table"]
@@ -38,7 +47,10 @@ class Table:
 
 
 def container(path: Path) -> str:
-    """``parquet``, ``json``, ``jsonl`` or ``csv``, from the file's first bytes."""
+    """``parquet``, ``json``, ``jsonl``, ``csv`` or ``arrow`` (an HF ``datasets``
+    ``save_to_disk`` folder), from the file's first bytes."""
+    if is_hf_dataset(path):
+        return "arrow"
     head = read_bytes(path, 4096)
     if head.startswith(PARQUET_MAGIC):
         return "parquet"
@@ -46,8 +58,28 @@ def container(path: Path) -> str:
     if text[:1] == b"[":
         return "json"
     if text[:1] == b"{":
-        return "jsonl"
+        return "jsonl" if _whole_line(text) else "json"
     return "csv"
+
+
+def _whole_line(head: bytes) -> bool:
+    """Whether the first line is a whole JSON value (JSON Lines), not the first line of
+    a pretty-printed document (read as a stream of objects, ``readers.iter_records``)."""
+    first = head.split(b"\n", 1)[0]
+    try:
+        json.loads(first)
+    except RecursionError:
+        return True  # one line nested too deeply: JSON Lines, refused where it is read
+    except ValueError:
+        return len(first) >= 4000  # a long first line cut by the 4 KiB head: JSON Lines
+    return True
+
+
+def is_hf_dataset(path: Path) -> bool:
+    """A folder written by HF ``datasets``' ``Dataset.save_to_disk``."""
+    return (
+        path.is_dir() and (path / "state.json").is_file() and (path / "dataset_info.json").is_file()
+    )
 
 
 def read_table(path: Path, columns: ColumnMap | None = None) -> Table:
@@ -55,7 +87,9 @@ def read_table(path: Path, columns: ColumnMap | None = None) -> Table:
     ``--columns`` mapping, so that a CSV column read as one of our number fields
     (``rank=position``) is converted like the field itself; the rows keep their names."""
     kind = container(path)
-    if kind == "parquet":
+    if kind == "arrow":
+        rows = _hf_rows(path)
+    elif kind == "parquet":
         rows = _parquet_rows(path)
     elif kind == "csv":
         numbers = CSV_NUMBERS
@@ -81,6 +115,30 @@ def _parquet_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     ]
 
 
+def _hf_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a ``save_to_disk`` folder: its Arrow stream files in the order
+    ``state.json`` lists them, numbered from 1 across them."""
+    import pyarrow as pa
+
+    state = read_json_document(path / "state.json")
+    files = state.get("_data_files") if isinstance(state, dict) else None
+    if not isinstance(files, list) or not files:
+        raise InputError("lists no data files", path=path / "state.json", field="_data_files")
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for entry in files:
+        name = entry.get("filename") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or "/" in name or name.startswith("."):
+            raise InputError("bad data file entry", path=path / "state.json", field="_data_files")
+        try:
+            with pa.memory_map(str(path / name)) as source:
+                table = pa.ipc.open_stream(source).read_all()
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise InputError(f"cannot read Arrow data: {exc}", path=path / name) from None
+        for row in table.to_pylist():
+            rows.append((len(rows) + 1, {k: v for k, v in row.items() if not _missing(v)}))
+    return rows
+
+
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
@@ -88,7 +146,7 @@ def _missing(value: Any) -> bool:
 def _csv_rows(path: Path, numbers: frozenset[str]) -> list[tuple[int, dict[str, Any]]]:
     """CSV records keyed by the header; empty cells are absent, list and object cells
     are parsed (:func:`parse_cell`), and number fields (:data:`CSV_NUMBERS`) converted."""
-    text = read_text(path)
+    text = refuse_nul(read_text(path), path)
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     rows: list[tuple[int, dict[str, Any]]] = []
@@ -147,7 +205,46 @@ def parse_cell(value: str, key: str, path: Path, line: int) -> Any:
         pass
     if len(stripped) > _LITERAL_LIMIT:
         return value
+    tokens = _tokens(stripped)
+    if tokens is None:
+        return value
+    spaced = _spaced_items(tokens)
+    if spaced is not None:
+        return spaced
+    if _adjacent_strings(tokens):
+        return value  # Python would join them into one string: never merge two items
     try:
         return ast.literal_eval(stripped)
     except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
         return value
+
+
+_SKIP = {tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
+
+
+def _tokens(text: str) -> list[tokenize.TokenInfo] | None:
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return [t for t in tokens if t.type not in _SKIP]
+
+
+def _spaced_items(tokens: list[tokenize.TokenInfo]) -> list[Any] | None:
+    """numpy's repr of an array, as HF ``datasets``' ``to_csv`` writes a list cell:
+    ``['hb-01' 'hb-08']`` or ``[0.9 0.7]``, items separated by white space, no commas.
+    Read item by item; ``ast.literal_eval`` would join the strings into one id."""
+    if len(tokens) < 4 or tokens[0].string != "[" or tokens[-1].string != "]":
+        return None
+    items = tokens[1:-1]
+    kinds = {t.type for t in items}
+    if kinds not in ({tokenize.STRING}, {tokenize.NUMBER}):
+        return None
+    return [ast.literal_eval(t.string) for t in items]
+
+
+def _adjacent_strings(tokens: list[tokenize.TokenInfo]) -> bool:
+    return any(
+        a.type == tokenize.STRING and b.type == tokenize.STRING
+        for a, b in zip(tokens, tokens[1:], strict=False)
+    )

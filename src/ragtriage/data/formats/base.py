@@ -1,0 +1,46 @@
+"""What a format module declares: the rows it recognises and the records it yields.
+
+A format is one module of ``data/formats/`` with a ``FORMAT`` (listed once in
+``registry.FORMATS``): its name, the tool and export calls it reads, a test on a table's
+field names, and its readers. A golden reader turns rows into golden records, a trace
+reader into trace records (query text or id, ranked ``retrieved``, ``answer``); a run is
+the retrieved lists of the trace records, so ``retrieval --run`` and ``audit --traces``
+read one file one way. Nothing downstream knows which tool wrote a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Format", "Records", "Rows"]
+
+Rows = list[tuple[int, dict[str, Any]]]
+Records = list[tuple[int, dict[str, Any]]]
+Reader = Callable[[Rows, Path, dict[str, str]], tuple[Records, list[str]]]
+
+
+@dataclass(frozen=True)
+class Format:
+    """One tool's file shape (module docstring).
+
+    ``renamed``: whether the shape is told after the ``--columns`` renames (ragas,
+    DeepEval: column names) or by the rows' own keys (spans: ``--columns query_id=KEY``
+    names a metadata key, not a column). The readers get the rows and the mapping's
+    pairs (ours -> theirs)."""
+
+    name: str
+    tool: str  # who writes it, for the format table of the docs
+    recognises: Callable[[set[str]], bool]
+    golden: Reader | None = None
+    traces: Reader | None = None
+    renamed: bool = True
+    what: str = ""  # what a person calls such a file, for messages (default: "NAME file")
+
+    @property
+    def yields(self) -> tuple[str, ...]:
+        """Which records a file of this shape gives: golden cases, traces, runs."""
+        out = ("golden cases",) if self.golden else ()
+        return out + (("traces", "runs") if self.traces else ())

@@ -1,0 +1,111 @@
+"""DeepEval ``EvaluationDataset.save_as`` files (``json``, ``jsonl``, ``csv``) as our
+golden cases and traces.
+
+One ``Golden`` per row: ``input`` the query, ``context`` the passages that answer it
+(DeepEval's ground-truth context; empty for a query the corpus cannot answer),
+``expected_output`` the reference answer, ``retrieval_context`` the ranked passages the
+system retrieved and ``actual_output`` its answer. ``json`` keeps lists; ``jsonl`` and
+``csv`` join them with ``|``, which is split back exactly as DeepEval's own
+``add_goldens_from_csv_file`` splits it (an empty cell is an empty list). A passage that
+itself contains ``|`` cannot be told apart there: save as ``json``.
+
+DeepEval keeps texts, not ids: ids are hashes of the normalised texts (``text.text_id``),
+or the corpus ids of the same texts when a golden set with a corpus is given; both are
+counted in a warning. What is lost: retrieval scores, and which retrieved passages
+reached the prompt (the retrieval context is the context).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.formats.base import Format, Records, Rows
+from ragtriage.data.formats.text import text_id
+from ragtriage.data.readers import check_type
+from ragtriage.errors import InputError
+
+__all__ = ["DELIMITER", "FORMAT", "golden_records", "is_deepeval", "trace_records"]
+
+DELIMITER = "|"  # deepeval.dataset.utils DELIMITER, for list cells in jsonl and csv
+_OURS = {"query", "query_id", "retrieved", "expected", "relevant_doc_ids"}
+
+
+def is_deepeval(keys: set[str]) -> bool:
+    """A DeepEval golden or test case: ``input`` with one of its own output fields."""
+    if keys & _OURS or "input" not in keys:
+        return False
+    return bool(keys & {"actual_output", "expected_output", "retrieval_context"})
+
+
+def _texts(row: dict[str, Any], key: str, path: Path, line: int) -> tuple[list[str], bool]:
+    """A passage list and whether it came ``|``-joined (jsonl/csv)."""
+    value = row.get(key)
+    if value is None or value == "":
+        return [], False
+    if isinstance(value, str):
+        return value.split(DELIMITER), True
+    values = check_type(value, key, list, path, line)
+    for item in values:
+        check_type(item, f"{key}[]", str, path, line)
+    return values, False
+
+
+def _query(row: dict[str, Any], path: Path, line: int) -> str:
+    if row.get("input") in (None, ""):
+        raise InputError("missing required field", path=path, line=line, field="input")
+    return check_type(row["input"], "input", str, path, line)
+
+
+def golden_records(rows: Rows, path: Path) -> tuple[Records, list[str]]:
+    out: Records = []
+    for line, row in rows:
+        texts, _ = _texts(row, "context", path, line)
+        record: dict[str, Any] = {
+            "query": _query(row, path, line),
+            "expected": [text_id(t) for t in texts],
+        }
+        if isinstance(row.get("expected_output"), str) and row["expected_output"]:
+            record["reference_answer"] = row["expected_output"]
+        out.append((line, record))
+    hashed = sum(bool(r["expected"]) for _, r in out)
+    notes = [
+        f"{path}: {hashed} of {len(out)} golden rows name their passages by text (DeepEval "
+        "context); their ids are hashes of the normalised text"
+    ] if hashed else []  # fmt: skip
+    return out, notes
+
+
+def trace_records(rows: Rows, path: Path) -> tuple[Records, list[str]]:
+    out: Records = []
+    for line, row in rows:
+        texts, _ = _texts(row, "retrieval_context", path, line)
+        if row.get("actual_output") is None:
+            raise InputError(
+                "missing required field (the system's answer)",
+                path=path,
+                line=line,
+                field="actual_output",
+            )
+        ids = [text_id(t) for t in texts]
+        out.append((line, {
+            "query": _query(row, path, line),
+            "retrieved": [{"id": i, "text": t} for i, t in zip(ids, texts, strict=True)],
+            "context_ids": ids,  # DeepEval: the retrieval context is the context
+            "answer": check_type(row["actual_output"], "actual_output", str, path, line),
+        }))  # fmt: skip
+    hashed = sum(bool(r["retrieved"]) for _, r in out)
+    notes = [
+        f"{path}: {hashed} of {len(out)} trace rows name their passages by text (DeepEval "
+        "retrieval_context); their ids are hashes of the normalised text"
+    ] if hashed else []  # fmt: skip
+    return out, notes
+
+
+FORMAT = Format(
+    name="deepeval",
+    tool="DeepEval 4.3 EvaluationDataset.save_as (json, jsonl, csv)",
+    recognises=is_deepeval,
+    golden=lambda rows, path, _: golden_records(rows, path),
+    traces=lambda rows, path, _: trace_records(rows, path),
+)

@@ -1,0 +1,33 @@
+"""Every format a command can read, in the order a table is tested against them.
+
+A table's shape is the first format here whose ``recognises`` accepts its field names
+(``base.Format``); a table none recognises is in our own shape. A new format is a module
+with a ``FORMAT`` and one entry in :data:`FORMATS`: no branch to add anywhere else.
+Spans come first (their keys are unmistakable), then DeepEval and ragas, whose field
+names do not overlap each other's or ours.
+"""
+
+from __future__ import annotations
+
+from ragtriage.data.formats import deepeval, openinference, ragas
+from ragtriage.data.formats.base import Format, Rows
+from ragtriage.data.formats.columns import ColumnMap
+
+__all__ = ["FORMATS", "recognise"]
+
+FORMATS: tuple[Format, ...] = (openinference.FORMAT, deepeval.FORMAT, ragas.FORMAT)
+_SAMPLE = 20  # rows whose fields decide the shape
+
+
+def _keys(rows: Rows) -> set[str]:
+    return {key for _, row in rows[:_SAMPLE] for key in row}
+
+
+def recognise(rows: Rows, columns: ColumnMap) -> Format | None:
+    """The format of ``rows`` (module docstring), or None for our own shape."""
+    own = _keys(rows)
+    renamed = _keys([(n, columns.apply(r)) for n, r in rows[:_SAMPLE]]) if columns else own
+    for fmt in FORMATS:
+        if fmt.recognises(renamed if fmt.renamed else own):
+            return fmt
+    return None

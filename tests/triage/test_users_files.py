@@ -1,0 +1,231 @@
+"""Users' own files, written by the real tools, read right or refused (issue 26).
+
+Every file under tests/fixtures/users was written by the tool named in ``SOURCES`` from
+the 15 handbook cases of ``handbook.py`` (the ``make_*.py`` scripts there, run by hand).
+On each the audit (``--judge lexical``: no model) must give the labels the cases were
+built with, and ``retrieval --run`` the retrieval metrics the audit reports. The format
+table of the docs (docs/reference/formats.md) is generated from the same reads, so it
+cannot drift: ``python -m tests.triage.test_users_files`` rewrites it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ragtriage.cli.main import main
+from ragtriage.data.formats.traces import read_traces
+from ragtriage.data.golden import load_golden
+from ragtriage.render.views import threshold_line, unanswerable_line
+from ragtriage.retrieval.models import RetrievalReport
+from tests.conftest import ROOT
+
+USERS = ROOT / "tests" / "fixtures" / "users"
+sys.path.insert(0, str(USERS))
+from handbook import CASES  # type: ignore[import-not-found]  # noqa: E402
+
+DOC = ROOT / "docs" / "reference" / "formats.md"
+LABEL_BY_QUERY = {c[1]: c[-1] for c in CASES}
+ANSWER_BY_QUERY = {c[1]: c[4] for c in CASES}
+REFERENCE_BY_QUERY = {c[1]: c[5] for c in CASES}
+HANDBOOK = "handbook"  # our golden set folder (corpus.jsonl + golden.jsonl)
+
+
+@dataclass(frozen=True)
+class Source:
+    file: str
+    tool: str
+    call: str
+    golden: str  # the golden set the audit is given: the file itself or HANDBOOK
+
+
+SOURCES = [
+    Source("ours_traces.jsonl", "ragtriage", "trace JSONL", HANDBOOK),
+    Source("ragas_texts.jsonl", "ragas 0.4.3", "EvaluationDataset.to_jsonl", "self"),
+    Source("ragas_texts.jsonl", "ragas 0.4.3", "EvaluationDataset.to_jsonl", HANDBOOK),
+    Source("ragas_texts.csv", "ragas 0.4.3", "EvaluationDataset.to_csv", "self"),
+    Source("ragas_texts.csv", "ragas 0.4.3", "EvaluationDataset.to_csv", HANDBOOK),
+    Source("hf_ids.csv", "datasets 5.2.0", "Dataset.to_csv", "self"),
+    Source("hf_ids.jsonl", "datasets 5.2.0", "Dataset.to_json", "self"),
+    Source("hf_ids_saved", "datasets 5.2.0", "Dataset.save_to_disk (folder)", "self"),
+    Source("langchain_spans.jsonl", "openinference-instrumentation-langchain 0.1.80, "
+           "langchain-core 1.8.3, opentelemetry-sdk 1.45.2", "span.to_json(), one a line",
+           HANDBOOK),
+    Source("langchain_console.txt", "same", "ConsoleSpanExporter", HANDBOOK),
+    Source("langchain_otlp.json", "same", "OTLP/JSON request, pretty-printed", HANDBOOK),
+    Source("langchain_otlp.jsonl", "same", "OTLP/JSON request, one line", HANDBOOK),
+    Source("langchain_noids.jsonl", "same", "span.to_json(), a store without ids", HANDBOOK),
+    Source("phoenix_spans.parquet", "arize-phoenix 20.26.1 (same app)",
+           "get_spans_dataframe().to_parquet", HANDBOOK),
+    Source("phoenix_spans.csv", "arize-phoenix 20.26.1", "get_spans_dataframe().to_csv",
+           HANDBOOK),
+    Source("phoenix_spans.jsonl", "arize-phoenix 20.26.1",
+           'get_spans_dataframe().to_json(orient="records", lines=True)', HANDBOOK),
+    Source("deepeval.json", "deepeval 4.3.1", 'EvaluationDataset.save_as("json")', "self"),
+    Source("deepeval.json", "deepeval 4.3.1", 'EvaluationDataset.save_as("json")', HANDBOOK),
+    Source("deepeval.jsonl", "deepeval 4.3.1", 'EvaluationDataset.save_as("jsonl")', "self"),
+    Source("deepeval.csv", "deepeval 4.3.1", 'EvaluationDataset.save_as("csv")', "self"),
+    Source("deepeval.csv", "deepeval 4.3.1", 'EvaluationDataset.save_as("csv")', HANDBOOK),
+]  # fmt: skip
+
+
+def _golden(source: Source) -> Path:
+    return USERS / (source.file if source.golden == "self" else source.golden)
+
+
+def _audit(source: Source, tmp_path: Path) -> dict:
+    out = tmp_path / "audit"
+    args = ["audit", "--golden", str(_golden(source)), "--traces", str(USERS / source.file),
+            "--judge", "lexical", "--context-k", "3", "--cache", str(tmp_path / "c.sqlite"),
+            "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+def _retrieval(source: Source, tmp_path: Path, metrics: list[str]) -> dict:
+    out = tmp_path / "retrieval.json"
+    args = ["retrieval", "--golden", str(_golden(source)), "--run", str(USERS / source.file),
+            "--metrics", ",".join(metrics), "--output", str(out), "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def _means(report: dict) -> dict[str, float | None]:
+    return {a["metric"]: a["mean"] for a in report["aggregates"]}
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda s: f"{s.file}+{s.golden}")
+def test_audit_labels_and_retrieval_metrics_agree(source, tmp_path):
+    result = _audit(source, tmp_path)
+    labels = {c["query"]: c["label"] for c in result["cases"]}
+    assert labels == LABEL_BY_QUERY
+    answers = {c["query"]: c["answer"] for c in result["cases"]}
+    assert answers == ANSWER_BY_QUERY  # never the question (item 1)
+    audit = _means(result["retrieval"])
+    alone = _retrieval(source, tmp_path, list(audit))
+    assert _means(alone) == audit  # one reader, one answer (item 7)
+    assert audit["recall@3"] == pytest.approx(10 / 12)  # q03 and q07 miss, 12 answerable
+
+
+@pytest.mark.parametrize("name", ["langchain_spans.jsonl", "ragas_texts.jsonl", "deepeval.csv"])
+def test_files_without_scores_skip_the_sections_that_need_them(name, tmp_path):
+    """Item 6: a rank is no score; the threshold and confidence sections are skipped."""
+    source = next(s for s in SOURCES if s.file == name)
+    report = _retrieval(source, tmp_path, ["recall@3"])
+    assert report["threshold"] is None and report["unanswerable"] is None
+    assert report["run"]["scored"] is False
+    assert any("need scores and are skipped" in w for w in report["warnings"])
+    shown = [threshold_line(RetrievalReport.model_validate(report))]
+    shown.append(unanswerable_line(RetrievalReport.model_validate(report)))
+    assert shown == [
+        "Score threshold: analysis skipped: it needs retrieval scores, and the run has ranks only",
+        "Unanswerable queries: 3; confidence skipped: it needs retrieval scores, and the run "
+        "has ranks only",
+    ]
+
+
+def test_span_ids_come_from_the_documents_not_from_text(tmp_path):
+    """Item 4: LangChain writes no document.id; the retriever's output lists each
+    Document.id, and the chunk text (with the store's suffix) matches no corpus text."""
+    golden = load_golden(USERS / HANDBOOK)
+    read = read_traces(USERS / "langchain_spans.jsonl", 3, golden)
+    assert [c.id for c in read.traces["q01"].retrieved] == ["hb-01", "hb-02", "hb-08"]
+    assert not any("same text" in n or "hashes" in n for n in read.notes), read.notes
+
+
+def test_text_matched_ids_are_counted_in_one_warning():
+    golden = load_golden(USERS / HANDBOOK)
+    read = read_traces(USERS / "langchain_noids.jsonl", 3, golden)
+    assert [c.id for c in read.traces["q01"].retrieved] == ["hb-01", "hb-02", "hb-08"]
+    found = [n for n in read.notes if "same text" in n]
+    assert len(found) == 1 and "45 retrieved passages" in found[0]
+
+
+def test_an_answer_that_is_its_question_is_warned(tmp_path):
+    spans = [json.loads(line) for line in (USERS / "langchain_spans.jsonl").open()]
+    for span in spans:  # the chain's output as a bare question, as before the fix
+        attrs = span["attributes"]
+        if span["parent_id"] is None:
+            attrs["output.value"] = json.dumps({"question": attrs["input.value"]})
+    path = tmp_path / "echo.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in spans), encoding="utf-8")
+    read = read_traces(path, 3, load_golden(USERS / HANDBOOK))
+    echo = [n for n in read.notes if "answer with their own query" in n]
+    assert read.traces["q01"].answer == ANSWER_BY_QUERY[CASES[0][1]]  # the LLM span's
+    assert echo == []  # the LLM's output message is the answer, not the question
+    for span in spans:
+        if span["attributes"].get("openinference.span.kind") == "LLM":
+            span["attributes"] = {"openinference.span.kind": "LLM"}
+        elif span["parent_id"] is None:
+            span["attributes"]["output.value"] = span["attributes"]["input.value"]
+    path.write_text("".join(json.dumps(s) + "\n" for s in spans), encoding="utf-8")
+    read = read_traces(path, 3, load_golden(USERS / HANDBOOK))
+    echo = [n for n in read.notes if "answer with their own query" in n]
+    assert len(echo) == 1 and "15 traces" in echo[0]
+
+
+# --- the format table -------------------------------------------------------------
+
+
+def _read(source: Source) -> dict[str, str]:
+    """What the readers take from one fixture, in words, for the table."""
+    golden = load_golden(_golden(source))
+    read = read_traces(USERS / source.file, 3, golden)
+    traces = list(read.traces.values())
+    chunks = [c for t in traces for c in t.retrieved]
+    if any("same text" in n for n in read.notes):
+        ids = "by text, from the corpus (counted)"
+    elif all(c.id.startswith("h:") for c in chunks):
+        ids = "text hashes (counted)"
+    else:
+        ids = "yes"
+    by_id = {c.id: c.query for c in golden.cases}
+    answers = all(t.answer == ANSWER_BY_QUERY[by_id[t.query_id]] for t in traces)
+    refs = {c.query: c.reference_answer for c in golden.cases}
+    reference = "from the golden set" if source.golden != "self" else (
+        "yes" if refs == REFERENCE_BY_QUERY else "no")  # fmt: skip
+    return {
+        "format": read.format,
+        "ids": ids,
+        "texts": "yes" if all(c.text for c in chunks) else "no",
+        "scores": "yes" if any(c.score is not None for c in chunks) else "none (sections skipped)",
+        "answer": "yes" if answers else "no",
+        "reference": reference,
+    }
+
+
+def conformance_table() -> str:
+    head = (
+        "# Formats read: what each tool's file gives\n\n"
+        "Generated by `tests/triage/test_users_files.py` from the fixtures in\n"
+        "`tests/fixtures/users/` (each written by the tool named, with the script beside it);\n"
+        "the test fails when this page differs from what the readers take from them. Run\n"
+        "`python -m tests.triage.test_users_files` to rewrite it.\n\n"
+        "On every row the audit (`--judge lexical`) gives the labels the 15 handbook cases\n"
+        "were built with, and `retrieval --run` the audit's retrieval metrics. *Golden*:\n"
+        "the golden set given with it (`self`: the same file; `handbook`: our golden set with\n"
+        "a corpus, whose ids the passages are matched to by text when the file has none).\n\n"
+        "| file | tool | export call | golden | read as | ids | texts | scores | answer "
+        "| reference |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n"
+    )
+    rows = []
+    for s in SOURCES:
+        r = _read(s)
+        rows.append(
+            f"| `{s.file}` | {s.tool} | `{s.call}` | {s.golden} | `{r['format']}` | {r['ids']} "
+            f"| {r['texts']} | {r['scores']} | {r['answer']} | {r['reference']} |\n"
+        )
+    return head + "".join(rows)
+
+
+def test_the_format_table_in_the_docs_is_what_the_fixtures_give():
+    assert DOC.read_text(encoding="utf-8") == conformance_table()
+
+
+if __name__ == "__main__":
+    DOC.write_text(conformance_table(), encoding="utf-8")
