@@ -133,7 +133,8 @@ def test_a_span_export_is_ranked_as_the_system_listed_it(tmp_path):
         )
     want = _report(tmp_path, golden, _jsonl(tmp_path / "run.jsonl", ours), "ours")
     got = _report(tmp_path, golden, export, "spans")
-    _same_scores(got, want)
+    assert got["per_query"] == want["per_query"]  # (the scores differ, not the ranks)
+    assert got["aggregates"] == want["aggregates"]
     assert got["run"]["format"] == "openinference-jsonl"
     assert got["run"]["order"] == "given"
     assert got["per_query"]["row0"]["mrr"] == 1.0  # ranked as listed, not by the new scores
