@@ -15,15 +15,20 @@ script after a change and commit the pages.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import re
 import sys
 from collections.abc import Callable, Iterator
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
-import click
+# typer >= 0.20 vendors click (typer._click); either way the tree is read by duck typing:
+# a group has .commands, a parameter says what it is in .param_type_name.
+Command = Any
+Parameter = Any
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "docs" / "reference"
@@ -61,11 +66,9 @@ def cli_page() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _commands(
-    group: click.Command, path: tuple[str, ...]
-) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+def _commands(group: Command, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Command]]:
     """Each leaf command below ``group`` with its full name, subcommands sorted by name."""
-    if not isinstance(group, click.Group):
+    if not hasattr(group, "commands"):
         yield path, group
         return
     for name in sorted(group.commands):
@@ -74,14 +77,23 @@ def _commands(
             yield from _commands(command, (*path, name))
 
 
-def _command_section(path: tuple[str, ...], command: click.Command) -> list[str]:
+def _command_section(path: tuple[str, ...], command: Command) -> list[str]:
     """A heading, the command's help, its usage line and a table of its parameters."""
     name = " ".join(path)
     params = [p for p in command.params if not getattr(p, "hidden", False)]
-    arguments = [p for p in params if isinstance(p, click.Argument)]
-    options = [p for p in params if isinstance(p, click.Option)]
-    usage = " ".join([name, *(a.human_readable_name for a in arguments)])
-    lines = [f"## `{name}`", "", _paragraphs(command.help), "", "```", f"{usage} [OPTIONS]", "```", ""]
+    arguments = [p for p in params if p.param_type_name == "argument"]
+    options = [p for p in params if p.param_type_name == "option"]
+    usage = " ".join([name, *(a.name.upper() for a in arguments)])
+    lines = [
+        f"## `{name}`",
+        "",
+        _paragraphs(command.help),
+        "",
+        "```",
+        f"{usage} [OPTIONS]",
+        "```",
+        "",
+    ]
     if not params:
         return lines
     lines += ["| argument or option | type | default | help |", "|---|---|---|---|"]
@@ -90,50 +102,79 @@ def _command_section(path: tuple[str, ...], command: click.Command) -> list[str]
             "| "
             + " | ".join(
                 _cell(text)
-                for text in (_spelling(param), _type(param), _default(param), _help(param))
+                for text in (_spelling(param), _type(command, param), _default(param), _help(param))
             )
             + " |"
         )
     return [*lines, ""]
 
 
-def _spelling(param: click.Parameter) -> str:
-    if isinstance(param, click.Argument):
-        return f"`{param.human_readable_name}` (required)" if param.required else f"`{param.human_readable_name}`"
-    assert isinstance(param, click.Option)
+def _spelling(param: Parameter) -> str:
+    if param.param_type_name == "argument":
+        name = f"`{param.name.upper()}`"
+        return f"{name} (required)" if param.required else name
     names = ", ".join(f"`{o}`" for o in param.opts)
     if param.secondary_opts:
         names += " / " + ", ".join(f"`{o}`" for o in param.secondary_opts)
     return names + (" (required)" if param.required else "")
 
 
-def _type(param: click.Parameter) -> str:
-    kind = param.type
-    if isinstance(param, click.Option) and param.is_flag:
-        text = "flag"
-    elif isinstance(kind, click.Choice):
-        text = "one of " + ", ".join(f"`{c}`" for c in kind.choices)
-    elif isinstance(kind, click.IntRange | click.FloatRange):
-        base = "integer" if isinstance(kind, click.IntRange) else "number"
-        low = "" if kind.min is None else f"{kind.min} "
-        high = "" if kind.max is None else f" {kind.max}"
-        text = f"{base} {low}to{high}".replace("  ", " ").strip()
-        if kind.min is None:
-            text = f"{base} up to {kind.max}"
-        elif kind.max is None:
-            text = f"{base} from {kind.min}"
+def _type(command: Command, param: Parameter) -> str:
+    """The parameter's type from the command function's annotation (``Annotated[int,
+    Option(min=1)]``), which reads the same under every typer version; click's own type
+    objects differ between typer's vendored click and click itself."""
+    annotation = _annotations(command).get(param.name)
+    if annotation is None:
+        return "flag" if getattr(param, "is_flag", False) else "text"
+    base, info = annotation, None
+    if get_origin(base) is Annotated:
+        base, *meta = get_args(base)
+        info = next((m for m in meta if hasattr(m, "min")), None)
+    base, repeatable = _unwrap(base)
+    if isinstance(base, type) and issubclass(base, Enum):
+        text = "one of " + ", ".join(f"`{m.value}`" for m in base)
     else:
-        text = {"text": "text", "integer": "integer", "float": "number", "path": "path"}.get(
-            kind.name, kind.name
-        )
-    if param.multiple:
-        text += ", repeatable"
-    return text
+        text = TYPE_NAMES.get(base, getattr(base, "__name__", str(base)))
+    low, high = getattr(info, "min", None), getattr(info, "max", None)
+    if low is not None and high is not None:
+        text += f", {low} to {high}"
+    elif low is not None:
+        text += f", at least {low}"
+    elif high is not None:
+        text += f", at most {high}"
+    return text + (", repeatable" if repeatable else "")
 
 
-def _default(param: click.Parameter) -> str:
+TYPE_NAMES: dict[Any, str] = {
+    str: "text",
+    int: "integer",
+    float: "number",
+    bool: "flag",
+    Path: "path",
+}
+
+
+def _annotations(command: Command) -> dict[str, Any]:
+    function = inspect.unwrap(command.callback)
+    try:
+        return get_type_hints(function, include_extras=True)
+    except (NameError, TypeError):  # unresolvable names: the signature's own annotations
+        return {n: p.annotation for n, p in inspect.signature(function).parameters.items()}
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """``Path | None`` -> ``Path``; ``list[str] | None`` -> ``(str, True)``."""
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) in (Union, UnionType) and len(args) == 1:
+        annotation = args[0]
+    if get_origin(annotation) in (list, tuple):
+        return get_args(annotation)[0], True
+    return annotation, False
+
+
+def _default(param: Parameter) -> str:
     value = param.default
-    if isinstance(param, click.Option) and param.is_flag:
+    if getattr(param, "is_flag", False):
         if param.secondary_opts:
             return f"`{param.opts[0] if value else param.secondary_opts[0]}`"
         return "off" if not value else "on"
@@ -146,7 +187,7 @@ def _default(param: click.Parameter) -> str:
     return f"`{value}`"
 
 
-def _help(param: click.Parameter) -> str:
+def _help(param: Parameter) -> str:
     return _one_paragraph(getattr(param, "help", None) or "")
 
 
@@ -214,7 +255,9 @@ def _referenced(schema: dict[str, Any], defs: dict[str, Any]) -> list[str]:
     return order
 
 
-def _object_table(name: str, node: dict[str, Any], defs: dict[str, Any], level: str = "###") -> list[str]:
+def _object_table(
+    name: str, node: dict[str, Any], defs: dict[str, Any], level: str = "###"
+) -> list[str]:
     lines = [f"{level} `{name}`", ""]
     if node.get("description"):
         lines += [_one_paragraph(node["description"]), ""]
@@ -275,12 +318,23 @@ def _one_paragraph(text: str | None) -> str:
 def _paragraphs(text: str | None) -> str:
     """A docstring's paragraphs, each on one line (click's ``\\b`` markers dropped)."""
     parts = re.split(r"\n\s*\n", (text or "").replace("\b", ""))
-    return "\n\n".join(_one_paragraph(p) for p in parts if p.strip())
+    return "\n\n".join(_inert(_one_paragraph(p)) for p in parts if p.strip())
 
 
 def _cell(text: str) -> str:
     """Text safe inside a Markdown table cell."""
-    return text.replace("|", "\\|")
+    return _inert(text).replace("|", "\\|")
+
+
+def _inert(text: str) -> str:
+    """Help text as text: ``<out>`` must not become an HTML tag, nor ``*`` emphasis
+    (code spans are left as they are: Markdown shows them literally already)."""
+    parts = re.split(r"(`+[^`]*`+)", text)
+    return "".join(part if part.startswith("`") else _escape(part) for part in parts)
+
+
+def _escape(text: str) -> str:
+    return text.replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*")
 
 
 PAGES: dict[str, Callable[[], str]] = {"cli.md": cli_page, "results-schema.md": schema_page}

@@ -34,7 +34,9 @@ def trace(query_id: str, query: str) -> dict:
     context = hits[:CONTEXT_K]
     return {
         "query_id": query_id,
-        "retrieved": [{"id": h["id"], "score": round(h["score"], 4), "text": h["text"]} for h in hits],
+        "retrieved": [
+            {"id": h["id"], "score": round(h["score"], 4), "text": h["text"]} for h in hits
+        ],
         "context_ids": [h["id"] for h in context],
         "answer": answer(query, [Chunk(h) for h in context]),
     }
