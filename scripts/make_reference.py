@@ -197,7 +197,7 @@ def _help(param: Parameter) -> str:
 def schema_page() -> str:
     """Markdown tables for the fields of ``results.json`` and a retrieval report."""
     from ragtriage.retrieval.models import RetrievalReport
-    from ragtriage.triage.models import AuditResult
+    from ragtriage import AuditResult
 
     lines = [
         GENERATED,

@@ -12,7 +12,7 @@ from typer.main import get_command
 
 from ragtriage.cli.main import app
 from ragtriage.retrieval.models import RetrievalReport
-from ragtriage.triage.models import AuditResult
+from ragtriage import AuditResult
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / "scripts" / "make_reference.py"
