@@ -105,3 +105,25 @@ def test_ci_script_passes_the_example_and_fails_a_worse_retriever(tmp_path):
     assert candidate.returncode == 1, candidate.stdout + candidate.stderr
     assert "recall@3" in candidate.stdout
     assert (tmp_path / "candidate" / "diff.md").stat().st_size > 0
+
+
+def test_texts_only_rows_as_the_deepeval_recipe_writes_them_audit_the_same(tmp_path):
+    """docs/audit-your-system.md's DeepEval recipe: ragas-shaped rows with texts, no ids."""
+    queries = {
+        case["id"]: case["query"]
+        for case in map(json.loads, (OWN / "golden.jsonl").read_text().splitlines())
+    }
+    rows = tmp_path / "deepeval.jsonl"
+    with rows.open("w", encoding="utf-8") as f:
+        for trace in map(json.loads, (OWN / "traces.jsonl").read_text().splitlines()):
+            row = {
+                "user_input": queries[trace["query_id"]],
+                "retrieved_contexts": [h["text"] for h in trace["retrieved"]],
+                "response": trace["answer"],
+            }
+            f.write(json.dumps(row) + "\n")
+    assert _audit(tmp_path / "rows", "--traces", str(rows)) == 0
+    assert _audit(tmp_path / "traces", "--traces", str(OWN / "traces.jsonl")) == 0
+    assert _labels(tmp_path / "rows" / "results.json") == _labels(
+        tmp_path / "traces" / "results.json"
+    )
