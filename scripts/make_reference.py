@@ -155,11 +155,15 @@ TYPE_NAMES: dict[Any, str] = {
 
 
 def _annotations(command: Command) -> dict[str, Any]:
+    """Each parameter's annotation, from the signature typer reads (a derived
+    ``__signature__`` included), resolved where it is a string."""
     function = inspect.unwrap(command.callback)
     try:
-        return get_type_hints(function, include_extras=True)
+        hints = get_type_hints(function, include_extras=True)
     except (NameError, TypeError):  # unresolvable names: the signature's own annotations
-        return {n: p.annotation for n, p in inspect.signature(function).parameters.items()}
+        hints = {}
+    parameters = inspect.signature(function).parameters
+    return {name: hints.get(name, p.annotation) for name, p in parameters.items()}
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
