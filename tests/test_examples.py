@@ -127,3 +127,14 @@ def test_texts_only_rows_as_the_deepeval_recipe_writes_them_audit_the_same(tmp_p
     assert _labels(tmp_path / "rows" / "results.json") == _labels(
         tmp_path / "traces" / "results.json"
     )
+
+
+def test_the_python_call_in_the_docs_gives_the_cli_labels(tmp_path):
+    import ragtriage
+
+    result = ragtriage.audit(OWN, OWN / "traces.jsonl", judge="lexical")
+    frame = result.to_pandas()
+    assert _audit(tmp_path, "--traces", str(OWN / "traces.jsonl")) == 0
+    assert dict(zip(frame["case_id"], frame["label"], strict=True)) == _labels(
+        tmp_path / "results.json"
+    )
