@@ -56,9 +56,9 @@ def cli_page() -> str:
         f"`ragtriage`: {_one_paragraph(root.help)}",
         "",
         "Every command exits 0 on success and 2 on unusable input, with one line on stderr "
-        "naming the file, line and field or the option; `gate` and `golden check` exit 1 "
-        "when a bar or a check fails. Options are listed as `ragtriage COMMAND --help` shows "
-        "them.",
+        "naming the file, line and field or the option. A failed check exits 1: `gate` (a "
+        "bar missed), `golden check`, `doctor`, `calibrate --require-beats-lexical`. Options "
+        "are listed as `ragtriage COMMAND --help` shows them.",
         "",
     ]
     for path, command in _commands(root, ("ragtriage",)):
