@@ -200,8 +200,8 @@ def _help(param: Parameter) -> str:
 
 def schema_page() -> str:
     """Markdown tables for the fields of ``results.json`` and a retrieval report."""
-    from ragtriage.retrieval.models import RetrievalReport
     from ragtriage import AuditResult
+    from ragtriage.retrieval.models import RetrievalReport
 
     lines = [
         GENERATED,

@@ -10,9 +10,9 @@ import sys
 import pytest
 from typer.main import get_command
 
+from ragtriage import AuditResult
 from ragtriage.cli.main import app
 from ragtriage.retrieval.models import RetrievalReport
-from ragtriage import AuditResult
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / "scripts" / "make_reference.py"
