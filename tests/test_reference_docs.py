@@ -1,0 +1,73 @@
+"""The generated reference pages (docs/reference/cli.md, results-schema.md) match the
+code: a changed option, help text or result field fails here until
+``python scripts/make_reference.py`` is re-run and its output committed."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+from typer.main import get_command
+
+from ragtriage import AuditResult
+from ragtriage.cli.main import app
+from ragtriage.retrieval.models import RetrievalReport
+from tests.conftest import ROOT
+
+SCRIPT = ROOT / "scripts" / "make_reference.py"
+
+
+@pytest.fixture(scope="module")
+def make_reference():
+    spec = importlib.util.spec_from_file_location("make_reference", SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["make_reference"] = module
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("make_reference", None)
+
+
+def test_committed_reference_pages_are_what_the_code_generates(make_reference):
+    assert make_reference.stale_pages() == [], "run: python scripts/make_reference.py"
+
+
+def test_check_mode_names_a_stale_page(make_reference, tmp_path, monkeypatch, capsys):
+    for name in make_reference.PAGES:
+        (tmp_path / name).write_text(make_reference.PAGES[name](), encoding="utf-8")
+    monkeypatch.setattr(make_reference, "REFERENCE", tmp_path)
+    monkeypatch.setattr(make_reference, "ROOT", tmp_path)
+    assert make_reference.main(["--check"]) == 0
+    page = tmp_path / "cli.md"
+    page.write_text(page.read_text().replace("--golden", "--gold"), encoding="utf-8")
+    assert make_reference.main(["--check"]) == 1
+    assert "stale: cli.md" in capsys.readouterr().err
+
+
+def _leaves(group, path: str):
+    if hasattr(group, "commands"):  # a group, in click or in typer's vendored click
+        for name, command in group.commands.items():
+            yield from _leaves(command, f"{path} {name}")
+    else:
+        yield path, group
+
+
+def test_cli_page_has_every_command_and_option(make_reference):
+    page = make_reference.cli_page()
+    leaves = list(_leaves(get_command(app), "ragtriage"))
+    assert len(leaves) >= 8
+    for path, command in leaves:
+        assert f"## `{path}`" in page
+        for param in command.params:
+            if param.param_type_name == "option" and not param.hidden:
+                assert all(f"`{opt}`" in page for opt in param.opts), (path, param.opts)
+
+
+def test_schema_page_has_every_field_of_both_result_files(make_reference):
+    page = make_reference.schema_page()
+    for model in (AuditResult, RetrievalReport):
+        schema = model.model_json_schema(mode="serialization")
+        for node in [schema, *schema.get("$defs", {}).values()]:
+            for field in node.get("properties", {}):
+                assert f"| `{field}` |" in page, (node.get("title"), field)
