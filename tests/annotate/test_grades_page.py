@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from ragtriage.triage.audit import AuditConfig, audit
 
 from ragtriage.calibration.grades import load_grades
 from ragtriage.cli.main import main
 from ragtriage.data.golden import resolve_golden
 from ragtriage.judge.lexical import claim_sentences
 from ragtriage.results.files import write_json
-from ragtriage.triage.audit import AuditConfig, audit
 from ragtriage.triage.models import CaseResult
 
 from .conftest import HOSTILE, IMAGES, no_horizontal_scroll, read_jsonl, start_server, wait_saved

@@ -67,12 +67,14 @@ def test_a_high_score_failed_by_the_fact_check_says_what_it_found():
         "and 1 sentence the model rejects)"
     )
     two = result.model_copy(update={"signals": {"fact_check": 4.0, "novel_numbers": 2.0}})
-    assert "fact check: 2 numbers not in or against its evidence and 2 sentences the model" in (
-        triage(Evidence(True, 1, True, two, False))[1]
+    assert (
+        "fact check: 2 numbers not in or against its evidence and 2 sentences the model"
+        in (triage(Evidence(True, 1, True, two, False))[1])
     )
     alone = result.model_copy(update={"signals": {"fact_check": 1.0}})
-    assert "(judge score 1.00; fact check: 1 sentence the model rejects)" in (
-        triage(Evidence(True, 1, True, alone, False))[1]
+    assert (
+        "(judge score 1.00; fact check: 1 sentence the model rejects)"
+        in (triage(Evidence(True, 1, True, alone, False))[1])
     )
     _, plain = triage(Evidence(True, 1, True, judged(Outcome.SCORED, 0.2), False))
     assert "fact check" not in plain

@@ -34,7 +34,9 @@ def golden(
     run: Annotated[Path | None, typer.Option(help="Your system's run, pooled in.")] = None,
     sample: SampleOption = 200,
     seed: SeedOption = DEFAULT_SEED,
-    graded: Annotated[bool, typer.Option("--graded", help="Grade chunks 0-3, not relevant/not.")] = False,
+    graded: Annotated[
+        bool, typer.Option("--graded", help="Grade chunks 0-3, not relevant/not.")
+    ] = False,
     host: HostOption = "127.0.0.1",
     port: PortOption = 0,
     browser: BrowserOption = True,
@@ -57,7 +59,9 @@ def grades(
     sample: SampleOption = 50,
     seed: SeedOption = DEFAULT_SEED,
     grader: Annotated[str | None, typer.Option(help="Your name, in every row.")] = None,
-    show_judge: Annotated[bool, typer.Option("--show-judge", help="Show the judge's verdict (review).")] = False,
+    show_judge: Annotated[
+        bool, typer.Option("--show-judge", help="Show the judge's verdict (review).")
+    ] = False,
     host: HostOption = "127.0.0.1",
     port: PortOption = 0,
     browser: BrowserOption = True,

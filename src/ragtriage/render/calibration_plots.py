@@ -89,7 +89,8 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
         ax.axhline(s.cv.kappa, color="C2", ls=":", label=f"CV kappa {fmt(s.cv.kappa, 2)}")
         _label(ax, "threshold on judge score", "Cohen's kappa", name)
     fig.suptitle(
-        title + ": kappa against a threshold on the judge score (faint: fold thresholds)"
+        title
+        + ": kappa against a threshold on the judge score (faint: fold thresholds)"
         + _not_applied(record),
         fontsize=9,
     )

@@ -26,8 +26,7 @@ from ragtriage.render.views import (
     threshold_line,
     unanswerable_line,
 )
-from ragtriage.flows.compare import Comparison
-from ragtriage.triage.models import FAILURES, AuditResult
+from ragtriage.triage.models import AuditResult
 
 __all__ = [
     "MAX_CASES",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragtriage.render.format import count, fmt
 from ragtriage.flows.gate import policy
+from ragtriage.render.format import count, fmt
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult, Label
 
