@@ -355,3 +355,21 @@ def test_without_states_a_goal_not_a_denial():
     """The handbook demo's correct answer restating the question's "without losing files"."""
     sentence = "To get back in without losing files, you can reset the admin password."
     assert not unstated_negation(sentence, "It resets the admin password but keeps your data.")
+
+
+@pytest.mark.parametrize("answer", ["A doctor's note is required.", "Keep the notes with you."])
+def test_a_word_ending_in_e_is_not_a_negator_once_stemmed(answer):
+    """"note" less its final e read "not": every answer mentioning a note failed the fact
+    check as a denial its evidence does not state."""
+    assert not unstated_negation(answer, "Bring a medical certificate on your first day back.")
+    item = JudgeItem(
+        id="n",
+        question="q",
+        contexts=(ContextChunk(id="c0", text="A doctor's note is required after three days."),),
+        answer="A doctor's note is required after three days.",
+    )
+    assert lexical_signals(item)["fact_check"] == 0.0
+
+
+def test_none_is_a_denial():
+    assert unstated_negation("None of the rooms has a window.", "The rooms have windows.")

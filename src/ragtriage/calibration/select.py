@@ -41,10 +41,19 @@ from pydantic import BaseModel
 from ragtriage.calibration.agreement import cohen_kappa
 from ragtriage.calibration.combine import fit_logistic
 from ragtriage.calibration.decision import FACT_VETO, AnyRule, Table, VetoRule
+from ragtriage.calibration.shape import (
+    CITED_SIGNALS,
+    INTERACTION_SIGNALS,
+    SHAPE_FITS,
+    SPLIT,
+    TREE_SIGNALS,
+    UNCITED_SIGNALS,
+)
 from ragtriage.calibration.threshold import cross_fit, fit_threshold, stratified_folds, subset
 
 __all__ = [
     "COMBINATIONS",
+    "MODEL_VETO",
     "Candidate",
     "Selection",
     "candidates",
@@ -69,6 +78,14 @@ COMBINATIONS: dict[str, tuple[str, ...]] = {
     "lexical+model": ("lexical", "min_sentence_prob", "mean_sentence_prob"),
 }
 INNER_FOLDS = 4
+# the veto of a judge whose model's confident rejections add to the fact check
+MODEL_VETO = "model_fact_check"
+# what each shape-aware candidate may read, to place it in its tier
+SHAPE_READS: dict[str, tuple[str, ...]] = {
+    "per-shape": (SPLIT, *CITED_SIGNALS, *UNCITED_SIGNALS),
+    "shape-logistic": (SPLIT, *INTERACTION_SIGNALS),
+    "shape-tree": TREE_SIGNALS,
+}
 
 
 @dataclass(frozen=True)
@@ -86,32 +103,44 @@ def _logistic_fit(features: tuple[str, ...]) -> Fit:
     return lambda table, y: fit_logistic(table, y, list(features))
 
 
-def _vetoed(fit: Fit) -> Fit:
-    return lambda table, y: VetoRule(rule=fit(table, y))
+def _vetoed(fit: Fit, veto: str = FACT_VETO) -> Fit:
+    return lambda table, y: VetoRule(rule=fit(table, y), veto=veto)
 
 
 def candidates(
-    signals: list[str], veto: bool = False, model_free: frozenset[str] | None = None
+    signals: list[str],
+    veto: bool = False,
+    model_free: frozenset[str] | None = None,
+    shape: bool = False,
 ) -> list[Candidate]:
-    """Every usable single signal, then every combination whose signals are all usable;
-    with ``veto`` every candidate carries the fact check (:class:`VetoRule`), so the rule
-    is chosen and measured as the audit will apply it. ``model_free``: the signals that
-    need no model, for a judge that has one (``None``: every signal is model-free)."""
+    """Every usable single signal, then every combination whose signals are all usable,
+    then, with ``shape``, the shape-aware rules (``calibration.shape``: both shapes among
+    the answers); with ``veto`` every candidate carries the fact check (:class:`VetoRule`),
+    so the rule is chosen and measured as the audit will apply it. ``model_free``: the
+    signals that need no model, for a judge that has one (``None``: every signal is
+    model-free). A judge that reports ``model_fact_check`` (the fact check with its
+    model's confident rejections) also gets every candidate with that veto, in the model
+    tier: the model-free tier keeps the model-free ``fact_check``."""
 
     def free(features: tuple[str, ...]) -> bool:
         return model_free is None or set(features) <= model_free
 
-    out = [
-        Candidate(s, _threshold_fit(s), free((s,))) for s in signals if s != FACT_VETO or not veto
-    ]
+    vetoes = {FACT_VETO, MODEL_VETO} if veto else set()
+    out = [Candidate(s, _threshold_fit(s), free((s,))) for s in signals if s not in vetoes]
     out += [
         Candidate(name, _logistic_fit(features), free(features))
         for name, features in COMBINATIONS.items()
         if all(f in signals for f in features)
     ]
-    if veto:
-        out = [Candidate(c.name, _vetoed(c.fit), c.model_free) for c in out]
-    return out
+    if shape:
+        out += [Candidate(name, fit, free(SHAPE_READS[name])) for name, fit in SHAPE_FITS.items()]
+    if not veto:
+        return out
+    vetoed = [Candidate(c.name, _vetoed(c.fit), c.model_free) for c in out]
+    if MODEL_VETO in signals:
+        vetoed += [Candidate(f"{c.name} | model veto", _vetoed(c.fit, MODEL_VETO), False)
+                   for c in out]  # fmt: skip
+    return vetoed
 
 
 def _kappa(y: np.ndarray, decided: np.ndarray) -> float:
