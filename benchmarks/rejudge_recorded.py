@@ -16,8 +16,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from ragtriage.judge.api import ajudge_run
 from ragtriage.calibration.grades import load_grades
+from ragtriage.judge.api import ajudge_run
 from ragtriage.models.replay import ReplayModel
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -36,7 +36,6 @@ from ragtriage.calibration.record import (
     ScopeReport,
     UnscoredItem,
 )
-from ragtriage.calibration.shape import shape_usable
 from ragtriage.calibration.select import (
     Candidate,
     Selection,
@@ -44,6 +43,7 @@ from ragtriage.calibration.select import (
     nested_select,
     select_rule,
 )
+from ragtriage.calibration.shape import shape_usable
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,

@@ -159,4 +159,8 @@ def fit_tree(table: Table, y: np.ndarray) -> TreeRule | ConstantRule:
     )
 
 
-SHAPE_FITS = {"per-shape": fit_per_shape, "shape-logistic": fit_interactions, "shape-tree": fit_tree}
+SHAPE_FITS = {
+    "per-shape": fit_per_shape,
+    "shape-logistic": fit_interactions,
+    "shape-tree": fit_tree,
+}

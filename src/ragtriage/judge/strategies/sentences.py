@@ -23,10 +23,10 @@ The model also vetoes: a sentence it is at least 90 % sure is unsupported
 (``calibration.decision.VetoRule``), like a number its evidence lacks. ``fact_check``
 itself stays model-free, so a model-free rule is the same rule on any judge's results and
 an audit whose rule uses no model signal need not call the model
-(``calibration.decision.uses_model``). A confident rejection is what a small model is good at: on one-fact swaps
-whose every word is in the context ("is not a ballad", "the shortest running character")
-it rejects where word overlap cannot; on the 300 shipped grades it flags 17 answers, 88 %
-of them graded unfaithful (base rate 71 %).
+(``calibration.decision.uses_model``). A confident rejection is what a small model is
+good at: on one-fact swaps whose every word is in the context ("is not a ballad", "the
+shortest running character") it rejects where word overlap cannot; on the 300 shipped
+grades it flags 17 answers, 88 % of them graded unfaithful (base rate 71 %).
 """
 
 from __future__ import annotations
