@@ -12,8 +12,14 @@ import numpy as np
 
 from ragtriage.calibration.decision import ShapeRule, TreeRule, VetoRule, decide_one, uses_model
 from ragtriage.calibration.select import candidates, nested_select
-from ragtriage.calibration.shape import fit_interactions, fit_per_shape, fit_tree, shape_usable
-from ragtriage.calibration.threshold import stratified_folds
+from ragtriage.calibration.shape import (
+    fit_cited_shape,
+    fit_interactions,
+    fit_per_shape,
+    fit_tree,
+    shape_usable,
+)
+from ragtriage.calibration.threshold import fit_threshold, stratified_folds
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
 
@@ -51,11 +57,11 @@ def test_the_nested_selection_picks_a_shape_rule_where_shapes_differ():
     pooled = candidates(SIGNALS, veto=True)
     shaped = candidates(SIGNALS, veto=True, shape=True)
     assert {c.name for c in shaped} - {c.name for c in pooled} == {
-        "per-shape", "shape-logistic", "shape-tree"
+        "cited-shape", "per-shape", "shape-logistic", "shape-tree"
     }  # fmt: skip
     sel, oof, _, rule = nested_select(shaped, table, y, folds, seed=7)
     _, oof_pooled, _, _ = nested_select(pooled, table, y, folds, seed=7)
-    assert sel.chosen in {"per-shape", "shape-logistic", "shape-tree"}
+    assert sel.chosen in {"cited-shape", "per-shape", "shape-logistic", "shape-tree"}
     assert sum(sel.choice_counts[k] for k in sel.choice_counts if "shape" in k) >= 4
     assert _kappa(y, oof) > _kappa(y, oof_pooled) + 0.2  # outer folds, not in-sample
     assert isinstance(rule, VetoRule)
@@ -102,3 +108,11 @@ def test_a_shape_rule_decides_one_result_by_its_shape():
     assert decide_one(rule, result(**cited, citation_failures=0.0)) is True
     assert decide_one(rule, result(**cited, citation_failures=0.6)) is False
     assert decide_one(rule, result(**{**chat, "fact_check": 1.0})) is False
+
+
+def test_cited_shape_keeps_the_pooled_threshold_for_answers_that_cite_nothing():
+    table, y = _two_shapes()
+    rule = fit_cited_shape(table, y)
+    assert rule.when.feature == "citation_failures"
+    pooled = fit_threshold(table["min_sentence_lexical"], y, "min_sentence_lexical", None)
+    assert rule.otherwise == pooled

@@ -1,9 +1,11 @@
 """Decision rules that see the answer's shape (``judge.shape``), fixed before any fold.
 
-Three forms, each a candidate of the nested selection (``calibration.select``), so it is
+Four forms, each a candidate of the nested selection (``calibration.select``), so it is
 chosen only where it wins the inner cross-validation and measured in the outer folds like
 every other candidate:
 
+* **cited-shape** (:func:`fit_cited_shape`): answers that cite get their own threshold
+  as below, the others keep the pooled one;
 * **per-shape thresholds** (:func:`fit_per_shape`): answers that cite get one threshold,
   the others another, each on the signal of a short fixed list that maximises kappa on the
   training answers of that shape (the citation-level check first for answers that cite);
@@ -41,6 +43,7 @@ __all__ = [
     "SPLIT",
     "TREE_SIGNALS",
     "UNCITED_SIGNALS",
+    "fit_cited_shape",
     "fit_interactions",
     "fit_per_shape",
     "fit_tree",
@@ -110,6 +113,26 @@ def _branch(table: Table, y: np.ndarray, mask: np.ndarray, names: tuple[str, ...
     return fit_majority(labels if mask.any() else y)
 
 
+def fit_cited_shape(table: Table, y: np.ndarray) -> ShapeRule:
+    """Answers that cite get their own threshold (as :func:`fit_per_shape`); the others
+    keep the pooled threshold of the first uncited signal, fitted on every answer: the
+    smallest change to the pooled rule, and no threshold fitted on one kind of uncited
+    answer (chat turns) alone, which other uncited answers (reference-style ones) may not
+    share."""
+    cites = np.nan_to_num(column(table, SPLIT)) >= 0.5
+    name = UNCITED_SIGNALS[0]
+    return ShapeRule(
+        split=SPLIT,
+        at=0.5,
+        when=_branch(table, y, cites, CITED_SIGNALS),
+        otherwise=(
+            fit_threshold(table[name], y, name, direction=None)
+            if name in table
+            else _branch(table, y, ~cites, UNCITED_SIGNALS)
+        ),
+    )
+
+
 def fit_per_shape(table: Table, y: np.ndarray) -> ShapeRule:
     """Per-shape thresholds (module doc)."""
     cites = np.nan_to_num(column(table, SPLIT)) >= 0.5
@@ -160,6 +183,7 @@ def fit_tree(table: Table, y: np.ndarray) -> TreeRule | ConstantRule:
 
 
 SHAPE_FITS = {
+    "cited-shape": fit_cited_shape,
     "per-shape": fit_per_shape,
     "shape-logistic": fit_interactions,
     "shape-tree": fit_tree,
