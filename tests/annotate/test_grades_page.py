@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
-from ragtriage.triage.audit import AuditConfig, audit
+from ragtriage.flows.audit import AuditConfig, audit
 
 from ragtriage.calibration.grades import load_grades
 from ragtriage.cli.main import main

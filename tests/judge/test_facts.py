@@ -355,3 +355,62 @@ def test_without_states_a_goal_not_a_denial():
     """The handbook demo's correct answer restating the question's "without losing files"."""
     sentence = "To get back in without losing files, you can reset the admin password."
     assert not unstated_negation(sentence, "It resets the admin password but keeps your data.")
+
+
+@pytest.mark.parametrize("answer", ["A doctor's note is required.", "Keep the notes with you."])
+def test_a_word_ending_in_e_is_not_a_negator_once_stemmed(answer):
+    """ "note" less its final e read "not": every answer mentioning a note failed the fact
+    check as a denial its evidence does not state."""
+    assert not unstated_negation(answer, "Bring a medical certificate on your first day back.")
+    item = JudgeItem(
+        id="n",
+        question="q",
+        contexts=(ContextChunk(id="c0", text="A doctor's note is required after three days."),),
+        answer="A doctor's note is required after three days.",
+    )
+    assert lexical_signals(item)["fact_check"] == 0.0
+
+
+def test_none_is_a_denial():
+    assert unstated_negation("None of the rooms has a window.", "The rooms have windows.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "window"),
+    [  # polarity flips written for this test (not from any evaluation set)
+        ("The sun rises in the southeast in winter.", "The sun rises in the northeast in winter."),
+        ("Rain is unlikely in the valley this week.", "Rain is likely in the valley this week."),
+        ("Parking on the street is legal after midnight.",
+         "Parking on the street is illegal after midnight."),
+        ("The council disagreed with the plan for the harbour.",
+         "The council agreed with the plan for the harbour."),
+        ("Visitors are forbidden to photograph the paintings.",
+         "Visitors are permitted to photograph the paintings."),
+        ("Prices rarely rise in the winter months.", "Prices usually rise in the winter months."),
+        ("The vote to approve the budget passed the senate.",
+         "The vote to reject the budget passed the senate."),
+        ("The northwestern coast gets the most rain.",
+         "The southwestern coast gets the most rain."),
+    ],
+)  # fmt: skip
+def test_polarity_flips_are_contradictions(sentence, window):
+    assert contradicts(sentence, window)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "window"),
+    [
+        ("The index lists every town in the county.", "The index lists every town in the county."),
+        ("The sun rises in the northeast in summer.", "The sun rises in the northeast in summer."),
+        # a prefixed word with nothing shared around it
+        ("An unknown author wrote the play.", "The route is known to sailors in the north."),
+        # the list's own pairs are not split into prefixes: "inside" is no "in" + "side"
+        ("The key is inside the box on the shelf.",
+         "The key is on the side of the box on the shelf."),
+        # both forms stated in the same place
+        ("Some claims were true and some were untrue in the report.",
+         "Some claims were true and some were untrue in the report."),
+    ],
+)  # fmt: skip
+def test_restated_or_unrelated_prefixed_words_are_no_flip(sentence, window):
+    assert not contradicts(sentence, window)

@@ -2,8 +2,9 @@
 
 A one-fact swap whose every word is in the context (the winner and the loser exchanged)
 passes word overlap; the model, reading the sentence's own evidence, rejects it. A
-sentence with P(supported) below ``REJECT`` adds to ``fact_check``, which every calibrated
-rule vetoes on.
+sentence with P(supported) below ``REJECT`` adds to ``model_fact_check``, which a rule
+that uses the model vetoes on; ``fact_check`` stays model-free, so a model-free rule
+decides the same on every judge's results.
 """
 
 from __future__ import annotations
@@ -35,16 +36,19 @@ def test_a_confident_rejection_adds_to_the_fact_check(p_true, rejected):
         result.signals[k] for k in ("contradictions", "novel_facts", "unstated_negations")
     )
     assert result.signals["rejected_sentences"] == rejected
-    assert result.signals["fact_check"] == model_free + rejected
+    assert result.signals["fact_check"] == model_free
+    assert result.signals["model_fact_check"] == model_free + rejected
 
 
 def test_the_veto_overrules_full_word_overlap():
     """Every word of the swap is in the context, so an overlap rule alone says faithful;
     a confident rejection makes it unfaithful (and a model that accepts does not)."""
-    rule = VetoRule(rule=ThresholdRule(feature="min_sentence_lexical", threshold=0.6))
+    rule = VetoRule(
+        rule=ThresholdRule(feature="min_sentence_lexical", threshold=0.6), veto="model_fact_check"
+    )
     accepted = _judged(0.95)
     assert accepted.signals["min_sentence_lexical"] == 1.0
-    assert accepted.signals["fact_check"] == 0  # the model-free checks miss this one
+    assert accepted.signals["model_fact_check"] == 0  # the model-free checks miss this one
     assert decide_one(rule, accepted) is True
     assert decide_one(rule, _judged(0.02)) is False
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragtriage.calibration.decision import ConstantRule, LogisticRule, Table, transform
+from ragtriage.calibration.decision import ConstantRule, LogisticRule, Table, column, transform
 from ragtriage.calibration.threshold import fit_majority, fit_threshold
 
 __all__ = ["COMBINATION_SIGNALS", "combination_features", "fit_logistic", "usable_features"]
@@ -68,7 +68,7 @@ def fit_logistic(
         return fit_majority(y)
     cols, means, scales = [], [], []
     for name in features:
-        x = transform(name, table[name])
+        x = transform(name, column(table, name))
         mu = float(np.nanmean(x))
         sd = float(np.nanstd(x)) or 1.0
         z = (x - mu) / sd

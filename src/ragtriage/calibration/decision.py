@@ -23,6 +23,12 @@ __all__ = [
     "LOG_SUFFIXES",
     "LogisticRule",
     "Rule",
+    "ShapeRule",
+    "TreeRule",
+    "base_features",
+    "column",
+    "rule_features",
+    "uses_model",
     "Table",
     "ThresholdRule",
     "decide_one",
@@ -91,7 +97,7 @@ class LogisticRule(BaseModel):
     def probability(self, table: Table) -> np.ndarray:
         cols = []
         for name, mu, sd in zip(self.features, self.mean, self.scale, strict=True):
-            z = (transform(name, table[name]) - mu) / sd
+            z = (transform(name, column(table, name)) - mu) / sd
             cols.append(np.where(np.isfinite(z), z, 0.0))
         logit = np.column_stack(cols) @ np.asarray(self.coef) + self.intercept
         return 1.0 / (1.0 + np.exp(-logit))
@@ -100,7 +106,75 @@ class LogisticRule(BaseModel):
         return (self.probability(table) >= self.threshold).astype(float)
 
 
-BaseRule = Annotated[ThresholdRule | ConstantRule | LogisticRule, Field(discriminator="kind")]
+def column(table: Table, name: str) -> np.ndarray:
+    """Feature ``name`` of the table; ``a*b`` is an interaction, the product of two
+    features with a missing factor read as 0 (``cites*citation_failures`` is 0 for an
+    answer that cites nothing, whose citation check is absent)."""
+    if "*" not in name:
+        return np.asarray(table[name], dtype=float)
+    a, b = name.split("*", 1)
+    return np.nan_to_num(column(table, a)) * np.nan_to_num(column(table, b))
+
+
+def base_features(names: list[str]) -> list[str]:
+    """The table features that ``names`` read (an interaction reads both factors)."""
+    return sorted({part for name in names for part in name.split("*")})
+
+
+class TreeRule(BaseModel):
+    """A depth-limited decision tree (fitted by ``calibration.shape``): node ``i`` sends a
+    row left when ``features[i] <= thresholds[i]``, else right; a leaf (``left[i] == -1``)
+    says faithful iff ``leaf_faithful[i]``. Missing values read as ``fill``."""
+
+    kind: Literal["tree"] = "tree"
+    features: list[str]
+    thresholds: list[float]
+    left: list[int]
+    right: list[int]
+    leaf_faithful: list[bool]
+    fill: float = -1.0
+
+    def predict(self, table: Table) -> np.ndarray:
+        cols = {f: np.nan_to_num(column(table, f), nan=self.fill) for f in set(self.features) if f}
+        n = len(next(iter(table.values()))) if table else 0
+        out = np.zeros(n)
+        for row in range(n):
+            node = 0
+            while self.left[node] != -1:
+                x = cols[self.features[node]][row]
+                node = self.left[node] if x <= self.thresholds[node] else self.right[node]
+            out[row] = float(self.leaf_faithful[node])
+        return out
+
+
+LeafRule = Annotated[
+    ThresholdRule | ConstantRule | LogisticRule | TreeRule, Field(discriminator="kind")
+]
+
+
+class ShapeRule(BaseModel):
+    """One rule for answers of one shape, another for the rest: ``when`` for answers whose
+    ``split`` feature is at least ``at`` (``cites`` >= 0.5: answers that cite), ``otherwise``
+    for the others. An answer without the split feature has no decision."""
+
+    kind: Literal["shape"] = "shape"
+    split: str
+    at: float
+    when: LeafRule
+    otherwise: LeafRule
+
+    def predict(self, table: Table) -> np.ndarray:
+        x = column(table, self.split)
+        yes, no = self.when.predict(table), self.otherwise.predict(table)
+        out = np.where(x >= self.at, yes, no)
+        out[~np.isfinite(x)] = np.nan
+        return out
+
+
+BaseRule = Annotated[
+    ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule,
+    Field(discriminator="kind"),
+]
 
 # The fact check: a sentence that states a number or a name its evidence does not
 # contain, denies what its evidence does not deny, or restates its evidence with the
@@ -132,11 +206,31 @@ class VetoRule(BaseModel):
 
 
 Rule = Annotated[
-    ThresholdRule | ConstantRule | LogisticRule | VetoRule, Field(discriminator="kind")
+    ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule | VetoRule,
+    Field(discriminator="kind"),
 ]
 
 
-AnyRule = ThresholdRule | ConstantRule | LogisticRule | VetoRule
+AnyRule = ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule | VetoRule
+
+
+def rule_features(rule: AnyRule) -> set[str]:
+    """Every signal a rule reads (a veto's signal and both sides of a shape split too)."""
+    if isinstance(rule, VetoRule):
+        return {rule.veto} | rule_features(rule.rule)
+    if isinstance(rule, ShapeRule):
+        return {rule.split} | rule_features(rule.when) | rule_features(rule.otherwise)
+    if isinstance(rule, ThresholdRule):
+        return {rule.feature}
+    if isinstance(rule, LogisticRule | TreeRule):
+        return set(base_features([f for f in rule.features if f]))
+    return set()
+
+
+def uses_model(rule: AnyRule, model_free: frozenset[str]) -> bool:
+    """Whether deciding by ``rule`` needs a signal outside ``model_free`` (the signals a
+    judge computes without its model): if not, an audit need not call the model."""
+    return not rule_features(rule) <= model_free
 
 
 def decide_one(rule: AnyRule, result: JudgeResult) -> bool | None:
@@ -149,7 +243,7 @@ def decide_one(rule: AnyRule, result: JudgeResult) -> bool | None:
     if isinstance(inner, ThresholdRule) and inner.feature not in row:
         return None
     table = {k: np.array([v]) for k, v in row.items()}
-    if isinstance(inner, LogisticRule):
-        table.update({f: np.array([row.get(f, np.nan)]) for f in inner.features})
+    # absent features read as missing (a logistic rule imputes them, a tree fills them)
+    table.update({f: np.array([row.get(f, np.nan)]) for f in rule_features(rule)})
     value = rule.predict(table)
     return None if value.size == 0 or not np.isfinite(value[0]) else bool(value[0])

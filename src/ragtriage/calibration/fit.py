@@ -44,6 +44,7 @@ from ragtriage.calibration.select import (
     nested_select,
     select_rule,
 )
+from ragtriage.calibration.shape import shape_usable
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
@@ -354,7 +355,8 @@ def _scope_report(
     best = max(signals, key=lambda m: np.nan_to_num(m.cv.kappa, nan=-1))
     choosable = _distinct(sc.table, ["score", *usable_features(sc.table, reported)])
     free = None if is_lexical_judge else MODEL_FREE_SIGNALS
-    cands = candidates(choosable, veto=FACT_VETO in reported, model_free=free)
+    shaped = shape_usable(sc.table)  # both shapes (citing or not) among these answers
+    cands = candidates(choosable, veto=FACT_VETO in reported, model_free=free, shape=shaped)
     selection, chosen, chosen_rules = sc.selected(cands)
     beats, vs_lexical = None, None
     if not is_lexical_judge and lex is not None:

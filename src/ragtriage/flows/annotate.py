@@ -26,13 +26,13 @@ from ragtriage.annotate.queries import fold, read_queries, sample
 from ragtriage.annotate.serve import serve
 from ragtriage.annotate.store import SessionStore
 from ragtriage.atomic import file_sha256
+from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError
 from ragtriage.results.load import load_audit
 from ragtriage.stats import DEFAULT_SEED
 from ragtriage.system.run import chunk_texts
-from ragtriage.triage.traces import read_traces
 
 __all__ = [
     "GoldenConfig",

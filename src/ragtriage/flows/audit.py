@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from ragtriage.atomic import file_sha256
 from ragtriage.data.formats.columns import ColumnMap
+from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
 from ragtriage.data.models import GoldenSet
@@ -38,8 +39,9 @@ from ragtriage.flows.config import (
     K,
     Setting,
 )
-from ragtriage.judge.api import JudgeRun, ajudge_run, resolve_model
+from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint, resolve_model
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
+from ragtriage.judge.strategies.base import needs_model
 from ragtriage.judge.types import ContextChunk, JudgeItem
 from ragtriage.models.base import ChatModel
 from ragtriage.models.cache import ResponseCache, default_cache_path
@@ -54,9 +56,8 @@ from ragtriage.system.run import chunk_texts, run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
-from ragtriage.triage.calibrated import find_decider
+from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
 from ragtriage.triage.models import AuditResult, Trace
-from ragtriage.triage.traces import read_traces
 
 __all__ = ["AuditConfig", "Tick", "audit", "judge_choice", "run_audit", "unjudgeable"]
 
@@ -157,6 +158,10 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     store = ResponseCache(config.cache or default_cache_path())
     try:
         strategy, judge_model = judge_choice(config)
+        # a calibrated rule that reads no model signal: judge without calling the model
+        planned = _model_free_plan(config, strategy, judge_model)
+        if planned is not None:
+            strategy, judge_model = "lexical", None
         shared_model = None
         # a trace file carries its answers: the generator is needed only to generate
         generates_locally = config.traces is None and config.generator == GENERATOR
@@ -216,7 +221,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             if checked is not None:
                 run = replace(run, usage=run.usage + checked.usage, cache=checked.cache)
         timings["judge_s"] = time.perf_counter() - t0
-        decider = find_decider(config.calibration, run.fingerprint)
+        decider = planned or find_decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
         rows = case_rows.build(golden, traces, by_id, decider, retrieval, reference, unjudged)
         generation = case_rows.generation_summary(rows, run.results, decider)
@@ -328,6 +333,16 @@ def judge_choice(config: AuditConfig) -> tuple[str | None, str | ChatModel | Non
             )
         strategy = config.strategy
     return strategy, model
+
+
+def _model_free_plan(
+    config: AuditConfig, strategy: str | None, judge_model: str | ChatModel | None
+) -> Decider | None:
+    """The decider when the judge's calibrated rule uses no model signal, else ``None``."""
+    if not needs_model(strategy):
+        return None
+    planned = fingerprint(model=judge_model, strategy=strategy, **_judge_options(config))
+    return model_free_decider(config.calibration, planned)
 
 
 def _judge_options(config: AuditConfig) -> dict[str, Any]:

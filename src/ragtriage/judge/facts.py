@@ -63,10 +63,12 @@ __all__ = [
     "VERSION",
     "contradicts",
     "fact_signals",
+    "fails_fact_check",
     "names",
     "negated",
     "novel_numbers",
     "numbers",
+    "sentence_facts",
     "unstated_negation",
 ]
 
@@ -74,7 +76,8 @@ __all__ = [
 VERSION = (
     "facts v3: local contradictions with the best window; facts in the passages restated;"
     " quoted negators inert; a sentence's first word may be a name; unstated negations;"
-    " accents ignored in names; 'without' is no denial; spelt numbers in the sources; spelt swaps"
+    " accents ignored in names; 'without' is no denial; spelt numbers in the sources; spelt swaps;"
+    " v4: 'note' is no 'not'; compass compounds, polarity verbs and negating prefixes as antonyms"
 )
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
@@ -134,7 +137,23 @@ front back|left right|inner outer|input output|dead alive|birth death|present ab
 same different|common rare|simple complex|natural artificial|visible invisible
 possible impossible|known unknown|able unable|lead follow|teacher student|buyer seller
 employer employee|parent child|predator prey|acid base|solid liquid|victory defeat
-won lost|entrance exit|maximum least|increasing decreasing|higher fewer""".replace("\n", "|")
+won lost|entrance exit|maximum least|increasing decreasing|higher fewer
+northeast southeast|northeast northwest|northeast southwest|northwest southwest
+northwest southeast|southeast southwest|northeastern southeastern|northwestern southwestern
+northern south|southern north|allow ban|permit ban|permit forbid|permitted forbidden
+permit prohibit|approve reject|confirm deny|admit deny|pass fail|passed failed|guilty innocent
+support oppose|often rarely|often seldom|usually rarely|frequently rarely|all none
+everyone nobody|everything nothing|always rarely|up down|upward downward|raise lower
+rising falling|increased reduced|gained lost|expand contract|expanded contracted|add subtract
+plus minus|ascend descend|ascending descending|import exported|mandatory optional
+required optional|compulsory voluntary|permanent temporary|asleep awake|sooner later
+past future|previous next|former latter|minimum most|least most|nearest farthest
+nearer farther|closest farthest|cheapest dearest|hotter colder|hottest coldest
+warmer cooler|warmest coolest|wider narrower|widest narrowest|deeper shallower
+deepest shallowest|thicker thinner|thickest thinnest|richer poorer|richest poorest
+easier harder|easiest hardest|heaviest lightest|earliest last|first latest|western east
+eastern west|odd even|lowest most|below over|under above|underneath above|beneath above
+""".replace("\n", "|").strip("|")
 _IRREGULAR = {
     "fell": "fall", "fallen": "fall", "rose": "rise", "risen": "rise", "grew": "grow",
     "grown": "grow", "shrank": "shrink", "shrunk": "shrink", "lost": "lose", "won": "win",
@@ -150,10 +169,16 @@ _DENIALS = _NEGATORS - {"without"}  # what states that something is not so
 def _root(word: str) -> str:
     """Irregular forms mapped, then the light stem without a final e (increase(d)); a
     stopword stays as it is, so "there" is still a stopword, not the content word "ther"."""
-    if word in STOPWORDS:
+    if word in STOPWORDS or word in _NEGATORS:
         return word
     root = stem(_IRREGULAR.get(word, word))
-    return root[:-1] if root.endswith("e") and len(root) > 3 else root
+    cut = root[:-1] if root.endswith("e") and len(root) > 3 else root
+    # "note" less its e is "not", "notes" less its -es too: a content word never becomes
+    # a negator or a stopword (a doctor's note once read as an unstated denial)
+    for form in (cut, root):
+        if form not in _NEGATORS and form not in STOPWORDS:
+            return form
+    return word
 
 
 _ANTONYMS: dict[str, set[str]] = {}
@@ -302,13 +327,35 @@ def _is_content(token: str) -> bool:
     return token not in STOPWORDS and token not in _NEGATORS and len(token) > 2
 
 
+# Negating prefixes: "unlikely" against "likely", "illegal" against "legal", "disagree"
+# against "agree" (roots: "disagr" and "agr"). Only a content word of three letters or
+# more on both sides, never a word the fixed list pairs already ("inside" is not "in" +
+# "side"), and, like every antonym, only where the neighbours are shared.
+_PREFIXES = ("un", "non", "in", "im", "il", "ir", "dis")
+
+
+def _prefix_flips(word: str, seen: set[str]) -> set[str]:
+    """The words of ``seen`` that are ``word`` with a negating prefix added or removed."""
+    if word in _ANTONYMS or not _is_content(word):
+        return set()
+    out = {p + word for p in _PREFIXES if p + word in seen and p + word not in _ANTONYMS}
+    for p in _PREFIXES:
+        rest = word[len(p) :]
+        if word.startswith(p) and _is_content(rest) and rest in seen and rest not in _ANTONYMS:
+            out.add(rest)
+    return out
+
+
 def _antonym_swap(said: list[str], seen: list[str], need: int) -> bool:
     """An antonym of a sentence word in the window sharing ``need`` of its neighbours,
     unless the window also states the word itself, or the sentence the antonym, in the
-    same place (with at least as many of those neighbours)."""
+    same place (with at least as many of those neighbours). Antonyms: the fixed list,
+    and a negating prefix added or removed (:func:`_prefix_flips`)."""
     seen_set = set(seen)
     for i, word in enumerate(said):
-        flips = _ANTONYMS.get(word, set()) & seen_set
+        if not _is_content(word) and word not in _ANTONYMS:
+            continue
+        flips = (_ANTONYMS.get(word, set()) | _prefix_flips(word, seen_set)) & seen_set
         if not flips:
             continue
         mine = _neighbours(said, i)
@@ -386,18 +433,38 @@ def _name_parts(text: str) -> list[str]:
     return [_POSSESSIVE.sub("", w) for w in re.findall(r"[\w’']+", plain) if w]
 
 
+def sentence_facts(ev: SentenceEvidence) -> dict[str, int]:
+    """One sentence's fact checks against its own sources and best windows (module doc):
+    counts of novel numbers and names, and 0/1 for a contradiction, an unstated denial, a
+    polarity mismatch and a missing citation marker."""
+    best = ev.windows[0] if ev.windows else ""
+    sentence = CITATION.sub(" ", ev.sentence)
+    return {
+        "numbers": len(novel_numbers(ev.sentence, ev.sources)),
+        "names": _absent_names(names(ev.sentence), ev.sources),
+        "contradiction": int(contradicts(sentence, best)),
+        "unstated": int(unstated_negation(sentence, " ".join(ev.windows))),
+        "mismatch": int(negated(sentence) != negated(best)),
+        "uncited": int(not CITATION.search(ev.sentence)),
+    }
+
+
+def fails_fact_check(facts: dict[str, int]) -> bool:
+    """What the fact check counts: a novel number or name, a contradiction, a denial."""
+    return facts["numbers"] + facts["names"] + facts["contradiction"] + facts["unstated"] > 0
+
+
 def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dict[str, float]:
     """The fact-level signals of an answer from its sentences' evidence (see module doc)."""
     n_novel = novel_names = mismatches = contradictions = unstated = uncited = 0
     for ev in aligned:
-        n_novel += len(novel_numbers(ev.sentence, ev.sources))
-        novel_names += _absent_names(names(ev.sentence), ev.sources)
-        best = ev.windows[0] if ev.windows else ""
-        sentence = CITATION.sub(" ", ev.sentence)
-        mismatches += negated(sentence) != negated(best)
-        contradictions += contradicts(sentence, best)
-        unstated += unstated_negation(sentence, " ".join(ev.windows))
-        uncited += not CITATION.search(ev.sentence)
+        facts = sentence_facts(ev)
+        n_novel += facts["numbers"]
+        novel_names += facts["names"]
+        mismatches += facts["mismatch"]
+        contradictions += facts["contradiction"]
+        unstated += facts["unstated"]
+        uncited += facts["uncited"]
     n = max(1, len(aligned))
     return {
         "fact_check": float(n_novel + novel_names + contradictions + unstated),

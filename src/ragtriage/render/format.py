@@ -55,4 +55,9 @@ def describe_rule(r: Any) -> str:
     if r.kind == "veto":
         vetoed = f"no fact its evidence lacks or contradicts ({r.veto} = 0)"
         return f"{describe_rule(r.rule)}, and {vetoed}"
+    if r.kind == "shape":
+        when, otherwise = describe_rule(r.when), describe_rule(r.otherwise)
+        return f"[{r.split} >= {fmt(r.at, 2)}: {when}; otherwise: {otherwise}]"
+    if r.kind == "tree":
+        return f"faithful by a depth-2 tree on {', '.join(sorted({f for f in r.features if f}))}"
     return f"always {'faithful' if r.value else 'unfaithful'}"

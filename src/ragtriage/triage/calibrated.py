@@ -19,12 +19,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragtriage.calibration.decision import rule_features, uses_model
 from ragtriage.calibration.record import CalibrationRecord, is_stale, load_calibration
+from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
 from ragtriage.stats import Estimate, wilson_interval
 from ragtriage.triage.models import CalibrationStatus
 
-__all__ = ["Decider", "SHIPPED", "UNCALIBRATED_THRESHOLD", "find_decider", "naive_rate"]
+__all__ = [
+    "Decider",
+    "SHIPPED",
+    "UNCALIBRATED_THRESHOLD",
+    "find_decider",
+    "model_free_decider",
+    "naive_rate",
+]
 
 UNCALIBRATED_THRESHOLD = 0.5
 SHIPPED = Path(__file__).parents[1] / "calibrations"  # a link to the top-level calibrations/
@@ -130,3 +139,27 @@ def _choose(
         if record.fingerprint.judge == fingerprint.judge and same_judge is None:
             same_judge = (record, candidate)
     return same_judge if same_judge else (None, None)
+
+
+def model_free_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider | None:
+    """The decider of the judge about to run when its calibration's rule reads no model
+    signal (``calibration.decision.uses_model``): the audit then computes those signals
+    without the model (strategy ``lexical``, the same code every judge runs for them) and
+    does not pay for model calls its rule would ignore; ``calibrate`` still computes every
+    signal, so a user's own grades can pick a rule that uses the model. ``None`` (call the
+    model) for a judge without a model, an uncalibrated or stale one, or a rule that uses
+    the model."""
+    if fingerprint.model == "none":
+        return None
+    decider = find_decider(path, fingerprint)
+    record = decider.record
+    if record is None or decider.status.stale or uses_model(record.rule, MODEL_FREE_SIGNALS):
+        return None
+    reads = ", ".join(sorted(rule_features(record.rule)))
+    decider.status.model_consulted = False
+    decider.status.note += (
+        f"; decided by {record.rule_name}, which reads only model-free signals ({reads}), "
+        f"so the {fingerprint.judge} judge's model ({fingerprint.model}) was not consulted "
+        "to judge: those signals were computed without it"
+    )
+    return decider

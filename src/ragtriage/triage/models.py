@@ -96,6 +96,9 @@ class CalibrationStatus(BaseModel):
     rule: AnyRule | None = None  # the decision rule applied (calibration/decision.py)
     kappa: Estimate | None = None
     note: str = ""
+    # False when the rule reads no model signal and the judge's model was not called
+    # (triage.calibrated.model_free_decider); the note says which rule and why
+    model_consulted: bool = True
 
 
 class AuditResult(BaseModel):

@@ -70,7 +70,8 @@ _FACT_PARTS = (
 def _fact_note(signals: dict[str, float]) -> str:
     """What the fact check found, when it flagged the answer: a high score failed by the
     veto must say why ("unfaithful (judge score 1.00)" did not)."""
-    flagged = signals.get("fact_check") or 0.0
+    # a model's rule vetoes on model_fact_check (its rejections added), others on fact_check
+    flagged = max(signals.get("fact_check") or 0.0, signals.get("model_fact_check") or 0.0)
     if flagged <= 0:
         return ""
     parts = [_count(n, word) for key, word in _FACT_PARTS if (n := signals.get(key) or 0.0)]

@@ -13,6 +13,7 @@ from ragtriage.judge.lexical import (
     sentence_support,
 )
 from ragtriage.judge.outcomes import classify_answer
+from ragtriage.judge.shape import CITATION_SIGNALS, SHAPE_SIGNALS, citation_signals, shape_signals
 from ragtriage.judge.types import (
     Claim,
     JudgeFingerprint,
@@ -38,7 +39,7 @@ MODEL_FREE_SIGNALS = frozenset(
     """answer_words lexical min_sentence_lexical min_sentence_alignment
     mean_sentence_alignment fact_check novel_facts contradictions unstated_negations
     novel_numbers novel_names negation_mismatch uncited_sentences""".split()
-)
+) | frozenset(SHAPE_SIGNALS + CITATION_SIGNALS)
 
 
 def lexical_signals(
@@ -77,6 +78,8 @@ def alignment_signals(
         "min_sentence_alignment": min(scores),
         "mean_sentence_alignment": sum(scores) / len(scores),
         **fact_signals(aligned, cites),
+        **shape_signals(item.answer, [c.text for c in item.contexts], aligned),
+        **citation_signals(aligned),
     }
 
 

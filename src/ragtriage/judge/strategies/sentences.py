@@ -18,12 +18,15 @@ word overlap, per-sentence alignment, fact checks); ``score`` is the documented
 chosen by nested cross-validation among the signals, decides.
 
 The model also vetoes: a sentence it is at least 90 % sure is unsupported
-(``P(supported) < 0.1``, counted in ``rejected_sentences``) adds to ``fact_check``, which
-every calibrated rule vetoes on (``calibration.decision.VetoRule``), like a number its
-evidence lacks. A confident rejection is what a small model is good at: on one-fact swaps
-whose every word is in the context ("is not a ballad", "the shortest running character")
-it rejects where word overlap cannot; on the 300 shipped grades it flags 17 answers, 88 %
-of them graded unfaithful (base rate 71 %).
+(``P(supported) < 0.1``, counted in ``rejected_sentences``) adds to the model-free
+``fact_check`` in ``model_fact_check``, which a rule that uses the model vetoes on
+(``calibration.decision.VetoRule``), like a number its evidence lacks. ``fact_check``
+itself stays model-free, so a model-free rule is the same rule on any judge's results and
+an audit whose rule uses no model signal need not call the model
+(``calibration.decision.uses_model``). A confident rejection is what a small model is
+good at: on one-fact swaps whose every word is in the context ("is not a ballad", "the
+shortest running character") it rejects where word overlap cannot; on the 300 shipped
+grades it flags 17 answers, 88 % of them graded unfaithful (base rate 71 %).
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ class SentenceStrategy:
             "score": "(min_sentence_prob + min_sentence_alignment) / 2",
             "facts": FACTS_VERSION,
             "words": WORDS_VERSION,
-            "fact_check": f"+ sentences with P(supported) < {REJECT}",
+            "fact_check": f"model_fact_check: + sentences with P(supported) < {REJECT}",
         }
         self.prompt_sha256 = {PROMPT: self.prompt.sha256}
 
@@ -189,7 +192,7 @@ class SentenceStrategy:
             n_sentences=float(len(aligned)),
             n_sentences_scored=float(len(probs)),
             rejected_sentences=rejected,
-            fact_check=signals.get("fact_check", 0.0) + rejected,
+            model_fact_check=signals.get("fact_check", 0.0) + rejected,
         )
         score = (signals["min_sentence_prob"] + signals["min_sentence_alignment"]) / 2
         return make_result(
