@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
-from ragtriage.flows.audit import AuditConfig, audit
 
 from ragtriage.calibration.grades import load_grades
 from ragtriage.cli.main import main
 from ragtriage.data.golden import resolve_golden
+from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.judge.lexical import claim_sentences
 from ragtriage.results.files import write_json
 from ragtriage.triage.models import CaseResult

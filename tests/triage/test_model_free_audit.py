@@ -8,10 +8,10 @@ status says which rule decided and why. A rule that reads a model signal still c
 from __future__ import annotations
 
 import pytest
-from ragtriage.flows.audit import AuditConfig, audit
 
 from ragtriage.calibration.decision import ThresholdRule, VetoRule, uses_model
 from ragtriage.calibration.record import load_calibration
+from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.judge.api import fingerprint
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.models.local import LocalModel
