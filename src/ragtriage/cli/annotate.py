@@ -30,7 +30,7 @@ SampleOption = Annotated[int, typer.Option(min=1, max=1_000_000, help="Items to 
 def golden(
     queries: Annotated[Path, typer.Option(help="Query log: text, CSV or JSONL, one a row.")],
     corpus: Annotated[Path, typer.Option(help="corpus.jsonl of the chunks to label.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Golden set JSONL to write.")],
+    output: Annotated[Path, typer.Option("--out", "-o", help="Golden set JSONL to write.")],
     run: Annotated[Path | None, typer.Option(help="Your system's run, pooled in.")] = None,
     sample: SampleOption = 200,
     seed: SeedOption = DEFAULT_SEED,
@@ -45,7 +45,7 @@ def golden(
     from ragtriage.flows.annotate import GoldenConfig, Served
     from ragtriage.flows.annotate import run as run_flow
 
-    output_file(output, "--output")
+    output_file(output, "--out")
     config = GoldenConfig(
         queries, corpus, output, run, sample, seed, graded, Served(host, port, browser)
     )
@@ -55,7 +55,7 @@ def golden(
 @app.command()
 def grades(
     audit: Annotated[Path, typer.Option(help="An audit's results.json.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Grades JSONL to write.")],
+    output: Annotated[Path, typer.Option("--out", "-o", help="Grades JSONL to write.")],
     sample: SampleOption = 50,
     seed: SeedOption = DEFAULT_SEED,
     grader: Annotated[str | None, typer.Option(help="Your name, in every row.")] = None,
@@ -70,7 +70,7 @@ def grades(
     from ragtriage.flows.annotate import GradesConfig, Served
     from ragtriage.flows.annotate import run as run_flow
 
-    output_file(output, "--output")
+    output_file(output, "--out")
     config = GradesConfig(
         audit, output, sample, seed, grader, show_judge, Served(host, port, browser)
     )
