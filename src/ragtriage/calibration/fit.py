@@ -8,6 +8,7 @@ tied (graders split evenly).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable
 
@@ -254,7 +255,7 @@ def calibrate(
             lex = next(b.cv.kappa for b in report.baselines if b.name == "lexical")
             warnings.append(
                 f"{name}: the judge does not beat the lexical baseline "
-                f"(cross-validated kappa {best:.2f} vs {lex:.2f}): "
+                f"(cross-validated kappa {_kappa(best)} vs {_kappa(lex)}): "
                 "not worth its cost here"
             )
         n_faithful = int(sum(sc.y))
@@ -422,3 +423,8 @@ def _ppi_demo(sc: _Scope, fit: Fit, folds: int, seed: int, fraction: float) -> P
         hidden_human_rate=float(sc.y[~labelled].mean()),
         labelled_fraction=fraction,
     )
+
+
+def _kappa(value: float) -> str:
+    """A kappa in a warning: NaN (constant raters, e.g. one class only) is 'undefined'."""
+    return "undefined" if math.isnan(value) else f"{value:.2f}"
