@@ -338,7 +338,13 @@ OPTIONS: dict[str, dict[str, Opt]] = {
 # Base-line options that exclude the drawn one (each refuses the pair, tested elsewhere).
 EXCLUSIVE = {("golden add", "--case"): ["--failed"], ("judge", "--cache"): ["--no-cache"]}
 ARGUMENTS = {"grades", "base", "candidate", "results"}  # positional: replaced, not appended
-NOT_COVERED = {"doctor": "no options; checks the installed model (another engineer's command)"}
+NOT_COVERED = {
+    "doctor": "no options; checks the installed model (another engineer's command)",
+    # a valid draw would start a server and wait for a person: tests/annotate/test_options.py
+    # checks that a bad value is refused in one line before serving
+    "annotate golden": "serves a page",
+    "annotate grades": "serves a page",
+}
 
 
 def command_options() -> dict[str, set[str]]:
