@@ -78,7 +78,10 @@ def start_server(args: list[str], timeout: float = 120.0) -> Server:
     raise AssertionError("the server printed no URL:\n" + "\n".join(lines))
 
 
-@pytest.fixture(scope="session")
+# module scope, not session: Playwright's sync API keeps an asyncio loop running in this
+# thread while it is open, and every later test that calls asyncio.run (each audit) then
+# failed with "asyncio.run() cannot be called from a running event loop"
+@pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
         pytest.fail(
