@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,53 @@ def test_cli_killed_worker_exit_2_clear_message_and_no_cached_row_lost(fake_env,
     assert resumed.returncode == 0, resumed.stderr
     usage = json.loads((tmp_path / "out.json").read_text())["usage"]
     assert usage["cached_calls"] == 3 and usage["calls"] == 8 - 3
+
+
+class SlowEngine(FakeEngine):
+    """Answers after a minute: the worker is mid-generation when its parent dies."""
+
+    def complete(self, request: ModelRequest):
+        time.sleep(60)
+        return super().complete(request)
+
+
+PARENT = """
+import sys, threading, time
+from ragtriage.models.base import Message, ModelRequest
+from ragtriage.models.worker import WorkerProcess
+worker = WorkerProcess(n_threads=1, n_ctx=512)
+request = ModelRequest(messages=(Message(role="user", content="x"),), mode="text")
+threading.Thread(target=worker.complete, args=(request,), daemon=True).start()
+while worker.pid is None:  # the child starts with the first request
+    time.sleep(0.05)
+print(worker.pid, flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_a_killed_parent_takes_its_busy_worker_with_it(fake_env):
+    """SIGKILL/SIGTERM to ``ragtriage audit`` left the worker generating under PID 1 (seen
+    in a session); the kernel now ends it with its parent."""
+    fake_env.setenv("RAGTRIAGE_WORKER_ENGINE", "tests.judge.test_worker:SlowEngine")
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(parent.stdout.readline())
+        time.sleep(1.0)  # the request is in the child's engine now
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(child), "the worker outlived its parent"
+    finally:
+        parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/stat")
+    return not (status.exists() and status.read_text().split(") ")[1].startswith("Z"))

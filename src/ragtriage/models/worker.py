@@ -20,6 +20,7 @@ Run as ``python -m ragtriage.models.worker --threads N --ctx N``.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import importlib
 import json
 import os
@@ -209,6 +210,22 @@ def _cause(code: int) -> str:
 # ---------------------------------------------------------------- the child's side
 
 
+PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
+
+
+def _die_with_parent() -> None:
+    """On Linux the kernel sends us SIGTERM when the parent dies (killed, SIGTERM'd,
+    crashed): a generation in progress would otherwise run on under PID 1 until it ends
+    (stdin's end of file stops the loop only between requests)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):  # no prctl: the end of stdin still stops us
+        return
+
+
 def _engine(threads: int, ctx: int) -> Any:
     spec = os.environ.get(ENGINE_ENV)
     if spec:
@@ -255,6 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, required=True)
     parser.add_argument("--ctx", type=int, required=True)
     args = parser.parse_args(argv)
+    _die_with_parent()
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # native prints go to stderr, never into the protocol
     engine = _engine(args.threads, args.ctx)
