@@ -14,6 +14,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ragtriage"
 LAYER = {
+    "_lazy": 0,  # lazy public names of a package
     "errors": 0,  # helpers every layer shares: errors, atomic writes, statistics
     "atomic": 1,
     "stats": 1,

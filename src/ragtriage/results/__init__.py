@@ -6,8 +6,7 @@ No output formatting lives here; everything a person reads is drawn by ``ragtria
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from ragtriage._lazy import lazy_exports
 
 _PUBLIC = {
     "load_result": "ragtriage.results.load",
@@ -16,12 +15,4 @@ _PUBLIC = {
 }
 __all__ = sorted(_PUBLIC)
 
-
-def __getattr__(name: str) -> Any:
-    if name in _PUBLIC:
-        return getattr(import_module(_PUBLIC[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _PUBLIC)

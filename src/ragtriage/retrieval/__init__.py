@@ -7,8 +7,7 @@ The other modules are internal.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from ragtriage._lazy import lazy_exports
 
 _PUBLIC = {
     "RetrievalEvaluator": "ragtriage.retrieval.evaluate",
@@ -17,12 +16,4 @@ _PUBLIC = {
 }
 __all__ = sorted(_PUBLIC)
 
-
-def __getattr__(name: str) -> Any:
-    if name in _PUBLIC:
-        return getattr(import_module(_PUBLIC[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _PUBLIC)
