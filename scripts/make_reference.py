@@ -43,11 +43,9 @@ GENERATED = (
 
 def cli_page() -> str:
     """Markdown for every command of ``ragtriage``, in the order a reader meets them."""
-    from typer.main import get_command
+    from ragtriage.cli.main import command_tree
 
-    from ragtriage.cli.main import app
-
-    root = get_command(app)
+    root = command_tree()
     lines = [
         GENERATED,
         "",

@@ -8,10 +8,9 @@ import importlib.util
 import sys
 
 import pytest
-from typer.main import get_command
 
 from ragtriage import AuditResult
-from ragtriage.cli.main import app
+from ragtriage.cli.main import command_tree
 from ragtriage.retrieval.models import RetrievalReport
 from tests.conftest import ROOT
 
@@ -55,7 +54,7 @@ def _leaves(group, path: str):
 
 def test_cli_page_has_every_command_and_option(make_reference):
     page = make_reference.cli_page()
-    leaves = list(_leaves(get_command(app), "ragtriage"))
+    leaves = list(_leaves(command_tree(), "ragtriage"))
     assert len(leaves) >= 8
     for path, command in leaves:
         assert f"## `{path}`" in page

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from typer.testing import CliRunner
 
-from ragtriage.cli.main import app, main
+from ragtriage.cli.main import command_tree, main
 from ragtriage.cli.options import PARSED, with_config
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.flows import audit as audit_flow
@@ -39,7 +39,7 @@ CONFIGS = {
 
 
 def _params(command: str) -> dict[str, object]:
-    click = typer.main.get_command(app).commands[command]  # type: ignore[attr-defined]
+    click = command_tree().commands[command]
     return {p.name: p for p in click.params}
 
 

@@ -8,9 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-import typer
 
-from ragtriage.cli.main import app, main
+from ragtriage.cli.main import command_tree, main
 from ragtriage.flows import audit as audit_flow
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.flows.retrieval import RetrievalConfig
@@ -32,7 +31,7 @@ def _commands() -> dict[str, object]:
         else:
             found[path] = command
 
-    walk(typer.main.get_command(app), "")
+    walk(command_tree(), "")
     return found
 
 

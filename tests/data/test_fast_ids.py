@@ -8,9 +8,9 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragtriage.data._trec_fast import fast_ids_usable, write_doc_words
 from ragtriage.data.ids import ids_clean, visible_ascii
 from ragtriage.data.tables import write_words
-from ragtriage.data.trec import _write_doc_words, fast_ids_usable
 
 IDS = st.lists(
     st.text(st.characters(min_codepoint=0, max_codepoint=0x2FF), min_size=1, max_size=30),
@@ -46,7 +46,7 @@ def test_padded_words_are_write_words(values, cut, spare):
     exact = np.full((len(docs), width + 1), 7, np.uint64)
     fast = exact.copy()
     write_words(docs, exact[:, :width])
-    _write_doc_words(docs, fast[:, :width])
+    write_doc_words(docs, fast[:, :width])
     assert (fast == exact).all()
 
 

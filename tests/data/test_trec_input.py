@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from ragtriage.data import _trec_fast as trec_fast
 from ragtriage.data import trec
 from ragtriage.data.ids import MAX_ID_BYTES
 from ragtriage.data.runs import load_run
@@ -200,7 +201,7 @@ def test_a_comment_line_after_the_first_4_kb_is_a_comment_on_both_paths(tmp_path
 
 
 def test_streamed_reader_falls_back_without_error_on_inf(tmp_path, monkeypatch):
-    monkeypatch.setattr(trec, "STREAM_BLOCK", 4096)
+    monkeypatch.setattr(trec_fast, "STREAM_BLOCK", 4096)
     lines = [f"q{i // 50} Q0 d{i} {i} {i % 7} t" for i in range(2000)] + ["q9 Q0 x 1 -inf t"]
     run = read_trec_run(write(tmp_path, "r", "\n".join(lines) + "\n"))
     assert len(run) == 2001 and run.score[-1] == -np.inf

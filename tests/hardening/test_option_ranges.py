@@ -24,12 +24,11 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ragtriage.render.calibration_plots
-from ragtriage.cli.main import app
+from ragtriage.cli.main import command_tree
 from tests.hardening.harness import Outcome, assert_ran, assert_refused, run_cli
 
 INVALID_INT_TEXT = st.sampled_from(
@@ -362,7 +361,7 @@ def command_options() -> dict[str, set[str]]:
             for param in command.params
         }
 
-    walk(typer.main.get_command(app), "")
+    walk(command_tree(), "")
     return found
 
 

@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragtriage import evaluate_retrieval
+from ragtriage.data import _trec_fast as trec_fast
 from ragtriage.data import trec
 from ragtriage.data.tables import Qrels, Run, doc_words, encode, words_to_strings
 from ragtriage.data.trec import read_progress, read_trec_qrels, read_trec_run
@@ -72,8 +73,10 @@ def messy_rows() -> list[tuple[str, str, float]]:
 def test_streamed_run_equals_the_line_parser(tmp_path, monkeypatch, messy_rows):
     path = tmp_path / "run.trec"
     _write_run(path, messy_rows)
-    monkeypatch.setattr(trec, "STREAM_BLOCK", 4096)  # dozens of blocks
-    monkeypatch.setattr(trec, "_estimate_rows", lambda p: 100)  # force the growth path
+    monkeypatch.setattr(trec_fast, "STREAM_BLOCK", 4096)  # dozens of blocks
+    monkeypatch.setattr(trec_fast, "PART_BYTES", 20_000)  # and several parts
+    monkeypatch.setattr(trec_fast, "PARTS", 4)
+    monkeypatch.setattr(trec_fast, "_estimate", lambda data, size: 100)  # force growth
     streamed = read_trec_run(path)
     table = trec._slow_columns(path, trec.RUN_COLUMNS, "score").table
     parsed = Run.from_columns(table.column("query"), table.column("doc"), table.column("score"))

@@ -7,44 +7,82 @@ bug still shows its traceback.
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
-from ragtriage.cli import (
-    annotate,
-    audit,
-    calibrate,
-    compare,
-    doctor,
-    gate,
-    golden,
-    judge,
-    retrieval,
-)
 from ragtriage.cli.common import Abort, ClickException, one_line, usage_error
 from ragtriage.errors import RagtriageError
 from ragtriage.memory import keep_freed_memory
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "app", "command_tree", "main"]
 
-app = typer.Typer(
-    name="ragtriage",
-    help="Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
+# each subcommand's module (``ragtriage/cli/<name>.py``, whose ``register`` adds it), in
+# the order ``--help`` lists them; a module is imported only when its command runs, so
+# ``ragtriage retrieval`` never loads the judge, the model backends or the web pages
+COMMANDS = (
+    "retrieval",
+    "judge",
+    "calibrate",
+    "audit",
+    "compare",
+    "gate",
+    "golden",
+    "annotate",
+    "doctor",
 )
+_SETTINGS: dict[str, Any] = {
+    "no_args_is_help": True,
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,
+}
 
 
-@app.callback()
+class _LazyGroup(TyperGroup):
+    """The root group: lists every command, imports one only when it is asked for."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            self.commands[cmd_name] = _load(cmd_name)
+        return self.commands.get(cmd_name)
+
+
+def _load(name: str) -> Any:
+    """The (typer-vendored) click command that ``ragtriage/cli/<name>.py`` registers."""
+    holder = typer.Typer(**_SETTINGS)
+    holder.callback()(_root)  # a callback keeps a one-command holder a group
+    importlib.import_module(f"ragtriage.cli.{name}").register(holder)
+    group: Any = typer.main.get_command(holder)  # a holder with a callback is a group
+    return group.commands[name]
+
+
 def _root() -> None:
     """Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage."""
 
 
-for module in (retrieval, judge, calibrate, audit, compare, gate, golden, annotate, doctor):
-    module.register(app)
+app = typer.Typer(
+    name="ragtriage",
+    help="Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage.",
+    cls=_LazyGroup,
+    **_SETTINGS,
+)
+app.callback()(_root)
+
+
+def command_tree() -> Any:
+    """The root click group with every subcommand loaded in ``.commands`` (for the CLI
+    reference and tests, which walk the tree)."""
+    root: Any = typer.main.get_command(app)
+    for name in COMMANDS:
+        root.get_command(None, name)
+    return root
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it

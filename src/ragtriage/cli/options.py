@@ -15,7 +15,7 @@ import inspect
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,8 +23,10 @@ from ragtriage.cli.common import MAX_SEED, choices, finite, given_list, int_list
 from ragtriage.data.formats.columns import ColumnMap, parse_columns
 from ragtriage.errors import InputError
 from ragtriage.flows.config import Setting, settings
-from ragtriage.judge.spec import JudgeSpec
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
+
+if TYPE_CHECKING:
+    from ragtriage.judge.spec import JudgeSpec
 
 __all__ = [
     "CLICK_MAX",
@@ -54,10 +56,14 @@ class Parsed:
 
 
 def _judge(text: str) -> JudgeSpec:
+    from ragtriage.judge.spec import JudgeSpec  # here: retrieval never loads the judge
+
     return JudgeSpec.parse(text)
 
 
 def _judges(texts: list[str] | None) -> list[JudgeSpec]:
+    from ragtriage.judge.spec import JudgeSpec
+
     return [JudgeSpec.parse(t) for t in texts or []]  # every spec checked before any runs
 
 

@@ -7,7 +7,7 @@ the doc ids' string order), which is what trec_eval's tie-break on doc id needs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -261,7 +261,9 @@ class Run:
         self._doc_ids = doc_ids
         self._doc = doc
         self._words = words
-        self.sha256: str | None = None  # of the file read, when the reader took it
+        # of the file read, when the reader took it: a digest still being taken is a
+        # function that waits for it (a run file's hash runs while the run is scored)
+        self._sha256: str | Callable[[], str | None] | None = None
         self.warnings: list[str] = []  # what the reader accepted but the user should know
         self.format: str | None = None  # another tool's format it was read from (ragas-jsonl)
         # "score": ranked as trec_eval ranks a run file (score descending, doc id
@@ -271,6 +273,18 @@ class Run:
         # False when the file gave ranks only (ragas, LangChain spans): the scores above are
         # then -rank, which orders the list but says nothing of confidence (issue 26)
         self.scored = True
+
+    @property
+    def sha256(self) -> str | None:
+        """SHA-256 of the file the run was read from (``None``: not a file, or not
+        taken); waits for the digest when the reader is still taking it."""
+        if callable(self._sha256):
+            self._sha256 = self._sha256()
+        return self._sha256
+
+    @sha256.setter
+    def sha256(self, value: str | Callable[[], str | None] | None) -> None:
+        self._sha256 = value
 
     @classmethod
     def from_columns(

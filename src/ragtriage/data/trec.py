@@ -1,19 +1,16 @@
 """TREC qrels (``qid iter docno rel``) and runs (``qid Q0 docno rank score tag``).
 
-The fast path reads columns with pyarrow's multi-threaded CSV reader, so a run of a
-hundred million rows never becomes Python objects. Anything the fast path cannot read
-(comment lines, runs of spaces, a malformed line) goes through the line parser, which
-names the failing line and field; both paths give the same columns.
+The fast path reads columns with pyarrow's CSV reader, a run by parts in parallel
+(``_trec_fast.py``), so a run of a hundred million rows never becomes Python objects.
+Anything the fast path cannot read (comment lines, runs of spaces, a malformed line)
+goes through the line parser, which names the failing line and field; both paths give
+the same columns.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import math
-import queue
 import re
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -25,25 +22,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ragtriage.data.ids import (
-    MAX_ID_BYTES,
-    all_clean,
-    check_id,
-    ids_clean,
-    shown,
-    string_bytes,
-    visible_ascii,
+from ragtriage.data._trec_fast import (
+    RUN_COLUMNS,
+    STREAM_BLOCK,
+    fast_delimiter,
+    fast_ids_usable,
+    stream_run,
 )
+from ragtriage.data.ids import all_clean, check_id, shown
 from ragtriage.data.readers import read_text
-from ragtriage.data.tables import (
-    Qrels,
-    Run,
-    doc_words,
-    encode,
-    id_hash,
-    run_starts,
-    write_words,
-)
+from ragtriage.data.tables import Qrels, Run, doc_words, id_hash
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -58,13 +46,11 @@ __all__ = [
     "read_trec_run",
 ]
 
-RUN_COLUMNS = ("query", "q0", "doc", "rank", "score", "tag")
 QRELS_COLUMNS = ("query", "iter", "doc", "label")
 
 
 ProgressFn = Callable[[Path, int, int], None]
 _PROGRESS: ContextVar[ProgressFn | None] = ContextVar("ragtriage_read_progress", default=None)
-STREAM_BLOCK = 16 << 20
 
 
 @contextmanager
@@ -82,12 +68,14 @@ def read_trec_run(path: str | Path) -> Run:
     trec_eval does, and so are columns past the sixth (as trec_eval 10.0 does: counted in
     ``run.warnings``).
 
-    Read block by block: each block's doc ids become fixed-width words and its query ids
-    runs of equal neighbours before the next block is parsed, so the strings of a 4 GB run
-    are never all in memory at once. The file's SHA-256 is taken on the way through.
+    Read by parts in parallel, block by block (``_trec_fast.py``): each block's doc ids
+    become fixed-width words and its query ids runs of equal neighbours before the next
+    block is parsed, so the strings of a 4 GB run are never all in memory at once. The
+    file's SHA-256 is taken on the way through.
     """
     path = Path(path)
-    run = _stream_run(path) if _fast_delimiter(path) else None
+    delimiter = fast_delimiter(path)
+    run = stream_run(path, delimiter, _PROGRESS.get()) if delimiter else None
     if run is None:
         lines = _slow_columns(path, RUN_COLUMNS, "score")
         table = lines.table
@@ -99,220 +87,6 @@ def read_trec_run(path: str | Path) -> Run:
                 "the columns past the sixth were ignored, as trec_eval 10.0 ignores them"
             )
     return run
-
-
-def _stream_run(path: Path) -> Run | None:
-    """The run via pyarrow's streaming CSV reader, or ``None`` to use the line parser.
-
-    Three things overlap, one core each where there are cores: arrow parses block
-    ``i + 1`` on a prefetch thread while this thread turns block ``i`` into columns,
-    and a third thread takes the file's SHA-256 (hashlib and arrow release the GIL).
-    """
-    digest = _FileDigest(path)
-    source = _CountingReader(path, _PROGRESS.get())
-    pieces = _RunPieces(_estimate_rows(path))
-    try:
-        reader = pacsv.open_csv(
-            source,
-            read_options=pacsv.ReadOptions(column_names=list(RUN_COLUMNS), block_size=STREAM_BLOCK),
-            parse_options=pacsv.ParseOptions(delimiter=source.delimiter, quote_char=False),
-            convert_options=pacsv.ConvertOptions(
-                column_types={"query": pa.string(), "doc": pa.string(), "score": pa.float64()},
-                include_columns=["query", "doc", "score"],
-                null_values=[],  # "nan", "NULL", "N/A" are not missing values here
-                strings_can_be_null=False,
-            ),
-        )
-        for batch in _prefetched(reader):
-            if not pieces.add(batch):
-                break  # the line parser reads it, or names the line at fault
-        else:
-            if pieces.rows:
-                return pieces.finish(str(path), digest.hexdigest() if source.at_end() else None)
-    except (pa.ArrowInvalid, UnicodeDecodeError):
-        pass
-    finally:
-        source.close()
-    digest.cancel()
-    return None
-
-
-def _prefetched(reader: pacsv.CSVStreamingReader, depth: int = 2) -> Iterator[pa.RecordBatch]:
-    """The reader's batches, parsed ``depth`` ahead on a thread; its errors re-raised here."""
-    batches: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def fill() -> None:
-        try:
-            for batch in reader:
-                while not stop.is_set():
-                    try:
-                        batches.put(batch, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            batches.put(_END)
-        except BaseException as error:  # handed to the consumer
-            batches.put(error)
-
-    worker = threading.Thread(target=fill, name="ragtriage-csv", daemon=True)
-    worker.start()
-    try:
-        while (item := batches.get()) is not _END:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        while worker.is_alive():
-            with contextlib.suppress(queue.Empty):
-                batches.get(timeout=0.05)
-        worker.join()
-
-
-_END = object()
-
-
-def _estimate_rows(path: Path) -> int:
-    """Lines in the file, from the line length of its first megabyte (2% to spare)."""
-    size = path.stat().st_size
-    with path.open("rb") as handle:
-        head = handle.read(1 << 20)
-    lines = max(head.count(b"\n"), 1)
-    return int(size / max(len(head), 1) * lines * 1.02) + 1024
-
-
-class _FileDigest:
-    """A file's SHA-256, taken on a thread of its own while the file is parsed."""
-
-    def __init__(self, path: Path) -> None:
-        self._digest = hashlib.sha256()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(path,), daemon=True)
-        self._thread.start()
-
-    def _run(self, path: Path) -> None:
-        buffer = memoryview(bytearray(4 << 20))
-        with path.open("rb", buffering=0) as handle:
-            while not self._stop.is_set() and (size := handle.readinto(buffer)):
-                self._digest.update(buffer[:size])
-
-    def cancel(self) -> None:
-        """Stop hashing: the run goes to the line parser, which hashes nothing."""
-        self._stop.set()
-
-    def hexdigest(self) -> str:
-        self._thread.join()
-        return self._digest.hexdigest()
-
-
-class _CountingReader:
-    """A binary file for arrow that reports how far it has read."""
-
-    def __init__(self, path: Path, progress: ProgressFn | None) -> None:
-        self.path, self.progress = path, progress
-        self.handle = path.open("rb")
-        self.total = path.stat().st_size
-        self.done = 0
-        self.delimiter = _fast_delimiter(path) or " "
-        self.closed = False
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.handle.read(size)
-        self.done += len(data)
-        if self.progress is not None:
-            self.progress(self.path, self.done, self.total)
-        return data
-
-    def at_end(self) -> bool:
-        """Whether arrow read the whole file (so its digest describes what was parsed)."""
-        return self.done == self.total
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
-    def close(self) -> None:
-        if not self.closed:
-            self.handle.close()
-            self.closed = True
-
-
-class _RunPieces:
-    """A run's columns filled block by block: query runs, doc words and scores.
-
-    Word and score arrays are sized from the first block's bytes per row and grown if
-    the estimate falls short, so the columns are written once, never concatenated.
-    """
-
-    def __init__(self, estimate: int) -> None:
-        self.estimate = estimate
-        self.heads: list[pa.Array] = []
-        self.lengths: list[np.ndarray] = []
-        self.words = np.zeros((0, 1), np.uint64)
-        self.scores = np.zeros(0, np.float64)
-        self.rows = 0
-
-    def add(self, batch: pa.RecordBatch) -> bool:
-        """Append a block; ``False`` when the line parser must read the file instead.
-
-        That is when a score is not finite (the line parser accepts ``inf`` but refuses
-        NaN and an overflowing literal such as ``1e400``, which arrow reads as inf too)
-        or an id is unusable (see :func:`fast_ids_usable`).
-        """
-        scores = batch.column("score").to_numpy()
-        if not np.isfinite(scores).all():
-            return False
-        queries, docs = batch.column("query"), batch.column("doc")
-        starts = run_starts(queries)
-        heads = queries.take(pa.array(starts))
-        # a query's rows repeat its id: checking the first of each run checks them all
-        if not fast_ids_usable(heads, docs):
-            return False
-        self.heads.append(heads)
-        self.lengths.append(np.diff(np.append(starts, len(queries))))
-        longest = pc.max(pc.binary_length(docs)).as_py() or 0
-        width = max(1, -(-longest // 8))
-        self._reserve(self.rows + batch.num_rows, width)
-        end = self.rows + batch.num_rows
-        _write_doc_words(docs, self.words[self.rows : end, :width])
-        self.words[self.rows : end, width:] = 0
-        self.scores[self.rows : end] = scores
-        self.rows = end
-        return True
-
-    def _reserve(self, rows: int, width: int) -> None:
-        """Room for ``rows`` rows of ``width`` words: the estimated row count at first,
-        then a quarter more each time the estimate falls short. ``np.empty``: every cell
-        is written before it is read, padding words included."""
-        if rows <= len(self.scores) and width <= self.words.shape[1]:
-            return
-        capacity = len(self.scores)
-        if rows > capacity:
-            capacity = max(rows, self.estimate if capacity == 0 else int(capacity * 1.25))
-        width = max(width, self.words.shape[1])
-        old = self.words.shape[1]
-        words = np.empty((capacity, width), np.uint64)
-        words[: self.rows, :old] = self.words[: self.rows]
-        words[: self.rows, old:] = 0
-        scores = np.empty(capacity, np.float64)
-        scores[: self.rows] = self.scores[: self.rows]
-        self.words, self.scores = words, scores
-
-    def finish(self, source: str, sha256: str | None) -> Run:
-        head_codes, query_ids = encode(pa.chunked_array(self.heads, pa.string()))
-        runs = (head_codes, np.concatenate(self.lengths))
-        self.heads = self.lengths = []
-        words, score = self.words, self.scores
-        words, score = words[: self.rows], score[: self.rows]  # views: no second copy
-        self.words, self.scores = np.zeros((0, 0), np.uint64), np.zeros(0)
-        run = Run(query_ids, None, None, None, score, source, words=words, query_runs=runs)
-        run.sha256 = sha256
-        return run
 
 
 def read_trec_qrels(path: str | Path) -> Qrels:
@@ -378,79 +152,11 @@ def first_duplicate(codes: np.ndarray, words: np.ndarray) -> tuple[int, int] | N
     return int(later[at]), int(by_pair[:-1][equal][at])
 
 
-def fast_ids_usable(queries: pa.Array | pa.ChunkedArray, docs: pa.Array | pa.ChunkedArray) -> bool:
-    """Whether the fast reader's ids are the line parser's: clean (no control character,
-    not over-long) and no query id starting with ``#`` (a comment line, to trec_eval and
-    the line parser, that the fast reader only recognises in the file's first 4 KB)."""
-    if pc.any(pc.starts_with(queries, "#")).as_py():
-        return False
-    if _visible_ids(queries) and _visible_ids(docs):
-        return True  # what the exact checks below decide, in two passes over the bytes
-    return ids_clean(queries) and ids_clean(docs) and not _has_space(queries, docs)
-
-
-def _visible_ids(column: pa.Array | pa.ChunkedArray) -> bool:
-    """Every id visible ASCII (no control character, no space) and short enough."""
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    return all(
-        visible_ascii(string_bytes(chunk))
-        and (pc.max(pc.binary_length(chunk)).as_py() or 0) <= MAX_ID_BYTES
-        for chunk in chunks
-        if len(chunk)
-    )
-
-
-def _write_doc_words(docs: pa.Array, out: np.ndarray) -> None:
-    """:func:`write_words`, by arrow's padding where every id is ASCII (one byte a
-    character): each id NUL-padded to the row's ``8 * width`` bytes is the row's words,
-    big-endian, already laid out end to end."""
-    n, width = out.shape
-    if n and pa.types.is_string(docs.type) and visible_ascii(string_bytes(docs)):
-        padded = pc.utf8_rpad(docs, width=8 * width, padding="\0")
-        offsets = np.frombuffer(padded.buffers()[1], np.int32, n + 1, padded.offset * 4)
-        if int(offsets[0]) == 0 and int(offsets[-1]) == 8 * width * n:  # every id padded
-            out[:] = np.frombuffer(padded.buffers()[2], ">u8", n * width).reshape(n, width)
-            return
-    write_words(docs, out)
-
-
-def _has_space(*columns: pa.Array | pa.ChunkedArray) -> bool:
-    """Whether an id holds a space: a tab-separated file whose later lines also use
-    spaces (the delimiter is chosen from the first line), which trec_eval splits on."""
-    for column in columns:
-        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-        if any((string_bytes(chunk) == 0x20).any() for chunk in chunks if len(chunk)):
-            return True
-    return False
-
-
-_COMMENT = re.compile(rb"(?:^|\n)[ \t]*#")  # a comment line; "#" inside an id is not one
-
-
-def _fast_delimiter(path: Path) -> str | None:
-    """The delimiter pyarrow can split on, or ``None`` when the file needs the line parser
-    (comment lines, runs of spaces, mixed tabs and spaces, a blank first line). Only the
-    first 4 KB are looked at: what differs later is caught in the parsed columns
-    (:func:`fast_ids_usable`) or by arrow's own column count. A ``#`` inside an id (every
-    MS MARCO v2.1 segment id has one) does not keep a file from the fast reader."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return None
-    first = head.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0]
-    if not first.strip() or _COMMENT.search(head) or b"  " in head:
-        return None
-    if b"\t" in first and b" " in first:
-        return None
-    return "\t" if b"\t" in first else " "
-
-
 def _fast_columns(
     path: Path, names: tuple[str, ...], types: dict[str, pa.DataType], keep: tuple[str, ...]
 ) -> pa.Table | None:
     """Columns via pyarrow, or ``None`` when the file needs the careful line parser."""
-    delimiter = _fast_delimiter(path)
+    delimiter = fast_delimiter(path)
     if delimiter is None:
         return None
     column_types = {name: pa.string() for name in names} | types

@@ -53,10 +53,8 @@ from ragtriage.models.base import (
     TransientModelError,
     UnsupportedRequestError,
 )
+from ragtriage.models.modes import JSON_MODES, JsonMode
 
-JsonMode = Literal["json_schema", "json_object_schema", "json_object", "none"]
-# Strongest first: a refused mode falls back to the next one ("none": text + repair).
-JSON_MODES: tuple[JsonMode, ...] = ("json_schema", "json_object_schema", "json_object", "none")
 REMOTE_TIMEOUT_S = 120.0
 LOCAL_TIMEOUT_S = 900.0  # a queued request on a one-slot local server is not abandoned
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")

@@ -153,19 +153,11 @@ class RetrievalEvaluator:
                 unanswerable = sections.unanswerable(
                     batches, qrels, answerable, run_table, golden_set, facts
                 )
-            return RetrievalReport(
+            report = RetrievalReport(
                 config=config,
                 versions=sections.versions(),
                 golden=dict(self._golden_info),
-                run={
-                    "source": given.source,
-                    "rows": len(run_table),
-                    "queries": len(run_table.query_ids),
-                    "order": given.order,  # which ranking the figures read
-                    **_run_sha256(run, given),
-                    **({"format": given.format} if given.format else {}),
-                    **({} if run_table.scored else {"scored": False}),
-                },
+                run={},
                 n_queries=len(qrels),
                 n_answerable=int(answerable.sum()),
                 n_unanswerable=int((~answerable).sum()),
@@ -191,6 +183,18 @@ class RetrievalEvaluator:
                 leaks=find_leaks(batches, qrels, run_table, golden_set, self.leak_k),
                 reference_overlap=self._overlap(batches, run_table),
             )
+        # last: a run file's digest may still be being taken, on a thread that had the
+        # idle core while the sections above were built (data/_trec_fast.py)
+        report.run = {
+            "source": given.source,
+            "rows": len(run_table),
+            "queries": len(run_table.query_ids),
+            "order": given.order,  # which ranking the figures read
+            **_run_sha256(run, given),
+            **({"format": given.format} if given.format else {}),
+            **({} if run_table.scored else {"scored": False}),
+        }
+        return report
 
     def _overlap(self, batches, run_table) -> OverlapSection | None:
         if self._reference is None:

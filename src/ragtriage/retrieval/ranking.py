@@ -355,10 +355,9 @@ def _ranked_rows(queries: np.ndarray, n: np.ndarray, ctx: _Context) -> np.ndarra
     """``[queries, depth]`` run rows in trec_eval order (score desc, doc id desc), -1 padded;
     a run in ``given`` order keeps each query's rows as listed.
 
-    Sorting *values* row-wise is several times cheaper than an argsort, so each cell's key
-    packs its score key over its position in the query's list, and the position gives the
-    row back. That orders by score alone: the few rows where two scores tie are then
-    re-sorted with the doc ids as the tie-break.
+    Most run files list each query's rows best first: a list whose scores strictly fall
+    is in trec_eval's order as it stands (no tie for the doc ids to break), so only the
+    other lists are sorted (:func:`_sort_rows`).
     """
     depth = max(int(n.max(initial=0)), 1)
     first = ctx.starts[queries][:, None]
@@ -367,12 +366,45 @@ def _ranked_rows(queries: np.ndarray, n: np.ndarray, ctx: _Context) -> np.ndarra
     valid = np.ones((len(queries), depth), bool) if full else cols < n[:, None]
     at = first + cols if full else np.where(valid, first + cols, 0)
     src = ctx.order[at] if ctx.order is not None else at
+    del at
+    listed = src if full else np.where(valid, src, PAD)
     if ctx.run.order == "given":  # grouping is stable: each list keeps its own order
-        return src if full else np.where(valid, src, PAD)
+        return listed
     score = ctx.run.score[src] if len(ctx.run) else np.zeros(src.shape)
-    del src, at
+    del src
+    falling = _strictly_falling(score, None if full else valid, ctx.precision)
+    if falling.all():
+        return listed
+    rest = np.flatnonzero(~falling)
+    listed[rest] = _sort_rows(score[rest], first[rest], valid[rest], full, ctx)
+    return listed
+
+
+def _strictly_falling(
+    score: np.ndarray, valid: np.ndarray | None, precision: Precision
+) -> np.ndarray:
+    """Per row, whether each listed score is below the one before it, compared at the
+    ranking's precision (float32 rounding is monotone, so a strict fall at float32 is
+    one at float64; ``-0.0`` equals ``0.0``, as in trec_eval: a tie)."""
+    values = score if precision == "float64" else score.astype(np.float32)
+    falls = values[:, 1:] < values[:, :-1]
+    if valid is not None:
+        falls |= ~valid[:, 1:]
+    return np.asarray(falls.all(axis=1))
+
+
+def _sort_rows(
+    score: np.ndarray, first: np.ndarray, valid: np.ndarray, full: bool, ctx: _Context
+) -> np.ndarray:
+    """Rows of ``score`` (each list's scores as listed) in trec_eval order, as run rows.
+
+    Sorting *values* row-wise is several times cheaper than an argsort, so each cell's key
+    packs its score key over its position in the query's list, and the position gives the
+    row back. That orders by score alone: the few rows where two scores tie are then
+    re-sorted with the doc ids as the tie-break.
+    """
+    cols = np.arange(score.shape[1], dtype=np.int64)
     keys = score_keys(score).astype(np.uint64) << np.uint64(32)
-    del score
     keys |= cols.astype(np.uint64)
     keys = ~keys  # ascending sort of the complement: score descending, padding last
     if not full:
