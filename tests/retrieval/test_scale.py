@@ -70,13 +70,19 @@ def messy_rows() -> list[tuple[str, str, float]]:
     return rows
 
 
-def test_streamed_run_equals_the_line_parser(tmp_path, monkeypatch, messy_rows):
+@pytest.mark.parametrize(("parts", "outgrow"), [(1, False), (4, False), (4, True), (3, True)])
+def test_streamed_run_equals_the_line_parser(tmp_path, monkeypatch, messy_rows, parts, outgrow):
+    """Whatever the number of parts, and when parts outgrow their regions of the shared
+    columns (more rows than estimated, ids longer than the first megabyte's), the
+    columns are the line parser's."""
     path = tmp_path / "run.trec"
     _write_run(path, messy_rows)
     monkeypatch.setattr(trec_fast, "STREAM_BLOCK", 4096)  # dozens of blocks
-    monkeypatch.setattr(trec_fast, "PART_BYTES", 20_000)  # and several parts
-    monkeypatch.setattr(trec_fast, "PARTS", 4)
-    monkeypatch.setattr(trec_fast, "_estimate", lambda data, size: 100)  # force growth
+    monkeypatch.setattr(trec_fast, "PART_BYTES", 10_000)  # and several parts
+    monkeypatch.setattr(trec_fast, "PARTS", parts)
+    if outgrow:
+        monkeypatch.setattr(trec_fast, "_estimate", lambda data, size: 100)
+        monkeypatch.setattr(trec_fast, "_width", lambda data, delimiter: 1)
     streamed = read_trec_run(path)
     table = trec._slow_columns(path, trec.RUN_COLUMNS, "score").table
     parsed = Run.from_columns(table.column("query"), table.column("doc"), table.column("score"))

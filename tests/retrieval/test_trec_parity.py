@@ -162,3 +162,45 @@ def test_a_golden_sets_unanswerable_query_stays_apart_unless_asked():
     zero = evaluate_retrieval(golden, run, ["mrr"], resamples=10, nothing_relevant="zero")
     assert zero.per_query["mrr"].to_dict() == {"a": 1.0, "u": 0.0}
     assert zero.unanswerable is None and zero.aggregate("mrr").mean == 0.5
+
+
+def _sorted_run(run, flip: bool):
+    """Each list written best first, as run files are (ties and -0.0/0.0 kept as drawn);
+    ``flip`` writes one list worst first, which the fast path must not trust."""
+    out = {}
+    for i, (qid, docs) in enumerate(run.items()):
+        items = sorted(docs.items(), key=lambda kv: -kv[1])
+        out[qid] = dict(reversed(items) if flip and i == 0 else items)
+    return out
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(), st.booleans(), st.sampled_from(["float32", "float64"]))
+def test_lists_already_in_rank_order_rank_as_a_full_sort_ranks_them(
+    collection, flip, precision
+):
+    """A list whose scores strictly fall skips the sort (ranking._strictly_falling): the
+    ranked rows are what the sort gives, for every list, ties and -0.0 included."""
+    from ragtriage.retrieval import ranking
+
+    qrels, run, level = collection
+    run = _sorted_run(run, flip)
+    q = Qrels.from_pairs(
+        qrels, [(qid, d, g) for qid, docs in qrels.items() for d, g in docs.items()]
+    )
+    r = Run.from_columns(
+        [qid for qid, docs in run.items() for _ in docs],
+        [d for docs in run.values() for d in docs],
+        [s for docs in run.values() for s in docs.values()],
+    )
+    fast, _ = ranking.rank(r, q, level=level, precision=precision)
+    original = ranking._strictly_falling
+    try:
+        ranking._strictly_falling = lambda score, valid, p: np.zeros(len(score), bool)
+        full, _ = ranking.rank(r, q, level=level, precision=precision)
+    finally:
+        ranking._strictly_falling = original
+    for a, b in zip(fast, full, strict=True):
+        assert a.rows.tolist() == b.rows.tolist() and a.labels.tolist() == b.labels.tolist()
+    if precision == "float32":
+        assert_equals_pytrec_eval(qrels, run, level)

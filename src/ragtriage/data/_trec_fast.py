@@ -284,12 +284,11 @@ def _move_down(array: np.ndarray, start: int, to: int, rows: int) -> None:
     gap = start - to
     if gap == 0 or rows == 0:
         return
-    step = max(gap, rows // 64) if gap < rows // 64 else gap
-    if step > gap:  # a tiny gap: one overlapping copy (numpy buffers it) costs less
+    if gap * 64 < rows:  # a tiny gap: one buffered copy costs less than many small ones
         array[to : to + rows] = array[start : start + rows].copy()
         return
-    for at in range(0, rows, step):
-        n = min(step, rows - at)
+    for at in range(0, rows, gap):
+        n = min(gap, rows - at)
         array[to + at : to + at + n] = array[start + at : start + at + n]
 
 
