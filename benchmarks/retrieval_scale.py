@@ -7,6 +7,7 @@ that does not fit cannot take a shared machine down. Finally the per-query value
 nDCG@10, recall@10, MRR and MAP are compared across tools.
 
     python benchmarks/retrieval_scale.py --sizes 10k,100k,1m
+    python benchmarks/retrieval_scale.py --sizes 300k --tools ragtriage,pytrec_eval --rounds 5
 
 ragtriage is timed end to end as users run it (the CLI reading, ranking, scoring and
 writing its JSON report); the baselines are timed from parse to evaluated dicts, which
@@ -448,6 +449,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, help="where runs are generated (default: temp)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     parser.add_argument("--ranx-max", default="1m", help="largest size to run ranx at")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="measure every tool this many times, in turn"
+    )
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--qrels", type=Path, help=argparse.SUPPRESS)
@@ -467,30 +471,48 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for n in (parse_size(s) for s in args.sizes.split(",")):
             chosen = [t for t in tools if t != "ranx" or n <= parse_size(args.ranx_max)]
-            results.extend(bench_size(n, chosen, workdir, cap))
+            results.extend(bench_size(n, chosen, workdir, cap, args.rounds))
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
     print(f"\nmachine: {machine()} (at start: {start_load})")
     print(table(results, cap))
+    if args.rounds > 1:
+        print(f"(each figure the median of {args.rounds} rounds; peak RSS the largest)")
     return 0
 
 
-def bench_size(n: int, tools: list[str], workdir: Path, cap: int) -> list[Measured]:
-    """Generate (or reuse) the files for ``n`` queries and measure every tool on them."""
+def bench_size(
+    n: int, tools: list[str], workdir: Path, cap: int, rounds: int = 1
+) -> list[Measured]:
+    """Generate (or reuse) the files for ``n`` queries and measure every tool on them,
+    ``rounds`` times in turn (A B A B ...): on a shared machine whose speed drifts from
+    minute to minute, each tool's figures are the medians over the rounds, and the
+    ratio of whole processes is also given round by round (a pair ran back to back)."""
     start = time.perf_counter()
     run_path, qrels_path = generate(n, workdir)
     size = run_path.stat().st_size
     print(f"{n:,} queries: run {size / 1e9:.2f} GB ({time.perf_counter() - start:.0f} s to make)")
-    measured = []
-    for tool in tools:
-        if tool == "ragtriage":
-            result = measure_ragtriage(n, run_path, qrels_path, workdir, cap)
-        else:
-            result = measure_worker(tool, n, run_path, qrels_path, workdir, cap)
-        shown = f"{result.seconds:.1f} s" if result.seconds is not None else result.status
-        print(f"  {tool}: {shown}, peak RSS {result.peak_rss / GIB:.2f} GiB", flush=True)
-        measured.append(result)
+    by_tool: dict[str, list[Measured]] = {tool: [] for tool in tools}
+    for round_ in range(rounds):
+        for tool in tools:
+            if tool == "ragtriage":
+                result = measure_ragtriage(n, run_path, qrels_path, workdir, cap)
+            else:
+                result = measure_worker(tool, n, run_path, qrels_path, workdir, cap)
+            shown = f"{result.seconds:.1f} s" if result.seconds is not None else result.status
+            whole = f", whole process {result.wall:.1f} s" if result.status == "ok" else ""
+            print(
+                f"  round {round_ + 1}: {tool}: {shown}{whole}, "
+                f"peak RSS {result.peak_rss / GIB:.2f} GiB",
+                flush=True,
+            )
+            if round_ and result.values is not None:
+                result.values = None  # agreement is checked on the first round's values
+            by_tool[tool].append(result)
+    if rounds > 1:
+        _print_pairs(by_tool)
+    measured = [_median(runs) for runs in by_tool.values()]
     ours = next((r for r in measured if r.tool == "ragtriage" and r.values), None)
     for result in measured:
         if ours is not None and result.values is not None and result is not ours:
@@ -498,6 +520,41 @@ def bench_size(n: int, tools: list[str], workdir: Path, cap: int) -> list[Measur
     for result in measured:
         result.values = None
     return measured
+
+
+def _print_pairs(by_tool: dict[str, list[Measured]]) -> None:
+    """Each round's whole-process ratio of pytrec_eval to ragtriage, and their median."""
+    ours, ref = by_tool.get("ragtriage"), by_tool.get("pytrec_eval")
+    if not ours or not ref:
+        return
+    ratios = [b.wall / a.wall for a, b in zip(ours, ref, strict=True) if a.wall and b.wall]
+    shown = ", ".join(f"{r:.1f}x" for r in ratios)
+    print(f"  whole-process speed-up round by round: {shown}; median {_mid(ratios):.1f}x")
+
+
+def _mid(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _median(runs: list[Measured]) -> Measured:
+    """One tool's rounds as one row: median seconds, whole-process and CPU seconds, the
+    largest peak RSS; the first round's values; a failed round fails the row."""
+    first = runs[0]
+    if len(runs) == 1 or any(r.status != "ok" for r in runs):
+        return next((r for r in runs if r.status != "ok"), first)
+    seconds = [r.seconds for r in runs if r.seconds is not None]
+    return Measured(
+        first.tool,
+        first.size,
+        _mid(seconds) if seconds else None,
+        max(r.peak_rss for r in runs),
+        "ok",
+        _mid([r.wall for r in runs]),
+        _mid([r.cpu for r in runs]),
+        first.values,
+    )
 
 
 if __name__ == "__main__":

@@ -40,12 +40,10 @@ def run(
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
     from ragtriage.flows.audit import audit
     from ragtriage.render.terminal import audit_summary
-    from ragtriage.retrieval.metrics import expand
 
     output_dir(out, "--out", OUTPUTS)
     output_dir(out / "calibration", "--out")  # where a calibration's plots go
     output_file(config.cache, "--cache")
-    expand(config.metrics, config.k)  # a bad metric name fails here, before any case is run
     term = console(quiet)
     with stage_progress(term, quiet) as tick:
         result = audit(config, tick)

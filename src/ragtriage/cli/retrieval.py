@@ -15,7 +15,6 @@ from ragtriage.render.console import reading_progress
 from ragtriage.render.retrieval import render_leaks, render_overlap, render_repeat, render_split
 from ragtriage.render.terminal import retrieval_summary
 from ragtriage.results.files import write_json
-from ragtriage.retrieval.metrics import expand
 
 __all__ = ["register", "retrieval"]
 
@@ -32,7 +31,6 @@ def retrieval(
     check(config)
     output, option = one_out(out, output)
     output_file(output, option)
-    expand(config.metrics, config.k)  # a bad metric name fails here, before a 4 GB run is read
     report = run_retrieval(config, lambda: reading_progress(quiet))
     if output:
         write_json(output, report)

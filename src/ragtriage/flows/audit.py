@@ -48,6 +48,7 @@ from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.models.calls import Caller
 from ragtriage.models.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
+from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
 from ragtriage.system.generate import EMBEDDED as GENERATOR
@@ -116,15 +117,20 @@ class AuditConfig:
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
     columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
 
+    # --metrics over --k, parsed once here (a bad name is refused before any case is run)
+    measures: list[Measure] = field(init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         self.generator = canonical_generator(self.generator)  # 'local' is 'embedded'
+        self.measures = expand(list(self.metrics), list(self.k))
 
     def public(self) -> dict[str, Any]:
         """The config as JSON values (a model object is recorded by its name). With a trace
         file the retriever, generator and depth were not used and are recorded as None
         (a traced audit said "generator local", and compare then saw a change)."""
         unused = {"retriever", "generator", "depth"} if self.traces is not None else set()
-        return {k: None if k in unused else _public(v) for k, v in self.__dict__.items()}
+        values = {k: v for k, v in self.__dict__.items() if k != "measures"}  # = metrics
+        return {k: None if k in unused else _public(v) for k, v in values.items()}
 
 
 def _public(value: Any) -> Any:
@@ -183,7 +189,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         retrieval = evaluate_retrieval(
             full,
             case_rows.run_from_traces(traces, golden),
-            config.metrics,
+            config.measures,
             k=config.k,
             miss_k=config.context_k,
             split="holdout" if config.holdout else None,

@@ -37,6 +37,7 @@ from ragtriage.flows.config import (
     Setting,
 )
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, RetrievalEvaluator
+from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.retrieval.repeat import repeated
 from ragtriage.retrieval.retrievers import run_retriever
@@ -107,6 +108,12 @@ class RetrievalConfig:
         Setting("Run --retriever N times; report the spread across runs.", min=1, max=MAX_REPEAT),
     ] = 1
     columns: Annotated[ColumnMap | None, COLUMNS] = None
+    # --metrics over --k, parsed once here (a bad name is refused before any file is
+    # read) into the measures the evaluator scores
+    measures: list[Measure] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.measures = expand(list(self.metrics), list(self.k))
 
 
 def check(config: RetrievalConfig) -> None:
@@ -155,7 +162,7 @@ def run(config: RetrievalConfig, reading: Reading = contextlib.nullcontext) -> R
     if retriever and qrels is not None:
         raise InputError("--retriever needs --golden (with a corpus)", field="retriever")
     # built once: every --repeat draw is scored against the same qrels structures
-    score = RetrievalEvaluator(target, config.metrics, **options).evaluate
+    score = RetrievalEvaluator(target, config.measures, **options).evaluate
 
     if retriever:
         assert isinstance(target, GoldenSet)  # --retriever needs --golden, checked above

@@ -79,7 +79,7 @@ class RetrievalEvaluator:
     def __init__(
         self,
         golden: GoldenLike,
-        metrics: Sequence[str] = DEFAULT_METRICS,
+        metrics: Sequence[str] | Sequence[Measure] = DEFAULT_METRICS,
         *,
         k: Sequence[int] = DEFAULT_KS,
         relevance_level: int = 1,
@@ -98,7 +98,7 @@ class RetrievalEvaluator:
         self._full_golden = full_golden  # ragas or span runs are matched to it by query text
         reading = _reading(nothing_relevant, full_golden)
         self.golden, self.qrels, self._keep, self._split = select_split(full_golden, qrels, split)
-        self.measures = expand(list(metrics), list(k))
+        self.measures = _measures(metrics, k)
         miss_k = miss_k or max((m.k for m in self.measures if m.k), default=10)
         self.config = RetrievalConfig(
             metrics=[str(m) for m in self.measures],
@@ -211,10 +211,18 @@ class RetrievalEvaluator:
         )
 
 
+def _measures(metrics: Sequence[str] | Sequence[Measure], k: Sequence[int]) -> list[Measure]:
+    """The measures to score: as given when already parsed (a flow's config parses
+    ``--metrics`` over ``--k`` once), else the names expanded over ``k``."""
+    if metrics and all(isinstance(m, Measure) for m in metrics):
+        return list(metrics)  # type: ignore[arg-type]
+    return expand([str(m) for m in metrics], list(k))
+
+
 def evaluate_retrieval(
     golden: GoldenLike,
     run: RunLike,
-    metrics: Sequence[str] = DEFAULT_METRICS,
+    metrics: Sequence[str] | Sequence[Measure] = DEFAULT_METRICS,
     **options: Any,
 ) -> RetrievalReport:
     """Score one ``run`` against ``golden``: ``RetrievalEvaluator(golden, metrics,
