@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +98,8 @@ def _frame_json(frame: pd.DataFrame) -> bytes:
     if _needs_escaping(ids):
         return _frame_json_orjson(frame)
     parts: list[pa.Array | str] = ['"', ids, '":{']
-    for i, column in enumerate(frame.columns):
+    for i, (column, values) in enumerate(zip(frame.columns, _column_texts(frame), strict=True)):
         key = orjson.dumps(str(column)).decode("utf-8")
-        values = _float_text(frame[column].to_numpy(np.float64))
         parts += [("," if i else "") + key + ":", values]
     parts.append("},")
     rows = pc.binary_join_element_wise(*parts, "")
@@ -124,6 +125,19 @@ def _needs_escaping(ids: pa.Array) -> bool:
     if not len(data) or (int(data.min()) >= 0x20 and int(data.max()) < 0x7F):
         return bool(((data == 0x22) | (data == 0x5C)).any())
     return bool(pc.any(pc.match_substring_regex(ids, r'["\\\x00-\x1f\x7f]')).as_py())
+
+
+_PARALLEL_ROWS = 10_000  # below this a thread costs more than it saves
+
+
+def _column_texts(frame: pd.DataFrame) -> list[pa.Array]:
+    """Each column's :func:`_float_text`, the columns of a large table on threads of their
+    own (arrow's casts release the GIL)."""
+    columns = [frame[column].to_numpy(np.float64) for column in frame.columns]
+    if len(frame) < _PARALLEL_ROWS or len(columns) < 2:
+        return [_float_text(values) for values in columns]
+    with ThreadPoolExecutor(max_workers=min(len(columns), os.cpu_count() or 1)) as pool:
+        return list(pool.map(_float_text, columns))
 
 
 def _float_text(values: np.ndarray) -> pa.Array:

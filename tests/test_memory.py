@@ -1,0 +1,34 @@
+"""The command line tunes the allocators of its own process, and only it (memory.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+PROBE = (
+    "import os, sys; {imports}; "
+    "print(os.environ.get('MIMALLOC_PURGE_DELAY'), 'pyarrow' in sys.modules)"
+)
+
+
+def _probe(imports: str, env: dict[str, str] | None = None) -> str:
+    code = PROBE.format(imports=imports)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout.strip()
+
+
+def test_the_command_line_keeps_arrows_freed_pages():
+    # the CLI package's first import sets it; the commands then import pyarrow
+    assert _probe("import ragtriage.cli.main") == "-1 True"
+
+
+def test_the_library_leaves_its_hosts_allocator_alone():
+    assert _probe("import ragtriage, ragtriage.data.trec") == "None True"
+
+
+def test_a_users_own_setting_is_kept():
+    import os
+
+    env = dict(os.environ, MIMALLOC_PURGE_DELAY="25")
+    assert _probe("import ragtriage.cli.main", env) == "25 True"
