@@ -42,7 +42,7 @@ RUN_COLUMNS = ("query", "q0", "doc", "rank", "score", "tag")
 STREAM_BLOCK = 16 << 20  # bytes arrow parses at a time, per part
 PART_BYTES = 64 << 20  # a part is at least this big: a small file is one part
 PARTS = min(8, os.cpu_count() or 1)  # parts of a large file: one per core, at most 8
-HASH_STEP = 8 << 20
+HASH_STEP = 1 << 20  # small: a starved background step ends soon after promote()
 
 ProgressFn = Callable[[Path, int, int], None]
 
@@ -83,6 +83,7 @@ def stream_run(path: Path, delimiter: str, progress: ProgressFn | None) -> Run |
         if stop.is_set() or not any(part.pieces.rows for part in parts):
             stop.set()  # the digest too: the line parser reads the file
             return None
+        digest.promote()
         return _join([part.pieces for part in parts], columns, str(path), digest.hexdigest)
 
 
@@ -156,28 +157,51 @@ def _wait(
 
 
 class _Digest:
-    """The file's SHA-256 from the mapped pages, on a thread that yields to the others.
+    """The file's SHA-256 from the mapped pages, taken while the parts parse, at the
+    lowest priority, then at the normal one (:meth:`promote`).
 
-    The digest is only written into the report, so it need not hold up the parse: its
-    thread runs at the lowest priority (on Linux, where a thread's nice value is its
-    own) and fills the time a core would otherwise idle (the single-threaded steps of
-    scoring), and :meth:`hexdigest` waits for what is left. Stopped early when the file
-    goes to the line parser, which hashes nothing.
+    The digest is only written into the report, so it must not slow the parse: while the
+    parts run, its thread has the lowest priority (on Linux, where a thread's nice value
+    is its own) and takes only what a core leaves idle. Once they are done, the rest is
+    hashed by a thread of normal priority (a priority cannot be raised again, and a
+    thread left at the lowest one would wait behind every other process of a busy
+    machine), beside the single-threaded steps of scoring; :meth:`hexdigest` waits for
+    it. Stopped when the file goes to the line parser, which hashes nothing.
     """
 
     def __init__(self, data: pa.Buffer, stop: threading.Event) -> None:
         self.data, self.stop = data, stop
         self.sha = hashlib.sha256()
-        self.thread = threading.Thread(target=self.take, name="ragtriage-sha256", daemon=True)
+        self.at = 0  # bytes hashed so far
+        self.promoted = threading.Event()
+        self.thread = threading.Thread(
+            target=self._take, args=(True,), name="ragtriage-sha256", daemon=True
+        )
 
-    def take(self) -> None:
-        _yield_to_others()
+    def _take(self, background: bool) -> None:
+        if background:
+            _yield_to_others()
         view = memoryview(self.data)
-        for at in range(0, len(view), HASH_STEP):
-            if self.stop.is_set():
+        while self.at < len(view):
+            if self.stop.is_set() or (background and self.promoted.is_set()):
                 return
-            self.sha.update(view[at : at + HASH_STEP])
-        self.data = None  # the mapped pages go with the last reference
+            end = min(self.at + HASH_STEP, len(view))
+            self.sha.update(view[self.at : end])
+            self.at = end
+        del view
+        self.data = pa.py_buffer(b"")  # all hashed: the mapped pages go with the last reference
+
+    def promote(self) -> None:
+        """Hash the rest at the priority of the calling thread."""
+        self.promoted.set()
+        background = self.thread
+
+        def rest() -> None:
+            background.join()  # it stops at its next step
+            self._take(False)
+
+        self.thread = threading.Thread(target=rest, name="ragtriage-sha256", daemon=True)
+        self.thread.start()
 
     def hexdigest(self) -> str:
         self.thread.join()
