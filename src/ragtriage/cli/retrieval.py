@@ -12,8 +12,6 @@ from ragtriage.cli.options import OldOutput, flag, one_out, out_option, with_con
 from ragtriage.flows.retrieval import RetrievalConfig, check
 from ragtriage.flows.retrieval import run as run_retrieval
 from ragtriage.render.console import reading_progress
-from ragtriage.render.retrieval import render_leaks, render_overlap, render_repeat, render_split
-from ragtriage.render.terminal import retrieval_summary
 from ragtriage.results.files import write_json
 
 __all__ = ["register", "retrieval"]
@@ -34,7 +32,15 @@ def retrieval(
     report = run_retrieval(config, lambda: reading_progress(quiet))
     if output:
         write_json(output, report)
-    if not quiet:
+    if not quiet:  # imported here: a --quiet run (CI, benchmarks) never loads them
+        from ragtriage.render.retrieval import (
+            render_leaks,
+            render_overlap,
+            render_repeat,
+            render_split,
+        )
+        from ragtriage.render.terminal import retrieval_summary
+
         term = console()
         retrieval_summary(report, term)
         for render in (render_split, render_leaks, render_overlap, render_repeat):
