@@ -37,6 +37,9 @@ addEventListener('load', () => {
       .filter(td => td.textContent.trim() && lines(td) > 1).map(td => td.textContent.trim()),
     images: [...document.querySelectorAll('figure img')].map(i => [i.alt, i.width]),
     headings: [...document.querySelectorAll('h2')].map(h => h.textContent),
+    scrolling: [...document.querySelectorAll('figure')]
+      .filter(f => f.scrollWidth > f.clientWidth)
+      .map(f => [f.querySelector('img').alt, f.className]),
   };
   const pre = document.createElement('pre'); pre.id = 'measured';
   pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
@@ -85,6 +88,10 @@ def test_numbers_stay_whole_and_figures_stay_readable(html, width, tmp_path):
     assert len(got["images"]) >= 5
     for alt, shown in got["images"]:
         assert shown >= 340, (alt, shown)  # a calibration figure was ~130 px a panel
+    # a figure scrolls sideways only where it must: a three-panel one on a phone (its
+    # image's 1 px border made every figure 2 px too wide, with a scrollbar at 1400 px)
+    expected = [] if width >= 1000 else [s for s in got["scrolling"] if s[1] == "wide"]
+    assert got["scrolling"] == expected
     headings = got["headings"]
     assert headings.index("Failures") < headings.index("Stage 1: retrieval")
     assert headings.index("Failures") < headings.index("Calibration")
