@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import mmap
 import os
 import re
 import sys
@@ -42,6 +43,7 @@ RUN_COLUMNS = ("query", "q0", "doc", "rank", "score", "tag")
 STREAM_BLOCK = 16 << 20  # bytes arrow parses at a time, per part
 PART_BYTES = 64 << 20  # a part is at least this big: a small file is one part
 PARTS = min(8, os.cpu_count() or 1)  # parts of a large file: one per core, at most 8
+PAGE = mmap.PAGESIZE
 HASH_STEP = 1 << 20  # small: a starved background step ends soon after promote()
 
 ProgressFn = Callable[[Path, int, int], None]
@@ -57,34 +59,70 @@ def stream_run(path: Path, delimiter: str, progress: ProgressFn | None) -> Run |
     the pace). Parts are joined in file order: the columns do not depend on their number.
     """
     try:
-        mapped = pa.memory_map(str(path))
-    except OSError:
+        with path.open("rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
         return None  # the line parser's read names what is wrong with the path
-    with mapped:
-        data = mapped.read_buffer()
-        if data.size == 0:
-            return None
-        stop = threading.Event()
-        cuts = _cuts(data)
-        estimates = [_estimate(data, end - start) for start, end in cuts]
-        columns = _Columns(estimates, _width(data, delimiter))
-        parts = [
-            _Part(data.slice(start, end - start), delimiter, columns.region(i), stop)
-            for i, (start, end) in enumerate(cuts)
-        ]
-        digest = _Digest(data, stop)
-        threads = [threading.Thread(target=p.read, daemon=True) for p in parts]
-        for thread in [*threads, digest.thread]:
-            thread.start()
-        _wait(threads, parts, path, data.size, progress)
-        for part in parts:
-            if part.error is not None:
-                raise part.error
-        if stop.is_set() or not any(part.pieces.rows for part in parts):
-            stop.set()  # the digest too: the line parser reads the file
-            return None
-        digest.promote()
-        return _join([part.pieces for part in parts], columns, str(path), digest.hexdigest)
+    data = pa.py_buffer(mapped)  # the mapped pages themselves, no copy
+    stop = threading.Event()
+    cuts = _cuts(data)
+    pages = _Pages(mapped, cuts)
+    estimates = [_estimate(data, end - start) for start, end in cuts]
+    columns = _Columns(estimates, _width(data, delimiter))
+    parts = [
+        _Part(data.slice(start, end - start), delimiter, columns.region(i), stop, pages, i)
+        for i, (start, end) in enumerate(cuts)
+    ]
+    digest = _Digest(data, stop, pages)
+    threads = [threading.Thread(target=p.read, daemon=True) for p in parts]
+    for thread in [*threads, digest.thread]:
+        thread.start()
+    _wait(threads, parts, path, data.size, progress)
+    for part in parts:
+        if part.error is not None:
+            raise part.error
+    if stop.is_set() or not any(part.pieces.rows for part in parts):
+        stop.set()  # the digest too: the line parser reads the file
+        return None
+    digest.promote()
+    return _join([part.pieces for part in parts], columns, str(path), digest.hexdigest)
+
+
+class _Pages:
+    """Mapped pages handed back to the kernel once both their part and the digest have
+    read them: they stay in its page cache, and the process's resident memory never
+    holds the whole file. Handing a page back early costs a fault, never a wrong byte
+    (the mapping is the file's). Where ``madvise`` is missing, every page is kept."""
+
+    def __init__(self, mapped: mmap.mmap, cuts: list[tuple[int, int]]) -> None:
+        self.mapped: mmap.mmap | None = mapped
+        self.lock = threading.Lock()
+        self.parsed = [start for start, _ in cuts]
+        self.freed = [start - start % PAGE for start, _ in cuts]
+        self.hashed = 0
+
+    def part_read(self, part: int, upto: int) -> None:
+        with self.lock:
+            self.parsed[part] = upto
+            self._free(part)
+
+    def hash_read(self, upto: int) -> None:
+        with self.lock:
+            self.hashed = upto
+            for part in range(len(self.parsed)):
+                self._free(part)
+
+    def _free(self, part: int) -> None:
+        upto = min(self.parsed[part], self.hashed)
+        upto -= upto % PAGE
+        if self.mapped is None or upto <= self.freed[part]:
+            return
+        try:
+            self.mapped.madvise(mmap.MADV_DONTNEED, self.freed[part], upto - self.freed[part])
+        except (AttributeError, OSError, ValueError):  # no madvise here: keep them all
+            self.mapped = None
+            return
+        self.freed[part] = upto
 
 
 def _cuts(data: pa.Buffer) -> list[tuple[int, int]]:
@@ -169,8 +207,8 @@ class _Digest:
     it. Stopped when the file goes to the line parser, which hashes nothing.
     """
 
-    def __init__(self, data: pa.Buffer, stop: threading.Event) -> None:
-        self.data, self.stop = data, stop
+    def __init__(self, data: pa.Buffer, stop: threading.Event, pages: _Pages) -> None:
+        self.data, self.stop, self.pages = data, stop, pages
         self.sha = hashlib.sha256()
         self.at = 0  # bytes hashed so far
         self.promoted = threading.Event()
@@ -188,6 +226,7 @@ class _Digest:
             end = min(self.at + HASH_STEP, len(view))
             self.sha.update(view[self.at : end])
             self.at = end
+            self.pages.hash_read(end)
         del view
         self.data = pa.py_buffer(b"")  # all hashed: the mapped pages go with the last reference
 
@@ -225,8 +264,12 @@ class _Part:
         delimiter: str,
         region: tuple[np.ndarray, np.ndarray],
         stop: threading.Event,
+        pages: _Pages,
+        index: int,
     ) -> None:
         self.data, self.delimiter, self.stop = data, delimiter, stop
+        self.pages, self.index = pages, index
+        self.start = pages.parsed[index]  # where the part starts in the file
         self.pieces = _RunPieces(*region)
         self.done = 0  # bytes parsed, for the progress bar
         self.error: BaseException | None = None
@@ -262,7 +305,10 @@ class _Part:
                 self.stop.set()
                 return
             self.done = source.tell()
+            # arrow may have read one block ahead of the rows it returned
+            self.pages.part_read(self.index, self.start + max(self.done - STREAM_BLOCK, 0))
         self.done = self.data.size
+        self.pages.part_read(self.index, self.start + self.done)
 
 
 class _Columns:
