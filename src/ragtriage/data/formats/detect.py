@@ -69,17 +69,23 @@ def _reader(fmt: Format, kind: str) -> Reader | None:
 def _read(fmt: Format, kind: str, table: Table, columns: ColumnMap) -> tuple[Records, list[str]]:
     reader = _reader(fmt, kind)
     if reader is None:
-        give = " or ".join(use for other, use in _GIVE.items() if _reader(fmt, other))
-        ours = " (ours: id + label; --columns label=NAME maps another column)"
-        raise InputError(
-            f"this is a {fmt.what or fmt.name + ' file'} ({', '.join(fmt.yields)}), not a "
-            f"{_WHAT[kind]}{ours if kind == 'grades' else ''}: give it {give}",
-            path=table.path,
-            line=table.rows[0][0] if table.rows else None,
-            field="label" if kind == "grades" else None,
-        )
+        raise _elsewhere(fmt, kind, table)
     rows = _mapped(table.rows, columns) if fmt.renamed else table.rows
     return reader(rows, table.path, columns.pairs)
+
+
+def _elsewhere(fmt: Format, kind: str, table: Table, lacks: str | None = None) -> InputError:
+    """The error for a file of ``fmt`` given as a ``kind`` it does not yield; ``lacks``:
+    the field of ours it has no column for, named as our own reader would name it."""
+    give = " or ".join(use for other, use in _GIVE.items() if _reader(fmt, other))
+    missing = f"; no {lacks!r} column (--columns {lacks}=NAME maps another)" if lacks else ""
+    return InputError(
+        f"this is a {fmt.what or fmt.name + ' file'} ({', '.join(fmt.yields)}), not a "
+        f"{_WHAT[kind]}{missing}: give it {give}",
+        path=table.path,
+        line=table.rows[0][0] if table.rows else None,
+        field=lacks,
+    )
 
 
 def golden_rows(path: Path, columns: Columns = None) -> Adapted:
@@ -116,6 +122,9 @@ def grade_rows(path: Path, columns: Columns = None) -> Adapted:
     mapping = parse_columns(columns)
     table = read_table(path, mapping, text=True)
     fmt = recognise(table.rows, mapping) or grades.FORMAT
+    if fmt.grades is None:
+        lacks = grades.lacks(shape_keys(_mapped(table.rows, mapping)))
+        raise _elsewhere(fmt, "grades", table, lacks)
     records, notes = _read(fmt, "grades", table, mapping)
     return Adapted(records, f"{fmt.name}-{table.container}", notes, fmt is not grades.FORMAT)
 

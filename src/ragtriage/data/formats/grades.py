@@ -23,20 +23,28 @@ from ragtriage.data.formats.rows import parse_cell
 from ragtriage.data.readers import check_type, parse_json
 from ragtriage.errors import InputError
 
-__all__ = ["FIELDS", "FORMAT", "grade_records", "is_grades"]
+__all__ = ["FIELDS", "FORMAT", "grade_records", "is_grades", "lacks"]
 
 FIELDS = (
     "id", "case_id", "label", "grade", "grader", "notes", "dataset",
     "question", "contexts", "answer", "answer_sha256", "answer_hash",
 )  # fmt: skip
 # fields that make a row a golden case or a trace in our shapes: such a row is not a
-# grade even with a ``label`` column
-_NOT_GRADES = {"expected", "relevant_doc_ids", "relevance_grades", "retrieved", "context_ids"}
+# grade even with a ``label`` column (``context_ids`` is not one: ``annotate grades``
+# writes the ids of the graded passages)
+_NOT_GRADES = {"expected", "relevant_doc_ids", "relevance_grades", "retrieved"}
 
 
 def is_grades(keys: set[str]) -> bool:
     """A grade row: a human ``label``, and none of the fields of our golden or trace rows."""
     return "label" in keys and not keys & _NOT_GRADES
+
+
+def lacks(keys: set[str]) -> str | None:
+    """The first required field a table has no column for (``id``, then ``label``)."""
+    if not keys & {"id", "case_id"}:
+        return "id"
+    return None if "label" in keys else "label"
 
 
 def grade_records(rows: Rows, path: Path) -> tuple[Records, list[str]]:
