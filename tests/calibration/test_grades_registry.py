@@ -16,6 +16,7 @@ from ragtriage.data.formats.detect import grade_rows
 from ragtriage.data.formats.registry import FORMATS, recognise
 from ragtriage.data.formats.rows import read_table
 from ragtriage.data.formats.traces import read_traces
+from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError
 from tests.conftest import ROOT
 
@@ -63,6 +64,8 @@ def test_calibrate_and_the_trace_reader_agree_on_one_grades_file(tmp_path):
     with pytest.raises(InputError, match="human grades file .*give it to calibrate") as err:
         read_traces(path, 3)
     assert err.value.line == 1 and str(path) in str(err.value)
+    with pytest.raises(InputError, match="human grades file"):  # retrieval --run: the same
+        load_run(path)
 
 
 def test_calibrate_refuses_another_tools_trace_file_saying_what_it_is(tmp_path, capsys):
