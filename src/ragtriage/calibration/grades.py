@@ -1,27 +1,28 @@
-"""Human grades: read CSV/JSON/JSONL/Parquet grade files and fold several graders into one item.
+"""Human grades: validate the grade records of CSV/JSON/JSONL/Parquet files and fold
+several graders into one item.
 
 A grade row names the graded answer (``id`` or ``case_id``), says whether a person found
 it faithful (``label``) and optionally carries an ordinal ``grade``, the ``grader`` and
-``notes``. Rows with the same id are several graders of one item: the item's label is
-their majority, and a tie is reported (never silently resolved or dropped).
+``notes``. Files are read through the format registry (``data.formats.detect.grade_rows``,
+which recognises a grades table by content, as every command does); this module turns
+its records into :class:`HumanGrade` rows. Rows with the same id are several graders of
+one item: the item's label is their majority, and a tie is reported (never silently
+resolved or dropped).
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from ragtriage.data.formats.columns import Columns, parse_columns
-from ragtriage.data.formats.rows import container, parse_cell, read_table
-from ragtriage.data.readers import check_type, iter_records, parse_json, read_text, refuse_nul
+from ragtriage.data.formats.detect import grade_rows
+from ragtriage.data.readers import check_type
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
@@ -102,39 +103,25 @@ def parse_label(value: Any, path: Path, line: int) -> bool:
     raise InputError(f"expected true/false, got {value!r}", path=path, line=line, field="label")
 
 
-def _row_to_grade(row: dict[str, Any], dataset: str, path: Path, line: int) -> HumanGrade:
-    key = "id" if row.get("id") not in (None, "") else "case_id"
-    if row.get(key) in (None, ""):
-        raise InputError("missing required field (or 'case_id')", path=path, line=line, field="id")
-    check_type(row[key], key, (str, int), path, line)
-    if "label" not in row:
-        raise InputError("missing required field", path=path, line=line, field="label")
-    grade = _grade(row.get("grade"), path, line)
-    contexts = row.get("contexts") or []
-    if isinstance(contexts, str):  # CSV: a list in one cell (JSON or as csv.DictWriter
-        # writes it), or one plain passage
-        listed = parse_cell(contexts, "contexts", path, line)
-        if not isinstance(listed, list) and contexts.strip()[:1] + contexts.strip()[-1:] == "[]":
-            parse_json(contexts, path, line)  # looks like a list, is none: its JSON error
-        contexts = listed if isinstance(listed, list) else [contexts]
-    check_type(contexts, "contexts", list, path, line)
-    contexts = [_context_text(c, path, line) for c in contexts]
-    answer = _text(row, "answer", path, line)
-    digest = _text(row, "answer_sha256", path, line) or _text(row, "answer_hash", path, line)
+def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int) -> HumanGrade:
+    """One grade record (``data.formats.grades``: ``id`` text, ``contexts`` texts) validated."""
+    grade = _grade(record.get("grade"), path, line)
+    answer = _text(record, "answer", path, line)
+    digest = _text(record, "answer_sha256", path, line)
     if answer is not None and digest and digest.lower() != sha256_text(answer):
         raise InputError(
             "does not match the sha256 of 'answer'", path=path, line=line, field="answer_sha256"
         )
-    grader = _text(row, "grader", path, line, (str, int))
+    grader = _text(record, "grader", path, line, (str, int))
     return HumanGrade(
-        id=str(row[key]),
-        dataset=str(_text(row, "dataset", path, line) or dataset),
-        label=parse_label(row["label"], path, line),
+        id=record["id"],
+        dataset=str(_text(record, "dataset", path, line) or dataset),
+        label=parse_label(record["label"], path, line),
         grade=grade,
         grader=str(grader) if grader not in (None, "") else None,
-        notes=_text(row, "notes", path, line) or "",
-        question=_text(row, "question", path, line) or "",
-        contexts=tuple(contexts),
+        notes=_text(record, "notes", path, line) or "",
+        question=_text(record, "question", path, line) or "",
+        contexts=tuple(record["contexts"]),
         answer=answer,
         answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
         source=f"{path}:{line}",
@@ -171,51 +158,14 @@ def _grade(value: Any, path: Path, line: int) -> float | None:
     return grade
 
 
-def _context_text(chunk: Any, path: Path, line: int) -> str:
-    """A context is a string or ``{"text": ...}``; anything else is an input error."""
-    if isinstance(chunk, str):
-        return chunk
-    check_type(chunk, "contexts[]", dict, path, line)
-    return check_type(chunk.get("text", ""), "contexts[].text", str, path, line)
-
-
-def _iter_csv(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(first line, row)`` per CSV record; a malformed record is an error at its line.
-
-    ``strict`` makes an unterminated quote an error instead of one field swallowing the
-    rest of the file; the field size limit is raised to the file's size, since a long
-    answer or context is valid input (Python's default limit is 128 KiB).
-    """
-    text = refuse_nul(read_text(path), path)
-    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    start = 2  # the header is line 1
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV: {exc}", path=path, line=start) from None
-        yield start, {k.strip(): v for k, v in row.items() if k}
-        start = reader.line_num + 1
-
-
 def read_grades(
     path: Path, dataset: str | None = None, columns: Columns = None
 ) -> list[HumanGrade]:
     """All grade rows of one file; ``dataset`` defaults to the file's directory name;
     ``columns`` maps other column names onto ours (``label=is_faithful``)."""
     dataset = dataset or path.parent.name
-    mapping = parse_columns(columns)
-    kind = container(path)
-    if kind == "parquet":  # native lists and booleans; the same checks as every row
-        rows: Iterable[tuple[int, dict[str, Any]]] = read_table(path).rows
-    elif path.suffix.lower() == ".csv":
-        rows = _iter_csv(path)
-    else:
-        rows = iter_records(path)
-    return [_row_to_grade(mapping.apply(row), dataset, path, line) for line, row in rows]
+    records = grade_rows(path, parse_columns(columns)).records
+    return [_record_to_grade(record, dataset, path, line) for line, record in records]
 
 
 def grade_files(path: Path) -> list[Path]:

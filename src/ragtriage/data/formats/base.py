@@ -5,7 +5,14 @@ A format is one module of ``data/formats/`` with a ``FORMAT`` (listed once in
 field names, and its readers. A golden reader turns rows into golden records, a trace
 reader into trace records (query text or id, ranked ``retrieved``, ``answer``); a run is
 the retrieved lists of the trace records, so ``retrieval --run`` and ``audit --traces``
-read one file one way. Nothing downstream knows which tool wrote a row.
+read one file one way. A grades reader turns rows into grade records (``id``, ``label``,
+``grade``, ``grader``, ``notes``, the graded ``question``/``contexts``/``answer``), which
+``calibration.grades`` validates: ``calibrate`` and every other command recognise a file
+the same way. Nothing downstream knows which tool wrote a row.
+
+A grades reader gets CSV cells as the text they are (``rows.read_table(text=True)``): a
+grade's answer or note may well look like a list (``[1]``), so a reader parses only the
+list cells it knows (``rows.parse_cell``).
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Format", "Records", "Rows"]
+__all__ = ["Format", "Reader", "Records", "Rows"]
 
 Rows = list[tuple[int, dict[str, Any]]]
 Records = list[tuple[int, dict[str, Any]]]
@@ -36,11 +43,13 @@ class Format:
     recognises: Callable[[set[str]], bool]
     golden: Reader | None = None
     traces: Reader | None = None
+    grades: Reader | None = None
     renamed: bool = True
     what: str = ""  # what a person calls such a file, for messages (default: "NAME file")
 
     @property
     def yields(self) -> tuple[str, ...]:
-        """Which records a file of this shape gives: golden cases, traces, runs."""
-        out = ("golden cases",) if self.golden else ()
-        return out + (("traces", "runs") if self.traces else ())
+        """Which records a file of this shape gives: golden cases, traces, runs, grades."""
+        out: tuple[str, ...] = ("golden cases",) if self.golden else ()
+        out += ("traces", "runs") if self.traces else ()
+        return out + (("grades",) if self.grades else ())

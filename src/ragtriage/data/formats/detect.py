@@ -1,10 +1,10 @@
 """Which tool wrote a table, by its content, and its rows in our own shapes.
 
 The container comes from the file's bytes (``rows.py``), the shape from the rows' fields
-(``registry.FORMATS``: OpenInference spans, DeepEval, ragas; else ours). The result names
-the format (``ragas-jsonl``, ``openinference-parquet``, ``ragtriage-csv``...) so the
-terminal and ``results.json`` can say what was read. A table that fits no shape is an
-error naming the file, the first row and the field it lacks.
+(``registry.FORMATS``: OpenInference spans, human grades, DeepEval, ragas; else ours).
+The result names the format (``ragas-jsonl``, ``openinference-parquet``,
+``ragtriage-csv``...) so the terminal and ``results.json`` can say what was read. A table
+that fits no shape is an error naming the file, the first row and the field it lacks.
 
 Trace records, whether a command reads them as traces (``audit --traces``) or as a run
 (``retrieval --run``), come from one function, :func:`adapt_traces`: queries matched to
@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.formats.base import Format, Records
+from ragtriage.data.formats import grades
+from ragtriage.data.formats.base import Format, Reader, Records
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.registry import recognise
 from ragtriage.data.formats.rows import Table, read_table
@@ -30,6 +31,7 @@ __all__ = [
     "Adapted",
     "adapt_traces",
     "golden_rows",
+    "grade_rows",
     "match_queries",
     "shape_keys",
     "trace_rows",
@@ -56,18 +58,34 @@ def _mapped(rows: Records, columns: ColumnMap) -> Records:
     return [(line, columns.apply(row)) for line, row in rows] if columns else rows
 
 
+_WHAT = {"golden": "golden set", "traces": "trace file", "grades": "grades file"}
+_GIVE = {"golden": "as --golden", "traces": "as --traces", "grades": "to calibrate"}
+
+
+def _reader(fmt: Format, kind: str) -> Reader | None:
+    return {"golden": fmt.golden, "traces": fmt.traces, "grades": fmt.grades}[kind]
+
+
 def _read(fmt: Format, kind: str, table: Table, columns: ColumnMap) -> tuple[Records, list[str]]:
-    reader = fmt.golden if kind == "golden" else fmt.traces
+    reader = _reader(fmt, kind)
     if reader is None:
-        other = "--traces" if kind == "golden" else "--golden"
-        raise InputError(
-            f"this is a {fmt.what or fmt.name + ' file'} ({', '.join(fmt.yields)}), not a "
-            f"{'golden set' if kind == 'golden' else 'trace file'}: give it as {other}",
-            path=table.path,
-            line=table.rows[0][0] if table.rows else None,
-        )
+        raise _elsewhere(fmt, kind, table)
     rows = _mapped(table.rows, columns) if fmt.renamed else table.rows
     return reader(rows, table.path, columns.pairs)
+
+
+def _elsewhere(fmt: Format, kind: str, table: Table, lacks: str | None = None) -> InputError:
+    """The error for a file of ``fmt`` given as a ``kind`` it does not yield; ``lacks``:
+    the field of ours it has no column for, named as our own reader would name it."""
+    give = " or ".join(use for other, use in _GIVE.items() if _reader(fmt, other))
+    missing = f"; no {lacks!r} column (--columns {lacks}=NAME maps another)" if lacks else ""
+    return InputError(
+        f"this is a {fmt.what or fmt.name + ' file'} ({', '.join(fmt.yields)}), not a "
+        f"{_WHAT[kind]}{missing}: give it {give}",
+        path=table.path,
+        line=table.rows[0][0] if table.rows else None,
+        field=lacks,
+    )
 
 
 def golden_rows(path: Path, columns: Columns = None) -> Adapted:
@@ -95,6 +113,20 @@ def trace_rows(path: Path, columns: Columns = None, golden: GoldenSet | None = N
     """A trace file's rows as our trace records (:func:`adapt_traces`)."""
     mapping = parse_columns(columns)
     return adapt_traces(read_table(path, mapping), mapping, golden)
+
+
+def grade_rows(path: Path, columns: Columns = None) -> Adapted:
+    """A grades file's rows as grade records (``base``: CSV cells read as text). A table no
+    format recognises is read as ours, whose reader names the field it lacks; another
+    tool's golden set or traces is refused, saying what it is."""
+    mapping = parse_columns(columns)
+    table = read_table(path, mapping, text=True)
+    fmt = recognise(table.rows, mapping) or grades.FORMAT
+    if fmt.grades is None:
+        lacks = grades.lacks(shape_keys(_mapped(table.rows, mapping)))
+        raise _elsewhere(fmt, "grades", table, lacks)
+    records, notes = _read(fmt, "grades", table, mapping)
+    return Adapted(records, f"{fmt.name}-{table.container}", notes, fmt is not grades.FORMAT)
 
 
 def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> Adapted:

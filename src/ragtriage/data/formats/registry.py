@@ -3,19 +3,25 @@
 A table's shape is the first format here whose ``recognises`` accepts its field names
 (``base.Format``); a table none recognises is in our own shape. A new format is a module
 with a ``FORMAT`` and one entry in :data:`FORMATS`: no branch to add anywhere else.
-Spans come first (their keys are unmistakable), then DeepEval and ragas, whose field
-names do not overlap each other's or ours.
+Spans come first (their keys are unmistakable), then human grades (a ``label`` beside
+``question``/``contexts``/``answer``, which alone would read as old ragas), then DeepEval
+and ragas, whose field names do not overlap each other's or ours.
 """
 
 from __future__ import annotations
 
-from ragtriage.data.formats import deepeval, openinference, ragas
+from ragtriage.data.formats import deepeval, grades, openinference, ragas
 from ragtriage.data.formats.base import Format, Rows
 from ragtriage.data.formats.columns import ColumnMap
 
 __all__ = ["FORMATS", "recognise"]
 
-FORMATS: tuple[Format, ...] = (openinference.FORMAT, deepeval.FORMAT, ragas.FORMAT)
+FORMATS: tuple[Format, ...] = (
+    openinference.FORMAT,
+    grades.FORMAT,
+    deepeval.FORMAT,
+    ragas.FORMAT,
+)
 _SAMPLE = 20  # rows whose fields decide the shape
 
 

@@ -14,6 +14,7 @@ import io
 import json
 import math
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,15 +83,19 @@ def is_hf_dataset(path: Path) -> bool:
     )
 
 
-def read_table(path: Path, columns: ColumnMap | None = None) -> Table:
+def read_table(path: Path, columns: ColumnMap | None = None, *, text: bool = False) -> Table:
     """Every row of ``path`` with its row number (module docstring). ``columns``: the
     ``--columns`` mapping, so that a CSV column read as one of our number fields
-    (``rank=position``) is converted like the field itself; the rows keep their names."""
+    (``rank=position``) is converted like the field itself; the rows keep their names.
+    ``text``: CSV cells as the text they are, empty ones too (what a grades reader takes,
+    ``base``), instead of parsed and converted."""
     kind = container(path)
     if kind == "arrow":
         rows = _hf_rows(path)
     elif kind == "parquet":
         rows = _parquet_rows(path)
+    elif kind == "csv" and text:
+        rows = [(line, {k.strip(): v for k, v in raw.items()}) for line, raw in _csv_records(path)]
     elif kind == "csv":
         numbers = CSV_NUMBERS
         if columns:
@@ -146,26 +151,38 @@ def _missing(value: Any) -> bool:
 def _csv_rows(path: Path, numbers: frozenset[str]) -> list[tuple[int, dict[str, Any]]]:
     """CSV records keyed by the header; empty cells are absent, list and object cells
     are parsed (:func:`parse_cell`), and number fields (:data:`CSV_NUMBERS`) converted."""
+    return [
+        (start, {
+            key.strip(): _cell(key.strip(), value, path, start, numbers)
+            for key, value in raw.items()
+            if key.strip() and value not in (None, "")
+        })
+        for start, raw in _csv_records(path)
+    ]  # fmt: skip
+
+
+def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(first line, cells)`` per CSV record, keyed by the header; a malformed record is
+    an error at its line.
+
+    ``strict`` makes an unterminated quote an error instead of one field swallowing the
+    rest of the file; the field size limit is raised to the file's size, since a long
+    answer or context is valid input (Python's default limit is 128 KiB). A record with
+    more cells than the header is refused: csv would key the extra ones by None."""
     text = refuse_nul(read_text(path), path)
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    rows: list[tuple[int, dict[str, Any]]] = []
     start = 2  # the header is line 1
     while True:
         try:
             raw = next(reader)
         except StopIteration:
-            return rows
+            return
         except csv.Error as exc:
             raise InputError(f"malformed CSV: {exc}", path=path, line=start) from None
         if None in raw:
             raise InputError("more cells than header columns", path=path, line=start)
-        row = {
-            key.strip(): _cell(key.strip(), value, path, start, numbers)
-            for key, value in raw.items()
-            if key and key.strip() and value not in (None, "")
-        }
-        rows.append((start, row))
+        yield start, {key: value for key, value in raw.items() if key}
         start = reader.line_num + 1
 
 
