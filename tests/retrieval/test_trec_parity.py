@@ -176,9 +176,7 @@ def _sorted_run(run, flip: bool):
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.booleans(), st.sampled_from(["float32", "float64"]))
-def test_lists_already_in_rank_order_rank_as_a_full_sort_ranks_them(
-    collection, flip, precision
-):
+def test_lists_already_in_rank_order_rank_as_a_full_sort_ranks_them(collection, flip, precision):
     """A list whose scores strictly fall skips the sort (ranking._strictly_falling): the
     ranked rows are what the sort gives, for every list, ties and -0.0 included."""
     from ragtriage.retrieval import ranking
@@ -204,3 +202,31 @@ def test_lists_already_in_rank_order_rank_as_a_full_sort_ranks_them(
         assert a.rows.tolist() == b.rows.tolist() and a.labels.tolist() == b.labels.tolist()
     if precision == "float32":
         assert_equals_pytrec_eval(qrels, run, level)
+
+
+def test_lists_read_in_place_leave_the_run_alone_when_a_duplicate_is_dropped():
+    """Lists end to end in the run are read in place (ranking._block); dropping a doc
+    listed twice must then copy, not write into the run's own doc words."""
+    from ragtriage.retrieval import ranking
+
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
+    lists = {"q1": [("a", 3.0), ("a", 2.0), ("b", 1.0)], "q2": [("c", 3.0), ("d", 2.0), ("e", 1.0)]}
+    q = Qrels.from_pairs(
+        qrels, [(qid, d, g) for qid, docs in qrels.items() for d, g in docs.items()]
+    )
+    r = Run.from_columns(
+        [qid for qid, rows in lists.items() for _ in rows],
+        [d for rows in lists.values() for d, _ in rows],
+        [s for rows in lists.values() for _, s in rows],
+    )
+    before = r.words.copy()
+    in_place, stats = ranking.rank(r, q)
+    assert stats.duplicates == 1 and (r.words == before).all()
+    original = ranking._block
+    try:
+        ranking._block = lambda first, depth: None
+        gathered, _ = ranking.rank(r, q)
+    finally:
+        ranking._block = original
+    for a, b in zip(in_place, gathered, strict=True):
+        assert a.rows.tolist() == b.rows.tolist() and a.labels.tolist() == b.labels.tolist()

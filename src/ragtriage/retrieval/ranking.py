@@ -335,9 +335,13 @@ def _batches(counts: np.ndarray, batch_cells: int) -> Iterator[np.ndarray]:
 def _build_batch(queries: np.ndarray, ctx: _Context) -> tuple[RankedBatch, int]:
     run = ctx.run
     n = ctx.counts[queries]
-    ranked = _ranked_rows(queries, n, ctx)
-    words = run.words[np.where(ranked >= 0, ranked, 0)] if len(run) else None
-    ranked, dups = _drop_duplicates(ranked, words, queries, ctx)
+    ranked, block = _ranked_rows(queries, n, ctx)
+    words = None
+    if block is not None:  # the lists lie end to end in the run, unchanged: read in place
+        words = run.words[block : block + ranked.size].reshape(*ranked.shape, -1)
+    elif len(run):
+        words = run.words[np.where(ranked >= 0, ranked, 0)]
+    ranked, words, dups = _drop_duplicates(ranked, words, queries, ctx)
     valid = ranked >= 0
     batch = RankedBatch(
         queries=queries,
@@ -351,9 +355,13 @@ def _build_batch(queries: np.ndarray, ctx: _Context) -> tuple[RankedBatch, int]:
     return batch, dups
 
 
-def _ranked_rows(queries: np.ndarray, n: np.ndarray, ctx: _Context) -> np.ndarray:
+def _ranked_rows(
+    queries: np.ndarray, n: np.ndarray, ctx: _Context
+) -> tuple[np.ndarray, int | None]:
     """``[queries, depth]`` run rows in trec_eval order (score desc, doc id desc), -1 padded;
-    a run in ``given`` order keeps each query's rows as listed.
+    a run in ``given`` order keeps each query's rows as listed. With them, the first run
+    row when the rows are the run's own, end to end and in order (:func:`_block`), so that
+    what is read through them can be read in place; else ``None``.
 
     Most run files list each query's rows best first: a list whose scores strictly fall
     is in trec_eval's order as it stands (no tie for the doc ids to break), so only the
@@ -364,20 +372,33 @@ def _ranked_rows(queries: np.ndarray, n: np.ndarray, ctx: _Context) -> np.ndarra
     cols = np.arange(depth, dtype=np.int64)
     full = bool((n == depth).all())  # the common case: every list equally long
     valid = np.ones((len(queries), depth), bool) if full else cols < n[:, None]
+    block = _block(first[:, 0], depth) if full and ctx.order is None and len(ctx.run) else None
     at = first + cols if full else np.where(valid, first + cols, 0)
     src = ctx.order[at] if ctx.order is not None else at
     del at
     listed = src if full else np.where(valid, src, PAD)
     if ctx.run.order == "given":  # grouping is stable: each list keeps its own order
-        return listed
-    score = ctx.run.score[src] if len(ctx.run) else np.zeros(src.shape)
+        return listed, block
+    if block is not None:
+        score = ctx.run.score[block : block + src.size].reshape(src.shape)
+    else:
+        score = ctx.run.score[src] if len(ctx.run) else np.zeros(src.shape)
     del src
     falling = _strictly_falling(score, None if full else valid, ctx.precision)
     if falling.all():
-        return listed
+        return listed, block
     rest = np.flatnonzero(~falling)
     listed[rest] = _sort_rows(score[rest], first[rest], valid[rest], full, ctx)
-    return listed
+    return listed, None
+
+
+def _block(first: np.ndarray, depth: int) -> int | None:
+    """The first row of a batch of equally long lists that follow one another in the
+    run (each query's rows right after the one before: a run listing its queries in the
+    golden set's order), else ``None``."""
+    if not len(first) or not (np.diff(first) == depth).all():
+        return None
+    return int(first[0])
 
 
 def _strictly_falling(
@@ -440,14 +461,15 @@ def _break_ties(
 
 def _drop_duplicates(
     ranked: np.ndarray, words: np.ndarray | None, queries: np.ndarray, ctx: _Context
-) -> tuple[np.ndarray, int]:
+) -> tuple[np.ndarray, np.ndarray | None, int]:
     """Keep the best-ranked copy of a doc listed twice for one query; count the rest.
+    Returns the rows, their words (a copy where a duplicate was dropped) and the count.
 
     A row-wise sort of one 64-bit id hash per doc finds the rows that may hold a
     duplicate; only those are checked exactly, on the full doc words.
     """
     if words is None:
-        return ranked, 0
+        return ranked, words, 0
     valid = ranked >= 0
     # ids of up to 8 bytes are one word, which is its own exact fingerprint (id_hash
     # would map it one-to-one); only the suspects below are ever compared exactly
@@ -458,7 +480,7 @@ def _drop_duplicates(
     padding = np.maximum((~valid).sum(axis=1) - 1, 0)
     suspects = np.flatnonzero(pairs > padding)
     if not len(suspects):
-        return ranked, 0
+        return ranked, words, 0
     kept, dup = _exact_duplicates(ranked[suspects], words[suspects])
     count = int(dup.sum())
     if count and ctx.duplicates == "error":
@@ -471,10 +493,10 @@ def _drop_duplicates(
             path=ctx.run.source or None,
         )
     if count:
-        ranked = ranked.copy()
+        ranked, words = ranked.copy(), words.copy()  # words may be the run's own (in place)
         ranked[suspects] = kept
         words[suspects] = ctx.run.words[np.where(kept >= 0, kept, 0)]
-    return ranked, count
+    return ranked, words, count
 
 
 def _exact_duplicates(ranked: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
