@@ -262,7 +262,7 @@ def _object_table(
 ) -> list[str]:
     lines = [f"{level} `{name}`", ""]
     if node.get("description"):
-        lines += [_one_paragraph(node["description"]), ""]
+        lines += [_markdown(node["description"]), ""]
     if "enum" in node:
         return [*lines, "One of " + ", ".join(f"`{json.dumps(v)}`" for v in node["enum"]) + ".", ""]
     properties = node.get("properties", {})
@@ -277,10 +277,18 @@ def _object_table(
             _schema_type(spec),
             "yes" if field in required else "",
             default,
-            _one_paragraph(spec.get("description", "")),
+            _markdown(spec.get("description", "")),
         )
         lines.append("| " + " | ".join(_cell(text) for text in row) + " |")
     return [*lines, ""]
+
+
+def _markdown(description: str) -> str:
+    """A model's or field's docstring as one line of Markdown: the code's
+    reStructuredText roles (:class:, :func:) and double-backtick literals become plain
+    single-backtick code spans, which Markdown shows as code."""
+    text = re.sub(r":[a-z]+:`([^`]+)`", r"`\1`", _one_paragraph(description))
+    return re.sub(r"``([^`]+)``", r"`\1`", text)
 
 
 def _schema_type(spec: dict[str, Any]) -> str:
