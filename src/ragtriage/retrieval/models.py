@@ -350,7 +350,7 @@ class RetrievalReport(BaseModel):
     """The run: ``source``, ``rows``, ``queries``, ``order`` (``score``: trec_eval's,
     ``given``: as listed), ``sha256``, ``format``; ``scored`` false for ranks only."""
     n_queries: int
-    """Golden queries in the evaluated slice (count)."""
+    """Queries of the golden set (or qrels) in the evaluated slice (count)."""
     n_answerable: int  # queries with a document judged relevant at the relevance level
     """Queries with a document graded at least ``relevance_level`` (count)."""
     # queries with none: in per_query and the means (scored 0) when
@@ -383,7 +383,7 @@ class RetrievalReport(BaseModel):
     averaged, in qrels order."""
     split: SplitInfo | None = None
     """The golden-set slice evaluated; null when the set has no held-out slice and none was
-    asked for."""
+    asked for, and always with bare qrels."""
     leaks: LeakSection | None = None
     """The access-control check; null when no case carries ``forbidden``, ``tenant`` or
     ``acl``."""
