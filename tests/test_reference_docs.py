@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from ragtriage import AuditResult
+from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.cli.main import command_tree
 from ragtriage.retrieval.models import RetrievalReport
 from tests.conftest import ROOT
@@ -63,21 +64,24 @@ def test_cli_page_has_every_command_and_option(make_reference):
                 assert all(f"`{opt}`" in page for opt in param.opts), (path, param.opts)
 
 
-def test_schema_page_has_every_field_of_both_result_files(make_reference):
+RESULT_FILES = (AuditResult, RetrievalReport, CalibrationRecord)
+
+
+def test_schema_page_has_every_field_of_every_result_file(make_reference):
     page = make_reference.schema_page()
-    for model in (AuditResult, RetrievalReport):
+    for model in RESULT_FILES:
         schema = model.model_json_schema(mode="serialization")
         for node in [schema, *schema.get("$defs", {}).values()]:
             for field in node.get("properties", {}):
                 assert f"| `{field}` |" in page, (node.get("title"), field)
 
 
-def test_every_field_of_both_result_files_is_described():
+def test_every_field_of_every_result_file_is_described():
     """A CI gate written over results.json needs each field's meaning, unit and null case:
     every field of every object in either file carries a description (from the model's
     attribute docstrings, ``use_attribute_docstrings``)."""
     undescribed = []
-    for model in (AuditResult, RetrievalReport):
+    for model in RESULT_FILES:
         schema = model.model_json_schema(mode="serialization")
         for node in [schema, *schema.get("$defs", {}).values()]:
             for field, spec in node.get("properties", {}).items():
