@@ -197,8 +197,10 @@ def _help(param: Parameter) -> str:
 
 
 def schema_page() -> str:
-    """Markdown tables for the fields of ``results.json`` and a retrieval report."""
+    """Markdown tables for the fields of ``results.json``, a retrieval report and a
+    calibration record."""
     from ragtriage import AuditResult
+    from ragtriage.calibration.record import CalibrationRecord
     from ragtriage.retrieval.models import RetrievalReport
 
     lines = [
@@ -208,7 +210,9 @@ def schema_page() -> str:
         "",
         "`ragtriage audit` writes `results.json` as an `AuditResult`; `ragtriage retrieval "
         "-o FILE` writes a `RetrievalReport`. Both carry `schema_version`, which "
-        "`compare` and `gate` read to tell them apart. The tables below list every field "
+        "`compare` and `gate` read to tell them apart. `ragtriage calibrate` writes "
+        "`<out>/<judge>/calibration.json` as a `CalibrationRecord` (`schema`), which "
+        "`audit --calibration` reads. The tables below list every field "
         "of every object in the files, from the pydantic models' JSON schema (the "
         "JSON Schema documents themselves: "
         "`AuditResult.model_json_schema(mode='serialization')`, likewise "
@@ -219,6 +223,7 @@ def schema_page() -> str:
     for title, model in (
         ("Audit results (`results.json`)", AuditResult),
         ("Retrieval report (`ragtriage retrieval -o`)", RetrievalReport),
+        ("Calibration record (`ragtriage calibrate`)", CalibrationRecord),
     ):
         schema = model.model_json_schema(mode="serialization")
         defs = schema.get("$defs", {})
@@ -262,7 +267,7 @@ def _object_table(
 ) -> list[str]:
     lines = [f"{level} `{name}`", ""]
     if node.get("description"):
-        lines += [_one_paragraph(node["description"]), ""]
+        lines += [_markdown(node["description"]), ""]
     if "enum" in node:
         return [*lines, "One of " + ", ".join(f"`{json.dumps(v)}`" for v in node["enum"]) + ".", ""]
     properties = node.get("properties", {})
@@ -277,10 +282,18 @@ def _object_table(
             _schema_type(spec),
             "yes" if field in required else "",
             default,
-            _one_paragraph(spec.get("description", "")),
+            _markdown(spec.get("description", "")),
         )
         lines.append("| " + " | ".join(_cell(text) for text in row) + " |")
     return [*lines, ""]
+
+
+def _markdown(description: str) -> str:
+    """A model's or field's docstring as one line of Markdown: the code's
+    reStructuredText roles (:class:, :func:) and double-backtick literals become plain
+    single-backtick code spans, which Markdown shows as code."""
+    text = re.sub(r":[a-z]+:`([^`]+)`", r"`\1`", _one_paragraph(description))
+    return re.sub(r"``([^`]+)``", r"`\1`", text)
 
 
 def _schema_type(spec: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from ragtriage import AuditResult
+from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.cli.main import command_tree
 from ragtriage.retrieval.models import RetrievalReport
 from tests.conftest import ROOT
@@ -63,10 +64,42 @@ def test_cli_page_has_every_command_and_option(make_reference):
                 assert all(f"`{opt}`" in page for opt in param.opts), (path, param.opts)
 
 
-def test_schema_page_has_every_field_of_both_result_files(make_reference):
+RESULT_FILES = (AuditResult, RetrievalReport, CalibrationRecord)
+
+
+def test_schema_page_has_every_field_of_every_result_file(make_reference):
     page = make_reference.schema_page()
-    for model in (AuditResult, RetrievalReport):
+    for model in RESULT_FILES:
         schema = model.model_json_schema(mode="serialization")
         for node in [schema, *schema.get("$defs", {}).values()]:
             for field in node.get("properties", {}):
                 assert f"| `{field}` |" in page, (node.get("title"), field)
+
+
+def test_every_field_of_every_result_file_is_described():
+    """A CI gate written over results.json needs each field's meaning, unit and null case:
+    every field of every object in either file carries a description (from the model's
+    attribute docstrings, ``use_attribute_docstrings``)."""
+    undescribed = []
+    for model in RESULT_FILES:
+        schema = model.model_json_schema(mode="serialization")
+        for node in [schema, *schema.get("$defs", {}).values()]:
+            for field, spec in node.get("properties", {}).items():
+                if not spec.get("description", "").strip():
+                    undescribed.append(f"{node.get('title')}.{field}")
+    assert undescribed == []
+
+
+def test_schema_page_renders_descriptions_as_one_markdown_line(make_reference):
+    page = make_reference.schema_page()
+    row = next(line for line in page.splitlines() if line.startswith("| `first_relevant_rank` |"))
+    assert row.endswith("|") and "1-based rank" in row
+    assert "``" not in page and ":class:" not in page  # reST markup turned into code spans
+
+
+def test_describing_results_leaves_the_judge_request_schema_as_it_was():
+    """``Verdict`` is in the claims judge's response schema, sent with every request: a
+    description there would change every request, hence every cache key and recording."""
+    from ragtriage.judge.strategies.claims import ClaimsOutput
+
+    assert "description" not in str(ClaimsOutput.model_json_schema())

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -66,9 +66,14 @@ class Estimate(BaseModel):
     among its other figures).
     """
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     estimate: NanFloat
+    """The point estimate; null where it is undefined."""
     low: NanFloat
+    """Lower end of its two-sided 95% interval; null where undefined."""
     high: NanFloat
+    """Upper end of its two-sided 95% interval; null where undefined."""
 
 
 def bootstrap_mean(

@@ -8,7 +8,7 @@ positive class ("did the judge catch the unfaithful answers?").
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, NanFloat, bootstrap_statistic
 
@@ -57,19 +57,41 @@ class Agreement(BaseModel):
     A figure undefined on these decisions is NaN (null in JSON, read back as NaN).
     """
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     n: int
+    """Items compared: scored, with a human label and a decision (count)."""
     accuracy: NanFloat
+    """Fraction 0-1 of items where the decision matches the human label."""
     kappa: NanFloat
+    """Cohen's kappa of decisions against human labels, -1 to 1 (0: chance); null when
+    undefined (one class only)."""
     kappa_low: NanFloat
+    """Lower end of kappa's 95% percentile-bootstrap interval; null with one item."""
     kappa_high: NanFloat
+    """Upper end of kappa's 95% percentile-bootstrap interval; null with one item."""
     confusion: list[list[int]]  # rows human (unfaithful, faithful), columns judge
+    """Counts: rows the human label (unfaithful, faithful), columns the decision (same
+    order)."""
     precision_unfaithful: NanFloat
+    """Of items decided unfaithful, the fraction 0-1 humans call unfaithful; null when none
+    is decided so."""
     recall_unfaithful: NanFloat
+    """Of items humans call unfaithful, the fraction 0-1 decided unfaithful; null when there
+    are none."""
     f1_unfaithful: NanFloat
+    """F1 of precision_unfaithful and recall_unfaithful, 0-1; null when no item is
+    unfaithful on either side."""
     human_faithful_rate: NanFloat
+    """Fraction 0-1 of items humans call faithful."""
     judge_faithful_rate: NanFloat
+    """Fraction 0-1 of items decided faithful."""
     spearman: float | None = None
+    """Spearman's rho, -1 to 1, of the judge score against the ordinal grades; null without
+    3 graded items and 3 distinct grades, or for other rules than the score's."""
     kendall: float | None = None
+    """Kendall's tau-b, -1 to 1, of the judge score against the ordinal grades; null as
+    ``spearman``."""
 
     @field_validator(
         "accuracy",

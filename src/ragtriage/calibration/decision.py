@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.judge.types import JudgeResult, Outcome
 
@@ -58,10 +58,16 @@ def result_features(result: JudgeResult) -> dict[str, float]:
 class ThresholdRule(BaseModel):
     """faithful iff ``direction * (x - threshold) >= 0`` for one feature ``x``."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     kind: Literal["threshold"] = "threshold"
+    """Tells the rule kinds apart: always ``threshold``."""
     feature: str
+    """The feature read: ``score`` (the judge's score) or a signal's name."""
     threshold: float
+    """The cut-off on the feature, in its units."""
     direction: Literal[1, -1] = 1
+    """1: faithful when the feature is at least ``threshold``; -1: when at most."""
 
     def predict(self, table: Table) -> np.ndarray:
         x = np.asarray(table[self.feature], dtype=float)
@@ -73,8 +79,12 @@ class ThresholdRule(BaseModel):
 class ConstantRule(BaseModel):
     """Always the same answer: the majority-class baseline."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     kind: Literal["constant"] = "constant"
+    """Tells the rule kinds apart: always ``constant``."""
     value: bool
+    """The decision for every answer (true: faithful)."""
 
     def predict(self, table: Table) -> np.ndarray:
         n = len(next(iter(table.values()))) if table else 0
@@ -86,13 +96,23 @@ class LogisticRule(BaseModel):
     probability threshold that maximised kappa on its training items. Missing features
     are imputed with the training mean (0 after standardising)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     kind: Literal["logistic"] = "logistic"
+    """Tells the rule kinds apart: always ``logistic``."""
     features: list[str]
+    """Features read (``a*b``: the product of two); names ending in a count's suffix
+    (``tokens``, ``chars``, ``length``, ``words``) are log1p-transformed first."""
     mean: list[float]
+    """Training mean of each feature, after the transform."""
     scale: list[float]
+    """Training scale of each feature after the transform: it is divided by it."""
     coef: list[float]
+    """Weight of each standardised feature (log-odds per unit)."""
     intercept: float
+    """The model's intercept (log-odds)."""
     threshold: float
+    """Faithful when the predicted probability (0-1) is at least this."""
 
     def probability(self, table: Table) -> np.ndarray:
         cols = []
@@ -126,13 +146,22 @@ class TreeRule(BaseModel):
     row left when ``features[i] <= thresholds[i]``, else right; a leaf (``left[i] == -1``)
     says faithful iff ``leaf_faithful[i]``. Missing values read as ``fill``."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     kind: Literal["tree"] = "tree"
+    """Tells the rule kinds apart: always ``tree``."""
     features: list[str]
+    """Per node, the feature it splits on (empty for a leaf)."""
     thresholds: list[float]
+    """Per node, the cut-off: a row with the feature at most it goes left."""
     left: list[int]
+    """Per node, the index of its left child; -1 marks a leaf."""
     right: list[int]
+    """Per node, the index of its right child."""
     leaf_faithful: list[bool]
+    """Per node, a leaf's decision (true: faithful); unused for inner nodes."""
     fill: float = -1.0
+    """The value a missing feature reads as."""
 
     def predict(self, table: Table) -> np.ndarray:
         cols = {f: np.nan_to_num(column(table, f), nan=self.fill) for f in set(self.features) if f}
@@ -157,11 +186,18 @@ class ShapeRule(BaseModel):
     ``split`` feature is at least ``at`` (``cites`` >= 0.5: answers that cite), ``otherwise``
     for the others. An answer without the split feature has no decision."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     kind: Literal["shape"] = "shape"
+    """Tells the rule kinds apart: always ``shape``."""
     split: str
+    """The feature that tells the shapes apart (``cites``: the answer cites)."""
     at: float
+    """Answers whose ``split`` feature is at least this are decided by ``when``."""
     when: LeafRule
+    """The rule for answers with ``split`` at least ``at``."""
     otherwise: LeafRule
+    """The rule for the other answers."""
 
     def predict(self, table: Table) -> np.ndarray:
         x = column(table, self.split)
@@ -193,9 +229,14 @@ class VetoRule(BaseModel):
     """``rule``, except that an answer whose ``veto`` signal is above 0 is unfaithful.
     A result without the veto signal is decided by ``rule`` alone."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     kind: Literal["veto"] = "veto"
+    """Tells the rule kinds apart: always ``veto``."""
     rule: BaseRule
+    """The rule that decides every answer not vetoed."""
     veto: str = FACT_VETO
+    """The signal that, above 0, makes an answer unfaithful."""
 
     def predict(self, table: Table) -> np.ndarray:
         out = self.rule.predict(table)

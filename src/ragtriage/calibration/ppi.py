@@ -37,13 +37,22 @@ class PPIEstimate(Estimate):
     """The prediction-powered rate (``estimate``, ``low``, ``high``) and the judge's naive one."""
 
     naive: float  # the judge's own rate on the unlabelled answers
+    """The judge's own faithful rate 0-1 on the unlabelled answers, uncorrected."""
     naive_low: float
+    """Lower end of the naive rate's normal interval at ``level``, at least 0."""
     naive_high: float
+    """Upper end of the naive rate's normal interval at ``level``, at most 1."""
     correction: float  # mean(Y - lam f_l)
+    """The rectifier, mean(human - lam * judge) on the graded answers: what is added to
+    ``lam`` times the naive rate."""
     lam: float
+    """The weight on the judge, 0-1: 1 for classical PPI, tuned for PPI++."""
     n_labelled: int
+    """Graded answers used (count)."""
     n_unlabelled: int
+    """Ungraded answers whose rate is estimated (count)."""
     level: float = 0.95
+    """Coverage of the intervals (0.95: 95%)."""
 
 
 def _z(level: float) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
@@ -48,90 +48,178 @@ def few_grades(n_faithful: int, n_unfaithful: int) -> str | None:
 class MethodResult(BaseModel):
     """One way of deciding (a signal's threshold, the combination, a baseline) on a scope."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     name: str
+    """The method: a signal's name (``score``: the judge's score), ``combination``,
+    ``majority``, ``lexical``, or ``selected (NAME)``."""
     cv: Agreement  # out-of-fold decisions, the figure to believe
+    """Agreement of its out-of-fold decisions with the humans: the figure to believe."""
     in_sample_kappa: NanFloat  # the rule fitted and measured on all items (optimistic)
+    """Kappa of the rule fitted and measured on the same items (optimistic); null when
+    undefined."""
     rule: Rule  # fitted on all items of the scope
+    """The rule fitted on all items of the scope."""
 
 
 class UnscoredItem(BaseModel):
+    """A graded item left out of the agreement figures: the judge did not score it."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     id: str
+    """The item's id."""
     outcome: str  # no_claims / abstained / unscored / missing (no judge result)
+    """``no_claims``, ``abstained``, ``unscored``, or ``missing`` (no judge result)."""
     reason: str = ""
+    """Why, in the judge's words (or ``no judge result for this item``)."""
 
 
 class PPIDemo(BaseModel):
     """PPI on a seeded split of the graded items: labels of the 'unlabelled' part hidden,
     then compared with the estimate (``hidden_human_rate``)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     estimate: PPIEstimate
+    """The PPI estimate of the hidden part's faithful rate."""
     hidden_human_rate: NanFloat
+    """The hidden part's true human faithful rate, 0-1, to compare with ``estimate``."""
     labelled_fraction: float
+    """Fraction 0-1 of the scored grades kept labelled."""
 
 
 class ScopeReport(BaseModel):
     """Calibration of one dataset, or of all of them pooled."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     scope: str
+    """``pooled`` (every dataset), or a dataset's name."""
     n_items: int
+    """Graded items in the scope (count)."""
     n_agreement: int  # scored and with a (non-tied) human label
+    """Items scored by the judge and with a non-tied human label: those measured (count)."""
     unscored: list[UnscoredItem] = Field(default_factory=list)
+    """Graded items the judge did not score."""
     tied: list[str] = Field(default_factory=list)  # graders split evenly
+    """Ids of the items whose graders split evenly (no label)."""
     threshold: NanFloat  # on the judge score, chosen on all items of the scope
+    """The cut-off on the judge's score, fitted on all items of the scope."""
     fold_thresholds: list[NanFloat]
+    """The same cut-off refitted without each fold, fold by fold."""
     cv: Agreement
+    """Agreement of the score threshold's out-of-fold decisions."""
     in_sample: Agreement
+    """Agreement of the score threshold fitted and measured on all items (optimistic)."""
     signals: list[MethodResult]  # each signal alone and the combination
+    """Each usable signal's threshold alone, then the combination."""
     # the rule chosen by nested cross-validation (the record's rule on the first scope)
     selection: Selection | None = None
+    """What nested cross-validation chose among the candidate rules."""
     selected: MethodResult | None = None
+    """The chosen rule with its outer-fold agreement (the record's rule on the first
+    scope)."""
     baselines: list[MethodResult]  # majority class, lexical overlap
+    """``majority`` (the majority class), and ``lexical`` when at least 90% of the scope's
+    items have the lexical signal."""
     best_signal: str
+    """The entry of ``signals`` with the highest cross-validated kappa."""
     beats_lexical: bool | None
+    """True when the paired 95% interval of the selected rule's kappa minus the lexical
+    baseline's is above 0; null for the lexical judge or without the baseline."""
     # kappa(decision rule) - kappa(lexical), cross-validated, with its paired bootstrap CI
     vs_lexical: tuple[NanFloat, NanFloat, NanFloat] | None = None
+    """[difference, low, high]: cross-validated kappa of the selected rule minus the
+    lexical baseline's, with its paired bootstrap 95% interval; null as ``beats_lexical``."""
     krippendorff_alpha: float | None = None
+    """Nominal Krippendorff's alpha between graders (-1 to 1) over the items graded more
+    than once; null when there are none."""
     n_multi_graded: int = 0
+    """Items graded by more than one grader (count)."""
     ppi: PPIDemo | None = None
+    """The PPI check on a seeded split of the graded items; null when too few (see
+    ``ppi_note``)."""
     ppi_note: str = ""  # why there is no PPI check on this scope
+    """Why there is no PPI check; empty when there is one."""
 
 
 class LabelledItem(BaseModel):
+    """One graded item: the human's label, the judge's outcome, the rule's decisions."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     id: str
+    """The item's id."""
     dataset: str
+    """The dataset it comes from."""
     human: bool | None
+    """The graders' majority label (true: faithful); null when they tie."""
     outcome: str
+    """The judge's outcome; ``missing`` when there is no judge result."""
     score: float | None = None
+    """The judge's score 0-1; null unless scored."""
     grade: float | None = None
+    """The mean ordinal grade, when the grades give one; else null."""
     fold: int | None = None
+    """The cross-validation fold (0-based); null for an item not measured."""
     decision_cv: bool | None = None  # out-of-fold decision of the record's rule
+    """The record's rule's out-of-fold decision (true: faithful); null when not measured or
+    a feature is missing."""
     decision: bool | None = None  # the record's rule fitted on all items
+    """The decision of the record's rule fitted on all items; null as ``decision_cv``."""
 
 
 class Cost(BaseModel):
+    """What judging one graded item cost, on average."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     calls_per_item: float = 0.0  # model calls an item needs (cache hits included)
+    """Model calls per item, cache hits included."""
     usd_per_item: float = 0.0
+    """US dollars per item, as litellm prices the calls made."""
     seconds_per_item: float | None = None  # None for recorded results
+    """Wall seconds of judging per item; null for recorded results."""
 
 
 class CalibrationRecord(BaseModel):
-    schema_: str = Field(SCHEMA, alias="schema")
-    package_version: str
-    judge_name: str
-    fingerprint: JudgeFingerprint
-    grades: dict[str, str]  # grade file -> sha256 of its bytes
-    seed: int
-    folds: int
-    resamples: int
-    rule: Rule  # how decide() decides
-    rule_name: str
-    fold_rules: list[Rule]  # the rule refitted without each fold (cross-fitted PPI)
-    scopes: dict[str, ScopeReport]
-    items: list[LabelledItem]
-    cost: Cost
-    warnings: list[str] = Field(default_factory=list)
+    """What ``ragtriage calibrate`` writes: the judge against human grades, and the rule
+    the audit decides by."""
 
-    model_config = {"populate_by_name": True}
+    schema_: str = Field(SCHEMA, alias="schema")
+    """``ragtriage.calibration/1``."""
+    package_version: str
+    """The ragtriage version that calibrated."""
+    judge_name: str
+    """The judge spec given to ``calibrate`` (``embedded`` is recorded as strategy@model)."""
+    fingerprint: JudgeFingerprint
+    """The judge calibrated: an audit's judge differing in any field is stale."""
+    grades: dict[str, str]  # grade file -> sha256 of its bytes
+    """Grade file -> SHA-256 of its bytes."""
+    seed: int
+    """Seed of the folds, the bootstrap and the PPI split."""
+    folds: int
+    """Cross-validation folds (count)."""
+    resamples: int
+    """Bootstrap resamples per interval (count)."""
+    rule: Rule  # how decide() decides
+    """The rule the audit decides faithful by."""
+    rule_name: str
+    """``selected (NAME)``: NAME is the candidate nested cross-validation chose."""
+    fold_rules: list[Rule]  # the rule refitted without each fold (cross-fitted PPI)
+    """The rule refitted without each fold, for the audit's cross-fitted PPI."""
+    scopes: dict[str, ScopeReport]
+    """Scope (``pooled`` first with several datasets, else the one dataset) -> its figures."""
+    items: list[LabelledItem]
+    """Every graded item, in the order the grades were read."""
+    cost: Cost
+    """What judging one item cost."""
+    warnings: list[str] = Field(default_factory=list)
+    """Everything that weakens the figures (few grades, no lead over the lexical baseline,
+    items not scored), in words."""
+
+    model_config = {"populate_by_name": True, "use_attribute_docstrings": True}
 
     def few_grades(self) -> str | None:
         """:func:`few_grades` on the record's first scope (pooled, or its one dataset)."""

@@ -47,7 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from ragtriage.calibration.agreement import cohen_kappa
 from ragtriage.calibration.combine import fit_logistic
@@ -194,13 +194,22 @@ def select_rule(
 class Selection(BaseModel):
     """What nested cross-validation chose, and how well the choosing itself does."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     chosen: str  # picked on all items: the shipped rule
+    """The candidate chosen on all items: the rule the record ships."""
     candidates: list[str]
+    """Names of the candidate rules it chose among."""
     inner_kappa: dict[str, float]  # inner CV kappa of each candidate on all items
+    """Candidate -> its cross-validated kappa (-1 to 1) on all items."""
     fold_choices: list[str]  # the candidate each outer fold chose
+    """The candidate each outer fold chose, fold by fold."""
     choice_counts: dict[str, int]
+    """Candidate -> outer folds that chose it (count)."""
     inner_folds: int = INNER_FOLDS
+    """Folds of the inner cross-validation that chooses."""
     fact_veto: bool = False  # every candidate carried the fact check
+    """True when every candidate carried the fact-check veto."""
 
 
 def nested_select(

@@ -41,6 +41,9 @@ class JudgeItem(BaseModel):
     answer: str
 
 
+# No docstring: Verdict is part of the claims judge's JSON schema (ClaimsOutput), which is
+# sent with every request, so a description here would change every request and with it
+# every cache key and recorded response. Claim.verdict's description says what it holds.
 class Verdict(StrEnum):
     SUPPORTED = "supported"
     CONTRADICTED = "contradicted"
@@ -48,6 +51,10 @@ class Verdict(StrEnum):
 
 
 class Outcome(StrEnum):
+    """How the judge ended on an answer: ``scored`` (a score), ``no_claims`` (it asserts
+    nothing), ``abstained`` (it says the context lacks the answer), ``unscored`` (the judge
+    failed)."""
+
     SCORED = "scored"
     NO_CLAIMS = "no_claims"  # the answer asserts nothing (e.g. a refusal)
     ABSTAINED = "abstained"  # the answer says the context does not contain the answer
@@ -55,23 +62,39 @@ class Outcome(StrEnum):
 
 
 class Claim(BaseModel):
+    """One claim (or sentence) of the answer and what the judge found for it."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     text: str
+    """The claim as the judge extracted it, or the answer's sentence."""
     verdict: Verdict | None = None
+    """The claims judge's verdict: ``supported``, ``contradicted`` or ``not_in_context``;
+    null for the other judges."""
     probability: float | None = None  # P(supported), for probabilistic judges
+    """0-1: P(supported) from the sentences judge, content-word support from the lexical
+    one; null for the claims judge."""
     chunk_ids: list[str] = Field(default_factory=list)
+    """Context chunk ids the claims judge cited for it (ids not in the context dropped)."""
     reason: str = ""
+    """The claims judge's reason for the verdict, in its words; empty for the other judges."""
 
 
 class JudgeFingerprint(BaseModel):
     """What a calibration is valid for: change any field and the calibration is stale."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     judge: str  # strategy, e.g. "claims", "sentences", "lexical"
+    """The judge's strategy: ``claims``, ``sentences`` or ``lexical``."""
     model: str
+    """The model's name; ``none`` for a judge without a model."""
     params: dict[str, float | int | str | bool | None] = Field(default_factory=dict)
+    """The model's and the strategy's settings that change its output, by name."""
     prompt_sha256: dict[str, str] = Field(default_factory=dict)
+    """Prompt file -> SHA-256 of its text; empty for a judge without a prompt."""
     package_version: str = ""
+    """The ragtriage version that judged."""
 
 
 class JudgeResult(BaseModel):
@@ -83,11 +106,23 @@ class JudgeResult(BaseModel):
     ``lexical``, ``answer_tokens``); ``lexical`` is always there, model or not.
     """
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     item_id: str
+    """The judged item's id (the golden case id in an audit)."""
     outcome: Outcome
+    """How the judge ended on the answer."""
     score: float | None = None
+    """Faithfulness 0-1 (supported-claim fraction, or probability); null unless ``outcome``
+    is ``scored``."""
     signals: dict[str, float] = Field(default_factory=dict)
+    """Signal name -> value, every number calibration may weigh; ``lexical`` (0-1) is there
+    whenever the answer has content words."""
     claims: list[Claim] = Field(default_factory=list)
+    """The answer's claims or sentences with what the judge found; empty unless scored."""
     reason: str = ""
+    """Why the outcome, when it is not ``scored`` (for ``unscored``: the failure)."""
     fingerprint: JudgeFingerprint
+    """The judge that produced this result."""
     usage: Usage = Field(default_factory=Usage)
+    """Model calls, tokens and cost spent on this answer."""

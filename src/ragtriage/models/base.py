@@ -68,11 +68,19 @@ class ModelResponse(BaseModel):
 class Usage(BaseModel):
     """Calls made, calls answered from the cache, tokens and cost: per item and in total."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     calls: int = 0
+    """Model calls made (count); calls answered from the cache are not in it."""
     cached_calls: int = 0
+    """Calls answered from the response cache, at no cost (count)."""
     prompt_tokens: int = 0
+    """Prompt tokens of the calls made, as the model reported them (count)."""
     completion_tokens: int = 0
+    """Completion tokens of the calls made, as the model reported them (count)."""
     cost_usd: float = 0.0
+    """Cost of the calls made in US dollars, as litellm prices them; 0 for the embedded
+    model and for a model litellm has no price for."""
 
     def __add__(self, other: Usage) -> Usage:
         """Two runs' usage together (an audit's judge run and its reference check)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.calibration.decision import AnyRule
 from ragtriage.data.models import RetrievedChunk, Trace  # read by data/formats, kept here too
@@ -52,74 +52,165 @@ FAILURES = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION)
 
 
 class CaseResult(BaseModel):
+    """One golden case: what was retrieved and answered, the judge's result, its label."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     case_id: str
+    """The golden case's id (its query id in the qrels and the traces)."""
     query: str
+    """The question, as the golden set gives it."""
     tags: list[str] = Field(default_factory=list)
+    """The case's tags from the golden set (clusters group by them); empty if untagged."""
     answerable: bool
+    """True when the golden set grades at least one chunk relevant (grade >= 1) for it."""
     expected: list[str] = Field(default_factory=list)
+    """Ids of the chunks graded relevant (grade >= 1); empty for an unanswerable case."""
     retrieved_ids: list[str] = Field(default_factory=list)
+    """Chunk ids the system retrieved, in rank order, a repeated id kept at its first place;
+    empty when the case has no trace."""
     retrieved_scores: list[float | None] = Field(default_factory=list)
+    """The retriever's score of each chunk in ``retrieved_ids``, same order; null where the
+    trace gave none."""
     context_ids: list[str] = Field(default_factory=list)
-    first_relevant_rank: int | None = None  # 1-based, in the retrieved list
+    """Ids of the chunks passed to the generator; empty when the case has no trace."""
+    first_relevant_rank: int | None = None
+    """1-based rank in ``retrieved_ids`` of the first relevant chunk; null when none was
+    retrieved (always for an unanswerable case) or the case has no trace."""
     relevant_in_context: bool = False
+    """True when at least one ``expected`` chunk is among ``context_ids``."""
     answer: str = ""
+    """The generated answer, as the trace gives it; empty when the case has no trace."""
     judge: JudgeResult | None = None
-    faithful: bool | None = None  # the calibrated decision; None when not scored
+    """The judge's result on the answer; null when it was not judged (no trace, a failed
+    generation, a context chunk without text)."""
+    faithful: bool | None = None
+    """The calibrated decision on a scored answer (true: faithful); null when the judge's
+    outcome is not ``scored`` or the rule lacks a feature it reads."""
     label: Label
+    """The triage label: exactly one per case."""
     reason: str
+    """Why the case got its label, in one sentence."""
     warnings: list[str] = Field(default_factory=list)
+    """Warnings on this case that did not change its label (a forbidden chunk retrieved, an
+    unanswerable query retrieved confidently, why an answer was not judged)."""
 
 
 class Cluster(BaseModel):
     """Failures sharing a stage and a tag, with the next action the pattern suggests."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     label: Label
+    """The failing stage: ``retrieval``, ``ranking`` or ``generation``."""
     tag: str
+    """The tag the cases share; ``(untagged)`` for failures without a tag."""
     count: int
+    """Number of cases in the cluster (a case with several tags counts in several)."""
     case_ids: list[str]
+    """Ids of the cases in the cluster, in golden-set order."""
     action: str
+    """The next action this kind of failure suggests, in one sentence."""
 
 
 class GenerationSummary(BaseModel):
+    """Stage 2 over the whole audit: judge outcomes and the faithful rate."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     n_judged: int
-    outcomes: dict[str, int]  # scored / no_claims / abstained / unscored
-    naive_faithful_rate: Estimate | None = None  # judge decisions taken at face value
-    corrected_faithful_rate: Estimate | None = None  # prediction-powered (calibration set)
-    corrected_note: str = ""  # why there is no corrected rate (triage/calibrated.py)
+    """Number of answers sent to the judge (count)."""
+    outcomes: dict[str, int]
+    """Judge outcome (``scored``, ``no_claims``, ``abstained``, ``unscored``) -> number of
+    answers."""
+    naive_faithful_rate: Estimate | None = None
+    """Fraction 0-1 of decided answers judged faithful, taken at face value, with a 95%
+    Wilson interval; null when no answer was decided."""
+    corrected_faithful_rate: Estimate | None = None
+    """The faithful rate 0-1 bias-corrected by prediction-powered inference on the
+    calibration's human grades, with a 95% interval; null when not computed (see
+    ``corrected_note``)."""
+    corrected_note: str = ""
+    """Why there is no corrected rate; empty when there is one or no calibration record."""
 
 
 class CalibrationStatus(BaseModel):
-    source: str | None = None  # the calibration record used, if any
+    """Which calibration made the audit's faithful decisions, and whether it still fits."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    source: str | None = None
+    """Path of the calibration record used; null when uncalibrated."""
     fingerprint: JudgeFingerprint | None = None
-    stale: list[str] = Field(default_factory=list)  # fingerprint fields that differ
-    threshold: float | None = None  # the rule's, when it is one threshold on one feature
-    rule: AnyRule | None = None  # the decision rule applied (calibration/decision.py)
+    """The judge the record was calibrated on; null when uncalibrated."""
+    stale: list[str] = Field(default_factory=list)
+    """Fingerprint fields in which the audit's judge differs from the calibrated one; empty:
+    the calibration applies."""
+    threshold: float | None = None
+    """The rule's own ``threshold``: a threshold rule's cut-off, a logistic rule's probability
+    cut-off, 0.5 on the score when uncalibrated; null for the other rules."""
+    rule: AnyRule | None = None
+    """The decision rule applied (calibration/decision.py); null when uncalibrated."""
     kappa: Estimate | None = None
+    """Cohen's kappa (-1 to 1) of the rule against the human grades, nested-CV where the
+    rule was chosen so, with its 95% bootstrap interval; null when uncalibrated or the
+    record has no pooled figures."""
     note: str = ""
+    """What was applied and any caveat (uncalibrated, stale, few grades), in words."""
     # False when the rule reads no model signal and the judge's model was not called
     # (triage.calibrated.model_free_decider); the note says which rule and why
     model_consulted: bool = True
+    """False when the rule reads only model-free signals and the judge's model was not
+    called."""
 
 
 class AuditResult(BaseModel):
+    """What ``ragtriage audit`` writes to ``results.json``."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     schema_version: str = SCHEMA_VERSION
+    """``ragtriage.audit/1``: what ``compare``, ``gate`` and ``load_result`` read it as."""
     created_at: str
+    """When the audit finished: UTC, ISO 8601, to the second."""
     config: dict[str, Any]
+    """The audit's settings, as JSON values (retriever, generator and depth null with a
+    trace file)."""
     versions: dict[str, str]
+    """Package -> version: python, ragtriage, numpy, pandas, pyarrow (``unknown`` if absent)."""
     golden: dict[str, Any]
+    """The golden set: ``source`` path, ``sha256`` of the whole set, ``cases`` audited,
+    ``slice`` (dev, holdout or all), ``format``."""
     traces: dict[str, Any]
+    """Where the answers came from: ``source`` (a trace file, or the retriever and generator
+    run), with a file's ``sha256`` and ``format``."""
     judge_fingerprint: JudgeFingerprint
+    """The judge that scored the answers."""
     judge_usage: Usage
+    """Model calls, tokens and cost of the whole audit's judging."""
     judge_cache: dict[str, int] = Field(default_factory=dict)
+    """Response-cache counts: ``hits``, ``misses``, ``writes``."""
     calibration: CalibrationStatus
+    """The calibration behind the faithful decisions."""
     retrieval: RetrievalReport
+    """Stage 1: retrieval metrics on the retrieved lists."""
     generation: GenerationSummary
-    counts: dict[str, int]  # label -> cases
+    """Stage 2: judge outcomes and faithful rates."""
+    counts: dict[str, int]
+    """Label -> number of cases, every label present (0 if none)."""
     clusters: list[Cluster]
+    """Failures grouped by stage and tag, largest first."""
     cases: list[CaseResult]
+    """One row per audited golden case, in golden-set order."""
     warnings: list[str] = Field(default_factory=list)
-    mismatches: dict[str, list[str]] = Field(default_factory=dict)  # kind -> ids
+    """Everything read, skipped or set aside that the figures depend on, in words."""
+    mismatches: dict[str, list[str]] = Field(default_factory=dict)
+    """Mismatch kind (``golden_without_trace``, ``traced_not_in_golden``,
+    ``trace_ids_not_in_corpus``, ``expected_not_in_corpus``, ``context_ids_without_text``)
+    -> the ids concerned; only kinds with ids are listed."""
     timings: dict[str, float] = Field(default_factory=dict)
+    """Wall time per stage in seconds, to 0.01: ``system_s``, ``retrieval_s``, ``judge_s``,
+    ``total_s``."""
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per case: label, reason, ranks, judge outcome and score, tags.
