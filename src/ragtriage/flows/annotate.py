@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from ragtriage.annotate import grades as grading
 from ragtriage.annotate.golden import GoldenTask, render_golden
@@ -30,6 +30,7 @@ from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError
+from ragtriage.flows.config import MAX_SEED, Setting
 from ragtriage.results.load import load_audit
 from ragtriage.stats import DEFAULT_SEED
 from ragtriage.system.run import chunk_texts
@@ -37,46 +38,52 @@ from ragtriage.system.run import chunk_texts
 __all__ = [
     "GoldenConfig",
     "GradesConfig",
-    "Served",
     "prepare_golden",
     "prepare_grades",
     "run",
 ]
 
-DEFAULT_SAMPLE = 200  # queries or answers drawn when --sample is not given
+DEFAULT_SAMPLE = 200  # queries drawn when --sample is not given
+DEFAULT_GRADES_SAMPLE = 50  # answers: each is read sentence by sentence
+MAX_SAMPLE = 1_000_000
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-@dataclass
-class Served:
-    """Where the page listens and how it opens."""
-
-    host: str = "127.0.0.1"
-    port: int = 0  # 0: a free port
-    open_browser: bool = True
+# the page's server, the same for both pages
+HOST = Setting("Address to listen on (keep it local).")
+PORT = Setting("Port (0: a free one).", min=0, max=65535)
+BROWSER = Setting("Open the page in a browser.")
+SEED = Setting("Seed of the sample (the same seed draws the same items).", min=0, max=MAX_SEED)
 
 
 @dataclass
 class GoldenConfig:
-    queries: Path
-    corpus: Path
-    output: Path
-    run: Path | None = None
-    sample: int = DEFAULT_SAMPLE
-    seed: int = DEFAULT_SEED
-    graded: bool = False  # grades 0-3 instead of relevant / not
-    served: Served = field(default_factory=Served)
+    queries: Annotated[Path, Setting("Query log: text, CSV or JSONL, one a row.")]
+    corpus: Annotated[Path, Setting("corpus.jsonl of the chunks to label.")]
+    out: Annotated[Path, Setting("Golden set JSONL to write.", names=("--out", "-o"))]
+    run: Annotated[Path | None, Setting("Your system's run, pooled in.")] = None
+    sample: Annotated[int, Setting("Queries to draw.", min=1, max=MAX_SAMPLE)] = DEFAULT_SAMPLE
+    seed: Annotated[int, SEED] = DEFAULT_SEED
+    graded: Annotated[bool, Setting("Grade chunks 0-3, not relevant/not.")] = False
+    host: Annotated[str, HOST] = "127.0.0.1"
+    port: Annotated[int, PORT] = 0
+    browser: Annotated[bool, BROWSER] = True
 
 
 @dataclass
 class GradesConfig:
-    audit: Path
-    output: Path
-    sample: int = DEFAULT_SAMPLE
-    seed: int = DEFAULT_SEED
-    grader: str | None = None
-    show_judge: bool = False  # a review pass; grading is blind by default
-    served: Served = field(default_factory=Served)
+    audit: Annotated[Path, Setting("An audit's results.json.")]
+    out: Annotated[Path, Setting("Grades JSONL to write.", names=("--out", "-o"))]
+    sample: Annotated[int, Setting("Answers to draw.", min=1, max=MAX_SAMPLE)] = (
+        DEFAULT_GRADES_SAMPLE
+    )
+    seed: Annotated[int, SEED] = DEFAULT_SEED
+    grader: Annotated[str | None, Setting("Your name, in every row.")] = None
+    # a review pass; grading is blind by default
+    show_judge: Annotated[bool, Setting("Show the judge's verdict (review).")] = False
+    host: Annotated[str, HOST] = "127.0.0.1"
+    port: Annotated[int, PORT] = 0
+    browser: Annotated[bool, BROWSER] = True
 
 
 @dataclass
@@ -87,7 +94,7 @@ class Prepared:
 
 def prepare_golden(config: GoldenConfig) -> Prepared:
     corpus = Corpus(load_chunks(config.corpus))
-    store = SessionStore(config.output, render_golden)
+    store = SessionStore(config.out, render_golden)
     origin = {
         "source": str(config.queries),
         "sha256": file_sha256(config.queries) if config.queries.is_file() else None,
@@ -137,7 +144,7 @@ def prepare_golden(config: GoldenConfig) -> Prepared:
             "golden",
             "check",
             "--golden",
-            str(config.output),
+            str(config.out),
             "--corpus",
             str(config.corpus),
         ]
@@ -146,7 +153,7 @@ def prepare_golden(config: GoldenConfig) -> Prepared:
 
 
 def prepare_grades(config: GradesConfig) -> Prepared:
-    store = SessionStore(config.output, grading.render_grades)
+    store = SessionStore(config.out, grading.render_grades)
     digest = file_sha256(config.audit) if config.audit.is_file() else None
     wanted = {"audit": digest, "seed": config.seed, "size": config.sample}
     notes: list[str] = []
@@ -192,7 +199,7 @@ def prepare_grades(config: GradesConfig) -> Prepared:
         [
             "ragtriage",
             "calibrate",
-            str(config.output),
+            str(config.out),
             "--judge",
             str(judge),
             "--out",
@@ -211,16 +218,15 @@ def run(
     prepared = (
         prepare_golden(config) if isinstance(config, GoldenConfig) else prepare_grades(config)
     )
-    served = config.served
-    if served.host not in LOOPBACK:
+    if config.host not in LOOPBACK:
         prepared.notes.append(
-            f"warning: listening on {served.host}, not on this machine only: others can reach "
+            f"warning: listening on {config.host}, not on this machine only: others can reach "
             "the page (the token still guards every request)"
         )
     for line in prepared.notes:
         note(line)
     try:
-        serve(prepared.task, served.host, served.port, announce, served.open_browser)
+        serve(prepared.task, config.host, config.port, announce, config.browser)
     finally:
         prepared.task.store.close()
 
