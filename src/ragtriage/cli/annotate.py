@@ -13,7 +13,8 @@ from ragtriage.render.annotate import print_note, print_url
 __all__ = ["app", "golden", "grades", "register"]
 
 app = typer.Typer(
-    help="Label a golden set or grade an audit's answers in a local web page.",
+    help="Label a golden set, or grade answers (an audit's or a traces file's), in a local "
+    "web page.",
     no_args_is_help=True,
 )
 
@@ -28,7 +29,8 @@ def golden(config: GoldenConfig) -> None:
 @app.command()
 @with_config(GradesConfig)
 def grades(config: GradesConfig) -> None:
-    """Grade a uniform random sample of an audit's answers, sentence by sentence (blind)."""
+    """Grade a uniform random sample of answers, sentence by sentence (blind): an audit's
+    (--audit), or a traces file's before any audit (--answers)."""
     _serve(config)
 
 
