@@ -44,3 +44,22 @@ def test_a_missing_audit_is_refused_before_serving(tmp_path, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nope.json" in err[0], err
+
+
+RAGAS = ROOT / "tests/fixtures/users/ragas_texts.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("sources", "named"),
+    [
+        ([], "--audit"),  # neither
+        (["--audit", "results.json", "--answers", str(RAGAS)], "--audit"),  # both
+        (["--answers", str(RAGAS), "--show-judge"], "--show-judge"),  # no verdict to show
+        (["--answers", str(ROOT / "tests/fixtures/users/ours_traces.jsonl")], "query"),
+    ],
+)
+def test_grades_take_an_audit_or_answers_refused_otherwise(tmp_path, capsys, sources, named):
+    args = ["annotate", "grades", *sources, "-o", str(tmp_path / "grades.jsonl"), "--no-browser"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and named in err[0], err

@@ -14,7 +14,9 @@ None per sentence), ``label`` (an override of the overall label, or None), ``ans
 label follows the sentences (every one supported: faithful; any unsupported: not) unless
 overridden; with a can't-tell sentence and no unsupported one it needs the override. The
 output holds a row per answer with a label, in the format ``ragtriage calibrate`` reads
-(``calibration.grades``), with the audit's id and the sample's seed in every row.
+(``calibration.grades``), with the audit's id (``audit``, ``audit_sha256``), or with
+``--answers`` the traces file's (``answers_file``, ``answers_sha256``), and the sample's
+seed in every row.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ __all__ = [
     "VERDICTS",
     "AnswerItem",
     "GradesTask",
+    "answer_item",
     "coverage",
     "gradable",
     "make_item",
@@ -71,20 +74,13 @@ def gradable(result: AuditResult) -> list[CaseResult]:
 
 def make_item(case: CaseResult, texts: dict[str, str]) -> AnswerItem:
     """The item for one audited case; ``texts`` has every one of its context chunks."""
-    contexts = [texts[cid] for cid in case.context_ids]
-    chunks = [
-        ContextChunk(id=cid, text=t) for cid, t in zip(case.context_ids, contexts, strict=True)
-    ]
-    sentences = claim_sentences(case.answer)
     judge = case.judge
-    return AnswerItem(
-        id=case.case_id,
-        question=case.query,
-        context_ids=list(case.context_ids),
-        contexts=contexts,
-        answer=case.answer,
-        sentences=sentences,
-        evidence=[_evidence(s, chunks) for s in sentences],
+    return answer_item(
+        case.case_id,
+        case.query,
+        list(case.context_ids),
+        texts,
+        case.answer,
         judge={
             "score": judge.score if judge else None,
             "faithful": case.faithful,
@@ -94,6 +90,31 @@ def make_item(case: CaseResult, texts: dict[str, str]) -> AnswerItem:
                 for c in (judge.claims if judge else [])
             ],
         },
+    )
+
+
+def answer_item(
+    item_id: str,
+    question: str,
+    context_ids: list[str],
+    texts: dict[str, str],
+    answer: str,
+    judge: dict[str, Any] | None = None,
+) -> AnswerItem:
+    """The item for one answer (audited, or read from a traces file before any audit:
+    then no ``judge``); ``texts`` has every one of its context chunks."""
+    contexts = [texts[cid] for cid in context_ids]
+    chunks = [ContextChunk(id=cid, text=t) for cid, t in zip(context_ids, contexts, strict=True)]
+    sentences = claim_sentences(answer)
+    return AnswerItem(
+        id=item_id,
+        question=question,
+        context_ids=context_ids,
+        contexts=contexts,
+        answer=answer,
+        sentences=sentences,
+        evidence=[_evidence(s, chunks) for s in sentences],
+        judge=judge or {},
     )
 
 
@@ -148,13 +169,22 @@ def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, A
         ],
         "label_overridden": record.get("label") is not None,
         "answers_question": record.get("answers"),
-        "audit": session["audit"]["id"],
-        "audit_sha256": session["audit"]["sha256"],
+        # where the answers came from: an audit, or (--answers) a traces file
+        **_origin(session),
         "sample_seed": session["sample"]["seed"],
         "sample_size": len(session["items"]),
         "sample_population": session["sample"]["population"],
     }
     return row
+
+
+def _origin(session: dict[str, Any]) -> dict[str, Any]:
+    if "audit" in session:
+        return {"audit": session["audit"]["id"], "audit_sha256": session["audit"]["sha256"]}
+    return {
+        "answers_file": session["answers"]["id"],
+        "answers_sha256": session["answers"]["sha256"],
+    }
 
 
 def render_grades(session: dict[str, Any]) -> str:

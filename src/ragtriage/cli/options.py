@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ragtriage.cli.common import MAX_SEED, choices, finite, given_list, int_list
+from ragtriage.cli.common import MAX_SEED, choices, finite, given_list, int_list, split_list
 from ragtriage.data.formats.columns import ColumnMap, parse_columns
 from ragtriage.errors import InputError
 from ragtriage.flows.config import Setting, settings
@@ -86,6 +86,9 @@ PARSED: dict[str, Parsed] = {
     "columns": Parsed(str | None, _columns),
     "metrics": Parsed(list[str] | None, _metrics),
     "k": Parsed(list[str] | None, _ks),
+    # golden add: ids and tags, repeatable or comma-separated
+    "case": Parsed(list[str] | None, split_list),
+    "tag": Parsed(list[str] | None, split_list),
 }
 
 
@@ -124,6 +127,8 @@ def option(name: str, setting: Setting, default: Any = None) -> typer.models.Par
     callback: Callable[[Any], Any] | None = None
     if setting.choices:
         callback = choices(*setting.choices)
+    elif setting.exclusive:  # typer's range is inclusive: the bounds go to the callback
+        callback, low, high = _strictly_between(low, high), None, None
     elif setting.finite:
         callback = finite
     if high is not None and high > CLICK_MAX and isinstance(high, int):
@@ -137,6 +142,26 @@ def option(name: str, setting: Setting, default: Any = None) -> typer.models.Par
         hidden=setting.hidden,
         metavar=setting.metavar,
     )
+
+
+def _strictly_between(
+    low: float | None, high: float | None
+) -> Callable[[float | None], float | None]:
+    def check(value: float | None) -> float | None:
+        if value is None:
+            return value
+        finite(value)
+        if (low is not None and value <= low) or (high is not None and value >= high):
+            raise typer.BadParameter(f"{value} is not {_open_range(low, high)}")
+        return value
+
+    return check
+
+
+def _open_range(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"strictly between {low} and {high}"
+    return f"above {low}" if low is not None else f"below {high}"
 
 
 def _at_most(high: int) -> Callable[[int | None], int | None]:

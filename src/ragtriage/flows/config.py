@@ -51,14 +51,17 @@ class Setting:
 
     ``names``: the option's spellings (default ``--field-name``; ``"--a/--b"`` for an on/off
     pair); ``min``/``max``: the inclusive range, checked before any file is read;
-    ``choices``: the accepted words; ``finite``: a float refusing nan and inf; ``metavar``:
-    the placeholder shown in help; ``argument``: positional, not an option.
+    ``exclusive``: ``min`` and ``max`` themselves refused too (a share strictly between
+    0 and 1), and nan and inf with them; ``choices``: the accepted words; ``finite``: a
+    float refusing nan and inf; ``metavar``: the placeholder shown in help; ``argument``:
+    positional, not an option.
     """
 
     help: str
     names: tuple[str, ...] = ()
     min: int | float | None = None
     max: int | float | None = None
+    exclusive: bool = False
     choices: tuple[str, ...] = ()
     finite: bool = False
     hidden: bool = False

@@ -9,13 +9,17 @@ marks as expected (by default the ones the audit judged against), the tags, and 
 ``source`` note saying which audit, case and label they came from. A case whose id or
 query (exact or near duplicate, as in ``golden check``) is already in the target set is
 refused, so the set never weighs one question twice.
+
+Each subcommand's settings are declared once, in ``SplitConfig``, ``CheckConfig`` and
+``AddConfig``; ``run_split``, ``run_check`` and ``run_add`` run them.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
@@ -27,32 +31,105 @@ from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.data.models import GoldenCase
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
+from ragtriage.flows.config import COLUMNS, Setting
+from ragtriage.results.load import load_audit
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
 
 __all__ = [
+    "AddConfig",
+    "CheckConfig",
     "GrowPlan",
     "Refusal",
     "Split",
+    "SplitConfig",
     "apply",
     "check",
     "corpus_ids",
     "duplicate_of",
     "existing",
+    "expected_ids",
     "golden_file",
     "originals",
     "plan",
     "record",
+    "run_add",
+    "run_check",
+    "run_split",
     "select",
     "source_note",
     "split",
     "unknown_ids",
 ]
 
+GOLDEN = Setting("Golden set file or directory.")
+
+
+@dataclass
+class SplitConfig:
+    golden: Annotated[Path, GOLDEN]
+    fraction: Annotated[
+        float,
+        Setting(
+            "Share of cases to hold back, strictly between 0 and 1 (per answerable/"
+            "unanswerable stratum).",
+            min=0,
+            max=1,
+            exclusive=True,
+        ),
+    ] = 0.2
+    # any integer: the choice hashes "seed:id", so no range is needed
+    seed: Annotated[int, Setting("Seed of the choice (recorded nowhere else).")] = 0
+    out: Annotated[
+        Path | None,
+        Setting(
+            "Write here (a folder gets the corpus too) instead of rewriting the golden file.",
+            names=("--out", "-o"),
+        ),
+    ] = None
+    force: Annotated[bool, Setting("Re-split a set that already has a holdout.")] = False
+    columns: Annotated[ColumnMap | None, COLUMNS] = None
+
+
+@dataclass
+class CheckConfig:
+    golden: Annotated[Path, GOLDEN]
+    corpus: Annotated[Path | None, Setting("corpus.jsonl (default: beside it).")] = None
+    columns: Annotated[ColumnMap | None, COLUMNS] = None
+
+
+@dataclass
+class AddConfig:
+    results: Annotated[Path, Setting("An audit's results.json.", names=("--from",))]
+    to: Annotated[Path, Setting("Golden set file or directory to extend.")]
+    case: Annotated[
+        list[str], Setting("Case id (repeatable, or comma-separated).", metavar="ID[,ID...]")
+    ] = field(default_factory=list)
+    failed: Annotated[bool, Setting("Every failing case (instead of --case).")] = False
+    # "CASE=id1,id2" texts, as --expected takes them (parsed by expected_ids)
+    expected: Annotated[
+        list[str],
+        Setting(
+            "CASE=id1,id2 (repeatable): the ids you judge relevant (default: the ones the "
+            "audit used); with one --case, id1,id2 alone.",
+            metavar="[CASE=]ID[,ID...]",
+        ),
+    ] = field(default_factory=list)
+    tag: Annotated[
+        list[str],
+        Setting(
+            "Extra tags for the new cases (repeatable, or comma-separated).", metavar="TAG[,TAG...]"
+        ),
+    ] = field(default_factory=list)
+    note: Annotated[str, Setting("Appended to each case's source note.")] = ""
+    dry_run: Annotated[bool, Setting("Show what would be added; write nothing.")] = False
+    columns: Annotated[ColumnMap | None, COLUMNS] = None
+
 
 class Split(BaseModel):
     held: list[str]  # ids of the held-out cases
     total: int
     written: Path
+    seed: int = 0
 
 
 def split(
@@ -78,7 +155,14 @@ def split(
     assignment = assign_holdout(golden_set, fraction, seed)
     written = write_split(source, assignment, out, columns)
     held = [cid for cid, s in assignment.items() if s == "holdout"]
-    return Split(held=held, total=len(assignment), written=written)
+    return Split(held=held, total=len(assignment), written=written, seed=seed)
+
+
+def run_split(config: SplitConfig) -> Split:
+    """``golden split``."""
+    return split(
+        config.golden, config.fraction, config.seed, config.out, config.force, config.columns
+    )
 
 
 def check(
@@ -87,6 +171,11 @@ def check(
     """``golden check``: the set against its corpus (``corpus``, or the one beside it)."""
     golden_set = load_golden(golden, columns=columns)
     return check_golden(golden_set, load_chunks(corpus) if corpus else None)
+
+
+def run_check(config: CheckConfig) -> CheckReport:
+    """``golden check``."""
+    return check(config.golden, config.corpus, config.columns)
 
 
 class Refusal(BaseModel):
@@ -270,3 +359,46 @@ def apply(grow: GrowPlan) -> Path:
         text += "\n"
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in grow.written())
     return write_atomic(path, text + lines)
+
+
+def expected_ids(values: list[str], case_ids: list[str]) -> dict[str, list[str]]:
+    """``--expected CASE=id1,id2`` by case (or ``--expected id1,id2`` with a single
+    ``--case``)."""
+    out: dict[str, list[str]] = {}
+    for value in values:
+        case, sep, ids = value.partition("=")
+        if not sep:
+            if len(case_ids) != 1:
+                raise InputError(
+                    "with several cases write --expected CASE=id1,id2", field="expected"
+                )
+            case, ids = case_ids[0], value
+        if case_ids and case not in case_ids:  # with --failed the plan checks it
+            raise InputError(f"case {case!r} is not among --case", field="expected")
+        out[case] = [part.strip() for part in ids.split(",") if part.strip()]
+        if not out[case]:
+            raise InputError(
+                f"no chunk ids for {case!r}: an unanswerable case is added without --expected",
+                field="expected",
+            )
+    return out
+
+
+def run_add(config: AddConfig) -> GrowPlan:
+    """``golden add``: plan the new cases and, unless ``dry_run``, append them (when
+    there is any to add)."""
+    expected = expected_ids(config.expected, config.case)  # before any file is read
+    planned = plan(
+        load_audit(config.results),
+        config.results,
+        config.to,
+        config.case,
+        config.failed,
+        expected,
+        config.tag,
+        config.note,
+        config.columns,
+    )
+    if planned.records and not config.dry_run:
+        apply(planned)
+    return planned

@@ -8,9 +8,19 @@ from rich.console import Console
 from rich.text import Text
 
 from ragtriage.data.check import CheckReport
-from ragtriage.flows.golden import GrowPlan
+from ragtriage.flows.golden import GrowPlan, Split
 
-__all__ = ["print_grow_plan", "render_check"]
+__all__ = ["print_grow_plan", "print_split", "render_check"]
+
+
+def print_split(done: Split, console: Console) -> None:
+    """``golden split``: how many cases were held out, and where the split went."""
+    console.print(
+        Text(
+            f"{len(done.held)} of {done.total} cases held out (seed {done.seed}); "
+            f"wrote {done.written}"
+        )
+    )
 
 
 def render_check(report: CheckReport, console: Console) -> None:
@@ -49,7 +59,8 @@ def _section(console: Console, title: str, items: list[str], warn_only: bool = F
 
 
 def print_grow_plan(planned: GrowPlan, console: Console, dry_run: bool) -> None:
-    """The cases ``golden add`` adds (or would add), what each retrieved, the refusals."""
+    """The cases ``golden add`` added (or would add), what each retrieved, the refusals,
+    and the file written (unless ``dry_run``)."""
     verb = "would add" if dry_run else "adding"
     console.print(Text(f"{verb} {len(planned.records)} cases to {planned.target}", style="bold"))
     for rec, written in zip(planned.records, planned.written(), strict=True):
@@ -58,3 +69,5 @@ def print_grow_plan(planned: GrowPlan, console: Console, dry_run: bool) -> None:
         console.print(Text(f"    retrieved: {retrieved or '-'}", style="dim"))
     for refusal in planned.refused:
         console.print(Text(f"  refused {refusal.case_id}: {refusal.reason}", style="yellow"))
+    if planned.records and not dry_run:
+        console.print(Text(f"wrote {planned.target}"))

@@ -32,6 +32,7 @@ class TraceFile:
     traces: dict[str, Trace]
     format: str
     notes: list[str] = field(default_factory=list)
+    queries: dict[str, str] = field(default_factory=dict)  # the text each trace asked
 
 
 def load_traces(
@@ -69,7 +70,7 @@ def read_traces(
         f"{path}: {len(echoed)} traces answer with their own query ({', '.join(echoed[:5])}"
         f"{', ...' if len(echoed) > 5 else ''}): check that the answer field is the answer"
     ] if echoed else [])  # fmt: skip
-    return TraceFile({t.query_id: t for t in traces}, adapted.format, notes)
+    return TraceFile({t.query_id: t for t in traces}, adapted.format, notes, asked)
 
 
 def _queries(records: list[tuple[int, dict[str, Any]]], golden: GoldenSet | None) -> dict[str, str]:
