@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,7 +29,13 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SRC = Path(ragtriage.__file__).resolve().parents[1]
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+# the docs' screenshots are taken on every run, and written over docs/images only when
+# asked (RAGTRIAGE_WRITE_SCREENSHOTS=1): a test run must leave the checkout as it was
+IMAGES = (
+    Path(__file__).resolve().parents[2] / "docs" / "images"
+    if os.environ.get("RAGTRIAGE_WRITE_SCREENSHOTS") == "1"
+    else Path(tempfile.mkdtemp(prefix="ragtriage-screens-"))
+)
 HOSTILE = (
     "<img src=x onerror=\"window.__pwned=1;document.title='pwned'\">"
     "<script>window.__pwned=2;document.title='pwned'</script> **bold** [x](javascript:alert(1))"
