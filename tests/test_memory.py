@@ -12,6 +12,12 @@ PROBE = (
 
 
 def _probe(imports: str, env: dict[str, str] | None = None) -> str:
+    """What a fresh interpreter sees; by default without the setting, which this test
+    process may hold itself (any test that imported the CLI set it here)."""
+    import os
+
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_PURGE_DELAY"}
     code = PROBE.format(imports=imports)
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
