@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -14,8 +15,6 @@ PROBE = (
 def _probe(imports: str, env: dict[str, str] | None = None) -> str:
     """What a fresh interpreter sees; by default without the setting, which this test
     process may hold itself (any test that imported the CLI set it here)."""
-    import os
-
     if env is None:
         env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_PURGE_DELAY"}
     code = PROBE.format(imports=imports)
@@ -34,7 +33,5 @@ def test_the_library_leaves_its_hosts_allocator_alone():
 
 
 def test_a_users_own_setting_is_kept():
-    import os
-
     env = dict(os.environ, MIMALLOC_PURGE_DELAY="25")
     assert _probe("import ragtriage.cli.main", env) == "25 True"

@@ -81,7 +81,7 @@ def test_streamed_run_equals_the_line_parser(tmp_path, monkeypatch, messy_rows, 
     monkeypatch.setattr(trec_fast, "PART_BYTES", 10_000)  # and several parts
     monkeypatch.setattr(trec_fast, "PARTS", parts)
     if outgrow:
-        monkeypatch.setattr(trec_fast, "_estimate", lambda data, size: 100)
+        monkeypatch.setattr(trec_fast, "_estimates", lambda data, sizes: [100] * len(sizes))
         monkeypatch.setattr(trec_fast, "_width", lambda data, delimiter: 1)
     streamed = read_trec_run(path)
     table = trec._slow_columns(path, trec.RUN_COLUMNS, "score").table

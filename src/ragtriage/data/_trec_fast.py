@@ -67,7 +67,7 @@ def stream_run(path: Path, delimiter: str, progress: ProgressFn | None) -> Run |
     stop = threading.Event()
     cuts = _cuts(data)
     pages = _Pages(mapped, cuts)
-    estimates = [_estimate(data, end - start) for start, end in cuts]
+    estimates = _estimates(data, [end - start for start, end in cuts])
     columns = _Columns(estimates, _width(data, delimiter))
     parts = [
         _Part(data.slice(start, end - start), delimiter, columns.region(i), stop, pages, i)
@@ -149,12 +149,13 @@ def _find_newline(view: memoryview, start: int) -> int:
     return -1
 
 
-def _estimate(data: pa.Buffer, size: int) -> int:
-    """Rows in ``size`` bytes, from the line length of the file's first megabyte (2% to
-    spare); a short estimate only costs a copy when the columns grow."""
+def _estimates(data: pa.Buffer, sizes: list[int]) -> list[int]:
+    """Rows in each part of ``sizes`` bytes, from the line length of the file's first
+    megabyte (read once; 2% to spare): a short estimate only costs a copy when the
+    columns grow."""
     head = memoryview(data)[: 1 << 20]
-    lines = max(bytes(head).count(b"\n"), 1)
-    return int(size / max(len(head), 1) * lines * 1.02) + 1024
+    per_byte = max(bytes(head).count(b"\n"), 1) / max(len(head), 1)
+    return [int(size * per_byte * 1.02) + 1024 for size in sizes]
 
 
 def _width(data: pa.Buffer, delimiter: str) -> int:
