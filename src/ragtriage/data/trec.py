@@ -24,7 +24,6 @@ import pyarrow.csv as pacsv
 
 from ragtriage.data._trec_fast import (
     RUN_COLUMNS,
-    STREAM_BLOCK,
     fast_delimiter,
     fast_ids_usable,
     stream_run,
@@ -38,7 +37,6 @@ __all__ = [
     "ProgressFn",
     "QRELS_COLUMNS",
     "RUN_COLUMNS",
-    "STREAM_BLOCK",
     "fast_ids_usable",
     "first_duplicate",
     "read_progress",
