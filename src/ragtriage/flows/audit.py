@@ -20,7 +20,7 @@ from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
-from ragtriage.data.models import GoldenSet
+from ragtriage.data.models import DEFAULT_CONTEXT_K, GoldenSet
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (
     API_BASE,
@@ -89,7 +89,7 @@ class AuditConfig:
     calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
     context_k: Annotated[
         int, Setting("Top k chunks passed to the generator.", min=1, max=MAX_RANK)
-    ] = 3
+    ] = DEFAULT_CONTEXT_K
     depth: Annotated[int, DEPTH] = DEFAULT_DEPTH
     metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
     k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
