@@ -21,6 +21,7 @@ from typing import Annotated, Any
 from ragtriage.atomic import file_sha256
 from ragtriage.data.conversations import ConversationGolden, TracedTurn, load_conversation_golden
 from ragtriage.data.formats.conversations import read_conversation_traces
+from ragtriage.data.models import DEFAULT_CONTEXT_K
 from ragtriage.flows.audit import unjudgeable
 from ragtriage.flows.config import (
     API_BASE,
@@ -81,7 +82,7 @@ class ConversationsConfig:
         int,
         Setting("Top k chunks passed to the generator, when a trace does not list them.",
                 min=1, max=MAX_RANK),
-    ] = 3  # fmt: skip
+    ] = DEFAULT_CONTEXT_K  # fmt: skip
     probe_k: Annotated[
         int,
         Setting("Depth of the rewrite test: a golden chunk in the probe's top k (score > 0) "
