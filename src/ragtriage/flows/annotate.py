@@ -37,7 +37,7 @@ from ragtriage.annotate.store import SessionStore
 from ragtriage.atomic import file_sha256
 from ragtriage.data.formats.traces import TraceFile, read_traces
 from ragtriage.data.golden import load_chunks, load_golden
-from ragtriage.data.models import Trace
+from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError
 from ragtriage.flows.config import MAX_SEED, Setting
@@ -58,8 +58,6 @@ __all__ = [
 DEFAULT_SAMPLE = 200  # queries drawn when --sample is not given
 DEFAULT_GRADES_SAMPLE = 50  # answers: each is read sentence by sentence
 MAX_SAMPLE = 1_000_000
-# --answers: the top k passed on when a trace lists no context ids (audit's --context-k)
-DEFAULT_CONTEXT_K = 3
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -599,7 +597,8 @@ def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
     traces = {}
     source = result.traces.get("source")
     if result.traces.get("sha256") and source and Path(source).is_file():
-        traces = read_traces(source, int(result.config.get("context_k") or 3), golden).traces
+        k = int(result.config.get("context_k") or DEFAULT_CONTEXT_K)
+        traces = read_traces(source, k, golden).traces
     texts = chunk_texts(golden, traces)
     for case in grading.gradable(result):
         missing = [cid for cid in case.context_ids if cid not in texts]
