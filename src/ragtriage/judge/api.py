@@ -169,6 +169,8 @@ class JudgeRun:
     cache: dict[str, int]
     fingerprint: JudgeFingerprint
     calls: dict[str, Any] = field(default_factory=dict)
+    # which signals were computed and why (``flows.judge.plan``); empty when not planned
+    signals: str = ""
 
 
 async def ajudge_run(
