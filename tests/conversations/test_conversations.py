@@ -69,6 +69,7 @@ def test_a_follow_up_answered_from_the_users_own_words_is_history_supported(ours
     turn = _turn(ours, "c-history", 3)
     assert turn.label.value == "pass" and turn.case.answerable is False
     assert [(h.source, h.turn) for h in turn.history] == [("history-supported", 1)]
+    assert turn.judged_with_history is True  # its passages alone do not support it
 
 
 def test_a_turn_resting_on_an_earlier_ungrounded_answer_fails(ours):
@@ -296,3 +297,40 @@ def conversation_table() -> str:
             f"| {'as built' if labels == want else 'DIFFERENT'} |\n"
         )
     return head + "".join(rows)
+
+
+DEMO = Path(__file__).resolve().parents[2] / "golden_sets" / "handbook"
+DEMO_LABELS = {
+    "hc-snapshots": ["pass", "pass", "pass"],
+    "hc-e1042": ["pass", "rewrite"],
+    "hc-n8": ["pass", "pass", "pass"],
+    "hc-backup": ["pass", "generation", "generation"],
+    "hc-password": ["ranking", "pass"],
+    "hc-updates": ["pass", "pass", "pass"],
+}
+
+
+def test_the_demo_conversations_audit_offline_with_the_embedded_defaults(tmp_path):
+    """The shipped judge (embedded, its shipped calibration's rule reads no model signal,
+    so no model is loaded) on the handbook's conversations, as the README runs them."""
+    result = conversations(
+        ConversationsConfig(golden=DEMO, traces=DEMO / "conversation_traces.jsonl",
+                            cache=tmp_path / "cache.sqlite")
+    )  # fmt: skip
+    assert result.calibration.model_consulted is False
+    got = {c.conversation_id: [x.value for x in c.labels] for c in result.conversations}
+    assert got == DEMO_LABELS
+    assert [(h.source, h.turn) for h in _turn(result, "hc-n8", 3).history] == [
+        ("history-supported", 1)
+    ]
+    assert _turn(result, "hc-n8", 3).judged_with_history is True
+
+
+def test_an_earlier_answer_never_vetoes_what_the_passages_support(tmp_path):
+    """hc-snapshots turn 2 ("so it does not support snapshots") is faithful to its
+    passages; judged with turn 1's answer ("the N4-300 and N8-900 support snapshots")
+    in context the fact check reads a contradiction. The passages come first."""
+    result = _run(DEMO / "conversation_traces.jsonl", DEMO)
+    turn = _turn(result, "hc-snapshots", 2)
+    assert turn.label.value == "pass" and turn.judged_with_history is False
+    assert turn.case.judge is not None and turn.case.judge.signals["contradictions"] == 0
