@@ -95,6 +95,7 @@ def build(
             relevant_in_context=bool(set(expected) & set(trace.context_ids)),
             judge=result,
             faithful=decider.decide(result) if result else None,
+            unsure=decider.unsure(result) if result else False,
             contradicted=contradicted_claims((reference or {}).get(case.id)),
         )
         label, reason = triage(evidence)
