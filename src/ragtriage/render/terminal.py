@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ragtriage.data.models import DEFAULT_CONTEXT_K
 from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import shorten
@@ -128,7 +129,7 @@ MAX_CLUSTERS = 12
 def audit_summary(result: AuditResult, console: Console) -> None:
     """Stage metrics with intervals, failures by stage and tag, the worst cases (in the
     order of the Markdown and HTML reports)."""
-    k = result.config.get("context_k", 3)
+    k = result.config.get("context_k", DEFAULT_CONTEXT_K)
     counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
     console.print(Text(f"{audit_title(result)}: {counts}", style="bold"))
     fails = gate_fails(result)  # what CI will say, before anything else
