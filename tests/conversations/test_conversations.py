@@ -192,3 +192,60 @@ def test_without_a_corpus_the_rewrite_test_is_said_not_to_have_run(tmp_path):
     result = _run(HERE / "turns.jsonl", golden)
     assert _turn(result, "c-rewrite", 2).label.value == "retrieval"
     assert any(w.startswith("REWRITE NOT TESTED") for w in result.warnings)
+
+
+# what each tool's file can say: DeepEval and ragas keep only the passages the generator
+# read, so the chunk retrieved at rank 4 and not passed on is a retrieval failure there
+WITHOUT_RANKING = {**LABELS, "c-ranking": ["pass", "retrieval", "retrieval"]}
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "labels"),
+    [
+        ("deepeval_conversations.json", "deepeval-conversational", WITHOUT_RANKING),
+        ("ragas_multiturn.jsonl", "ragas-multiturn", WITHOUT_RANKING),
+        ("langchain_sessions.jsonl", "openinference-sessions", LABELS),
+    ],
+)
+def test_each_tools_file_audits_with_the_labels_it_was_built_with(name, fmt, labels):
+    result = _run(HERE / name, HERE)
+    assert result.traces["format"] == fmt
+    assert {c.conversation_id: [x.value for x in c.labels] for c in result.conversations} == labels
+    assert {c.conversation_id: c.first_failing_turn for c in result.conversations} == FIRST_FAILING
+    rewrite = _turn(result, "c-rewrite", 2)
+    assert rewrite.rewritten_query == "how much memory does the older model have"
+    assert [(h.source, h.turn) for h in _turn(result, "c-history", 3).history] == [
+        ("history-supported", 1)
+    ]
+    assert _turn(result, "c-ranking", 3).rewritten_query is None  # the message itself
+    assert result.mismatches == {}
+
+
+def test_passages_known_by_text_get_their_corpus_ids():
+    result = _run(HERE / "deepeval_conversations.json", HERE)
+    assert _turn(result, "c-history", 1).case.retrieved_ids == ["snapshots", "n4-300-specs"]
+    assert any("given the corpus id of the same text" in w for w in result.warnings)
+
+
+def test_spans_without_a_session_are_refused(tmp_path):
+    lines = (HERE / "langchain_sessions.jsonl").read_text().splitlines()
+    spans = [json.loads(line) for line in lines]
+    for span in spans:
+        span["attributes"].pop("session.id", None)
+    path = tmp_path / "spans.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in spans))
+    with pytest.raises(InputError, match="session.id"):
+        _run(path, HERE)
+
+
+def test_a_traced_conversation_matching_no_golden_one_is_set_aside_and_said(tmp_path):
+    lines = (HERE / "ragas_multiturn.jsonl").read_text().splitlines()
+    samples = [json.loads(line) for line in lines]
+    samples[0]["user_input"][0]["content"] = "Something nobody asked?"
+    path = tmp_path / "ragas.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in samples))
+    result = _run(path, HERE)
+    assert any("1 traced conversations match no golden conversation" in w for w in result.warnings)
+    assert [t.label.value for t in result.turns if t.conversation_id == "c-rewrite"] == [
+        "unscored", "unscored"
+    ]
