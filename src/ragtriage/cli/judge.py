@@ -61,6 +61,8 @@ def judge(
     )
     if line := _calls_line(run.calls):
         term.print(line)
+    if run.signals:
+        term.print(run.signals)
     if output:
         term.print(f"wrote {output}")
 

@@ -35,6 +35,7 @@ __all__ = [
     "ajudge_run",
     "fingerprint",
     "judge_faithfulness",
+    "judge_options",
     "resolve_judge",
     "resolve_model",
     "resolve_strategy",
@@ -75,6 +76,18 @@ def _replay(path: Path) -> ChatModel:
         raise InputError(
             f"not a recording: {type(exc).__name__}: {str(exc)[:200]}", path=path, field="--judge"
         ) from None
+
+
+def judge_options(
+    threads: int | None = None,
+    api_base: str | None = None,
+    json_mode: str | None = None,
+    timeout: float | None = None,
+) -> dict[str, Any]:
+    """The judge options a command was given (those left ``None`` are not passed on, so
+    each model keeps its own default)."""
+    given = {"threads": threads, "api_base": api_base, "json_mode": json_mode, "timeout": timeout}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def resolve_strategy(strategy: str | None, model: ChatModel | None, **options: Any) -> Strategy:
@@ -156,6 +169,8 @@ class JudgeRun:
     cache: dict[str, int]
     fingerprint: JudgeFingerprint
     calls: dict[str, Any] = field(default_factory=dict)
+    # which signals were computed and why (``flows.judge.plan``); empty when not planned
+    signals: str = ""
 
 
 async def ajudge_run(

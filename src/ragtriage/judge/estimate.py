@@ -33,6 +33,7 @@ class CostEstimate(BaseModel):
     completion_tokens: int
     cost_usd: float | None  # None: the model is not in litellm's cost map
     note: str = ""
+    signals: str = ""  # which signals the run computes and why (flows.judge.plan)
 
 
 def _tokens(model: ChatModel, request: ModelRequest) -> int:

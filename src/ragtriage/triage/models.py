@@ -16,6 +16,7 @@ from ragtriage.data.models import RetrievedChunk, Trace  # read by data/formats,
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
+from ragtriage.triage.cause_types import Cause, CauseEvidence
 
 __all__ = [
     "CASE_COLUMNS",
@@ -91,6 +92,13 @@ class CaseResult(BaseModel):
     """The triage label: exactly one per case."""
     reason: str
     """Why the case got its label, in one sentence."""
+    cause: Cause | None = None
+    """Why a ``generation`` failure failed: the primary of ``causes`` (triage/cause_types.py
+    gives the order); null for every other label."""
+    causes: list[CauseEvidence] = Field(default_factory=list)
+    """Every cause found on a ``generation`` failure, primary first, each with its evidence:
+    the answer sentence, the context chunk (golden or not), the span; empty for every other
+    label."""
     warnings: list[str] = Field(default_factory=list)
     """Warnings on this case that did not change its label (a forbidden chunk retrieved, an
     unanswerable query retrieved confidently, why an answer was not judged)."""
@@ -105,6 +113,9 @@ class Cluster(BaseModel):
     """The failing stage: ``retrieval``, ``ranking`` or ``generation``."""
     tag: str
     """The tag the cases share; ``(untagged)`` for failures without a tag."""
+    cause: Cause | None = None
+    """For a ``generation`` cluster: the primary cause its cases share (null when they have
+    none); null for the other stages."""
     count: int
     """Number of cases in the cluster (a case with several tags counts in several)."""
     case_ids: list[str]
@@ -234,6 +245,7 @@ CASE_COLUMNS = (
     "judge_outcome",
     "judge_score",
     "faithful",
+    "cause",
     "tags",
     "expected",
     "context_ids",
@@ -254,6 +266,7 @@ def _case_row(case: CaseResult) -> dict[str, Any]:
         "judge_outcome": None if judge is None else str(judge.outcome),
         "judge_score": None if judge is None else judge.score,
         "faithful": case.faithful,
+        "cause": None if case.cause is None else str(case.cause),
         "tags": list(case.tags),
         "expected": list(case.expected),
         "context_ids": list(case.context_ids),
