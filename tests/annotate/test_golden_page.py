@@ -198,7 +198,7 @@ def test_kill_9_while_labelling_loses_nothing_saved(inputs, page_of, servers):
     page.keyboard.press("ArrowRight")
     expect(page.locator("#position")).to_have_text("2 / 3")
     second = _label_current(page)
-    page.keyboard.press("n")
+    page.keyboard.press("m")  # the note, on both pages
     page.keyboard.type("half a thought")  # the field keeps the focus: saved while typing
     _wait_for(lambda: "half a thought" in inputs["out"].read_text())
     server.stop(signal.SIGKILL)

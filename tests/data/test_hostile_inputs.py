@@ -63,6 +63,17 @@ def test_a_400_digit_score_is_an_input_error(tmp_path, capsys):
     assert "t.jsonl:1" in capsys.readouterr().err
 
 
+def test_a_400_digit_score_in_a_run_names_its_line_and_field(tmp_path):
+    run = tmp_path / "r.jsonl"
+    run.write_text(
+        '{"query_id": "a", "retrieved": [{"id": "d", "score": 1' + "0" * 400 + "}]}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="out of range for a 64-bit float") as found:
+        load_run(run)
+    assert (found.value.line, found.value.field) == (1, "retrieved[0].score")
+
+
 def test_an_empty_case_id_is_refused(tmp_path):
     path = _jsonl(tmp_path / "g.jsonl", [{"id": "", "query": "q?", "expected": ["d"]}])
     with pytest.raises(InputError, match="must not be empty") as found:

@@ -221,7 +221,9 @@ def conformance_table() -> str:
             f"| `{s.file}` | {s.tool} | `{s.call}` | {s.golden} | `{r['format']}` | {r['ids']} "
             f"| {r['texts']} | {r['scores']} | {r['answer']} | {r['reference']} |\n"
         )
-    return head + "".join(rows)
+    from tests.conversations.test_conversations import conversation_table
+
+    return head + "".join(rows) + conversation_table()
 
 
 def test_the_format_table_in_the_docs_is_what_the_fixtures_give():

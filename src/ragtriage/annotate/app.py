@@ -7,6 +7,16 @@ Security, because the page shows other people's text and writes the user's files
   an ``HttpOnly``, ``SameSite=Strict`` cookie, so the static files load; every API call
   also sends it in the ``X-Ragtriage-Token`` header, and a write needs the header (a form
   another site posts carries no header). Anything else is 403, before any route runs.
+  A valid ``?token=`` wins over the cookie, so the URL a restart prints opens in a
+  browser that still holds the last run's cookie; the cookie's name carries the port
+  (cookies are not kept apart by port), so two servers never overwrite each other's.
+* **Host and Origin allowlisted** (defence in depth against DNS rebinding, which the
+  token already blocks): the loopback names and the ``--host`` given, on this port; an
+  ``Origin`` must be one of those. A redirect (``/static`` to ``/static/``) is sent as a
+  path, so it never leaves the host the browser asked.
+* **Bodies bounded and checked**: at most ``MAX_BODY`` bytes, JSON (too deep a nesting is
+  a 400, not a crash), every field checked by ``annotate.fields``; a save is refused with
+  a 400 naming the field, a failed write with a 503, and neither changes the session.
 * **A strict Content-Security-Policy.** Scripts and styles only from this server's own
   static files (no inline script or style, no ``eval``), no other origin contacted, no
   frames, no forms, no plugins, so a passage carrying ``<script>`` or
@@ -18,10 +28,14 @@ Security, because the page shows other people's text and writes the user's files
 from __future__ import annotations
 
 import hmac
+import ipaddress
+import json
 import secrets
+import socket
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -31,12 +45,15 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ragtriage.annotate.store import Conflict
+from ragtriage.annotate.store import Conflict, NotSaved
 from ragtriage.errors import InputError
 
-__all__ = ["CSP", "COOKIE", "HEADER", "Task", "make_app", "new_token"]
+__all__ = ["CSP", "HEADER", "MAX_BODY", "Task", "allowed_hosts", "cookie_name", "make_app",
+           "new_token"]  # fmt: skip
 
-COOKIE = "ragtriage_token"
+MAX_BODY = 1 << 20  # a save is a few kilobytes: a megabyte is a paste gone wrong
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+WILDCARD = ("0.0.0.0", "::", "")
 HEADER = "x-ragtriage-token"
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -66,74 +83,153 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-class _Guard(BaseHTTPMiddleware):
-    """The token check and the security headers on every response."""
+def cookie_name(port: int) -> str:
+    """The token cookie of the server on ``port``: a browser sends every cookie of
+    127.0.0.1 to every port of it, so the name keeps servers apart."""
+    return f"ragtriage_token_{port}"
 
-    def __init__(self, app: Any, token: str) -> None:
+
+def allowed_hosts(host: str) -> frozenset[str]:
+    """The names a request's ``Host`` may carry: the loopback names and ``--host``."""
+    return frozenset({*LOOPBACK, host.strip("[]").lower()})
+
+
+class Json(JSONResponse):
+    """JSON with every non-ASCII character escaped: a text no UTF-8 can encode (from a
+    corpus, or echoed in an error) still makes a valid answer, never a 500."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+class _Guard(BaseHTTPMiddleware):
+    """The Host, Origin and token checks, and the security headers, on every response."""
+
+    def __init__(self, app: Any, token: str, host: str, port: int) -> None:
         super().__init__(app)
-        self.token = token
+        self.token = token.encode()
+        self.cookie = cookie_name(port)
+        self.hosts = allowed_hosts(host)
+        self.wildcard = host in WILDCARD  # listening on every address: any IP literal
+        self.port = port
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        given = request.headers.get(HEADER)
-        if given is None and request.method == "GET":
-            given = request.cookies.get(COOKIE) or (
-                request.query_params.get("token") if request.url.path == "/" else None
-            )
-        if given is None or not hmac.compare_digest(given.encode(), self.token.encode()):
-            response: Response = PlainTextResponse("403: a valid token is required", 403)
+        if not self._host_ok(request.headers.get("host", "")):
+            response: Response = PlainTextResponse("403: not this server's host name", 403)
+        elif not self._origin_ok(request.headers.get("origin")):
+            response = PlainTextResponse("403: a request from another site", 403)
+        elif not self._authorised(request):
+            response = PlainTextResponse("403: a valid token is required", 403)
         else:
             response = await call_next(request)
+        location = response.headers.get("location")
+        if location is not None:  # a redirect stays on the host the browser asked
+            parts = urlsplit(location)
+            path = "/" + parts.path.lstrip("/")
+            response.headers["location"] = path + (f"?{parts.query}" if parts.query else "")
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["Cache-Control"] = "no-store"
         return response
 
+    def _same(self, given: str) -> bool:
+        return hmac.compare_digest(given.encode("utf-8", "replace"), self.token)
 
-def make_app(task: Task, token: str) -> Starlette:
+    def _authorised(self, request: Request) -> bool:
+        given = request.headers.get(HEADER)
+        if given is not None:
+            return self._same(given)
+        if request.method != "GET":
+            return False  # a write needs the header
+        query = request.query_params.get("token") if request.url.path == "/" else None
+        if query is not None and self._same(query):
+            return True  # the printed URL wins over a cookie an older run left
+        cookie = request.cookies.get(self.cookie)
+        return cookie is not None and self._same(cookie)
+
+    def _name_ok(self, name: str | None, port: int | None) -> bool:
+        if not name or (port is not None and port != self.port):
+            return False
+        if name in self.hosts:
+            return True
+        if not self.wildcard:
+            return False
+        try:  # an IP literal cannot be rebound to another machine by DNS
+            ipaddress.ip_address(name)
+            return True
+        except ValueError:
+            return name in {socket.gethostname().lower(), socket.getfqdn().lower()}
+
+    def _host_ok(self, host: str) -> bool:
+        try:
+            parts = urlsplit(f"//{host}")
+            return "@" not in host and self._name_ok(parts.hostname, parts.port)
+        except ValueError:  # a port that is not a number
+            return False
+
+    def _origin_ok(self, origin: str | None) -> bool:
+        if origin is None:
+            return True  # not a cross-site request (browsers send Origin on those)
+        try:
+            parts = urlsplit(origin)
+            port = parts.port if parts.port is not None else 80
+            return parts.scheme == "http" and self._name_ok(parts.hostname, port)
+        except ValueError:
+            return False
+
+
+def make_app(task: Task, token: str, host: str = "127.0.0.1", port: int = 0) -> Starlette:
     page = (STATIC / f"{task.kind}.html").read_text(encoding="utf-8")
+    cookie = cookie_name(port)
 
     async def index(request: Request) -> Response:
         response = Response(page.replace("{{token}}", token), media_type="text/html")
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        response.set_cookie(cookie, token, httponly=True, samesite="strict")
         return response
 
     async def state(request: Request) -> Response:
-        return JSONResponse(task.state())
+        return Json(task.state())
 
     async def item(request: Request) -> Response:
         index = _index(request)
         if isinstance(index, Response):
             return index
         if request.method == "GET":
-            return JSONResponse(task.item(index))
+            return Json(task.item(index))
         body = await _json(request)
         if isinstance(body, Response):
             return body
         try:
-            return JSONResponse(task.save(index, body))
+            return Json(task.save(index, body))
         except Conflict as exc:
-            return JSONResponse({"conflict": True, "version": exc.version}, 409)
+            return Json({"conflict": True, "version": exc.version}, 409)
         except InputError as exc:
-            return JSONResponse({"error": str(exc)}, 400)
+            where = f"field '{exc.field}': " if exc.field else ""
+            return Json({"error": f"not saved: {where}{exc.message}", "field": exc.field}, 400)
+        except NotSaved as exc:
+            return Json({"error": f"not saved: {exc}"}, 503)
 
     async def move(request: Request) -> Response:
         index = _index(request)
         if isinstance(index, Response):
             return index
-        task.move(index)
-        return JSONResponse({"position": index})
+        try:
+            task.move(index)
+        except NotSaved as exc:
+            return Json({"error": f"not saved: {exc}"}, 503)
+        return Json({"position": index})
 
     async def search(request: Request) -> Response:
-        return JSONResponse(task.search(request.query_params.get("q", "")[:500]))
+        return Json(task.search(request.query_params.get("q", "")[:500]))
 
     def _index(request: Request) -> int | Response:
-        try:
-            index = int(request.path_params["index"])
-        except ValueError:
-            return JSONResponse({"error": "not an item number"}, 404)
+        raw = request.path_params["index"]
+        if not (raw.isascii() and raw.isdigit() and len(raw) < 10):
+            return Json({"error": "not an item number"}, 404)
+        index = int(raw)
         if not 0 <= index < task.total:
-            return JSONResponse({"error": "no such item"}, 404)
+            return Json({"error": "no such item"}, 404)
         return index
 
     routes = [
@@ -144,14 +240,28 @@ def make_app(task: Task, token: str) -> Starlette:
         Route("/api/search", search),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(_Guard, token=token)])
+    middleware = [Middleware(_Guard, token=token, host=host, port=port)]
+    return Starlette(routes=routes, middleware=middleware)
 
 
 async def _json(request: Request) -> dict[str, Any] | Response:
+    """The body as a JSON object; a 4xx naming what is wrong otherwise. Python's parser,
+    not orjson: it keeps a lone surrogate or a NaN as a value, so the field check names
+    the field that holds it (orjson would refuse the whole body without a name)."""
+    size = request.headers.get("content-length", "")
+    if size.isdigit() and int(size) > MAX_BODY:
+        return Json({"error": f"not saved: the body is over {MAX_BODY} bytes"}, 413)
+    raw = bytearray()
+    async for part in request.stream():
+        raw += part
+        if len(raw) > MAX_BODY:
+            return Json({"error": f"not saved: the body is over {MAX_BODY} bytes"}, 413)
     try:
-        body = await request.json()
-    except ValueError:
-        return JSONResponse({"error": "the body is not JSON"}, 400)
+        body = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        return Json({"error": "not saved: the body is nested too deep"}, 400)
+    except ValueError:  # not JSON, or not UTF-8
+        return Json({"error": "not saved: the body is not JSON"}, 400)
     if not isinstance(body, dict):
-        return JSONResponse({"error": "expected a JSON object"}, 400)
+        return Json({"error": "not saved: expected a JSON object"}, 400)
     return body

@@ -172,7 +172,9 @@ class GoldenTask:
         query = self.sample[index]
         old, _ = self.store.record(query.id)
         record = self._checked(body.get("record"))
-        record["seconds"] = float(old.get("seconds", 0.0)) + fields.seconds(body.get("seconds"))
+        record["seconds"] = fields.stored_seconds(old.get("seconds")) + fields.seconds(
+            body.get("seconds")
+        )
         version = self.store.save(query.id, record, fields.version(body.get("version")), index)
         return {"version": version, "record": record, "coverage": coverage(self.store.data)}
 
@@ -189,32 +191,36 @@ class GoldenTask:
 
     def _checked(self, record: Any) -> dict[str, Any]:
         """A record as the page sent it, every field checked (the page is ours, but the
-        file it writes is the user's golden set)."""
+        file it writes is the user's golden set); an absent field is its empty value."""
         if not isinstance(record, dict):
             raise InputError("expected an object", field="record")
         relevance = record.get("relevance", {})
         if not isinstance(relevance, dict):
             raise InputError("expected an object", field="record.relevance")
+        if len(relevance) > fields.MAX_ITEMS:
+            raise InputError(
+                f"expected at most {fields.MAX_ITEMS} marked chunks", field="record.relevance"
+            )
         for doc, grade in relevance.items():
             if doc not in self.corpus.chunks:
-                raise InputError(f"no chunk {doc!r} in the corpus", field="record.relevance")
+                raise InputError(
+                    f"no chunk {fields.encodable(doc, 'record.relevance')!r} in the corpus",
+                    field="record.relevance",
+                )
             if not isinstance(grade, int) or isinstance(grade, bool) or grade not in _GRADES:
                 raise InputError("a grade is 0, 1, 2 or 3", field=f"record.relevance.{doc}")
         added = fields.strings(record.get("added", []), "record.added")
+        tags = fields.strings(
+            record.get("tags", []), "record.tags", fields.MAX_TAGS, fields.MAX_TAG
+        )
         return {
             "relevance": dict(relevance),
-            "unanswerable": bool(record.get("unanswerable", False)),
-            "skipped": bool(record.get("skipped", False)),
-            "tags": list(
-                dict.fromkeys(
-                    t.strip()
-                    for t in fields.strings(record.get("tags", []), "record.tags")
-                    if t.strip()
-                )
-            ),
+            "unanswerable": fields.flag(record.get("unanswerable", False), "record.unanswerable"),
+            "skipped": fields.flag(record.get("skipped", False), "record.skipped"),
+            "tags": list(dict.fromkeys(t.strip() for t in tags if t.strip())),
             "note": fields.text(record.get("note", ""), "record.note"),
             "reference_answer": fields.text(
                 record.get("reference_answer", ""), "record.reference_answer"
             ),
-            "added": [c for c in added if c in self.corpus.chunks],
+            "added": list(dict.fromkeys(c for c in added if c in self.corpus.chunks)),
         }

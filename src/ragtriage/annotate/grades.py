@@ -262,7 +262,9 @@ class GradesTask:
         old, _ = self.store.record(item["id"])
         record = _checked(body.get("record"), len(item["sentences"]))
         record["grader"] = self.store.data["options"].get("grader")  # who made this mark
-        record["seconds"] = float(old.get("seconds", 0.0)) + fields.seconds(body.get("seconds"))
+        record["seconds"] = fields.stored_seconds(old.get("seconds")) + fields.seconds(
+            body.get("seconds")
+        )
         version = self.store.save(item["id"], record, fields.version(body.get("version")), index)
         return {
             "version": version,
@@ -284,12 +286,15 @@ def _checked(record: Any, n_sentences: int) -> dict[str, Any]:
     verdicts = record.get("sentences", [None] * n_sentences)
     if not isinstance(verdicts, list) or len(verdicts) != n_sentences:
         raise InputError(f"expected {n_sentences} sentence verdicts", field="record.sentences")
-    if any(v not in _VERDICT_SET for v in verdicts):
-        raise InputError(
-            f"a verdict is one of {', '.join(VERDICTS)} or null", field="record.sentences"
-        )
+    for i, verdict in enumerate(verdicts):
+        # a list or an object is not a verdict (and is not hashable: checked first)
+        if not (verdict is None or (isinstance(verdict, str) and verdict in _VERDICT_SET)):
+            raise InputError(
+                f"a verdict is one of {', '.join(VERDICTS)} or null",
+                field=f"record.sentences.{i}",
+            )
     return {
-        "sentences": verdicts,
+        "sentences": list(verdicts),
         "label": _optional_bool(record.get("label"), "record.label"),
         "answers": _optional_bool(record.get("answers"), "record.answers"),
         "note": fields.text(record.get("note", ""), "record.note"),

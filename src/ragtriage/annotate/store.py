@@ -12,12 +12,21 @@ carries the version of the item the tab last read; a save on an older version is
 refused (the tab reloads the item) instead of overwriting marks made in the other tab.
 Two servers on one output cannot both write: the first holds an exclusive ``flock`` on
 ``<output>.lock`` for its life, and a second is refused at start.
+
+A save is atomic in memory as on disk: the new session is built beside the current one,
+checked (every text encodable, every number finite), written, and only then taken as the
+current one. A save that cannot be written (a lone surrogate, a full disk) changes
+nothing, so the page can say "not saved" and the next save, on the same version, works.
+Temporary files a killed server left beside the output are removed at start, under the
+lock (only the holder of the lock writes them).
 """
 
 from __future__ import annotations
 
 import fcntl
+import math
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -25,11 +34,12 @@ from typing import Any
 
 import orjson
 
+from ragtriage.annotate import fields
 from ragtriage.atomic import write_atomic_set
 from ragtriage.data.readers import read_text
 from ragtriage.errors import InputError, RagtriageError
 
-__all__ = ["Conflict", "SessionStore", "session_path"]
+__all__ = ["Conflict", "NotSaved", "SessionStore", "session_path"]
 
 Render = Callable[[dict[str, Any]], str]  # the session -> the output file's text
 
@@ -41,6 +51,10 @@ class Conflict(RagtriageError):
         super().__init__("the item changed in another tab")
         self.current = current
         self.version = version
+
+
+class NotSaved(RagtriageError):
+    """A save that could not be written (the disk, the file system): nothing changed."""
 
 
 def session_path(output: Path) -> Path:
@@ -57,6 +71,7 @@ class SessionStore:
         self._lock = threading.Lock()
         self._file_lock = _hold_lock(output.with_name(output.name + ".lock"))
         self.data: dict[str, Any] = {}
+        self.swept = _sweep(output, self.path)  # temporary files a killed server left
 
     def load(self) -> dict[str, Any] | None:
         """The saved session, or None when there is none yet."""
@@ -75,8 +90,8 @@ class SessionStore:
         data.setdefault("records", {})
         data.setdefault("versions", {})
         with self._lock:
+            self._write(data)
             self.data = data
-            self._write()
 
     def record(self, item_id: str) -> tuple[dict[str, Any], int]:
         with self._lock:
@@ -86,24 +101,32 @@ class SessionStore:
         self, item_id: str, record: dict[str, Any], version: int, position: int | None = None
     ) -> int:
         """Replace an item's record if the caller saw its current ``version``; the new
-        version. Raises :class:`Conflict` with the current record otherwise."""
+        version. Raises :class:`Conflict` with the current record otherwise; an
+        :class:`InputError` (a value no file can hold) or :class:`NotSaved` (the write
+        failed) leaves the session as it was."""
+        _storable(record, "record")
         with self._lock:
             current = self._version(item_id)
             if version != current:
                 raise Conflict(dict(self.data["records"].get(item_id, {})), current)
-            self.data["records"][item_id] = record
-            self.data["versions"][item_id] = current + 1
+            data = {
+                **self.data,
+                "records": {**self.data["records"], item_id: record},
+                "versions": {**self.data["versions"], item_id: current + 1},
+            }
             if position is not None:
-                self.data["position"] = position
-            self._write()
+                data["position"] = position
+            self._write(data)
+            self.data = data  # only once it is on disk
             return current + 1
 
     def move(self, position: int) -> None:
         """Where the person is, so a restart reopens there."""
         with self._lock:
             if self.data.get("position") != position:
-                self.data["position"] = position
-                self._write()
+                data = {**self.data, "position": position}
+                self._write(data)
+                self.data = data
 
     def records(self) -> dict[str, dict[str, Any]]:
         with self._lock:
@@ -112,12 +135,52 @@ class SessionStore:
     def _version(self, item_id: str) -> int:
         return int(self.data["versions"].get(item_id, 0))
 
-    def _write(self) -> None:
-        session = orjson.dumps(self.data, option=orjson.OPT_INDENT_2).decode()
-        write_atomic_set({self.output: self._render(self.data), self.path: session})
+    def _write(self, data: dict[str, Any]) -> None:
+        try:
+            session = orjson.dumps(data, option=orjson.OPT_INDENT_2)
+        except orjson.JSONEncodeError as exc:  # a guard: the checks above let nothing through
+            raise InputError(f"the mark cannot be saved: {exc}", field="record") from None
+        try:
+            write_atomic_set({self.output: self._render(data), self.path: session})
+        except InputError as exc:
+            raise NotSaved(str(exc)) from None
 
     def close(self) -> None:
         os.close(self._file_lock)
+
+
+def _storable(value: Any, field: str, depth: int = 0) -> None:
+    """Every text of ``value`` encodable and every number finite: what no file can hold
+    is refused before it reaches the session (orjson would write NaN as null)."""
+    if depth > 8:
+        raise InputError("nested too deep", field=field)
+    if isinstance(value, str):
+        fields.encodable(value, field)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise InputError("expected a finite number", field=field)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            fields.encodable(str(key), field)
+            _storable(item, f"{field}.{key}", depth + 1)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _storable(item, f"{field}.{i}", depth + 1)
+
+
+def _sweep(*paths: Path) -> int:
+    """Remove the temporary files ``atomic.write_atomic_set`` names ``.<name>.<8 chars>``
+    beside each of ``paths`` (a kill -9 between writing and renaming leaves them); the
+    count removed."""
+    removed = 0
+    for path in paths:
+        pattern = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}")
+        if not path.parent.is_dir():
+            continue
+        for entry in path.parent.iterdir():
+            if pattern.fullmatch(entry.name) and entry.is_file() and not entry.is_symlink():
+                entry.unlink(missing_ok=True)
+                removed += 1
+    return removed
 
 
 def _hold_lock(path: Path) -> int:

@@ -8,7 +8,7 @@ from ragtriage.cli.common import console, output_file
 from ragtriage.cli.options import with_config
 from ragtriage.flows.annotate import GoldenConfig, GradesConfig
 from ragtriage.flows.annotate import run as run_flow
-from ragtriage.render.annotate import print_note, print_url
+from ragtriage.render.annotate import print_note, print_stopped, print_url
 
 __all__ = ["app", "golden", "grades", "register"]
 
@@ -36,8 +36,11 @@ def grades(config: GradesConfig) -> None:
 
 def _serve(config: GoldenConfig | GradesConfig) -> None:
     output_file(config.out, "--out")
-    run_flow(
+    stopped = run_flow(
         config, lambda url: print_url(url, console()), lambda line: print_note(line, console())
+    )
+    print_stopped(
+        stopped.marks, stopped.written, str(stopped.output), str(stopped.session), console()
     )
 
 

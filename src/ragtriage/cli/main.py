@@ -28,6 +28,7 @@ COMMANDS = (
     "judge",
     "calibrate",
     "audit",
+    "conversations",
     "compare",
     "gate",
     "golden",

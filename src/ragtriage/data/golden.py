@@ -39,7 +39,6 @@ __all__ = [
     "load_chunks",
     "load_golden",
     "parse_case",
-    "parse_golden_file",
     "resolve_golden",
     "shipped_sets",
 ]
@@ -110,11 +109,6 @@ def _load_dir(path: Path, split: str, columns: Columns = None) -> GoldenSet:
         "BEIR layout (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)",
         path=path,
     )
-
-
-def parse_golden_file(path: Path, columns: Columns = None) -> list[GoldenCase]:
-    """The cases of one golden-set file, in any format :func:`load_golden` reads."""
-    return _unique_cases(path, golden_rows(path, columns).records)
 
 
 def _unique_cases(path: Path, records: list[tuple[int, dict[str, Any]]]) -> list[GoldenCase]:

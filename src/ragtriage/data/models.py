@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "DEFAULT_CONTEXT_K",
     "Chunk",
     "GoldenCase",
     "GoldenSet",
@@ -125,6 +126,12 @@ def corpus_sha256(corpus: dict[str, Chunk]) -> str:
         row = corpus[doc_id].model_dump(mode="json", exclude_none=True)
         digest.update(json.dumps(row, sort_keys=True).encode() + b"\n")
     return digest.hexdigest()
+
+
+# Chunks passed on to the generator: what the embedded system passes, what a trace that
+# names neither context_ids nor context_k is read as, and what an audit result written
+# without the setting was run with. One value, so the three never drift apart.
+DEFAULT_CONTEXT_K = 3
 
 
 class RetrievedChunk(BaseModel):

@@ -32,12 +32,12 @@ from ragtriage.data.formats.registry import recognise
 from ragtriage.data.formats.rows import PARQUET_MAGIC, Table, container, is_hf_dataset, read_table
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet
-from ragtriage.data.readers import check_type, iter_records, read_text, require
+from ragtriage.data.readers import check_type, finite_float, iter_records, read_text, require
 from ragtriage.data.tables import Run
 from ragtriage.data.trec import read_trec_run
 from ragtriage.errors import InputError
 
-__all__ = ["load_run", "read_jsonl_run", "read_table_run", "run_from_records"]
+__all__ = ["load_run", "read_table_run", "run_from_records"]
 
 _CSV_HEADS = (b"query_id,", b'"query_id",', b"qid,")
 _SAMPLE = 20  # records whose fields decide the shape
@@ -81,10 +81,6 @@ def _csv_header(head: bytes, mapping: ColumnMap) -> bool:
     cells = {cell.strip() for cell in next(csv.reader([first]), [])}
     known = column_names.FIELDS | set(ragas.OLD_NAMES) | set(mapping.pairs.values())
     return bool(cells & known) or recognise([(1, dict.fromkeys(cells, ""))], mapping) is not None
-
-
-def read_jsonl_run(path: Path) -> Run:
-    return run_from_records(path, iter_records(path))
 
 
 def _json_run(path: Path, mapping: ColumnMap, golden: GoldenSet | None) -> Run:
@@ -162,9 +158,9 @@ def _long_run(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Run:
         doc = str(require(row, "doc_id", (str, int), path, line))
         check_id(doc, path=path, line=line, field="doc_id")
         if row.get("score") is not None:
-            score = _score(row["score"], path, line, "score")
+            score = finite_float(row["score"], "score", path, line)
         elif row.get("rank") is not None:
-            score = -_score(row["rank"], path, line, "rank")
+            score = -finite_float(row["rank"], "rank", path, line)
         else:
             raise InputError(
                 "missing required field (or 'rank')", path=path, line=line, field="score"
@@ -224,7 +220,7 @@ def _ranked(items: list[Any], path: Path, line: int) -> tuple[list[tuple[str, fl
             check_id(doc, path=path, line=line, field=f"{field}.id")
             score = item.get("score")
             if score is not None:
-                score = _score(score, path, line, f"{field}.score")
+                score = finite_float(score, f"{field}.score", path, line)
         if has_scores is None:
             has_scores = score is not None
         elif has_scores != (score is not None):
@@ -236,19 +232,3 @@ def _ranked(items: list[Any], path: Path, line: int) -> tuple[list[tuple[str, fl
             )
         pairs.append((doc, score if score is not None else float(-rank)))
     return pairs, bool(has_scores)
-
-
-def _score(value: Any, path: Path, line: int, field: str) -> float:
-    """A JSON score as a float; an integer too large for a 64-bit float (JSON allows a
-    ``1`` followed by 400 zeros, and ``float()`` raises OverflowError on it) is an error
-    naming file, line and field."""
-    number = check_type(value, field, (int, float), path, line)
-    try:
-        return float(number)
-    except OverflowError:
-        raise InputError(
-            "integer is out of range for a 64-bit float (beyond 1.8e308)",
-            path=path,
-            line=line,
-            field=field,
-        ) from None

@@ -10,9 +10,13 @@ session, return the task a page works on) and ``run`` (prepare, then serve until
 interrupted). The machinery is in :mod:`ragtriage.annotate`.
 
 Resuming: the session beside the output (``<output>.session.json``) records what it was
-made from (the files' sha256, the seed, the sample size). The same command resumes it;
-a command that would make another sample (other queries, audit, answers, seed or size) is
-refused rather than mixing two samples in one file.
+made from (the files' sha256, the seed, the sample size). The same command resumes it.
+A session is extended, its marks kept, when the input grew (more queries in the log, more
+answers in the traces file, a newer audit) or ``--sample`` is larger: the items drawn
+stay, and the rest of the sample is drawn, with the same seed, from what was not drawn
+yet. Only a true conflict is refused, naming the input and the item that changed (a
+sampled query whose text is not the same, an answer gone or rewritten, another
+``--seed``, a smaller ``--sample``), rather than mixing two samples in one file.
 """
 
 from __future__ import annotations
@@ -27,23 +31,25 @@ from typing import Annotated, Any
 from ragtriage.annotate import grades as grading
 from ragtriage.annotate.golden import GoldenTask, render_golden
 from ragtriage.annotate.pool import Corpus, run_lists
-from ragtriage.annotate.queries import fold, read_queries, sample
+from ragtriage.annotate.queries import Query, fold, read_queries, sample
 from ragtriage.annotate.serve import serve
 from ragtriage.annotate.store import SessionStore
 from ragtriage.atomic import file_sha256
 from ragtriage.data.formats.traces import TraceFile, read_traces
 from ragtriage.data.golden import load_chunks, load_golden
-from ragtriage.data.models import Trace
+from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError
 from ragtriage.flows.config import MAX_SEED, Setting
 from ragtriage.results.load import load_audit
 from ragtriage.stats import DEFAULT_SEED
 from ragtriage.system.run import chunk_texts
+from ragtriage.triage.models import AuditResult
 
 __all__ = [
     "GoldenConfig",
     "GradesConfig",
+    "Stopped",
     "prepare_golden",
     "prepare_grades",
     "run",
@@ -52,8 +58,6 @@ __all__ = [
 DEFAULT_SAMPLE = 200  # queries drawn when --sample is not given
 DEFAULT_GRADES_SAMPLE = 50  # answers: each is read sentence by sentence
 MAX_SAMPLE = 1_000_000
-# --answers: the top k passed on when a trace lists no context ids (audit's --context-k)
-DEFAULT_CONTEXT_K = 3
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -116,9 +120,11 @@ def prepare_golden(config: GoldenConfig) -> Prepared:
         "sha256": file_sha256(config.queries) if config.queries.is_file() else None,
     }
     wanted = {"queries": origin["sha256"], "seed": config.seed, "size": config.sample}
-    notes: list[str] = []
-    saved = _resumable(store, "golden", wanted)
-    if saved is None:
+    notes: list[str] = [_swept(store)] if store.swept else []
+    saved = _resumable(store, "golden")
+    if saved is not None and saved.get("wanted") != wanted:
+        notes.append(_extend_golden(saved, config, origin, wanted))
+    elif saved is None:
         log = fold(read_queries(config.queries))
         _unique_ids(log.queries, config.queries)
         drawn = sample(log.queries, config.sample, config.seed)
@@ -145,7 +151,7 @@ def prepare_golden(config: GoldenConfig) -> Prepared:
         }
     else:
         notes.append(_resumed(saved))
-        saved["options"]["graded"] = config.graded or saved["options"].get("graded", False)
+    saved["options"]["graded"] = config.graded or saved["options"].get("graded", False)
     store.start(saved)
     ids = {q["id"] for q in saved["sample"]}
     runs = run_lists(load_run(config.run), ids) if config.run else {}
@@ -177,9 +183,11 @@ def prepare_grades(config: GradesConfig) -> Prepared:
     store = SessionStore(config.out, grading.render_grades)
     digest = file_sha256(config.audit) if config.audit.is_file() else None
     wanted = {"audit": digest, "seed": config.seed, "size": config.sample}
-    notes: list[str] = []
-    saved = _resumable(store, "grades", wanted)
-    if saved is None:
+    notes: list[str] = [_swept(store)] if store.swept else []
+    saved = _resumable(store, "grades")
+    if saved is not None and saved.get("wanted") != wanted:
+        notes.append(_extend_from_audit(saved, config, config.audit, digest, wanted))
+    elif saved is None:
         result = load_audit(config.audit)
         population = grading.gradable(result)
         if not population:
@@ -201,12 +209,7 @@ def prepare_grades(config: GradesConfig) -> Prepared:
             "kind": "grades",
             "created_at": _now(),
             "wanted": wanted,
-            "audit": {
-                "id": f"{result.created_at} {digest[:12] if digest else ''}".strip(),
-                "source": str(config.audit),
-                "sha256": digest,
-                "judge": result.config.get("judge"),
-            },
+            "audit": _audit_origin(result, config.audit, digest),
             "sample": {"seed": config.seed, "population": len(population)},
             "items": [i.public() for i in items],
             "options": {},
@@ -240,9 +243,11 @@ def _prepare_answers(config: GradesConfig, path: Path) -> Prepared:
     store = SessionStore(config.out, grading.render_grades)
     digest = file_sha256(path) if path.is_file() else None
     wanted = {"answers": digest, "seed": config.seed, "size": config.sample}
-    notes: list[str] = []
-    saved = _resumable(store, "grades", wanted)
-    if saved is None:
+    notes: list[str] = [_swept(store)] if store.swept else []
+    saved = _resumable(store, "grades")
+    if saved is not None and saved.get("wanted") != wanted:
+        notes.append(_extend_from_answers(saved, config, path, digest, wanted))
+    elif saved is None:
         read = read_traces(path, DEFAULT_CONTEXT_K)
         population, texts = _gradable_traces(read, path)
         left_out = len(read.traces) - len(population)
@@ -263,12 +268,7 @@ def _prepare_answers(config: GradesConfig, path: Path) -> Prepared:
             "kind": "grades",
             "created_at": _now(),
             "wanted": wanted,
-            "answers": {
-                "id": f"{path.name} {digest[:12] if digest else ''}".strip(),
-                "source": str(path),
-                "sha256": digest,
-                "format": read.format,
-            },
+            "answers": _answers_origin(read, path, digest),
             "sample": {"seed": config.seed, "population": len(population)},
             "items": [i.public() for i in items],
             "options": {},
@@ -309,12 +309,22 @@ def _gradable_traces(read: TraceFile, path: Path) -> tuple[list[Trace], dict[str
     return population, texts
 
 
+@dataclass(frozen=True)
+class Stopped:
+    """What a stopped server leaves: the marks on disk and where."""
+
+    marks: int  # items with a saved mark
+    written: int  # rows of the output (labelled cases, graded answers)
+    output: Path
+    session: Path
+
+
 def run(
     config: GoldenConfig | GradesConfig,
     announce: Callable[[str], None],
     note: Callable[[str], None],
-) -> None:
-    """Prepare the session and serve its page until interrupted."""
+) -> Stopped:
+    """Prepare the session and serve its page until stopped (Ctrl-C); what was saved."""
     prepared = (
         prepare_golden(config) if isinstance(config, GoldenConfig) else prepare_grades(config)
     )
@@ -325,14 +335,24 @@ def run(
         )
     for line in prepared.notes:
         note(line)
+    store = prepared.task.store
     try:
         serve(prepared.task, config.host, config.port, announce, config.browser)
     finally:
-        prepared.task.store.close()
+        store.close()
+    records = store.records()
+    written = store.output.read_text(encoding="utf-8").count("\n") if store.output.is_file() else 0
+    marks = sum(1 for r in records.values() if _marked(r))
+    return Stopped(marks, written, store.output, store.path)
 
 
-def _resumable(store: SessionStore, kind: str, wanted: dict[str, Any]) -> dict[str, Any] | None:
-    """The saved session when it is this one; None when there is none (a fresh start)."""
+def _marked(record: dict[str, Any]) -> bool:
+    """A record that holds a mark (not only the time spent on its item)."""
+    return any(v not in (None, "", [], {}, False) for k, v in record.items() if k != "seconds")
+
+
+def _resumable(store: SessionStore, kind: str) -> dict[str, Any] | None:
+    """The saved session of this kind; None when there is none (a fresh start)."""
     saved = store.load()
     if saved is None:
         if store.output.exists():
@@ -342,13 +362,205 @@ def _resumable(store: SessionStore, kind: str, wanted: dict[str, Any]) -> dict[s
                 path=store.output,
             )
         return None
-    if saved.get("kind") != kind or saved.get("wanted") != wanted:
+    if saved.get("kind") != kind or not isinstance(saved.get("wanted"), dict):
         raise InputError(
-            f"the session was started with other inputs ({saved.get('wanted')}); give the "
-            "same files, --seed and --sample to resume, or choose another output",
+            f"the session beside this output is not an 'annotate {kind}' session; choose "
+            "another output",
             path=store.path,
         )
     return saved
+
+
+def _growable(saved: dict[str, Any], seed: int, size: int, drawn: int) -> None:
+    """A session can take more items with the same seed and a sample at least as large;
+    another seed or a smaller sample would be another sample (named, exit 2)."""
+    before = saved["wanted"]
+    if before.get("seed") != seed:
+        raise InputError(
+            f"the session was drawn with --seed {before.get('seed')}, not {seed}: give "
+            f"--seed {before.get('seed')} to resume or extend it, or choose another output",
+            field="--seed",
+        )
+    if size < drawn:
+        raise InputError(
+            f"the session already holds {drawn} items, more than --sample {size}: a sample "
+            "can grow, not shrink (give at least that), or choose another output",
+            field="--sample",
+        )
+
+
+def _kept(
+    items: list[dict[str, Any]],
+    now: dict[str, dict[str, Any]],
+    keys: tuple[str, ...],
+    path: Path,
+    what: str,
+) -> None:
+    """Every item the session drew is in the input as it is now, unchanged; else the
+    input, the item and the field that changed are named (a mark on it would be a mark
+    on something else)."""
+    for item in items:
+        current = now.get(item["id"])
+        if current is None:
+            raise InputError(
+                f"{what} {item['id']!r} of this session's sample is not in it any more: give "
+                "the file the session was drawn from (it may grow), or choose another output",
+                path=path,
+            )
+        for key in keys:
+            if current[key] != item[key]:
+                raise InputError(
+                    f"{what} {item['id']!r} of this session's sample changed ({key} was "
+                    f"{_short(item[key])}, is {_short(current[key])}): give the file the "
+                    "session was drawn from (it may grow), or choose another output",
+                    path=path,
+                    line=current.get("line"),
+                    field=key,
+                )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _drawn(rest: list[Any], size: int, population: int, drawn: int, seed: int) -> list[Any]:
+    """What is added to a sample of ``drawn``: uniformly from the ``rest`` (not drawn yet)
+    up to ``size`` of the ``population`` (a uniform sample extended uniformly)."""
+    return sample(rest, max(0, min(size, population) - drawn), seed)
+
+
+def _extended(
+    saved: dict[str, Any], wanted: dict[str, Any], population: int, added: int, left: int
+) -> str:
+    before = saved["wanted"]
+    saved["wanted"] = wanted
+    saved.setdefault("extended", []).append(
+        {"at": _now(), "from": before, "population": population, "added": added}
+    )
+    done = len(saved.get("records", {}))
+    return (
+        f"extending the session of {saved.get('created_at')}: its items and {done} marks "
+        f"kept; {added} added, drawn with seed {wanted['seed']} from the {left} not drawn "
+        f"yet (of {population})"
+    )
+
+
+def _extend_golden(
+    saved: dict[str, Any], config: GoldenConfig, origin: dict[str, Any], wanted: dict
+) -> str:
+    """More queries (a grown log, a larger --sample) for a golden-set session."""
+    sampled = saved["sample"]
+    _growable(saved, config.seed, config.sample, len(sampled))
+    read = read_queries(config.queries)
+    by_id: dict[str, Query] = {}
+    for query in read:
+        by_id.setdefault(query.id, query)
+    now = {i: {"text": q.text, "line": q.line} for i, q in by_id.items()}
+    _kept(sampled, now, ("text",), config.queries, "query")
+    ids = {q["id"] for q in sampled}
+    # the drawn queries first: a new query repeating one of them is folded, not drawn
+    log = fold([by_id[q["id"]] for q in sampled] + [q for q in read if q.id not in ids])
+    _unique_ids(log.queries, config.queries)
+    rest = [q for q in log.queries if q.id not in ids]
+    added = _drawn(rest, config.sample, len(log.queries), len(sampled), config.seed)
+    saved["sample"] = [*sampled, *({"id": q.id, "text": q.text} for q in added)]
+    saved["queries"].update(
+        {**origin, "read": log.read, "exact": log.exact, "near": log.near,
+         "distinct": len(log.queries)}
+    )  # fmt: skip
+    return _extended(saved, wanted, len(log.queries), len(added), len(rest))
+
+
+def _extend_from_answers(
+    saved: dict[str, Any], config: GradesConfig, path: Path, digest: str | None, wanted: dict
+) -> str:
+    """More answers (a grown traces file, a larger --sample) for a grading session."""
+    if "answers" not in saved:
+        raise InputError(
+            "the session grades an audit's answers (--audit), not a traces file's; give "
+            "--audit, or choose another output",
+            field="--answers",
+        )
+    items = saved["items"]
+    _growable(saved, config.seed, config.sample, len(items))
+    read = read_traces(path, DEFAULT_CONTEXT_K)
+    population, texts = _gradable_traces(read, path)
+    now = {
+        t.query_id: {
+            "question": read.queries[t.query_id],
+            "answer": t.answer,
+            "context_ids": list(t.context_ids),
+        }
+        for t in population
+    }
+    _kept(items, now, ("question", "answer", "context_ids"), path, "answer")
+    ids = {i["id"] for i in items}
+    rest = [t for t in population if t.query_id not in ids]
+    added = _drawn(rest, config.sample, len(population), len(items), config.seed)
+    saved["items"] = [
+        *items,
+        *(
+            grading.answer_item(
+                t.query_id, read.queries[t.query_id], list(t.context_ids), texts, t.answer
+            ).public()
+            for t in added
+        ),
+    ]
+    saved["answers"] = _answers_origin(read, path, digest)
+    saved["sample"]["population"] = len(population)
+    return _extended(saved, wanted, len(population), len(added), len(rest))
+
+
+def _extend_from_audit(
+    saved: dict[str, Any], config: GradesConfig, path: Path, digest: str | None, wanted: dict
+) -> str:
+    """More answers (a newer audit of the same answers and others, a larger --sample)."""
+    if "audit" not in saved:
+        raise InputError(
+            "the session grades a traces file's answers (--answers), not an audit's; give "
+            "--answers, or choose another output",
+            field="--audit",
+        )
+    items = saved["items"]
+    _growable(saved, config.seed, config.sample, len(items))
+    result = load_audit(path)
+    population = grading.gradable(result)
+    now = {
+        c.case_id: {"question": c.query, "answer": c.answer, "context_ids": list(c.context_ids)}
+        for c in population
+    }
+    _kept(items, now, ("question", "answer", "context_ids"), path, "scored answer")
+    ids = {i["id"] for i in items}
+    rest = [c for c in population if c.case_id not in ids]
+    added = _drawn(rest, config.sample, len(population), len(items), config.seed)
+    texts = _context_texts(result, path)[0] if added else {}
+    saved["items"] = [*items, *(grading.make_item(c, texts).public() for c in added)]
+    saved["audit"] = _audit_origin(result, path, digest)
+    saved["sample"]["population"] = len(population)
+    return _extended(saved, wanted, len(population), len(added), len(rest))
+
+
+def _audit_origin(result: AuditResult, path: Path, digest: str | None) -> dict[str, Any]:
+    return {
+        "id": f"{result.created_at} {digest[:12] if digest else ''}".strip(),
+        "source": str(path),
+        "sha256": digest,
+        "judge": result.config.get("judge"),
+    }
+
+
+def _answers_origin(read: TraceFile, path: Path, digest: str | None) -> dict[str, Any]:
+    return {
+        "id": f"{path.name} {digest[:12] if digest else ''}".strip(),
+        "source": str(path),
+        "sha256": digest,
+        "format": read.format,
+    }
+
+
+def _swept(store: SessionStore) -> str:
+    return f"{store.swept} temporary files a stopped server left beside the output removed"
 
 
 def _resumed(saved: dict[str, Any]) -> str:
@@ -385,7 +597,8 @@ def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
     traces = {}
     source = result.traces.get("source")
     if result.traces.get("sha256") and source and Path(source).is_file():
-        traces = read_traces(source, int(result.config.get("context_k") or 3), golden).traces
+        k = int(result.config.get("context_k") or DEFAULT_CONTEXT_K)
+        traces = read_traces(source, k, golden).traces
     texts = chunk_texts(golden, traces)
     for case in grading.gradable(result):
         missing = [cid for cid in case.context_ids if cid not in texts]

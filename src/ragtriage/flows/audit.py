@@ -20,7 +20,7 @@ from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
-from ragtriage.data.models import GoldenSet
+from ragtriage.data.models import DEFAULT_CONTEXT_K, GoldenSet
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (
     API_BASE,
@@ -39,9 +39,8 @@ from ragtriage.flows.config import (
     K,
     Setting,
 )
-from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint, resolve_model
+from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_model
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
-from ragtriage.judge.strategies.base import needs_model
 from ragtriage.judge.types import ContextChunk, JudgeItem
 from ragtriage.models.base import ChatModel
 from ragtriage.models.cache import ResponseCache, default_cache_path
@@ -57,7 +56,7 @@ from ragtriage.system.run import chunk_texts, run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
-from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
+from ragtriage.triage.calibrated import Decider, find_decider, model_free_plan
 from ragtriage.triage.models import AuditResult, Trace
 
 __all__ = ["AuditConfig", "Tick", "audit", "judge_choice", "run_audit", "unjudgeable"]
@@ -90,7 +89,7 @@ class AuditConfig:
     calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
     context_k: Annotated[
         int, Setting("Top k chunks passed to the generator.", min=1, max=MAX_RANK)
-    ] = 3
+    ] = DEFAULT_CONTEXT_K
     depth: Annotated[int, DEPTH] = DEFAULT_DEPTH
     metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
     k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
@@ -233,7 +232,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         timings["judge_s"] = time.perf_counter() - t0
         decider = planned or find_decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
-        rows = case_rows.build(golden, traces, by_id, decider, retrieval, reference, unjudged)
+        rows = case_rows.build(
+            golden, traces, by_id, decider, retrieval, reference, unjudged, texts
+        )
         generation = case_rows.generation_summary(rows, run.results, decider)
     finally:
         store.close()
@@ -356,20 +357,11 @@ def _model_free_plan(
     config: AuditConfig, strategy: str | None, judge_model: str | ChatModel | None
 ) -> Decider | None:
     """The decider when the judge's calibrated rule uses no model signal, else ``None``."""
-    if not needs_model(strategy):
-        return None
-    planned = fingerprint(model=judge_model, strategy=strategy, **_judge_options(config))
-    return model_free_decider(config.calibration, planned)
+    return model_free_plan(config.calibration, strategy, judge_model, **_judge_options(config))
 
 
 def _judge_options(config: AuditConfig) -> dict[str, Any]:
-    options = {
-        "threads": config.threads,
-        "api_base": config.api_base,
-        "json_mode": config.json_mode,
-        "timeout": config.timeout,
-    }
-    return {k: v for k, v in options.items() if v is not None}
+    return judge_options(config.threads, config.api_base, config.json_mode, config.timeout)
 
 
 def unjudgeable(trace: Trace, texts: dict[str, str]) -> str | None:

@@ -39,7 +39,7 @@ from ragtriage.render.views import (
 )
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
 
-__all__ = ["CSP", "ExtraPng", "PNG_SIGNATURE", "data_uri", "render_html"]
+__all__ = ["CSP", "ExtraPng", "PNG_SIGNATURE", "data_uri", "environment", "render_html"]
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -66,7 +66,7 @@ def _finalize(value: object) -> object:
     return value
 
 
-def _environment() -> Environment:
+def environment() -> Environment:
     return Environment(
         loader=PackageLoader("ragtriage.render", "templates"),
         autoescape=True,
@@ -137,7 +137,7 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
     section."""
     counts = ordered_counts(result)
     extras = [{"caption": c, "uri": data_uri(png)} for c, png in map(_extra, extra_pngs)]
-    template = _environment().get_template("report.html.j2")
+    template = environment().get_template("report.html.j2")
     return template.render(
         csp=CSP,
         r=result,

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ragtriage.data.models import DEFAULT_CONTEXT_K
 from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import shorten
@@ -131,7 +132,7 @@ MAX_CLUSTERS = 12
 def audit_summary(result: AuditResult, console: Console) -> None:
     """Stage metrics with intervals, failures by stage and tag, the worst cases (in the
     order of the Markdown and HTML reports)."""
-    k = result.config.get("context_k", 3)
+    k = result.config.get("context_k", DEFAULT_CONTEXT_K)
     counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
     console.print(Text(f"{audit_title(result)}: {counts}", style="bold"))
     fails = gate_fails(result)  # what CI will say, before anything else
@@ -154,7 +155,11 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     render_split(result.retrieval, console)
     render_leaks(result.retrieval, console)
     _clusters(result, console)
-    worst = [c for c in ordered_cases(result) if c.label in FAILURES or c.label == Label.UNSCORED]
+    worst = [
+        c
+        for c in ordered_cases(result)
+        if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSURE)
+    ]
     if worst:
         console.print(Text("Worst cases:", style="bold"))
     for case in worst[:WORST_CASES]:

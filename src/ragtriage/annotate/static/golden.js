@@ -38,6 +38,7 @@ async function show(index, wait = true) {
     setStatus("error", data.error || String(status));
     return;
   }
+  const item = data;
   page.item = data;
   page.item.record = Object.assign(emptyRecord(), data.record);
   page.index = index;
@@ -49,14 +50,22 @@ async function show(index, wait = true) {
   }
   byId("results").replaceChildren();
   byId("search-info").textContent = "";
+  page.lastResults = [];
+  buildCards(byId("candidates"), item.candidates, true);
+  showQuery(item.query);
   render();
 }
 
+function showQuery(text) {
+  byId("query").replaceChildren(longText(text, null, "span", "query-text"));
+}
+
+// Only what a mark changes is redrawn: the cards are built once per query (show) and
+// their marks and focus updated in place, so a key press costs the same with any passage.
 function render() {
   const item = page.item;
   const rec = record();
   byId("position").textContent = `${page.index + 1} / ${page.state.total}`;
-  byId("query").textContent = item.query;
   byId("query-id").textContent = item.id;
   byId("note").value = rec.note || "";
   byId("reference").value = rec.reference_answer || "";
@@ -72,42 +81,65 @@ function render() {
     : marked ? `${marked} relevant chunk${marked > 1 ? "s" : ""}` : "not labelled yet";
   byId("case-state").dataset.state = rec.skipped ? "skipped" : rec.unanswerable ? "unanswerable"
     : marked ? "labelled" : "open";
-  renderCards(byId("candidates"), item.candidates, true);
+  refreshCards(byId("candidates"));
+  refreshCards(byId("results"));
 }
 
-function renderCards(list, chunks, focusable) {
-  const rec = record();
+function buildCards(list, chunks, focusable) {
   const graded = page.state.options.graded;
   list.replaceChildren();
-  chunks.forEach((chunk, i) => {
-    const grade = rec.relevance[chunk.id];
-    const controls = el("div", { class: "grade" });
-    const values = graded ? [0, 1, 2, 3] : [1];
-    for (const value of values) {
-      const label = graded ? String(value) : "relevant";
-      controls.append(el("button", {
-        type: "button",
-        class: "mark",
-        "data-grade": value,
-        "aria-pressed": String(grade === value),
-        text: label,
-        onclick: () => setGrade(chunk.id, graded ? value : (grade >= 1 ? null : 1), !focusable),
-      }));
-    }
-    const card = el("li", {
-      class: "card" + (focusable && i === page.focus ? " focused" : "") + (grade >= 1 ? " relevant" : ""),
-      "data-id": chunk.id,
-    },
-      el("div", { class: "card-head" },
-        el("span", { class: "chunk-id", text: chunk.id }),
-        chunk.title ? el("span", { class: "chunk-title", text: chunk.title }) : null),
-      el("p", { class: "chunk-text", text: chunk.text }),
-      controls);
-    list.append(card);
-  });
+  list.cards = new Map();
+  list.focusable = focusable;
+  for (const chunk of chunks) appendCard(list, chunk, graded);
 }
 
-function setGrade(chunkId, grade, fromSearch) {
+function appendCard(list, chunk, graded) {
+  const buttons = [];
+  const controls = el("div", { class: "grade" });
+  for (const value of graded ? [0, 1, 2, 3] : [1]) {
+    const button = el("button", {
+      type: "button",
+      class: "mark",
+      "data-grade": value,
+      text: graded ? String(value) : "relevant",
+      onclick: () => {
+        const grade = record().relevance[chunk.id];
+        setGrade(chunk.id, graded ? value : (grade >= 1 ? null : 1), !list.focusable, chunk);
+      },
+    });
+    buttons.push([value, button]);
+    controls.append(button);
+  }
+  const card = el("li", { class: "card", "data-id": chunk.id },
+    el("div", { class: "card-head" },
+      el("span", { class: "chunk-id", text: chunk.id }),
+      chunk.title ? longText(chunk.title, null, "span", "chunk-title") : null),
+    longText(chunk.text, null),
+    controls);
+  list.cards.set(chunk.id, { card, buttons });
+  list.append(card);
+  refreshCard(list, chunk.id);
+}
+
+function refreshCard(list, chunkId) {
+  const entry = list.cards && list.cards.get(chunkId);
+  if (!entry) return;
+  const grade = record().relevance[chunkId];
+  entry.card.classList.toggle("relevant", grade >= 1);
+  const position = list.focusable ? page.item.candidates.findIndex((c) => c.id === chunkId) : -1;
+  entry.card.classList.toggle("focused", list.focusable && position === page.focus);
+  for (const [value, button] of entry.buttons) {
+    const pressed = String(grade === value);
+    if (button.getAttribute("aria-pressed") !== pressed) button.setAttribute("aria-pressed", pressed);
+  }
+}
+
+function refreshCards(list) {
+  if (!list.cards) return;
+  for (const chunkId of list.cards.keys()) refreshCard(list, chunkId);
+}
+
+function setGrade(chunkId, grade, fromSearch, chunk) {
   const rec = record();
   if (grade === null || grade === undefined) delete rec.relevance[chunkId];
   else rec.relevance[chunkId] = grade;
@@ -116,13 +148,12 @@ function setGrade(chunkId, grade, fromSearch) {
     rec.skipped = false;
   }
   if (fromSearch && !rec.added.includes(chunkId)) rec.added.push(chunkId);
-  if (fromSearch && !page.item.candidates.some((c) => c.id === chunkId)) {
-    const found = page.lastResults.find((c) => c.id === chunkId);
-    if (found) page.item.candidates.push(found);
+  if (fromSearch && chunk && !page.item.candidates.some((c) => c.id === chunkId)) {
+    page.item.candidates.push(chunk); // joins the pool: one card more, the others kept
+    appendCard(byId("candidates"), chunk, page.state.options.graded);
   }
   save();
   render();
-  if (fromSearch) renderCards(byId("results"), page.lastResults, false);
 }
 
 function save() {
@@ -132,16 +163,15 @@ function save() {
   const seconds = (now - page.since) / 1000;
   page.since = now;
   return page.saver.run(async () => {
-    const { status, data } = await api("POST", `/api/item/${index}`,
-      { version: page.item.version, record: rec, seconds });
-    if (status === 409) {
+    const answer = await post(`/api/item/${index}`, { version: page.item.version, record: rec, seconds });
+    if (answer.conflict) {
       await show(index, false);
       return "conflict";
     }
-    if (status !== 200) throw new Error(data.error || String(status));
-    if (page.index === index) page.item.version = data.version;
-    renderCoverage(data.coverage);
-  });
+    if (page.index === index) page.item.version = answer.data.version;
+    renderCoverage(answer.data.coverage);
+    return "saved";
+  }, `query ${index + 1}`);
 }
 
 function renderCoverage(cov) {
@@ -199,15 +229,18 @@ async function search(text) {
   const { data } = await api("GET", `/api/search?q=${encodeURIComponent(text)}`);
   page.lastResults = data.results;
   byId("search-info").textContent = text ? `${data.total}${data.capped ? "+" : ""} chunks match; ${data.results.length} shown` : "";
-  renderCards(byId("results"), data.results, false);
+  buildCards(byId("results"), data.results, false);
 }
 
 function focusCard(delta) {
   const n = page.item.candidates.length;
   if (!n) return;
+  const before = focusedId();
   page.focus = Math.min(Math.max(page.focus + delta, 0), n - 1);
-  render();
-  const card = byId("candidates").children[page.focus];
+  const list = byId("candidates");
+  refreshCard(list, before);
+  refreshCard(list, focusedId());
+  const card = list.children[page.focus];
   if (card) card.scrollIntoView({ block: "nearest" });
 }
 
@@ -236,7 +269,7 @@ function onKey(event) {
     u: () => setUnanswerable(!record().unanswerable),
     s: () => toggleSkip(),
     "/": () => byId("search").focus(),
-    n: () => byId("note").focus(),
+    m: () => byId("note").focus(),
   };
   if (/^[0-3]$/.test(event.key) && id) {
     const value = Number(event.key);

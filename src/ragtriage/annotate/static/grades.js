@@ -50,6 +50,10 @@ async function show(index, wait = true) {
     page.state.position = index;
     api("POST", `/api/move/${index}`);
   }
+  byId("question").replaceChildren(longText(data.question, null, "span", "query-text"));
+  buildSentences();
+  page.shownEvidence = undefined;
+  renderJudge();
   render();
 }
 
@@ -61,12 +65,12 @@ function overall() {
   return null;
 }
 
+// Only what a mark changes is redrawn: sentences are built once per answer (show) and
+// updated in place; the passages only when the focused sentence's window moves.
 function render() {
-  const item = page.item;
   const rec = record();
   byId("position").textContent = `${page.index + 1} / ${page.state.total}`;
-  byId("question").textContent = item.question;
-  byId("item-id").textContent = item.id;
+  byId("item-id").textContent = page.item.id;
   byId("note").value = rec.note;
   const label = overall();
   const how = rec.label !== null ? " (overridden)" : " (from the sentences)";
@@ -76,57 +80,64 @@ function render() {
   byId("override").setAttribute("aria-pressed", String(rec.label !== null));
   byId("answers").textContent = rec.answers === null ? "answers? (a)"
     : rec.answers ? "answers the question (a)" : "does not answer (a)";
-  renderSentences();
+  refreshSentences();
   renderPassages();
-  renderJudge();
 }
 
-function renderSentences() {
+function buildSentences() {
   const list = byId("sentences");
-  const rec = record();
   list.replaceChildren();
-  page.item.sentences.forEach((sentence, i) => {
-    const buttons = el("div", { class: "grade" });
+  page.sentenceCards = page.item.sentences.map((sentence, i) => {
+    const buttons = [];
+    const box = el("div", { class: "grade" });
     for (const [value, word] of Object.entries(VERDICT_WORDS)) {
-      buttons.append(el("button", {
+      const button = el("button", {
         type: "button",
         class: "mark",
         "data-verdict": value,
-        "aria-pressed": String(rec.sentences[i] === value),
         text: word,
         onclick: (event) => {
           event.stopPropagation();
           page.focus = i;
           setVerdict(i, value);
         },
-      }));
+      });
+      buttons.push([value, button]);
+      box.append(button);
     }
-    list.append(el("li", {
-      class: "card sentence" + (i === page.focus ? " focused" : "")
-        + (rec.sentences[i] ? ` v-${rec.sentences[i]}` : ""),
-      onclick: () => { page.focus = i; render(); },
-    }, el("p", { class: "chunk-text", text: sentence }), buttons));
+    const card = el("li", { class: "card sentence", onclick: () => { page.focus = i; render(); } },
+      longText(sentence, null), box);
+    list.append(card);
+    return { card, buttons };
+  });
+}
+
+function refreshSentences() {
+  const rec = record();
+  page.sentenceCards.forEach(({ card, buttons }, i) => {
+    const verdict = rec.sentences[i];
+    card.classList.toggle("focused", i === page.focus);
+    for (const value of Object.keys(VERDICT_WORDS)) card.classList.toggle(`v-${value}`, verdict === value);
+    for (const [value, button] of buttons) {
+      const pressed = String(verdict === value);
+      if (button.getAttribute("aria-pressed") !== pressed) button.setAttribute("aria-pressed", pressed);
+    }
   });
 }
 
 function renderPassages() {
+  const evidence = page.item.evidence[page.focus] || null;
+  const key = JSON.stringify(evidence);
+  if (page.shownEvidence === key) return; // the same window: nothing to redraw
+  page.shownEvidence = key;
   const list = byId("passages");
   list.replaceChildren();
-  const evidence = page.item.evidence[page.focus] || null;
   page.item.contexts.forEach((text, i) => {
-    const body = el("p", { class: "chunk-text" });
-    if (evidence && evidence[0] === i) {
-      const [, start, end] = evidence;
-      body.append(document.createTextNode(text.slice(0, start)),
-        el("mark", { text: text.slice(start, end) }),
-        document.createTextNode(text.slice(end)));
-    } else {
-      body.textContent = text;
-    }
+    const mark = evidence && evidence[0] === i ? [evidence[1], evidence[2]] : null;
     list.append(el("li", { class: "card" },
       el("div", { class: "card-head" },
         el("span", { class: "chunk-id", text: `[${i + 1}] ${page.item.context_ids[i]}` })),
-      body));
+      longText(text, mark)));
   });
 }
 
@@ -170,16 +181,15 @@ function save() {
   const seconds = (now - page.since) / 1000;
   page.since = now;
   return page.saver.run(async () => {
-    const { status, data } = await api("POST", `/api/item/${index}`,
-      { version: page.item.version, record: rec, seconds });
-    if (status === 409) {
+    const answer = await post(`/api/item/${index}`, { version: page.item.version, record: rec, seconds });
+    if (answer.conflict) {
       await show(index, false);
       return "conflict";
     }
-    if (status !== 200) throw new Error(data.error || String(status));
-    if (page.index === index) page.item.version = data.version;
-    renderCoverage(data.coverage);
-  });
+    if (page.index === index) page.item.version = answer.data.version;
+    renderCoverage(answer.data.coverage);
+    return "saved";
+  }, `answer ${index + 1}`);
 }
 
 function renderCoverage(cov) {
@@ -194,6 +204,8 @@ function focusSentence(delta) {
   if (!n) return;
   page.focus = Math.min(Math.max(page.focus + delta, 0), n - 1);
   render();
+  const card = byId("sentences").children[page.focus];
+  if (card) card.scrollIntoView({ block: "nearest" });
 }
 
 function onKey(event) {
@@ -212,7 +224,7 @@ function onKey(event) {
     ArrowUp: () => focusSentence(-1),
     y: () => setVerdict(page.focus, "supported"),
     n: () => setVerdict(page.focus, "unsupported"),
-    u: () => setVerdict(page.focus, "unsure"),
+    c: () => setVerdict(page.focus, "unsure"),
     f: () => cycleOverride(),
     a: () => cycleAnswers(),
     m: () => byId("note").focus(),

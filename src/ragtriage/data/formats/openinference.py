@@ -34,7 +34,18 @@ from ragtriage.data.formats.text import text_id
 from ragtriage.data.readers import finite_float
 from ragtriage.errors import InputError
 
-__all__ = ["FORMAT", "Span", "is_openinference", "spans", "trace_records"]
+__all__ = [
+    "FORMAT",
+    "Span",
+    "documents",
+    "is_openinference",
+    "root_spans",
+    "spans",
+    "text_value",
+    "trace_answer",
+    "trace_query",
+    "trace_records",
+]
 
 Rows = Iterable[tuple[int, dict[str, Any]]]
 _DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(id|score|content|metadata)$")
@@ -172,10 +183,10 @@ def trace_records(
             skipped["no RETRIEVER span"] += 1
             continue
         several += len(retrievers) > 1
-        docs, derived = _documents(retrievers[0], path)
+        docs, derived = documents(retrievers[0], path)
         hashed += derived
-        answer = _answer(members)
-        query = _query(members, retrievers[0])
+        answer = trace_answer(members)
+        query = trace_query(members, retrievers[0])
         if answer is None or query is None:
             skipped["no answer" if answer is None else "no input.value"] += 1
             continue
@@ -196,7 +207,7 @@ def trace_records(
     return out, notes
 
 
-def _documents(span: Span, path: Path) -> tuple[list[dict[str, Any]], bool]:
+def documents(span: Span, path: Path) -> tuple[list[dict[str, Any]], bool]:
     """The ranked documents of a retriever span; ``True`` if an id came from a hash."""
     docs: dict[int, dict[str, Any]] = {}
     for key, value in span.attributes.items():
@@ -297,15 +308,15 @@ def _from_metadata(doc: dict[str, Any], span: Span, path: Path) -> None:
         doc["score"] = meta["score"]
 
 
-def _roots(members: list[Span]) -> list[Span]:
+def root_spans(members: list[Span]) -> list[Span]:
     ids = {s.span_id for s in members}
     return [s for s in members if s.parent_id is None or s.parent_id not in ids]
 
 
-def _answer(members: list[Span]) -> str | None:
-    for span in _roots(members):
+def trace_answer(members: list[Span]) -> str | None:
+    for span in root_spans(members):
         if span.kind in ("CHAIN", "AGENT"):
-            value = _text_value(span, "output")
+            value = text_value(span, "output")
             if value is not None:
                 return value
     for span in reversed([s for s in members if s.kind == "LLM"]):
@@ -316,21 +327,21 @@ def _answer(members: list[Span]) -> str | None:
         )
         if messages:
             return messages[-1][1]
-        value = _text_value(span, "output")
+        value = text_value(span, "output")
         if value is not None:
             return value
     return None
 
 
-def _query(members: list[Span], retriever: Span) -> str | None:
-    for span in [*_roots(members), retriever]:
-        value = _text_value(span, "input")
+def trace_query(members: list[Span], retriever: Span) -> str | None:
+    for span in [*root_spans(members), retriever]:
+        value = text_value(span, "input")
         if value is not None:
             return value
     return None
 
 
-def _text_value(span: Span, which: str) -> str | None:
+def text_value(span: Span, which: str) -> str | None:
     """``input.value``/``output.value`` as text; a JSON object value gives its text field
     by what the chain means: an input its query (``{"query": ...}``, as LangChain records
     a chain's input), an output its answer (:data:`_ANSWER_KEYS`)."""
@@ -352,7 +363,7 @@ def _text_value(span: Span, which: str) -> str | None:
 def _metadata_id(members: list[Span], key: str, path: Path) -> str | None:
     """The golden case id under ``key`` in any span's ``metadata`` (a JSON string by the
     conventions, or already flattened to ``metadata.KEY``)."""
-    for span in _roots(members) + members:
+    for span in root_spans(members) + members:
         value = span.attributes.get(f"metadata.{key}")
         raw = span.attributes.get("metadata")
         if value is None and isinstance(raw, str):

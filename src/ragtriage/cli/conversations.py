@@ -1,0 +1,59 @@
+"""``ragtriage conversations``: audit a multi-turn RAG system turn by turn.
+
+The options are :class:`ConversationsConfig`'s fields (``flows/conversations.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragtriage.cli.common import console, output_dir, output_file
+from ragtriage.cli.options import flag, out_option, with_config
+from ragtriage.flows.conversations import ConversationsConfig
+
+__all__ = ["OUTPUTS", "register", "run"]
+
+OUTPUTS = ("results.json", "report.md", "report.html")
+
+
+@with_config(ConversationsConfig)
+def run(
+    config: ConversationsConfig,
+    out: Annotated[Path, out_option("Output folder: results.json, report.md, report.html.")] = Path(
+        "results"
+    ),
+    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
+) -> None:
+    """Audit conversations turn by turn: retrieval per turn, faithfulness with the history
+    as evidence, one label per turn (pass / rewrite / retrieval / ranking / generation /
+    unscored) and each conversation's first failing turn."""
+    from ragtriage.atomic import write_atomic_set
+    from ragtriage.flows.conversations import conversations
+    from ragtriage.render.conversations import (
+        conversations_summary,
+        render_html,
+        render_markdown,
+    )
+    from ragtriage.results.files import json_bytes
+
+    output_dir(out, "--out", OUTPUTS)
+    output_file(config.cache, "--cache")
+    result = conversations(config)
+    files: dict[Path, str | bytes] = {
+        out / "results.json": json_bytes(result),
+        out / "report.md": render_markdown(result),
+        out / "report.html": render_html(result),
+    }
+    write_atomic_set(files)
+    if not quiet:
+        term = console(quiet)
+        conversations_summary(result, term)
+        for path in files:
+            term.print(f"wrote {path}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="conversations")(run)

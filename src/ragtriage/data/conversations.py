@@ -1,0 +1,228 @@
+"""Conversations: golden turns and traced turns, and the flat view stage 1 scores.
+
+A conversation is a thread of turns ``1, 2, ...``; each turn is a user message the system
+answered, often after rewriting it into a standalone search query ("and the older one?"
+-> "N2-100 RAM"). The golden file has one JSONL line per turn::
+
+    {"conversation_id": "c1", "turn": 2, "user": "and the older one?",
+     "expected": ["n2-100-specs"], "reference_answer": "...", "standalone": false}
+
+``expected`` (or ``relevance_grades``) as in a single-turn golden set: an empty list
+marks an unanswerable turn. ``standalone``: does the turn make sense without the history
+(required: it is what the slices are cut by, and a guess would cut them wrong).
+
+A trace file of ours has one line per turn: ``conversation_id``, ``turn``, ``user``, the
+``rewritten_query`` when the system made one, ``retrieved``, ``context_ids`` (or
+``context_k``) and ``answer``. Other tools' files are read in ``data/formats/``
+(DeepEval, ragas, OpenInference spans) into the same rows.
+
+Stage 1 scores the *flattened* turns: every turn one query with the id
+``<conversation_id>#<turn>`` (:func:`turn_id`), so its figures are trec_eval's on the
+same qrels and run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragtriage.data.golden import load_chunks, parse_case
+from ragtriage.data.ids import check_id
+from ragtriage.data.models import Chunk, GoldenCase, GoldenSet, Trace
+from ragtriage.data.readers import check_type, iter_records, require
+from ragtriage.errors import InputError
+
+__all__ = [
+    "CONVERSATION_FILES",
+    "ConversationGolden",
+    "GoldenTurn",
+    "TracedTurn",
+    "TurnRecords",
+    "check_turns",
+    "load_conversation_golden",
+    "parse_golden_turn",
+    "slice_tags",
+    "turn_id",
+    "turn_slice",
+]
+
+CONVERSATION_FILES = ("conversations.jsonl", "conversations.json")
+
+
+def turn_id(conversation_id: str, turn: int) -> str:
+    """The flattened turn's query id: what the qrels, the run and every report name."""
+    return f"{conversation_id}#{turn}"
+
+
+def turn_slice(turn: int) -> str:
+    """The turn-index slice: ``1``, ``2`` or ``3+`` (later turns are few per conversation)."""
+    return str(turn) if turn < 3 else "3+"
+
+
+def slice_tags(turn: int, standalone: bool) -> tuple[str, ...]:
+    """The tags a flattened turn carries, so stage 1's tag slices are the turn slices."""
+    return (f"turn:{turn_slice(turn)}", "standalone" if standalone else "follow-up")
+
+
+class GoldenTurn(BaseModel):
+    """One golden turn: the user's message, the chunks that answer it, and whether it
+    makes sense on its own."""
+
+    model_config = ConfigDict(frozen=True)
+
+    conversation_id: str
+    turn: int = Field(ge=1)
+    standalone: bool
+    case: GoldenCase  # id = turn_id(...), query = the user's message
+
+    @property
+    def user(self) -> str:
+        return self.case.query
+
+
+class ConversationGolden(BaseModel):
+    """A conversational golden set: turns in file order, the corpus, the source."""
+
+    turns: list[GoldenTurn]
+    corpus: dict[str, Chunk] | None = None
+    source: str = ""
+
+    def conversations(self) -> dict[str, list[GoldenTurn]]:
+        """Turns by conversation, in turn order; conversations in order of first line."""
+        out: dict[str, list[GoldenTurn]] = {}
+        for turn in self.turns:
+            out.setdefault(turn.conversation_id, []).append(turn)
+        return {cid: sorted(turns, key=lambda t: t.turn) for cid, turns in out.items()}
+
+    def flat(self) -> GoldenSet:
+        """Every turn as a golden case (id ``conv#turn``), tagged with its slices."""
+        cases = [
+            t.case.model_copy(update={"tags": tuple(dict.fromkeys(t.case.tags + slice_tags(
+                t.turn, t.standalone)))})
+            for turns in self.conversations().values()
+            for t in turns
+        ]  # fmt: skip
+        return GoldenSet(
+            cases=cases, corpus=self.corpus, source=self.source, format="conversations"
+        )
+
+
+def parse_golden_turn(record: dict[str, Any], path: Path, line: int) -> GoldenTurn:
+    """One golden turn line, validated field by field (errors name the field)."""
+    conversation = _conversation_id(record, path, line)
+    turn = _turn(record, path, line)
+    standalone = require(record, "standalone", bool, path, line)
+    user = require(record, "user", str, path, line)
+    case = parse_case({**record, "id": turn_id(conversation, turn), "query": user}, path, line)
+    return GoldenTurn(conversation_id=conversation, turn=turn, standalone=standalone, case=case)
+
+
+def _conversation_id(record: dict[str, Any], path: Path, line: int) -> str:
+    value = str(require(record, "conversation_id", (str, int), path, line))
+    if not value.strip() or any(ch.isspace() for ch in value) or "#" in value:
+        raise InputError(
+            "must be non-empty, without white space or '#' (a turn's id is conversation#turn)",
+            path=path,
+            line=line,
+            field="conversation_id",
+        )
+    return check_id(value, path=path, line=line, field="conversation_id")
+
+
+def _turn(record: dict[str, Any], path: Path, line: int) -> int:
+    value = require(record, "turn", int, path, line)
+    if isinstance(value, bool) or value < 1:
+        raise InputError("must be an integer >= 1", path=path, line=line, field="turn")
+    return value
+
+
+def check_turns(
+    keyed: Iterable[tuple[str, int, int]], path: Path, what: str = "turn"
+) -> None:
+    """``(conversation, turn, line)`` in file order: each conversation's turns must be
+    ``1..n`` with none twice; a gap is refused (a missing turn is missing history, and
+    the turns after it would be judged without it)."""
+    seen: dict[tuple[str, int], int] = {}
+    by_conv: dict[str, list[tuple[int, int]]] = {}
+    for conv, turn, line in keyed:
+        if (conv, turn) in seen:
+            raise InputError(
+                f"conversation {conv!r} {what} {turn} already on line {seen[conv, turn]}",
+                path=path,
+                line=line,
+                field="turn",
+            )
+        seen[conv, turn] = line
+        by_conv.setdefault(conv, []).append((turn, line))
+    for conv, turns in by_conv.items():
+        numbers = sorted(t for t, _ in turns)
+        if numbers != list(range(1, len(numbers) + 1)):
+            gap = next(n for n in range(1, len(numbers) + 2) if n not in numbers)
+            last = max(turns)[1]
+            raise InputError(
+                f"conversation {conv!r} has turns {numbers}: turn {gap} is missing (turns "
+                "must be 1, 2, ... with none left out)",
+                path=path,
+                line=last,
+                field="turn",
+            )
+
+
+def load_conversation_golden(path: str | Path) -> ConversationGolden:
+    """A conversational golden set: a file, or a directory holding ``conversations.jsonl``;
+    ``corpus.jsonl`` beside the file is read when there."""
+    path = Path(path)
+    if path.is_dir():
+        found = [path / n for n in CONVERSATION_FILES if (path / n).is_file()]
+        if not found:
+            raise InputError(
+                f"no conversational golden set here: expected {' or '.join(CONVERSATION_FILES)}",
+                path=path,
+            )
+        path = found[0]
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    lines: list[tuple[int, dict[str, Any]]] = list(iter_records(path))
+    turns = [parse_golden_turn(record, path, line) for line, record in lines]
+    if not turns:
+        raise InputError("conversational golden set is empty", path=path)
+    check_turns(((t.conversation_id, t.turn, ln) for t, (ln, _) in zip(turns, lines, strict=True)),
+                path)  # fmt: skip
+    corpus_path = path.parent / "corpus.jsonl"
+    corpus = load_chunks(corpus_path) if corpus_path.is_file() else None
+    return ConversationGolden(turns=turns, corpus=corpus, source=str(path))
+
+
+@dataclass
+class TracedTurn:
+    """One traced turn: which conversation and turn, the user's message as the system got
+    it, the search query it made of it (``None``: it logged none) and the trace."""
+
+    conversation_id: str
+    turn: int
+    user: str
+    rewritten_query: str | None
+    trace: Trace  # query_id = turn_id(conversation_id, turn)
+    line: int = 0
+
+
+@dataclass
+class TurnRecords:
+    """What a conversation trace reader yields: turns and notes of what it did."""
+
+    turns: list[TracedTurn]
+    format: str
+    notes: list[str] = field(default_factory=list)
+
+
+def rewritten(record: dict[str, Any], path: Path, line: int) -> str | None:
+    """The logged rewritten query; an empty one is none."""
+    value = record.get("rewritten_query")
+    if value is None:
+        return None
+    value = check_type(value, "rewritten_query", str, path, line)
+    return value if value.strip() else None

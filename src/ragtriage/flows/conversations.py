@@ -1,0 +1,334 @@
+"""``ragtriage conversations``: audit a multi-turn RAG system turn by turn.
+
+Flow: conversational golden set + conversation traces (ours, DeepEval, ragas, OpenInference
+sessions) -> stage 1 on the flattened turns (ids ``conversation#turn``: trec_eval's
+figures), sliced by turn index, standalone or not, answerable or not -> stage 2 judges
+each turn with its admissible history (judge/history.py), turn 1 of every conversation
+first, then turn 2, ... (an earlier answer is evidence only once it was found faithful)
+-> the single-turn triage rules per turn, plus ``rewrite`` (triage/conversations.py) ->
+the first failing turn per conversation -> :class:`ConversationsResult`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from ragtriage.atomic import file_sha256
+from ragtriage.data.conversations import ConversationGolden, TracedTurn, load_conversation_golden
+from ragtriage.data.formats.conversations import read_conversation_traces
+from ragtriage.data.models import DEFAULT_CONTEXT_K
+from ragtriage.flows.audit import unjudgeable
+from ragtriage.flows.config import (
+    API_BASE,
+    CACHE,
+    CONCURRENCY,
+    JSON_MODE,
+    JUDGE,
+    MAX_RANK,
+    METRICS,
+    THREADS,
+    TIMEOUT,
+    K,
+    Setting,
+)
+from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_model
+from ragtriage.judge.history import PriorTurn, attribute, with_history
+from ragtriage.judge.spec import EMBEDDED, JudgeSpec
+from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
+from ragtriage.models.cache import ResponseCache, default_cache_path
+from ragtriage.models.local import require_llama
+from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
+from ragtriage.retrieval.metrics import Measure, expand
+from ragtriage.retrieval.sections import versions
+from ragtriage.system.run import chunk_texts
+from ragtriage.triage import cases as case_rows
+from ragtriage.triage import mismatch
+from ragtriage.triage.calibrated import Decider, find_decider, model_free_plan
+from ragtriage.triage.conversations import (
+    ConversationsResult,
+    TurnResult,
+    history_rows,
+    probe_rewrites,
+    retrieval_slices,
+    roll_up,
+    turn_label,
+    turn_label_counts,
+)
+from ragtriage.triage.models import Label
+
+__all__ = ["ConversationsConfig", "conversations", "run_conversations"]
+
+
+@dataclass
+class ConversationsConfig:
+    golden: Annotated[
+        Path,
+        Setting("Conversational golden set: conversations.jsonl, or a folder holding it "
+                "(corpus.jsonl beside it)."),
+    ]  # fmt: skip
+    traces: Annotated[
+        Path,
+        Setting("Conversation traces: ours (JSONL), DeepEval conversational test cases, ragas "
+                "multi-turn samples or OpenInference spans with session.id."),
+    ]  # fmt: skip
+    judge: Annotated[str | JudgeSpec | None, JUDGE] = EMBEDDED
+    calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
+    context_k: Annotated[
+        int,
+        Setting("Top k chunks passed to the generator, when a trace does not list them.",
+                min=1, max=MAX_RANK),
+    ] = DEFAULT_CONTEXT_K  # fmt: skip
+    probe_k: Annotated[
+        int,
+        Setting("Depth of the rewrite test: a golden chunk in the probe's top k (score > 0) "
+                "counts as found.", min=1, max=MAX_RANK),
+    ] = 10  # fmt: skip
+    metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
+    k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
+    concurrency: Annotated[int, CONCURRENCY] = 8
+    cache: Annotated[Path | None, CACHE] = None
+    threads: Annotated[int | None, THREADS] = None
+    api_base: Annotated[str | None, API_BASE] = None
+    json_mode: Annotated[str | None, JSON_MODE] = None
+    timeout: Annotated[float | None, TIMEOUT] = None
+    on_mismatch: Annotated[
+        str,
+        Setting("'warn' (list and go on) or 'error' (exit 2) on file mismatches.",
+                choices=("warn", "error")),
+    ] = "warn"  # fmt: skip
+
+    measures: list[Measure] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.measures = expand(list(self.metrics), list(self.k))
+
+    def public(self) -> dict[str, Any]:
+        values = {k: v for k, v in self.__dict__.items() if k != "measures"}
+        return {
+            k: (v.source or str(v)) if isinstance(v, JudgeSpec) else str(v)
+            if isinstance(v, Path) else v
+            for k, v in values.items()
+        }  # fmt: skip
+
+
+def _spec(config: ConversationsConfig) -> tuple[str | None, Any]:
+    spec = config.judge if isinstance(config.judge, JudgeSpec) else JudgeSpec.parse(config.judge)
+    return spec.strategy, spec.model
+
+
+def _options(config: ConversationsConfig) -> dict[str, Any]:
+    return judge_options(config.threads, config.api_base, config.json_mode, config.timeout)
+
+
+async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    golden = load_conversation_golden(config.golden)
+    flat = golden.flat()
+    read = read_conversation_traces(config.traces, config.context_k, golden)
+    traced = {t.trace.query_id: t for t in read.turns}
+    traces = {q: t.trace for q, t in traced.items()}
+    texts = chunk_texts(flat, traces)
+    mismatches = mismatch.find(flat, traces, texts)
+    warnings = read.notes + mismatch.apply(mismatches, config.on_mismatch, str(config.traces))
+    known = {c.id for c in flat.cases}
+    traces = {q: t for q, t in traces.items() if q in known}
+
+    t0 = time.perf_counter()
+    retrieval = evaluate_retrieval(
+        flat, case_rows.run_from_traces(traces, flat), config.measures, k=config.k,
+        miss_k=config.context_k,
+    )  # fmt: skip
+    timings["retrieval_s"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    strategy, model = _spec(config)
+    planned = model_free_plan(config.calibration, strategy, model, **_options(config))
+    if planned is not None:
+        strategy, model = "lexical", None
+    if model == EMBEDDED:
+        require_llama()
+        model = resolve_model(None, threads=config.threads)
+    unjudged = {q: why for q, t in traces.items() if (why := unjudgeable(t, texts))}
+    store = ResponseCache(config.cache or default_cache_path())
+    try:
+        judged, run, decider, prior, with_prior = await _judge_turns(
+            golden, traced, traces, texts, unjudged, strategy, model, planned, store, config
+        )
+    finally:
+        store.close()
+    timings["judge_s"] = time.perf_counter() - t0
+
+    rows = case_rows.build(flat, traces, judged, decider, retrieval, {}, unjudged)
+    candidates = {r.case_id for r in rows if r.label in (Label.RETRIEVAL, Label.RANKING)}
+    probes = {}
+    if flat.corpus:
+        probes = probe_rewrites(golden, traced, candidates, flat.corpus, config.probe_k)
+    elif any(t.rewritten_query for t in traced.values()):
+        warnings.append(
+            "REWRITE NOT TESTED: the golden set has no corpus.jsonl, and the rewrite test "
+            "searches the corpus with the turn and with its rewrite; a rewrite that lost "
+            "the chunk reads as retrieval or ranking"
+        )
+    turns = _turn_results(golden, traced, rows, judged, probes, prior, texts, with_prior)
+    result = ConversationsResult(
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        config=config.public(),
+        versions=versions(),
+        golden={
+            "source": str(config.golden),
+            "sha256": flat.content_hash(),
+            "conversations": len(golden.conversations()),
+            "turns": len(golden.turns),
+        },
+        traces={"source": str(config.traces), "sha256": file_sha256(config.traces),
+                "format": read.format},  # fmt: skip
+        judge_fingerprint=run.fingerprint,
+        judge_usage=run.usage,
+        calibration=decider.status,
+        retrieval=retrieval,
+        slices=retrieval_slices(retrieval, golden),
+        generation=case_rows.generation_summary(rows, list(judged.values()), decider),
+        counts=turn_label_counts(turns),
+        conversations=roll_up(turns, list(golden.conversations())),
+        turns=turns,
+        warnings=warnings + retrieval.warnings,
+        mismatches={k: v for k, v in mismatches.items() if v},
+    )
+    timings["total_s"] = time.perf_counter() - started
+    result.timings = {k: round(v, 2) for k, v in timings.items()}
+    return result
+
+
+async def _judge_turns(
+    golden: ConversationGolden,
+    traced: dict[str, TracedTurn],
+    traces: dict[str, Any],
+    texts: dict[str, str],
+    unjudged: dict[str, str],
+    strategy: str | None,
+    model: Any,
+    planned: Decider | None,
+    store: ResponseCache,
+    config: ConversationsConfig,
+) -> tuple[
+    dict[str, JudgeResult], JudgeRun, Decider, dict[str, list[PriorTurn]], set[str]
+]:
+    """Every traced turn judged with its admissible history, one turn index at a time
+    (all first turns, then all second turns...): a turn's history needs the decisions on
+    the turns before it. Each turn is judged on its passages first, and again with its
+    admissible history when that does not make it faithful. Returns the results, the last
+    run (its fingerprint; usage summed over all), the decider, each turn's prior turns as
+    judged and the turns whose decision rests on the history."""
+    threads = golden.conversations()
+    depth = max(len(turns) for turns in threads.values())
+    judged: dict[str, JudgeResult] = {}
+    prior: dict[str, list[PriorTurn]] = {}
+    decider = planned
+    usage = Usage()
+    with_prior: set[str] = set()
+    last: JudgeRun | None = None
+    for index in range(depth):
+        items: list[JudgeItem] = []
+        for turns in threads.values():
+            if index >= len(turns):
+                continue
+            gold = turns[index]
+            earlier = [_prior(t, traced, judged, decider) for t in turns[:index]]
+            prior[gold.case.id] = [p for p in earlier if p is not None]
+            trace = traces.get(gold.case.id)
+            if trace is None or gold.case.id in unjudged:
+                continue
+            chunks = tuple(ContextChunk(id=c, text=texts[c]) for c in trace.context_ids)
+            items.append(JudgeItem(id=gold.case.id, question=gold.user, contexts=chunks,
+                                   answer=trace.answer))  # fmt: skip
+        if not items and last is not None:
+            continue
+        run = await ajudge_run(
+            items, model, strategy, config.concurrency, store, **_options(config)
+        )
+        usage, last = usage + run.usage, run
+        if decider is None:
+            decider = find_decider(config.calibration, run.fingerprint)
+        judged.update({r.item_id: r for r in run.results})
+        # the history only adds support: judged again with it when the passages alone
+        # do not make a scored answer faithful (never the other way round: an earlier
+        # answer's wording must not veto a sentence its passages support)
+        again = [
+            with_history(item, prior[item.id])
+            for item in items
+            if prior[item.id] and judged[item.id].outcome == Outcome.SCORED
+            and decider.decide(judged[item.id]) is not True
+        ]  # fmt: skip
+        if again:
+            run = await ajudge_run(
+                again, model, strategy, config.concurrency, store, **_options(config)
+            )
+            usage = usage + run.usage
+            for result in run.results:
+                if decider.decide(result) is True:
+                    judged[result.item_id] = result
+                    with_prior.add(result.item_id)
+    assert last is not None and decider is not None  # at least one turn index was judged
+    return judged, replace(last, usage=usage), decider, prior, with_prior
+
+
+def _prior(
+    gold: Any,
+    traced: dict[str, TracedTurn],
+    judged: dict[str, JudgeResult],
+    decider: Decider | None,
+) -> PriorTurn | None:
+    """An earlier turn as later turns see it; ``None`` when it was not traced (its
+    message is then unknown to the system too)."""
+    turn = traced.get(gold.case.id)
+    if turn is None:
+        return None
+    result = judged.get(gold.case.id)
+    grounded = bool(result is not None and decider is not None and decider.decide(result))
+    return PriorTurn(turn=gold.turn, user=turn.user, answer=turn.trace.answer, grounded=grounded)
+
+
+def _turn_results(
+    golden, traced, rows, judged, probes, prior, texts, with_prior
+) -> list[TurnResult]:
+    by_id = {r.case_id: r for r in rows}
+    out = []
+    for turns in golden.conversations().values():
+        for gold in turns:
+            case = by_id[gold.case.id]
+            probe = probes.get(gold.case.id)
+            label, reason = turn_label(case, probe)
+            turn = traced.get(gold.case.id)
+            sources = []
+            result = judged.get(gold.case.id)
+            if turn is not None and result is not None and result.outcome == Outcome.SCORED:
+                passages = [ContextChunk(id=c, text=texts[c]) for c in turn.trace.context_ids]
+                sources = attribute(turn.trace.answer, passages, prior.get(gold.case.id, []),
+                                    result)  # fmt: skip
+            out.append(
+                TurnResult(
+                    conversation_id=gold.conversation_id,
+                    turn=gold.turn,
+                    standalone=gold.standalone,
+                    rewritten_query=turn.rewritten_query if turn else None,
+                    label=label,
+                    reason=reason,
+                    grounded=bool(case.faithful),
+                    judged_with_history=gold.case.id in with_prior,
+                    history=history_rows(sources),
+                    probe=probe,
+                    case=case,
+                )
+            )
+    return out
+
+
+def conversations(config: ConversationsConfig) -> ConversationsResult:
+    return asyncio.run(run_conversations(config))
+

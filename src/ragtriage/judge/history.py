@@ -1,0 +1,163 @@
+"""Judging a turn of a conversation with its history as evidence.
+
+A chat assistant answers from the passages it retrieved *and* from the conversation so
+far: "Your N4-300 has four bays" is faithful when the user said two turns ago that they
+own an N4-300, though no passage says whose NAS it is. Judged against the passages
+alone that sentence is unsupported, and a faithful assistant reads as a hallucinating
+one. So each turn is judged against its passages plus the **admissible history**:
+
+* every earlier **user message** (what the user said is theirs to say), and
+* every earlier **grounded answer**: an earlier turn's answer that the same judge and
+  decision rule found faithful to *its* evidence.
+
+An earlier answer that was not found faithful (unfaithful, unscored, abstained) is not
+evidence: a later turn that repeats it repeats an unsupported claim, and it is judged
+so. This is applied turn by turn in order, so "grounded" is itself decided with the
+history the earlier turn had.
+
+The history only adds support. A turn is judged on its passages first; when that does
+not make a scored answer faithful, it is judged again with the admissible history, and
+that result is kept when it does. Judged together from the start, an earlier answer's
+wording could veto a sentence its passages support (the fact checks read "the N4-300
+supports snapshots" in turn 1 as contradicting "the N2-100 does not" in turn 2).
+
+History enters the judge as context chunks with the ids ``history:user:T`` and
+``history:answer:T`` (T the earlier turn's number), after the turn's own passages, so
+every strategy (model-free or model) judges against it unchanged. Each sentence of the
+answer is then attributed (:func:`attribute`): ``history-supported`` when its best
+evidence (the alignment of judge/alignment.py) lies in an admissible history chunk and
+matches more of its words than the passages do; ``context`` otherwise. A sentence
+whose words are found only in an earlier *ungrounded* answer is reported as
+``ungrounded-history``: that is why its turn failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragtriage.judge.alignment import align_sentence
+from ragtriage.judge.lexical import claim_sentences
+from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult
+
+__all__ = [
+    "HISTORY",
+    "PriorTurn",
+    "SentenceSource",
+    "attribute",
+    "history_chunks",
+    "is_history",
+    "with_history",
+]
+
+HISTORY = "history:"
+SOURCES = ("context", "history-supported", "ungrounded-history")
+
+
+@dataclass(frozen=True)
+class PriorTurn:
+    """An earlier turn as the judge of a later one sees it."""
+
+    turn: int
+    user: str
+    answer: str
+    grounded: bool  # the answer was decided faithful to its own evidence
+
+
+@dataclass(frozen=True)
+class SentenceSource:
+    """One answer sentence and where its support lies (module docstring)."""
+
+    sentence: str
+    source: str  # one of SOURCES
+    turn: int | None = None  # the history turn it rests on, if any
+    alignment: float = 0.0  # share of its content words found in that evidence
+
+
+def is_history(chunk_id: str) -> bool:
+    return chunk_id.startswith(HISTORY)
+
+
+def history_chunks(prior: Sequence[PriorTurn]) -> tuple[ContextChunk, ...]:
+    """The admissible history: every user message, the grounded answers only."""
+    out: list[ContextChunk] = []
+    for turn in prior:
+        out.append(ContextChunk(id=f"{HISTORY}user:{turn.turn}", text=turn.user))
+        if turn.grounded and turn.answer.strip():
+            out.append(ContextChunk(id=f"{HISTORY}answer:{turn.turn}", text=turn.answer))
+    return tuple(out)
+
+
+def with_history(item: JudgeItem, prior: Sequence[PriorTurn]) -> JudgeItem:
+    """The judge's input for a turn: its passages, then the admissible history."""
+    return item.model_copy(update={"contexts": item.contexts + history_chunks(prior)})
+
+
+def _turn_of(chunk_id: str) -> int:
+    return int(chunk_id.rsplit(":", 1)[1])
+
+
+def attribute(
+    answer: str,
+    passages: Sequence[ContextChunk],
+    prior: Sequence[PriorTurn],
+    result: JudgeResult | None = None,
+) -> list[SentenceSource]:
+    """Where each sentence of ``answer`` finds its support. A claims judge's citations
+    decide when it cited a history chunk for a claim; otherwise the sentence's best
+    alignment against the passages, the admissible history and the excluded (ungrounded)
+    answers is compared: a strictly better match in history wins."""
+    cited = _cited_history(result)
+    admissible = history_chunks(prior)
+    excluded = tuple(
+        ContextChunk(id=f"{HISTORY}answer:{t.turn}", text=t.answer)
+        for t in prior
+        if not t.grounded and t.answer.strip()
+    )
+    out: list[SentenceSource] = []
+    # a claims judge's claims are what it judged; the other judges judge sentences
+    claims = [c.text for c in result.claims] if result and any(
+        c.verdict is not None for c in result.claims) else claim_sentences(answer)  # fmt: skip
+    for sentence in claims:
+        if sentence in cited:
+            out.append(SentenceSource(sentence, "history-supported", cited[sentence], 1.0))
+            continue
+        own = _best(sentence, passages)
+        good = _best(sentence, admissible)
+        bad = _best(sentence, excluded)
+        if own is None:
+            continue  # no content words: nothing to attribute
+        if good is not None and good[0] > own[0] and good[0] >= (bad[0] if bad else 0.0):
+            out.append(SentenceSource(sentence, "history-supported", good[1], good[0]))
+        elif bad is not None and bad[0] > own[0] and bad[0] > (good[0] if good else 0.0):
+            out.append(SentenceSource(sentence, "ungrounded-history", bad[1], bad[0]))
+        else:
+            out.append(SentenceSource(sentence, "context", None, own[0]))
+    return out
+
+
+def _best(sentence: str, chunks: Sequence[ContextChunk]) -> tuple[float, int | None] | None:
+    """``(alignment, history turn)`` of the chunk aligning best with ``sentence``;
+    ``None`` when the sentence has no content words. One chunk at a time, so the turn
+    it rests on is known."""
+    best: tuple[float, int | None] | None = None
+    for chunk in chunks or (ContextChunk(id="none", text=""),):
+        aligned = align_sentence(sentence, [chunk])
+        if aligned is None:
+            return None
+        turn = _turn_of(chunk.id) if is_history(chunk.id) else None
+        if best is None or aligned.alignment > best[0]:
+            best = (aligned.alignment, turn)
+    return best
+
+
+def _cited_history(result: JudgeResult | None) -> dict[str, int]:
+    """Claims a claims judge supported by citing a history chunk, with its turn."""
+    if result is None:
+        return {}
+    out: dict[str, int] = {}
+    for claim in result.claims:
+        ids = [c for c in claim.chunk_ids if is_history(c)]
+        if ids and claim.verdict == "supported" and len(ids) == len(claim.chunk_ids):
+            out[claim.text] = _turn_of(ids[0])
+    return out

@@ -1,0 +1,119 @@
+"""``ragtriage conversations``: the terminal summary, report.md and report.html.
+
+Conversations are shown as threads: each turn's user message, the rewritten query, what
+reached the generator, the answer and its label; a conversation's first failing turn is
+opened (``<details open>`` in the page), the others folded. Untrusted text stays inert
+as in the audit's reports (render/markdown.escape, the page's autoescaping and CSP).
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from ragtriage.data.models import DEFAULT_CONTEXT_K
+from ragtriage.render.format import fmt
+from ragtriage.render.html import CSP, environment
+from ragtriage.render.markdown import escape
+from ragtriage.render.text import shorten
+from ragtriage.triage.conversations import ConversationsResult, TurnResult
+
+__all__ = ["SLICE_METRICS", "conversations_summary", "render_html", "render_markdown"]
+
+SLICE_METRICS = ("recall@{k}", "mrr", "ndcg@10")
+
+
+def _metrics(result: ConversationsResult) -> list[str]:
+    k = result.config.get("context_k", DEFAULT_CONTEXT_K)
+    names = [m.format(k=k) for m in SLICE_METRICS]
+    have = set(result.slices[0].means) if result.slices else set()
+    return [m for m in names if m in have]
+
+
+def headline(result: ConversationsResult) -> str:
+    counts = ", ".join(f"{label} {n}" for label, n in result.counts.items())
+    failing = sum(c.first_failing_turn is not None for c in result.conversations)
+    return (
+        f"{len(result.conversations)} conversations, {len(result.turns)} turns: {counts}; "
+        f"{failing} conversations have a failing turn"
+    )
+
+
+def _slice_rows(result: ConversationsResult) -> list[list[str]]:
+    names = _metrics(result)
+    return [
+        [s.slice, str(s.n_turns), str(s.n_answerable), *(fmt(s.means.get(m)) for m in names)]
+        for s in result.slices
+    ]
+
+
+def conversations_summary(result: ConversationsResult, console: Console) -> None:
+    console.print(Text(headline(result), style="bold"))
+    for warning in result.warnings:  # a warning that changes a figure sits by the headline
+        console.print(Text(f"warning: {warning}", style="yellow"))
+    console.print(f"traces: {result.traces.get('format')}; calibration: {result.calibration.note}")
+    names = _metrics(result)
+    console.print("retrieval per turn (slice, turns, answerable, " + ", ".join(names) + "):")
+    for row in _slice_rows(result):
+        console.print("  " + "  ".join(row))
+    for conv in result.conversations:
+        if conv.first_failing_turn is None:
+            continue
+        turn = _turn(result, conv.conversation_id, conv.first_failing_turn)
+        line = Text(f"  {conv.conversation_id} turn {turn.turn} [{turn.label.value}]: ")
+        line.append(shorten(turn.case.query, 60))
+        line.append(f" - {turn.reason}", style="dim")
+        console.print(line)
+
+
+def _turn(result: ConversationsResult, conv: str, number: int) -> TurnResult:
+    return next(t for t in result.turns if t.conversation_id == conv and t.turn == number)
+
+
+def render_markdown(result: ConversationsResult) -> str:
+    names = _metrics(result)
+    parts = [f"## ragtriage conversations\n\n{escape(headline(result))}"]
+    if result.warnings:
+        parts.append("\n".join(f"- **warning:** {escape(w)}" for w in result.warnings))
+    header = ["slice", "turns", "answerable", *names]
+    rows = _slice_rows(result)
+    parts.append("### Retrieval per turn\n\n" + "\n".join(
+        ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        + ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows]
+    ))  # fmt: skip
+    threads = ["### Conversations"]
+    for conv in result.conversations:
+        labels = " ".join(label.value for label in conv.labels)
+        first = (f"first failing turn {conv.first_failing_turn} ({conv.first_failing_label})"
+                 if conv.first_failing_turn else "no failing turn")  # fmt: skip
+        threads.append(f"\n**{escape(conv.conversation_id)}**: {labels}; {escape(first)}\n")
+        for turn in (t for t in result.turns if t.conversation_id == conv.conversation_id):
+            mark = "**" if turn.turn == conv.first_failing_turn else ""
+            threads.append(
+                f"{turn.turn}. {mark}[{turn.label.value}]{mark} {escape(turn.case.query, 120)}"
+                f" - {escape(turn.reason, 200)}"
+            )
+    parts.append("\n".join(threads))
+    return "\n\n".join(parts) + "\n"
+
+
+def render_html(result: ConversationsResult) -> str:
+    template = environment().get_template("conversations.html.j2")
+    names = _metrics(result)
+    threads = [
+        {
+            "summary": conv,
+            "turns": [t for t in result.turns if t.conversation_id == conv.conversation_id],
+        }
+        for conv in result.conversations
+    ]
+    return template.render(
+        csp=CSP,
+        headline=headline(result),
+        warnings=result.warnings,
+        metrics=names,
+        slices=_slice_rows(result),
+        threads=threads,
+        calibration=result.calibration.note,
+        traces_format=result.traces.get("format"),
+    )

@@ -1,0 +1,348 @@
+"""Triage of conversations: one label per turn, the first failing turn per conversation.
+
+Each turn gets the single-turn labels (triage/rules.py: ``retrieval``, ``ranking``,
+``generation``, ``pass``, ``unscored``), judged with its admissible history
+(judge/history.py), plus one label of its own:
+
+``rewrite``: the system logged a rewritten query, the golden chunk did not reach the
+generator (the turn reads ``retrieval`` or ``ranking``), and the rewrite is what lost it.
+The test (:func:`probe_rewrites`), run with a probe retriever that is the same for both
+queries, so the difference is the query's and not the retriever's: the embedded BM25
+over the golden corpus, top ``k`` (``--probe-k``, default 10) with a score above 0.
+
+* the **turn with its history**: the user's messages of this and every earlier turn,
+  joined, must find a golden chunk of the turn in the top ``k``;
+* the **rewritten query** must find none in the top ``k``.
+
+Both: the rewrite dropped what the turn needed (typically the entity named turns ago:
+"and the older one?" -> "RAM of the model"). If the turn with its history finds nothing
+either, the chunk is hard to find whatever the query, and the label stays ``retrieval``;
+if the rewrite finds it too, the rewrite was fine and the system's retriever lost it.
+A rewrite identical to the user's message (normalised) is no rewrite. Without a corpus
+the test cannot run; the result says so in its warnings.
+
+A conversation's **first failing turn** is its earliest turn labelled ``retrieval``,
+``ranking``, ``generation`` or ``rewrite``; later turns often fail because of it (a wrong
+answer repeated), so it is the one to read first.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragtriage.data.conversations import ConversationGolden, TracedTurn, turn_slice
+from ragtriage.data.formats.text import normalise
+from ragtriage.data.models import Chunk
+from ragtriage.judge.history import SentenceSource
+from ragtriage.judge.types import JudgeFingerprint, Usage
+from ragtriage.retrieval.models import RetrievalReport
+from ragtriage.triage.models import CalibrationStatus, CaseResult, GenerationSummary, Label
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "ConversationSummary",
+    "ConversationsResult",
+    "HistorySentence",
+    "RetrievalSlice",
+    "RewriteProbe",
+    "TURN_FAILURES",
+    "TurnLabel",
+    "TurnResult",
+    "probe_rewrites",
+    "retrieval_slices",
+    "roll_up",
+    "turn_label",
+    "turn_label_counts",
+]
+
+SCHEMA_VERSION = "ragtriage.conversations/1"
+
+
+class TurnLabel(StrEnum):
+    """Exactly one per turn: the single-turn labels, and ``rewrite``."""
+
+    PASS = "pass"
+    REWRITE = "rewrite"  # the logged rewritten query lost what the turn needed
+    RETRIEVAL = "retrieval"
+    RANKING = "ranking"
+    GENERATION = "generation"
+    UNSCORED = "unscored"
+
+
+TURN_FAILURES = (TurnLabel.REWRITE, TurnLabel.RETRIEVAL, TurnLabel.RANKING, TurnLabel.GENERATION)
+
+
+class RewriteProbe(BaseModel):
+    """The rewrite test of one turn (module docstring)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    k: int
+    """Probe depth: a golden chunk counts as found in the top ``k`` with a score above 0."""
+    with_history: str
+    """The probe query of the turn with its history (the user's messages joined)."""
+    rewritten_query: str
+    """The system's rewritten query, as logged."""
+    history_rank: int | None
+    """1-based probe rank of the first golden chunk for ``with_history``; null: not in the
+    top ``k``."""
+    rewrite_rank: int | None
+    """The same for the rewritten query."""
+
+    @property
+    def lost(self) -> bool:
+        return self.history_rank is not None and self.rewrite_rank is None
+
+
+class HistorySentence(BaseModel):
+    """A sentence of the answer whose support lies in the conversation (judge/history.py)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    sentence: str
+    """The sentence (or a claims judge's claim)."""
+    source: str
+    """``history-supported`` (an earlier user message or grounded answer supports it) or
+    ``ungrounded-history`` (only an earlier answer that was not found faithful has it)."""
+    turn: int | None
+    """The earlier turn it rests on."""
+    alignment: float
+    """Share of its content words found there (0-1)."""
+
+
+class TurnResult(BaseModel):
+    """One turn: the single-turn case row, its turn label and the history it was judged with."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    conversation_id: str
+    """The conversation."""
+    turn: int
+    """The turn's number, 1 first."""
+    standalone: bool
+    """From the golden set: the turn makes sense without the history."""
+    rewritten_query: str | None = None
+    """The search query the system made of the user's message; null when none was logged."""
+    label: TurnLabel
+    """The turn's label: the case row's, or ``rewrite`` (module docstring)."""
+    reason: str
+    """Why, in one sentence."""
+    grounded: bool
+    """The answer was decided faithful, so later turns may rest on it."""
+    judged_with_history: bool = False
+    """The decision is the judge's with the admissible history in context: the passages
+    alone did not make the answer faithful, and with the history they do."""
+    history: list[HistorySentence] = Field(default_factory=list)
+    """Sentences supported by the conversation rather than the passages."""
+    probe: RewriteProbe | None = None
+    """The rewrite test, when it ran (a rewritten query logged, the chunk not passed on)."""
+    case: CaseResult
+    """The flattened turn as a single-turn case (id ``conversation#turn``), judged with the
+    history; its ``label`` is the single-turn label."""
+
+
+class ConversationSummary(BaseModel):
+    """One conversation rolled up: its turns' labels and the first failing turn."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    conversation_id: str
+    """The conversation."""
+    labels: list[TurnLabel]
+    """The label of each turn, turn 1 first."""
+    first_failing_turn: int | None
+    """The earliest turn labelled retrieval, ranking, generation or rewrite; null if none."""
+    first_failing_label: TurnLabel | None
+    """That turn's label."""
+
+
+class RetrievalSlice(BaseModel):
+    """Stage 1's per-turn metrics over a slice of the turns."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    slice: str
+    """``turn:1``, ``turn:2``, ``turn:3+``, ``standalone``, ``follow-up``, ``answerable``,
+    ``unanswerable``."""
+    n_turns: int
+    """Turns in the slice (count)."""
+    n_answerable: int
+    """Of them, turns with a chunk judged relevant: the means are over these."""
+    means: dict[str, float | None]
+    """Metric -> mean over the slice's answerable turns (null with none); the per-turn
+    values are the report's ``per_query``, trec_eval's on the flattened turns."""
+
+
+class ConversationsResult(BaseModel):
+    """What ``ragtriage conversations`` writes (``results.json``)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True, arbitrary_types_allowed=True)
+
+    schema_version: str = SCHEMA_VERSION
+    """``ragtriage.conversations/1``."""
+    created_at: str
+    """When the run ended (UTC, ISO 8601)."""
+    config: dict[str, Any]
+    """The settings, as JSON values."""
+    versions: dict[str, str] = Field(default_factory=dict)
+    """Package -> version."""
+    golden: dict[str, Any]
+    """The golden set: ``source``, ``sha256`` of the flattened turns, ``conversations``,
+    ``turns``."""
+    traces: dict[str, Any]
+    """The trace file: ``source``, ``sha256``, ``format``."""
+    judge_fingerprint: JudgeFingerprint
+    """The judge that judged every turn."""
+    judge_usage: Usage
+    """Model calls, tokens and cost, all turns together."""
+    calibration: CalibrationStatus
+    """Where the decisions came from."""
+    retrieval: RetrievalReport
+    """Stage 1 on the flattened turns (ids ``conversation#turn``): trec_eval's figures."""
+    slices: list[RetrievalSlice]
+    """The same metrics by turn index, standalone or not, answerable or not."""
+    generation: GenerationSummary
+    """Stage 2 over every judged turn."""
+    counts: dict[str, int]
+    """Turn label -> number of turns."""
+    conversations: list[ConversationSummary]
+    """One per golden conversation, in file order."""
+    turns: list[TurnResult]
+    """Every golden turn, conversation by conversation, in turn order."""
+    warnings: list[str] = Field(default_factory=list)
+    """What changes a figure's meaning (also in the headline)."""
+    mismatches: dict[str, list[str]] = Field(default_factory=dict)
+    """Kinds of mismatch between golden set, corpus and traces, with the ids."""
+    timings: dict[str, float] = Field(default_factory=dict)
+    """Seconds per stage."""
+
+
+def _first_rank(hits: Sequence[Any], expected: set[str]) -> int | None:
+    for rank, hit in enumerate(hits, start=1):
+        if hit.id in expected and hit.score > 0:
+            return rank
+    return None
+
+
+def probe_rewrites(
+    golden: ConversationGolden,
+    traced: dict[str, TracedTurn],
+    candidates: set[str],
+    corpus: dict[str, Chunk],
+    k: int,
+) -> dict[str, RewriteProbe]:
+    """The rewrite test (module docstring) of each turn id in ``candidates`` that logged
+    a rewrite differing from its message."""
+    from ragtriage.retrieval.retrievers import BM25Retriever
+
+    wanted: list[tuple[str, str, str, set[str]]] = []
+    for turns in golden.conversations().values():
+        for i, gold in enumerate(turns):
+            turn = traced.get(gold.case.id)
+            if gold.case.id not in candidates or turn is None or not turn.rewritten_query:
+                continue
+            if normalise(turn.rewritten_query) == normalise(turn.user):
+                continue
+            history = "\n".join(t.user for t in turns[: i + 1])
+            wanted.append((gold.case.id, history, turn.rewritten_query, set(gold.case.expected())))
+    if not wanted:
+        return {}
+    retriever = BM25Retriever(corpus)
+    queries = [q for _, history, rewrite, _ in wanted for q in (history, rewrite)]
+    hits = retriever.search_many(queries, k)
+    out: dict[str, RewriteProbe] = {}
+    for n, (case_id, history, rewrite, expected) in enumerate(wanted):
+        out[case_id] = RewriteProbe(
+            k=k,
+            with_history=history,
+            rewritten_query=rewrite,
+            history_rank=_first_rank(hits[2 * n], expected),
+            rewrite_rank=_first_rank(hits[2 * n + 1], expected),
+        )
+    return out
+
+
+def turn_label(case: CaseResult, probe: RewriteProbe | None) -> tuple[TurnLabel, str]:
+    """The turn's label: ``rewrite`` when the probe shows the rewrite lost the chunk of a
+    turn that failed before the generator, else the case's own label and reason."""
+    if probe is not None and probe.lost and case.label in (Label.RETRIEVAL, Label.RANKING):
+        return TurnLabel.REWRITE, (
+            f"the rewritten query lost what the turn needed: with its history the turn finds "
+            f"a golden chunk at probe rank {probe.history_rank}, the rewrite "
+            f"{probe.rewritten_query!r} none in the top {probe.k} (the system: {case.reason})"
+        )
+    return TurnLabel(case.label.value), case.reason
+
+
+def history_rows(sources: Sequence[SentenceSource]) -> list[HistorySentence]:
+    return [
+        HistorySentence(sentence=s.sentence, source=s.source, turn=s.turn, alignment=s.alignment)
+        for s in sources
+        if s.source != "context"
+    ]
+
+
+def roll_up(turns: Sequence[TurnResult], order: Sequence[str]) -> list[ConversationSummary]:
+    """One summary per conversation in ``order``."""
+    by_conv: dict[str, list[TurnResult]] = {}
+    for turn in turns:
+        by_conv.setdefault(turn.conversation_id, []).append(turn)
+    out = []
+    for conv in order:
+        rows = sorted(by_conv.get(conv, []), key=lambda t: t.turn)
+        failing = next((t for t in rows if t.label in TURN_FAILURES), None)
+        out.append(
+            ConversationSummary(
+                conversation_id=conv,
+                labels=[t.label for t in rows],
+                first_failing_turn=failing.turn if failing else None,
+                first_failing_label=failing.label if failing else None,
+            )
+        )
+    return out
+
+
+def turn_label_counts(turns: Sequence[TurnResult]) -> dict[str, int]:
+    counts = Counter(t.label.value for t in turns)
+    return {label.value: counts.get(label.value, 0) for label in TurnLabel}
+
+
+def retrieval_slices(report: RetrievalReport, golden: ConversationGolden) -> list[RetrievalSlice]:
+    """The per-turn metrics (``report.per_query``, one row per scored turn) averaged over
+    each slice's answerable turns."""
+    per_query = report.per_query
+    members: dict[str, list[tuple[str, bool]]] = {}
+    for turn in golden.turns:
+        answerable = turn.case.answerable(report.config.relevance_level)
+        for name in (
+            f"turn:{turn_slice(turn.turn)}",
+            "standalone" if turn.standalone else "follow-up",
+            "answerable" if answerable else "unanswerable",
+        ):
+            members.setdefault(name, []).append((turn.case.id, answerable))
+    order = ["turn:1", "turn:2", "turn:3+", "standalone", "follow-up", "answerable",
+             "unanswerable"]  # fmt: skip
+    out = []
+    for name in order:
+        if name not in members:
+            continue
+        ids = [q for q, answerable in members[name] if answerable and q in per_query.index]
+        means = {
+            str(m): (float(per_query.loc[ids, m].mean()) if ids else None)
+            for m in per_query.columns
+        }
+        out.append(
+            RetrievalSlice(
+                slice=name,
+                n_turns=len(members[name]),
+                n_answerable=sum(a for _, a in members[name]),
+                means=means,
+            )
+        )
+    return out
+
