@@ -202,6 +202,7 @@ def schema_page() -> str:
     from ragtriage import AuditResult
     from ragtriage.calibration.record import CalibrationRecord
     from ragtriage.retrieval.models import RetrievalReport
+    from ragtriage.triage.conversations import ConversationsResult
 
     lines = [
         GENERATED,
@@ -212,7 +213,8 @@ def schema_page() -> str:
         "-o FILE` writes a `RetrievalReport`. Both carry `schema_version`, which "
         "`compare` and `gate` read to tell them apart. `ragtriage calibrate` writes "
         "`<out>/<judge>/calibration.json` as a `CalibrationRecord` (`schema`), which "
-        "`audit --calibration` reads. The tables below list every field "
+        "`audit --calibration` reads; `ragtriage conversations` writes a "
+        "`ConversationsResult` (`ragtriage.conversations/1`). The tables below list every field "
         "of every object in the files, from the pydantic models' JSON schema (the "
         "JSON Schema documents themselves: "
         "`AuditResult.model_json_schema(mode='serialization')`, likewise "
@@ -224,6 +226,7 @@ def schema_page() -> str:
         ("Audit results (`results.json`)", AuditResult),
         ("Retrieval report (`ragtriage retrieval -o`)", RetrievalReport),
         ("Calibration record (`ragtriage calibrate`)", CalibrationRecord),
+        ("Conversation results (`ragtriage conversations`)", ConversationsResult),
     ):
         schema = model.model_json_schema(mode="serialization")
         defs = schema.get("$defs", {})
