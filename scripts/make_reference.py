@@ -208,6 +208,7 @@ def schema_page() -> str:
     from ragtriage import AuditResult
     from ragtriage.calibration.record import CalibrationRecord
     from ragtriage.retrieval.models import RetrievalReport
+    from ragtriage.triage.conversations import ConversationsResult
 
     lines = [
         GENERATED,
@@ -218,7 +219,8 @@ def schema_page() -> str:
         "-o FILE` writes a `RetrievalReport`. Both carry `schema_version`, which "
         "`compare` and `gate` read to tell them apart. `ragtriage calibrate` writes "
         "`<out>/<judge>/calibration.json` as a `CalibrationRecord` (`schema`), which "
-        "`audit --calibration` reads. The tables below list every field "
+        "`audit --calibration` reads; `ragtriage conversations` writes a "
+        "`ConversationsResult` (`ragtriage.conversations/1`). The tables below list every field "
         "of every object in the files, from the pydantic models' JSON schema (the "
         "JSON Schema documents themselves: "
         "`AuditResult.model_json_schema(mode='serialization')`, likewise "
@@ -230,6 +232,7 @@ def schema_page() -> str:
         ("Audit results (`results.json`)", AuditResult),
         ("Retrieval report (`ragtriage retrieval -o`)", RetrievalReport),
         ("Calibration record (`ragtriage calibrate`)", CalibrationRecord),
+        ("Conversation results (`ragtriage conversations`)", ConversationsResult),
     ):
         schema = model.model_json_schema(mode="serialization")
         defs = schema.get("$defs", {})
@@ -495,7 +498,12 @@ def formats_page() -> str:
             f"| `{s.file}` | {s.tool} | `{s.call}` | {s.golden} | `{r['format']}` | {r['ids']} "
             f"| {r['texts']} | {r['scores']} | {r['answer']} | {r['reference']} |\n"
         )
-    return head + "".join(rows)
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    # the conversation files' rows, from what the conversation readers take from them
+    from tests.conversations.test_conversations import conversation_table
+
+    return head + "".join(rows) + conversation_table()
 
 
 def _read(source: Any) -> dict[str, str]:
