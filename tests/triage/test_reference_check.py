@@ -6,6 +6,7 @@ import json
 
 from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.models.base import ModelResponse
+from ragtriage.triage.cause_types import Cause
 from ragtriage.triage.models import Label
 from tests.judge.fakes import ScriptedModel
 
@@ -63,4 +64,9 @@ def test_answer_contradicting_the_reference_is_a_generation_failure(tmp_path):
             check_reference=False,
         )
     )
-    assert no_check.cases[0].label == Label.PASS
+    # without the claims judge's check the answer is still no pass: it states none of the
+    # reference answer's facts (the model-free coverage, triage/causes.py), not a contradiction
+    row = no_check.cases[0]
+    assert row.label == Label.GENERATION and "contradicts the reference" not in row.reason
+    assert row.cause == Cause.IGNORED and row.causes[0].span == "It has four bays."
+    assert model.calls == 2  # the first run's answer call came from the cache

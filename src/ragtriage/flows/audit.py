@@ -228,7 +228,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         timings["judge_s"] = time.perf_counter() - t0
         decider = planned or find_decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
-        rows = case_rows.build(golden, traces, by_id, decider, retrieval, reference, unjudged)
+        rows = case_rows.build(
+            golden, traces, by_id, decider, retrieval, reference, unjudged, texts
+        )
         generation = case_rows.generation_summary(rows, run.results, decider)
     finally:
         store.close()

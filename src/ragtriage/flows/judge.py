@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 from ragtriage.atomic import write_atomic
+from ragtriage.calibration.decision import rule_features
 from ragtriage.flows.config import (
     API_BASE,
     CACHE,
@@ -25,15 +26,27 @@ from ragtriage.flows.config import (
     TIMEOUT,
     Setting,
 )
-from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint_of, resolve_judge
+from ragtriage.judge.api import (
+    MAX_SAMPLES,
+    JudgeRun,
+    ajudge_run,
+    check_sampling,
+    fingerprint,
+    fingerprint_of,
+    resolve_judge,
+)
 from ragtriage.judge.estimate import CostEstimate
 from ragtriage.judge.estimate import estimate as estimate_run
 from ragtriage.judge.items import load_answers
+from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, Verdict
 from ragtriage.judge.spec import JudgeSpec
+from ragtriage.judge.strategies.base import needs_model
+from ragtriage.judge.types import JudgeResult
 from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.results.files import write_json
+from ragtriage.triage.calibrated import find_decider, model_free_decider
 
-__all__ = ["JudgeConfig", "estimate", "run", "write_results"]
+__all__ = ["JudgeConfig", "Plan", "estimate", "plan", "run", "write_results"]
 
 
 @dataclass
@@ -73,6 +86,39 @@ class JudgeConfig:
             max=MAX_CHARS,
         ),
     ] = None
+    calibration: Annotated[
+        Path | None,
+        Setting(
+            "Calibration record whose rule decides (default: the shipped one matching the "
+            "judge); a rule reading only model-free signals means no model call."
+        ),
+    ] = None
+    samples: Annotated[
+        int,
+        Setting(
+            "Judge each answer up to K times, stopping once the majority of K is decided; "
+            "its vote and flip rate are in the result, no majority is 'unstable'.",
+            min=1,
+            max=MAX_SAMPLES,
+        ),
+    ] = 1
+    temperature: Annotated[
+        float | None,
+        Setting(
+            "The samples' temperature (default: the judge's, 0; the embedded model samples "
+            "only above 0).",
+            min=0.0,
+            max=2.0,
+            finite=True,
+        ),
+    ] = None
+    all_signals: Annotated[
+        bool,
+        Setting(
+            "Compute every signal, the model's too, even when the calibrated rule reads only "
+            "model-free ones (what calibrate needs)."
+        ),
+    ] = False
 
     def options(self) -> dict[str, Any]:
         """The options the strategy and model take (``None``: their default)."""
@@ -90,29 +136,120 @@ class JudgeConfig:
         return None if self.no_cache else (self.cache or default_cache_path())
 
 
+@dataclass(frozen=True)
+class Plan:
+    """Which judge runs and which signals it computes: the asked judge with every signal,
+    or, when the calibrated rule of the asked judge reads only model-free signals (and
+    ``all_signals`` is off), strategy ``lexical`` without the model, as ``audit`` does
+    (``triage.calibrated.model_free_decider``): the rule's decisions are the same and no
+    model call is paid for. ``note`` says which, in words, for the summary."""
+
+    strategy: str | None
+    model: str | None
+    model_free: bool
+    note: str
+    samples: int = 1
+    temperature: float | None = None
+    verdict: Verdict | None = None
+
+
+def plan(config: JudgeConfig) -> Plan:
+    """The run :func:`run` and :func:`estimate` make (names and hashes only: no model is
+    loaded or called to plan it). With ``--samples`` a sample votes what the calibrated
+    rule of the judge decides (the shipped one matching it, or score >= 0.5 uncalibrated);
+    a model-free plan draws one sample: a rule reading no model signal cannot flip."""
+    chosen = _signals_plan(config)
+    if chosen.model_free:
+        if config.samples > 1 or config.temperature is not None:
+            note = (
+                f"{chosen.note}; --samples not drawn: the rule reads no model signal, so its "
+                "verdicts cannot differ between samples (--all-signals samples the model)"
+            )
+            return replace(chosen, note=note)
+        return chosen
+    if config.samples == 1 and config.temperature is None:
+        return chosen
+    spec = config.judge
+    planned = fingerprint(model=spec.model, strategy=spec.strategy, **_set(config.options()))
+    decider = find_decider(config.calibration, planned)
+
+    def vote(result: JudgeResult) -> str:
+        decision = decider.decide(result)
+        if decision is None:
+            return result.outcome.value
+        return FAITHFUL if decision else UNFAITHFUL
+
+    return replace(chosen, samples=config.samples, temperature=config.temperature, verdict=vote)
+
+
+def _signals_plan(config: JudgeConfig) -> Plan:
+    spec = config.judge
+    if not needs_model(spec.strategy):
+        return Plan(
+            spec.strategy, spec.model, False, "signals: model-free (a judge without a model)"
+        )
+    if config.all_signals:
+        return Plan(
+            spec.strategy, spec.model, False, "signals: all, the model's too (--all-signals)"
+        )
+    planned = fingerprint(model=spec.model, strategy=spec.strategy, **_set(config.options()))
+    decider = model_free_decider(config.calibration, planned)
+    if decider is None or decider.record is None:
+        return Plan(
+            spec.strategy,
+            spec.model,
+            False,
+            "signals: all, the model's too (the judge's calibrated rule reads the model's, "
+            "or no calibration matches the judge)",
+        )
+    reads = ", ".join(sorted(rule_features(decider.record.rule)))
+    return Plan(
+        "lexical",
+        None,
+        True,
+        f"signals: model-free only: the {planned.judge} judge's calibrated rule "
+        f"({decider.record.rule_name}, {decider.status.source}) reads only {reads}, so its "
+        f"model ({planned.model}) was not called; --all-signals computes the model's too "
+        "(what calibrate needs)",
+    )
+
+
+def _set(options: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in options.items() if v is not None}
+
+
 def run(config: JudgeConfig) -> JudgeRun:
     """Judge every answer of ``config.answers`` (cached: a rerun pays nothing twice)."""
     items = load_answers(config.answers)
-    spec = config.judge
-    return asyncio.run(
+    chosen = plan(config)
+    judged = asyncio.run(
         ajudge_run(
             items,
-            spec.model,
-            spec.strategy,
+            chosen.model,
+            chosen.strategy,
             config.concurrency,
             config.cache_path(),
+            samples=chosen.samples,
+            temperature=chosen.temperature,
+            verdict=chosen.verdict,
             **config.options(),
         )
     )
+    judged.signals = chosen.note
+    return judged
 
 
 def estimate(config: JudgeConfig) -> CostEstimate:
     """Calls, tokens and cost the run would take, counting what the cache already holds."""
     items = load_answers(config.answers)
-    strategy, chat = resolve_judge(config.judge.strategy, config.judge.model, **config.options())
+    chosen = plan(config)
+    strategy, chat = resolve_judge(chosen.strategy, chosen.model, **config.options())
+    check_sampling(chat, chosen.samples, chosen.temperature)
     store = ResponseCache(config.cache_path())
     try:
-        return estimate_run(items, chat, strategy, fingerprint_of(strategy, chat), store)
+        fp = fingerprint_of(strategy, chat)
+        found = estimate_run(items, chat, strategy, fp, store, chosen.samples, chosen.temperature)
+        return found.model_copy(update={"signals": chosen.note})
     finally:
         store.close()
 
@@ -130,6 +267,7 @@ def write_results(path: Path, run: JudgeRun) -> None:
             "usage": run.usage.model_dump(mode="json"),
             "cache": run.cache,
             "calls": run.calls,
+            "signals": run.signals,
             "results": [json.loads(r.model_dump_json()) for r in run.results],
         },
     )

@@ -7,9 +7,10 @@ from collections import Counter
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.tables import Run
 from ragtriage.errors import RagtriageError
-from ragtriage.judge.types import JudgeResult, Outcome, Verdict
+from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
+from ragtriage.triage.causes import find_causes, primary
 from ragtriage.triage.models import CaseResult, GenerationSummary, Label, RetrievedChunk, Trace
 from ragtriage.triage.rules import Evidence, triage
 
@@ -72,11 +73,14 @@ def build(
     retrieval: RetrievalReport,
     reference: dict[str, JudgeResult] | None = None,
     unjudged: dict[str, str] | None = None,
+    texts: dict[str, str] | None = None,
 ) -> list[CaseResult]:
     """One row per golden case. ``unjudged``: why a traced answer was not judged (a failed
     generation, a context chunk without text): such a case is ``unscored`` with that
     reason once triage reaches the judge, and carries it as a warning when an earlier
-    stage (retrieval, ranking) already decided its label."""
+    stage (retrieval, ranking) already decided its label. ``texts``: the text of every
+    chunk by id (the audit's ``chunk_texts``), which the causes of a generation failure
+    read; else the texts the traces carry."""
     unjudged = unjudged or {}
     first_rank, confident = stage1_facts(retrieval)
     leaked = _leaks_by_case(retrieval)
@@ -89,15 +93,34 @@ def build(
             rows.append(_untraced(case, expected))
             continue
         ranked = _ranked(trace)
+        in_context = bool(set(expected) & set(trace.context_ids))
+        faithful = decider.decide(result) if result else None
+        contradicted = contradicted_claims((reference or {}).get(case.id))
+        causes = []
+        if result is not None and (in_context or not expected):
+            causes = find_causes(
+                query=case.query,
+                answer=trace.answer,
+                contexts=_contexts(trace, texts),
+                expected=expected,
+                judge=result,
+                faithful=faithful,
+                reference_answer=case.reference_answer,
+                reference_contradicted=contradicted,
+            )
         evidence = Evidence(
             answerable=bool(expected),
             first_relevant_rank=first_rank.get(case.id),
-            relevant_in_context=bool(set(expected) & set(trace.context_ids)),
+            relevant_in_context=in_context,
             judge=result,
-            faithful=decider.decide(result) if result else None,
-            contradicted=contradicted_claims((reference or {}).get(case.id)),
+            faithful=faithful,
+            unsure=decider.unsure(result) if result else False,
+            contradicted=contradicted,
+            causes=tuple(causes),
         )
         label, reason = triage(evidence)
+        if label != Label.GENERATION:
+            causes = []
         warnings = []
         if result is None and label == Label.UNSCORED:
             reason = unjudged.get(case.id, "the judge returned no result for it")
@@ -126,10 +149,20 @@ def build(
                 faithful=evidence.faithful,
                 label=label,
                 reason=reason,
+                cause=primary(causes),
+                causes=causes,
                 warnings=warnings,
             )
         )
     return rows
+
+
+def _contexts(trace: Trace, texts: dict[str, str] | None) -> list[ContextChunk]:
+    """The chunks passed to the generator with their text (a chunk without one is left
+    out: such an answer is not judged, :func:`ragtriage.flows.audit.unjudgeable`)."""
+    known = dict(texts or {})
+    known.update({c.id: c.text for c in trace.retrieved if c.text and c.id not in known})
+    return [ContextChunk(id=cid, text=known[cid]) for cid in trace.context_ids if cid in known]
 
 
 def stage1_facts(retrieval: RetrievalReport) -> tuple[dict[str, int], set[str]]:

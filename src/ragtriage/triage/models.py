@@ -16,6 +16,7 @@ from ragtriage.data.models import RetrievedChunk, Trace  # read by data/formats,
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
+from ragtriage.triage.cause_types import Cause, CauseEvidence
 
 __all__ = [
     "CASE_COLUMNS",
@@ -39,13 +40,15 @@ if TYPE_CHECKING:
 
 
 class Label(StrEnum):
-    """Exactly one per case. ``unscored`` is never folded into pass or fail."""
+    """Exactly one per case. ``unscored`` and ``unsure`` are never folded into pass or
+    fail."""
 
     PASS = "pass"
     RETRIEVAL = "retrieval"  # answerable, no relevant chunk anywhere in the retrieved list
     RANKING = "ranking"  # retrieved, but not among the chunks passed to the generator
     GENERATION = "generation"  # right context, unfaithful/wrong answer; or hallucinated
     UNSCORED = "unscored"  # the judge could not score the answer
+    UNSURE = "unsure"  # scored, but inside the calibrated band: the judge does not know
 
 
 FAILURES = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION)
@@ -91,6 +94,13 @@ class CaseResult(BaseModel):
     """The triage label: exactly one per case."""
     reason: str
     """Why the case got its label, in one sentence."""
+    cause: Cause | None = None
+    """Why a ``generation`` failure failed: the primary of ``causes`` (triage/cause_types.py
+    gives the order); null for every other label."""
+    causes: list[CauseEvidence] = Field(default_factory=list)
+    """Every cause found on a ``generation`` failure, primary first, each with its evidence:
+    the answer sentence, the context chunk (golden or not), the span; empty for every other
+    label."""
     warnings: list[str] = Field(default_factory=list)
     """Warnings on this case that did not change its label (a forbidden chunk retrieved, an
     unanswerable query retrieved confidently, why an answer was not judged)."""
@@ -102,9 +112,13 @@ class Cluster(BaseModel):
     model_config = ConfigDict(use_attribute_docstrings=True)
 
     label: Label
-    """The failing stage: ``retrieval``, ``ranking`` or ``generation``."""
+    """The failing stage: ``retrieval``, ``ranking`` or ``generation``; or ``unsure``:
+    answers the judge could not decide (grade them, or escalate to a stronger judge)."""
     tag: str
     """The tag the cases share; ``(untagged)`` for failures without a tag."""
+    cause: Cause | None = None
+    """For a ``generation`` cluster: the primary cause its cases share (null when they have
+    none); null for the other stages."""
     count: int
     """Number of cases in the cluster (a case with several tags counts in several)."""
     case_ids: list[str]
@@ -234,6 +248,7 @@ CASE_COLUMNS = (
     "judge_outcome",
     "judge_score",
     "faithful",
+    "cause",
     "tags",
     "expected",
     "context_ids",
@@ -254,6 +269,7 @@ def _case_row(case: CaseResult) -> dict[str, Any]:
         "judge_outcome": None if judge is None else str(judge.outcome),
         "judge_score": None if judge is None else judge.score,
         "faithful": case.faithful,
+        "cause": None if case.cause is None else str(case.cause),
         "tags": list(case.tags),
         "expected": list(case.expected),
         "context_ids": list(case.context_ids),

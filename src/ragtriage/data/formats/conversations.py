@@ -301,11 +301,14 @@ def _turn(conv: str, n: int, record: Record, path: Path, line: int, k: int) -> T
         raise InputError("a turn without the system's answer", path=path, line=line,
                          field="answer")  # fmt: skip
     trace = parse_trace({**record, "query_id": turn_id(conv, turn)}, path, line, k)
+    query = rewritten(record, path, line)
+    if query is not None and normalise(query) == normalise(record["user"]):
+        query = None  # searching with the message itself is no rewrite
     return TracedTurn(
         conversation_id=conv,
         turn=turn,
         user=record["user"],
-        rewritten_query=rewritten(record, path, line),
+        rewritten_query=query,
         trace=trace,
         line=line,
     )

@@ -1,0 +1,108 @@
+"""Why a generation failed: the causes, their evidence rows, their order and next actions.
+
+A ``generation`` label says which stage to fix, not how: an answer that ignored the right
+passage, one that followed a distractor beside it, one that added facts no chunk holds,
+one that contradicted the passage and one that answered half the question each call for a
+different fix. :mod:`ragtriage.triage.causes` names them per case from the judge's
+sentence-to-chunk alignment; this module holds the vocabulary every report shares.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["CAUSE_ACTIONS", "CAUSE_ORDER", "Cause", "CauseEvidence", "NOT_ANSWERED"]
+
+
+class Cause(StrEnum):
+    """Why a generation failed (several may hold; :data:`CAUSE_ORDER` picks the primary)."""
+
+    CONTRADICTED = "contradicted"  # a sentence states the opposite of the golden chunk
+    MISLED = "misled"  # failing sentences follow a non-golden chunk in context
+    UNSUPPORTED = "unsupported"  # failing sentences align with no chunk: added facts
+    IGNORED = "ignored"  # the golden chunk was in context; the answer used none of it
+    INCOMPLETE = "incomplete"  # every sentence supported, reference facts missing
+    CITATION_MISSING = "citation_missing"  # cites a passage not in the context
+    CITATION_UNSUPPORTED = "citation_unsupported"  # cites a passage that lacks the sentence
+    CITATION_NOT_GOLDEN = "citation_not_golden"  # cites a distractor, gold cited elsewhere
+
+
+# The primary cause is the first that holds, in this order: a stated falsehood is worse
+# than a borrowed one, a borrowed one than an invented one; an answer that says something
+# wrong is a worse failure than one that says too little; a wrong citation on an otherwise
+# right answer is the mildest.
+CAUSE_ORDER = tuple(Cause)
+
+# The causes that turn an answer the judge found faithful into a failure: it says the
+# opposite of the golden chunk, answers from a distractor, or does not answer (all or part).
+NOT_ANSWERED = frozenset(
+    {
+        Cause.CONTRADICTED,
+        Cause.MISLED,
+        Cause.IGNORED,
+        Cause.INCOMPLETE,
+        Cause.CITATION_MISSING,
+        Cause.CITATION_UNSUPPORTED,
+    }
+)
+
+CAUSE_ACTIONS = {
+    Cause.CONTRADICTED: (
+        "the answer states the opposite of the right passage (a number, name, date, polarity "
+        "or the case it applies to): use a stronger model, or ask it to quote before it answers"
+    ),
+    Cause.MISLED: (
+        "the answer follows a wrong chunk that sat beside the right one: add a reranker or "
+        "pass fewer chunks"
+    ),
+    Cause.UNSUPPORTED: (
+        "the answer adds facts no chunk holds: instruct it to answer only from the context "
+        "and to say when the context lacks the answer"
+    ),
+    Cause.IGNORED: (
+        "the right chunk was in context but the answer did not use it (abstained or answered "
+        "something else): make the prompt ask for the question's answer from the context, "
+        "or try a stronger model"
+    ),
+    Cause.INCOMPLETE: (
+        "the answer covers only part of the reference answer: read the reference, ask the "
+        "model to answer every part of the question"
+    ),
+    Cause.CITATION_MISSING: (
+        "the answer cites passages that were not in its context: check the citation "
+        "numbering the prompt shows"
+    ),
+    Cause.CITATION_UNSUPPORTED: (
+        "the answer cites passages that do not hold its sentence: ask for a citation per "
+        "sentence, to the passage it came from"
+    ),
+    Cause.CITATION_NOT_GOLDEN: (
+        "the answer cites a distractor where a relevant passage was cited elsewhere: pass "
+        "fewer chunks or rerank"
+    ),
+}
+
+
+class CauseEvidence(BaseModel):
+    """One cause found on a case, with what shows it: the answer's sentence, the chunk."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+
+    cause: Cause
+    """The cause this row is evidence of."""
+    sentence: str | None = None
+    """The answer sentence (or the claims judge's claim) that shows it; null for a cause of
+    the whole answer (an abstention, missing reference facts)."""
+    chunk_id: str | None = None
+    """The context chunk the sentence aligns with (or that it contradicts, or cites); null
+    when it aligns with no chunk."""
+    golden: bool | None = None
+    """Whether ``chunk_id`` is one of the case's golden (expected) chunks; null without a
+    chunk."""
+    span: str | None = None
+    """The chunk's text the sentence aligns with (its best window), or the reference fact
+    that is missing; null when there is none."""
+    note: str = ""
+    """What was found, in words (which fact differs, which reference facts are missing)."""

@@ -1,0 +1,425 @@
+"""Why a generation failed, per case, without a model: the answer's sentences against each
+context chunk, the golden ids deciding which chunks are the right ones.
+
+Per answer sentence (:func:`ragtriage.judge.lexical.claim_sentences`), against every chunk
+in context on its own (:func:`ragtriage.judge.alignment.align_sentence`: the share of the
+sentence's content words in the chunk's best window, and the fact check of
+:mod:`ragtriage.judge.facts` there):
+
+* **golden**: a golden chunk holds at least :data:`SUPPORT` of its words and its facts;
+* **distractor**: else a non-golden chunk does (the VX250's speed stated beside the
+  VX500's is borrowed, not a swap of the golden fact);
+* **contradicted**: else a golden chunk that holds at least
+  :data:`ABOUT` of its words fails the fact check (a number, a name or a date the chunk
+  states otherwise, an antonym, a flipped negation); or it restates a clause the golden
+  chunk scopes to *other* named things while the chunk has a clause on the one the
+  question or the sentence names (hb-05: "hot-swap while running" is for the N4-300 and
+  N8-900; "on the N2-100, shut down first");
+* **none**: no chunk holds :data:`SUPPORT` of its words.
+
+A claims judge's verdicts replace the sentence test where it gave them: ``contradicted``,
+``not_in_context`` (none), ``supported`` citing only non-golden chunks (distractor).
+
+Causes of the case (module :mod:`ragtriage.triage.cause_types`):
+
+* the answer abstained or asserted nothing with a golden chunk in context -> ``ignored``;
+* contradicted sentences -> ``contradicted``; distractor sentences -> ``misled`` when the
+  judge failed the answer or no sentence is golden (an answer built on the right passage
+  may add a line from its neighbour); sentences on no chunk -> ``unsupported`` when the
+  judge failed the answer (the calibrated judge, not this test, decides faithfulness);
+* with a reference answer: its facts (clauses, less the question's words) the answer does
+  not state -> none of them: ``ignored``, some: ``incomplete``;
+* citation markers: to a passage past the last (``citation_missing``), to passages none of
+  which holds the sentence (``citation_unsupported``), to a distractor while a golden chunk
+  is cited elsewhere (``citation_not_golden``).
+
+The primary cause is the first in :data:`ragtriage.triage.cause_types.CAUSE_ORDER`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragtriage.judge.alignment import SentenceEvidence, align_sentence, stem
+from ragtriage.judge.facts import fails_fact_check, names, numbers, sentence_facts
+from ragtriage.judge.lexical import (
+    CITATION,
+    REACTIONS,
+    claim_sentences,
+    content_words,
+    split_sentences,
+)
+from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
+from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
+
+__all__ = ["ABOUT", "SUPPORT", "find_causes", "primary", "reference_facts"]
+
+# Round values fixed in advance, not fitted: a chunk supports a sentence when one of its
+# windows holds 60 % of the sentence's content words and its facts; a chunk is what the
+# sentence is about (and may contradict) when a window holds half of them.
+SUPPORT = 0.6
+ABOUT = 0.5
+_CLAUSE = re.compile(r"\s*;\s*|\s*:\s+")  # "Hot-swap models can ...; on the N2-100, shut down"
+_FACT_SPLIT = re.compile(r"\s*[;:]\s*|,\s+(?:and\s+)?|\s+and\s+")
+
+
+@dataclass(frozen=True)
+class _Fit:
+    chunk: ContextChunk
+    golden: bool
+    evidence: SentenceEvidence | None
+
+    @property
+    def alignment(self) -> float:
+        return self.evidence.alignment if self.evidence else 0.0
+
+    @property
+    def span(self) -> str | None:
+        return self.evidence.windows[0] if self.evidence and self.evidence.windows else None
+
+    def supports(self) -> bool:
+        return self.alignment >= SUPPORT and not self.conflicts()
+
+    def conflicts(self) -> bool:
+        return self.evidence is not None and fails_fact_check(sentence_facts(self.evidence))
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    text: str
+    status: str  # golden, contradicted, distractor, none
+    fit: _Fit | None  # the chunk behind the status; None for "none" without any overlap
+    note: str = ""
+    span: str | None = None  # the chunk's words that show it, when not the best window
+
+
+def find_causes(
+    *,
+    query: str,
+    answer: str,
+    contexts: Sequence[ContextChunk],
+    expected: Sequence[str],
+    judge: JudgeResult | None,
+    faithful: bool | None,
+    reference_answer: str | None = None,
+    reference_contradicted: Sequence[str] | None = None,
+) -> list[CauseEvidence]:
+    """Every cause that holds on one judged answer, primary first (module doc). Empty for an
+    answer with none, and for one the judge did not score or decide."""
+    if judge is None or judge.outcome == Outcome.UNSCORED:
+        return []
+    golden = set(expected)
+    gold_in_context = [c for c in contexts if c.id in golden]
+    if judge.outcome in (Outcome.ABSTAINED, Outcome.NO_CLAIMS):
+        return [_abstained(query, gold_in_context[0], judge)] if gold_in_context else []
+    if faithful is None:
+        return []
+    sentences = _sentences(answer, judge, contexts, golden, query)
+    found = _sentence_causes(sentences, failed=not faithful, answerable=bool(golden))
+    if not faithful and not found:  # the judge failed it where this test finds no cause
+        found.append(_weakest(sentences))
+    if gold_in_context and reference_answer:
+        found += _coverage(query, answer, reference_answer)
+    found += [
+        CauseEvidence(
+            cause=Cause.CONTRADICTED,
+            sentence=claim,
+            span=reference_answer,
+            note="the reference answer contradicts it (claims judge)",
+        )
+        for claim in reference_contradicted or []
+    ]
+    found += _citations(answer, contexts, golden)
+    return sorted(found, key=lambda e: CAUSE_ORDER.index(e.cause))
+
+
+def primary(causes: Sequence[CauseEvidence]) -> Cause | None:
+    return min((e.cause for e in causes), key=CAUSE_ORDER.index, default=None)
+
+
+def _abstained(query: str, chunk: ContextChunk, judge: JudgeResult) -> CauseEvidence:
+    what = "abstained" if judge.outcome == Outcome.ABSTAINED else "asserted nothing"
+    ev = align_sentence(query, [chunk])
+    return CauseEvidence(
+        cause=Cause.IGNORED,
+        chunk_id=chunk.id,
+        golden=True,
+        span=ev.windows[0] if ev and ev.windows else None,
+        note=f"the answer {what} although golden chunk {chunk.id} was in context",
+    )
+
+
+def _sentences(
+    answer: str,
+    judge: JudgeResult,
+    contexts: Sequence[ContextChunk],
+    golden: set[str],
+    query: str,
+) -> list[_Sentence]:
+    """Each sentence (or the claims judge's claim) with where it stands (module doc)."""
+    if any(c.verdict is not None for c in judge.claims):
+        return [_claim(c.text, c.verdict, c.chunk_ids, contexts, golden) for c in judge.claims]
+    return [_sentence(s, contexts, golden, query) for s in claim_sentences(answer)]
+
+
+def _fits(text: str, contexts: Sequence[ContextChunk], golden: set[str]) -> list[_Fit]:
+    plain = CITATION.sub(" ", text)  # each chunk on its own: a marker must not pick the pool
+    return [_Fit(c, c.id in golden, align_sentence(plain, [c])) for c in contexts]
+
+
+def _best(fits: Sequence[_Fit]) -> _Fit | None:
+    return max(fits, key=lambda f: (f.alignment, f.golden), default=None)
+
+
+def _sentence(
+    text: str, contexts: Sequence[ContextChunk], golden: set[str], query: str
+) -> _Sentence:
+    fits = _fits(text, contexts, golden)
+    gold = [f for f in fits if f.golden]
+    other = [f for f in fits if not f.golden]
+    supporting = [f for f in gold if f.supports()]
+    if supporting:
+        fit = _best(supporting)
+        assert fit is not None
+        scope, clause = _scope_conflict(text, query, fit.chunk.text)
+        if scope:
+            return _Sentence(text, "contradicted", fit, scope, clause)
+        return _Sentence(text, "golden", fit)
+    backing = [f for f in other if f.supports()]
+    if backing:  # a distractor's fact restated: borrowed, not a swap of the golden one
+        return _Sentence(text, "distractor", _best(backing))
+    against = [f for f in gold if f.alignment >= ABOUT and f.conflicts()]
+    if against:
+        return _Sentence(text, "contradicted", _best(against), _conflict_note(against))
+    return _Sentence(text, "none", _best(fits))
+
+
+def _claim(
+    text: str,
+    verdict: Verdict | None,
+    chunk_ids: Sequence[str],
+    contexts: Sequence[ContextChunk],
+    golden: set[str],
+) -> _Sentence:
+    fits = _fits(text, contexts, golden)
+    cited = [f for f in fits if f.chunk.id in chunk_ids]
+    best = _best(cited) or _best([f for f in fits if f.golden]) or _best(fits)
+    if verdict == Verdict.CONTRADICTED:
+        return _Sentence(text, "contradicted", best, "the judge found it contradicted")
+    if verdict == Verdict.NOT_IN_CONTEXT:
+        return _Sentence(text, "none", _best(fits), "the judge found it in no chunk")
+    if cited and golden and not any(f.golden for f in cited):
+        return _Sentence(text, "distractor", _best(cited))
+    return _Sentence(text, "golden" if golden else "distractor", best)
+
+
+def _conflict_note(fits: Sequence[_Fit]) -> str:
+    fit = _best(fits)
+    if fit is None or fit.evidence is None:
+        return ""
+    facts = sentence_facts(fit.evidence)
+    parts = [
+        word
+        for key, word in (
+            ("numbers", "a number"),
+            ("names", "a name"),
+            ("contradiction", "the opposite statement"),
+            ("unstated", "a denial"),
+        )
+        if facts[key]
+    ]
+    return f"states {' and '.join(parts)} against golden chunk {fit.chunk.id}"
+
+
+def _scope_conflict(sentence: str, query: str, chunk: str) -> tuple[str, str]:
+    """Why the sentence applies what the chunk says of other models or codes, and the clause
+    that scopes it, or ``("", "")`` (module
+    doc): its best clause names codes (a letter and a digit: ``N4-300``, ``E1042``), none of
+    them the ones the sentence or the question is about, and another clause of the chunk
+    names one of those. Codes only: a capitalised word (``LED``, ``Degraded``) is too often
+    no thing a procedure is scoped to."""
+    none = ("", "")
+    clauses = [c for s in split_sentences(chunk) for c in _CLAUSE.split(s) if c.strip()]
+    if len(clauses) < 2:
+        return none
+    said = _codes(sentence)
+    about = (said | _codes(query)) & _lower_words(chunk)
+    if not about:
+        return none
+    words = {stem(w) for w in content_words(sentence)}
+
+    def fit(clause: str) -> tuple[int, bool]:  # shared words; a clause naming codes first
+        return len(words & {stem(w) for w in content_words(clause)}), bool(_codes(clause))
+
+    best = max(clauses, key=fit)
+    named = _codes(best)
+    if not named or named & about or named & said or fit(best)[0] < 2:
+        return none
+    scoped = next((c for c in clauses if c is not best and _codes(c) & about), None)
+    if scoped is None:
+        return none
+    note = (
+        f"it applies what the chunk says of {', '.join(sorted(named))} to "
+        f"{', '.join(sorted(about))}, for which it says {scoped.strip()!r}"
+    )
+    return note, best.strip()
+
+
+def _codes(text: str) -> set[str]:
+    return {n for n in names(text) if re.search(r"\d", n) and re.search(r"[a-z]", n)}
+
+
+def _lower_words(text: str) -> set[str]:
+    return set(re.findall(r"[\w'’-]+", text.lower()))
+
+
+def _sentence_causes(
+    sentences: Sequence[_Sentence], failed: bool, answerable: bool
+) -> list[CauseEvidence]:
+    uses_gold = any(s.status == "golden" for s in sentences)
+    out = []
+    for s in sentences:
+        if s.status == "contradicted":
+            out.append(_row(Cause.CONTRADICTED, s))
+        elif s.status == "distractor" and (failed or (answerable and not uses_gold)):
+            out.append(_row(Cause.MISLED, s, "it follows a chunk that is not golden"))
+        elif s.status == "none" and failed:
+            out.append(_row(Cause.UNSUPPORTED, s, "no chunk in context holds it", chunk=False))
+    return out
+
+
+def _weakest(sentences: Sequence[_Sentence]) -> CauseEvidence:
+    worst = min(sentences, key=lambda s: s.fit.alignment if s.fit else 0.0, default=None)
+    if worst is None:
+        return CauseEvidence(cause=Cause.UNSUPPORTED, note="the judge found the answer unfaithful")
+    return _row(
+        Cause.UNSUPPORTED,
+        worst,
+        "the judge found it unfaithful; its best chunk holds it only in part",
+    )
+
+
+def _row(cause: Cause, s: _Sentence, note: str = "", chunk: bool = True) -> CauseEvidence:
+    fit = s.fit if chunk else None
+    return CauseEvidence(
+        cause=cause,
+        sentence=s.text,
+        chunk_id=fit.chunk.id if fit else None,
+        golden=fit.golden if fit else None,
+        span=s.span or (fit.span if fit else None),
+        note=s.note or note,
+    )
+
+
+def _terms(text: str) -> set[str]:
+    """Light-stemmed content words (hyphenated parts too: "three-year" states "year") and
+    numbers as digits ("four" is 4)."""
+    words = content_words(text)
+    parts = {p for w in words for p in re.split(r"[-’'.]", w) if p}
+    return {stem(w) for w in set(words) | parts if w not in REACTIONS} | numbers(text)
+
+
+def reference_facts(reference: str, query: str) -> list[tuple[str, set[str]]]:
+    """The reference answer's facts: its clauses, each with the terms that state it (less
+    the question's own words, which any answer may repeat); clauses without any dropped."""
+    asked = _terms(query)
+    out = []
+    for sentence in split_sentences(reference):
+        for part in _FACT_SPLIT.split(sentence):
+            key = _terms(part) - asked
+            if key:
+                out.append((part.strip(" ."), key))
+    return out
+
+
+def _coverage(query: str, answer: str, reference: str) -> list[CauseEvidence]:
+    """``ignored`` when the answer states none of the reference's facts, ``incomplete`` (a
+    row per missing fact) when it states some; a fact is stated when the answer holds at
+    least half of its terms."""
+    facts = reference_facts(reference, query)
+    said = _terms(answer)
+    missing = [(text, key) for text, key in facts if len(key & said) < 0.5 * len(key)]
+    if not missing:
+        return []
+    if len(missing) == len(facts):
+        return [
+            CauseEvidence(
+                cause=Cause.IGNORED,
+                span=reference,
+                note="the answer states none of the reference answer's facts",
+            )
+        ]
+    return [
+        CauseEvidence(
+            cause=Cause.INCOMPLETE,
+            span=text,
+            note=f"the answer lacks this reference fact ({len(facts) - len(missing)} of "
+            f"{len(facts)} stated)",
+        )
+        for text, _ in missing
+    ]
+
+
+def _markers(sentence: str) -> list[int]:
+    """1-based passage numbers a sentence cites, as written (past the last one included)."""
+    out: list[int] = []
+    for marker in CITATION.findall(sentence):
+        for part in re.split(r"\s*,\s*", marker.strip("[] ")):
+            low, _, high = part.partition("-")
+            out += range(int(low), min(int(high or low), int(low) + 50) + 1)
+    return sorted(set(out))
+
+
+def _citations(
+    answer: str, contexts: Sequence[ContextChunk], golden: set[str]
+) -> list[CauseEvidence]:
+    cited_by = [(s, _markers(s)) for s in claim_sentences(answer)]
+    cited_by = [(s, m) for s, m in cited_by if m]
+    if not cited_by:
+        return []
+    n = len(contexts)
+    golden_cited = any(contexts[k - 1].id in golden for _, m in cited_by for k in m if k <= n)
+    out = []
+    for sentence, marks in cited_by:
+        past = [k for k in marks if k > n or k < 1]
+        if past:
+            out.append(
+                CauseEvidence(
+                    cause=Cause.CITATION_MISSING,
+                    sentence=sentence,
+                    note=f"it cites [{past[0]}] but the context has {n} passages",
+                )
+            )
+        fits = _fits(sentence, [contexts[k - 1] for k in marks if 1 <= k <= n], golden)
+        if not fits:
+            continue
+        if not any(f.supports() for f in fits):
+            fit = _best(fits)
+            assert fit is not None
+            out.append(
+                CauseEvidence(
+                    cause=Cause.CITATION_UNSUPPORTED,
+                    sentence=sentence,
+                    chunk_id=fit.chunk.id,
+                    golden=fit.golden,
+                    span=fit.span,
+                    note=f"the passage it cites ({fit.chunk.id}) does not hold it",
+                )
+            )
+        elif golden_cited and not any(f.golden for f in fits):
+            fit = _best(fits)
+            assert fit is not None
+            out.append(
+                CauseEvidence(
+                    cause=Cause.CITATION_NOT_GOLDEN,
+                    sentence=sentence,
+                    chunk_id=fit.chunk.id,
+                    golden=False,
+                    span=fit.span,
+                    note="it cites a chunk that is not golden, while a golden one is cited "
+                    "elsewhere in the answer",
+                )
+            )
+    return out

@@ -1,0 +1,101 @@
+"""``pass`` means answered and faithful: faithful non-answers, half answers and a
+procedural contradiction fail as ``generation`` with their cause and evidence, under the
+lexical judge and the default one (the shipped embedded calibration, model-free)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragtriage.data.golden import load_golden
+from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.triage.cause_types import Cause
+
+ROOT = Path(__file__).resolve().parents[2]
+BIKE = ROOT / "tests" / "fixtures" / "causes"
+HANDBOOK = ROOT / "golden_sets" / "handbook"
+JUDGES = ["lexical", None]  # None: the default audit's judge
+
+# answers a user's system gave, each from the golden chunk, faithful to it
+BIKE_ANSWERS = {
+    # the weight question answered with motor and range facts
+    "w": "The Porter cargo bike has a 250 W mid-drive motor and a range of 60 km on one charge.",
+    # the freezing question answered with how to charge
+    "f": "Charge the battery with the supplied 4 A charger.",
+    # a two-part question answered half
+    "h": "The frame has a ten-year warranty.",
+    # answered: stays pass
+    "ok": "Have the bike serviced every 2000 km or once a year.",
+}
+# the demo's hb-05: hot-swap while running, where the N2-100 must be shut down first
+HB05 = (
+    "To replace the failed disk in your N2-100, hot-swap the drive while the pool is running. "
+    "The rebuild starts automatically and takes about 2 hours per TB."
+)
+
+
+def _traces(path: Path, golden_dir: Path, answers: dict[str, str], context: dict[str, list]):
+    corpus = load_golden(golden_dir).corpus or {}
+    rows = [
+        {
+            "query_id": qid,
+            "retrieved": [{"id": c, "text": corpus[c].passage} for c in context[qid]],
+            "answer": answer,
+        }
+        for qid, answer in answers.items()
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _audit(golden: Path, traces: Path, judge: str | None):
+    options = {} if judge is None else {"judge": judge}
+    result = audit(AuditConfig(golden=golden, traces=traces, **options))
+    return {c.case_id: c for c in result.cases}, result
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+def test_faithful_non_answers_are_not_pass(tmp_path, judge):
+    context = {
+        "w": ["bike-specs", "bike-accessories", "bike-service"],
+        "f": ["bike-charging", "bike-specs", "bike-service"],
+        "h": ["bike-warranty", "bike-specs", "bike-service"],
+        "ok": ["bike-service", "bike-specs", "bike-warranty"],
+    }
+    traces = _traces(tmp_path / "t.jsonl", BIKE, BIKE_ANSWERS, context)
+    cases, result = _audit(BIKE, traces, judge)
+    assert {q: (c.label.value, c.cause) for q, c in cases.items()} == {
+        "w": ("generation", Cause.IGNORED),
+        "f": ("generation", Cause.IGNORED),
+        "h": ("generation", Cause.INCOMPLETE),
+        "ok": ("pass", None),
+    }
+    half = cases["h"].causes
+    assert [e.span for e in half] == ["two years for the battery"]
+    assert cases["ok"].causes == []
+    assert "does not answer" in cases["w"].reason
+    # each cause has its next action in the clusters
+    by_cause = {c.cause: c.action for c in result.clusters if c.cause is not None}
+    assert set(by_cause) == {Cause.IGNORED, Cause.INCOMPLETE}
+    assert "reference" in by_cause[Cause.INCOMPLETE]
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+def test_hb05_procedural_contradiction_is_not_pass(tmp_path, judge):
+    context = {"hb-05": ["raid-rebuild", "n2-100-specs", "nas-overview"]}
+    traces = _traces(tmp_path / "t.jsonl", HANDBOOK, {"hb-05": HB05}, context)
+    cases, _ = _audit(HANDBOOK, traces, judge)
+    case = cases["hb-05"]
+    assert case.faithful is True  # the judge alone passes it, as in the demo
+    assert (case.label.value, case.cause) == ("generation", Cause.CONTRADICTED)
+    evidence = case.causes[0]
+    assert evidence.sentence is not None and "hot-swap" in evidence.sentence
+    assert (evidence.chunk_id, evidence.golden) == ("raid-rebuild", True)
+    assert evidence.span == "Hot-swap models (N4-300, N8-900) can take the new drive while running"
+    assert "shut down first" in evidence.note
+    # the same answer saying to shut down first is a pass
+    right = HB05.replace("hot-swap the drive while the pool is running", "shut it down first")
+    fixed = _traces(tmp_path / "r.jsonl", HANDBOOK, {"hb-05": right}, context)
+    assert _audit(HANDBOOK, fixed, judge)[0]["hb-05"].label.value == "pass"
