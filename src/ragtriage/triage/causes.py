@@ -26,7 +26,8 @@ Causes of the case (module :mod:`ragtriage.triage.cause_types`):
 * contradicted sentences -> ``contradicted``; distractor sentences -> ``misled`` when the
   judge failed the answer or no sentence is golden (an answer built on the right passage
   may add a line from its neighbour); sentences on no chunk -> ``unsupported`` when the
-  judge failed the answer (the calibrated judge, not this test, decides faithfulness);
+  judge failed the answer (the calibrated judge, not this test, decides faithfulness) or
+  when the claims judge itself found the claim in no chunk;
 * with a reference answer: its facts (clauses, less the question's words) the answer does
   not state -> none of them: ``ignored``, some: ``incomplete``;
 * citation markers: to a passage past the last (``citation_missing``), to passages none of
@@ -93,6 +94,7 @@ class _Sentence:
     fit: _Fit | None  # the chunk behind the status; None for "none" without any overlap
     note: str = ""
     span: str | None = None  # the chunk's words that show it, when not the best window
+    by_judge: bool = False  # the status is the claims judge's verdict
 
 
 def find_causes(
@@ -118,8 +120,7 @@ def find_causes(
         return []
     sentences = _sentences(answer, judge, contexts, golden, query)
     found = _sentence_causes(sentences, failed=not faithful, answerable=bool(golden))
-    if not faithful and not found:  # the judge failed it where this test finds no cause
-        found.append(_weakest(sentences))
+    found += _citations(answer, contexts, golden)
     if gold_in_context and reference_answer:
         found += _coverage(query, answer, reference_answer)
     found += [
@@ -131,7 +132,8 @@ def find_causes(
         )
         for claim in reference_contradicted or []
     ]
-    found += _citations(answer, contexts, golden)
+    if not faithful and not found:  # the judge failed it where this test finds no cause
+        found.append(_weakest(sentences))
     return sorted(found, key=lambda e: CAUSE_ORDER.index(e.cause))
 
 
@@ -207,9 +209,9 @@ def _claim(
     cited = [f for f in fits if f.chunk.id in chunk_ids]
     best = _best(cited) or _best([f for f in fits if f.golden]) or _best(fits)
     if verdict == Verdict.CONTRADICTED:
-        return _Sentence(text, "contradicted", best, "the judge found it contradicted")
+        return _Sentence(text, "contradicted", best, "the judge found it contradicted", None, True)
     if verdict == Verdict.NOT_IN_CONTEXT:
-        return _Sentence(text, "none", _best(fits), "the judge found it in no chunk")
+        return _Sentence(text, "none", _best(fits), "the judge found it in no chunk", None, True)
     if cited and golden and not any(f.golden for f in cited):
         return _Sentence(text, "distractor", _best(cited))
     return _Sentence(text, "golden" if golden else "distractor", best)
@@ -285,7 +287,7 @@ def _sentence_causes(
             out.append(_row(Cause.CONTRADICTED, s))
         elif s.status == "distractor" and (failed or (answerable and not uses_gold)):
             out.append(_row(Cause.MISLED, s, "it follows a chunk that is not golden"))
-        elif s.status == "none" and failed:
+        elif s.status == "none" and (failed or s.by_judge):
             out.append(_row(Cause.UNSUPPORTED, s, "no chunk in context holds it", chunk=False))
     return out
 
@@ -310,6 +312,7 @@ def _row(cause: Cause, s: _Sentence, note: str = "", chunk: bool = True) -> Caus
         golden=fit.golden if fit else None,
         span=s.span or (fit.span if fit else None),
         note=s.note or note,
+        source="judge" if s.by_judge else "alignment",
     )
 
 

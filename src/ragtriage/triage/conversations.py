@@ -342,4 +342,3 @@ def retrieval_slices(report: RetrievalReport, golden: ConversationGolden) -> lis
             )
         )
     return out
-
