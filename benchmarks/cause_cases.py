@@ -125,7 +125,7 @@ def build(n: int, seed: int, out: Path) -> dict[str, dict]:
     ids = list(corpus)
     plan: dict[str, dict] = {}
     queue = list(cases)
-    for cause in (*CAUSES, "pass"):
+    for cause in ("pass", *CAUSES):  # the controls first: each cause below has its own
         kinds = KINDS[cause]
         made, tries = 0, 0
         while made < n and queue and tries < len(cases):

@@ -55,7 +55,7 @@ from ragtriage.judge.lexical import (
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
 
-__all__ = ["ABOUT", "SUPPORT", "find_causes", "primary", "reference_facts"]
+__all__ = ["ABOUT", "SUPPORT", "entails", "find_causes", "primary", "reference_facts"]
 
 # Round values fixed in advance, not fitted: a chunk supports a sentence when one of its
 # windows holds 60 % of the sentence's content words and its facts; a chunk is what the
@@ -164,6 +164,12 @@ def _sentences(
     if any(c.verdict is not None for c in judge.claims):
         return [_claim(c.text, c.verdict, c.chunk_ids, contexts, golden) for c in judge.claims]
     return [_sentence(s, contexts, golden, query) for s in claim_sentences(answer)]
+
+
+def entails(text: str, claim: str) -> bool:
+    """``text`` supports ``claim`` by the sentence test (module doc): a window of it holds
+    :data:`SUPPORT` of the claim's content words and its facts."""
+    return _fits(claim, [ContextChunk(id="text", text=text)], set())[0].supports()
 
 
 def _fits(text: str, contexts: Sequence[ContextChunk], golden: set[str]) -> list[_Fit]:
