@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening.harness import FIGURES, assert_ran, run_cli, write_jsonl
+from tests.hardening.harness import FIGURES, FUZZ_COUNTS, LOADED, assert_ran, run_cli, write_jsonl
 
 CORPUS = [
     {"id": "fan", "text": "Error E2201 means the fan is too slow; clean the fan filter."},
@@ -136,7 +136,13 @@ def world(tmp_path_factory) -> dict[str, Path]:
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    """How many hostile inputs each class tried (the figures in docs/reliability.md)."""
+    """How many hostile inputs each class tried, and fuzz cases each loader saw (the
+    figures in docs/reliability.md)."""
+    if FUZZ_COUNTS:
+        terminalreporter.section("fuzz cases per loader (loaded and checked by the oracle)")
+        for name, count in sorted(FUZZ_COUNTS.items()):
+            terminalreporter.write_line(f"{name}: {count} ({LOADED[name]} loaded)")
+        terminalreporter.write_line(f"total: {sum(FUZZ_COUNTS.values())}")
     if not FIGURES:
         return
     terminalreporter.section("hostile inputs tried")

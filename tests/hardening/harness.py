@@ -5,7 +5,8 @@ exit 2 with exactly one line on stderr that names the file (and line and field) 
 option at fault. Never a traceback, never a hang. :func:`run_cli` calls the real entry
 point (:func:`ragtriage.cli.main.main`) with stdout and stderr captured and an alarm as a
 hang guard; an exception escaping ``main`` is a traceback a user would have seen.
-``FIGURES`` counts the inputs tried per class for docs/reliability.md.
+``FIGURES`` counts the inputs tried per class for docs/reliability.md; ``FUZZ_COUNTS`` and
+``LOADED`` the cases each loader saw in test_fuzz_loaders.py, and those it loaded.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pathlib import Path
 from ragtriage.cli.main import main
 
 FIGURES: Counter[str] = Counter()
+FUZZ_COUNTS: Counter[str] = Counter()
+LOADED: Counter[str] = Counter()
 HANG_SECONDS = 60
 
 

@@ -6,7 +6,12 @@ them to a loader. The loader must either return, and then what it loaded must eq
 oracle's plain-Python reading of the same bytes (``json.loads`` per line, ``str.split``
 per TREC line) field by field: never a silently wrong value; or raise
 :class:`InputError` naming the file (and the line when the problem is on one).
-``FUZZ_COUNTS`` records how many cases ran, for docs/reliability.md.
+Each test must also have driven its loader: at least half its examples reached it, at
+least one load was compared with the oracle and at least one refused (checked after the
+test by :func:`_drove_its_loader`, whatever ran before, ``-k`` included), so a loader
+that refuses everything, or a strategy that never builds a loadable file, fails.
+``FUZZ_COUNTS`` and ``LOADED`` (tests/hardening/harness.py) count the cases for
+docs/reliability.md; the terminal summary prints them.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,12 +35,12 @@ from ragtriage.data.runs import load_run
 from ragtriage.data.trec import read_trec_qrels
 from ragtriage.errors import InputError
 from ragtriage.judge.items import load_answers
+from tests.hardening.harness import FUZZ_COUNTS, LOADED
 from tests.retrieval.collection_ids import ANY_ID
 
-FUZZ_COUNTS: Counter[str] = Counter()
-LOADED: Counter[str] = Counter()
+EXAMPLES = int(__import__("os").environ.get("FUZZ_EXAMPLES", "150"))
 SETTINGS = settings(
-    max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "150")),
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -55,6 +61,20 @@ VALUES = st.recursive(
     ),
     max_leaves=6,
 )
+
+
+@pytest.fixture(autouse=True)
+def _drove_its_loader():
+    """After each test: the one loader it fuzzed saw at least half its examples (the JSONL
+    run test hands non-JSON files to the TREC test), loaded some, refused some."""
+    ran, loaded = Counter(FUZZ_COUNTS), Counter(LOADED)
+    yield
+    ran, loaded = FUZZ_COUNTS - ran, LOADED - loaded
+    assert len(ran) == 1, f"expected one loader fuzzed, got {dict(ran)}"
+    ((name, cases),) = ran.items()
+    assert cases >= EXAMPLES // 2, f"{name}: only {cases} of {EXAMPLES} examples reached it"
+    assert loaded[name] >= 1, f"{name}: none of {cases} cases loaded; the oracle never ran"
+    assert cases - loaded[name] >= 1, f"{name}: all {cases} cases loaded; none was refused"
 
 
 def records(
@@ -431,10 +451,3 @@ def grades_oracle(records: list[dict], dataset: str) -> list[tuple]:
         contexts = tuple(c if isinstance(c, str) else c.get("text", "") for c in given)
         out.append((item_id, dataset, label, answer, first.get("question") or "", contexts))
     return out
-
-
-def test_report_fuzz_counts(capsys):
-    """Runs last in this module: prints how many generated cases each loader saw."""
-    with capsys.disabled():
-        print("\nfuzz cases per loader:", dict(FUZZ_COUNTS), "total", sum(FUZZ_COUNTS.values()))
-        print("loaded and checked against the oracle:", dict(LOADED))

@@ -131,3 +131,25 @@ def test_bad_input_exits_2_naming_line_and_field(tmp_path, capsys):
     assert main(["judge", "--answers", str(bad), "--judge", "lexical", "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert f"{bad}:2" in err and "contexts" in err
+
+
+def test_dry_run_counts_every_sample(tmp_path):
+    """--samples K: the most calls are K times one sample's, the fewest a majority's."""
+    counted = []
+    for k in (1, 5):
+        est = tmp_path / f"est{k}.json"
+        args = ["judge", "--answers", str(SAMPLE), "--judge", REPLAY, "--no-cache"]
+        args += ["--dry-run", "--all-signals", "--samples", str(k), "-o", str(est), "--quiet"]
+        args += ["--temperature", "0.7"] if k > 1 else []
+        assert main(args) == 0
+        counted.append(json.loads(est.read_text()))
+    one, five = counted
+    assert five["calls"] == 5 * one["calls"] and five["calls_fewest"] == 3 * one["calls"]
+    assert five["prompt_tokens"] == 5 * one["prompt_tokens"] and five["samples"] == 5
+    assert "up to 5 samples" in five["note"]
+
+
+def test_samples_of_the_embedded_model_at_temperature_0_are_refused(tmp_path, capsys):
+    args = ["judge", "--answers", str(SAMPLE), "--all-signals", "--samples", "3", "--dry-run"]
+    assert main(args) == 2
+    assert "temperature above 0" in capsys.readouterr().err

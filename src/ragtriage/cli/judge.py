@@ -63,6 +63,8 @@ def judge(
         term.print(line)
     if run.signals:
         term.print(run.signals)
+    if line := _samples_line(run):
+        term.print(line)
     if output:
         term.print(f"wrote {output}")
 
@@ -81,6 +83,25 @@ def _calls_line(calls: dict[str, Any]) -> str:
             f"{calls['in_flight_limit']} of {calls['max_in_flight']}"
         )
     return "; ".join(parts)
+
+
+def _samples_line(run: judge_flow.JudgeRun) -> str:
+    """With ``--samples``: samples drawn, the cases whose samples disagreed, the mean flip
+    rate, and how many reached no majority (``unstable``)."""
+    held = [r.stability for r in run.results if r.stability is not None]
+    if not held:
+        return ""
+    drawn = sum(len(s.samples) for s in held)
+    flips = [s.flip_rate for s in held if s.flip_rate is not None]
+    mean = f"{sum(flips) / len(flips):.3f}" if flips else "n/a"
+    temperature = held[0].temperature
+    at = f" at temperature {temperature:g}" if temperature is not None else ""
+    return (
+        f"samples: up to {held[0].limit} an answer{at}, {drawn} drawn for {len(held)} answers "
+        f"(stopping once the majority was decided); {sum(s.flaky for s in held)} flaky "
+        f"(their samples disagreed), mean flip rate {mean}; "
+        f"{sum(not s.settled for s in held)} unstable (no majority: neither pass nor fail)"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -15,6 +15,11 @@ check lists:
 
 It also says which golden-set and corpus versions (content hashes) it checked, the same
 hashes every result records.
+
+The duplicate test is shared: ``golden add`` refuses a case that repeats one already in
+the set, and the query sampler of ``annotate golden`` folds repeated log queries, both
+with :func:`normalise`, :func:`jaccard` / :func:`duplicate_of` and ``NEAR_DUPLICATE``.
+:func:`with_corpus` gives a golden set another corpus (``retrieval --corpus``).
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
-"""One module per command: its config, its ``run`` and its result.
+"""One module per command: its config, the function that runs it, and its result.
 
-``audit`` (``audit_api``: the same from Python values), ``retrieval``, ``judge``,
-``calibrate``, ``compare``, ``gate``, ``golden`` (split, check, add), ``annotate`` and
-``doctor`` each
-run a command without the command line, so ``cli/`` only turns options into a config and
-a result into output (through ``render/``). A config's fields are declared once with
-their help, default and range (``config.py``); the command line is derived from them.
-The public face: the configs below, and ``run`` of each module.
+Each runs a command without the command line, so ``cli/`` only turns options into a
+config and a result into output (through ``render/``): ``retrieval.run``, ``judge.run``,
+``calibrate.run``, ``compare.run``, ``gate.run`` and ``annotate.run``; ``audit.audit``
+(``run_audit``: its coroutine; ``audit_api.audit``: the same from Python values);
+``golden.run_split``, ``run_check`` and ``run_add``; ``doctor.run_checks``. A config's
+fields are declared once with their help, default and range (``config.py``); the command
+line is derived from them. The public face: the names below (configs and results),
+imported lazily.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 from ragtriage.atomic import file_sha256
+from ragtriage.calibration.band import DEFAULT_DELTA, DEFAULT_MIN_AGREEMENT
 from ragtriage.calibration.fit import calibrate
 from ragtriage.calibration.grades import GradedItem, grade_files, load_grades
 from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
@@ -117,6 +118,25 @@ class CalibrateConfig:
             finite=True,
         ),
     ] = 0.5
+    min_agreement: Annotated[
+        float,
+        Setting(
+            "Decided answers must agree with the human grades at least this often; the "
+            "rest are left unsure (the band, fitted inside the nested cross-validation).",
+            min=0.5,
+            max=0.99,
+            finite=True,
+        ),
+    ] = DEFAULT_MIN_AGREEMENT
+    delta: Annotated[
+        float,
+        Setting(
+            "The band's guarantee holds with probability at least 1 - delta.",
+            min=0.01,
+            max=0.5,
+            finite=True,
+        ),
+    ] = DEFAULT_DELTA
     columns: Annotated[ColumnMap | None, COLUMNS] = None
 
 
@@ -136,6 +156,8 @@ def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeC
         audit=config.audit,
         ppi_fraction=config.ppi_fraction,
         columns=config.columns,
+        min_agreement=config.min_agreement,
+        delta=config.delta,
     )
 
 
@@ -153,6 +175,8 @@ def run_calibration(
     ppi_fraction: float = 0.5,
     items: list[GradedItem] | None = None,
     columns: Columns = None,
+    min_agreement: float = DEFAULT_MIN_AGREEMENT,
+    delta: float = DEFAULT_DELTA,
 ) -> list[JudgeCalibration]:
     """Calibrate every judge (run or recorded) on the grades under ``grades``; write
     ``<out>/<judge>/calibration.json`` when ``out`` is given, and its PNGs with ``plots``
@@ -181,6 +205,8 @@ def run_calibration(
             resamples=resamples,
             seconds=seconds,
             ppi_fraction=ppi_fraction,
+            min_agreement=min_agreement,
+            delta=delta,
         )
         run = JudgeCalibration(
             name=record.judge_name, record=record, record_path=Path(), source=source

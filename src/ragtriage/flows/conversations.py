@@ -157,7 +157,7 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
     unjudged = {q: why for q, t in traces.items() if (why := unjudgeable(t, texts))}
     store = ResponseCache(config.cache or default_cache_path())
     try:
-        judged, run, decider, prior = await _judge_turns(
+        judged, run, decider, prior, with_prior = await _judge_turns(
             golden, traced, traces, texts, unjudged, strategy, model, planned, store, config
         )
     finally:
@@ -175,7 +175,7 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
             "searches the corpus with the turn and with its rewrite; a rewrite that lost "
             "the chunk reads as retrieval or ranking"
         )
-    turns = _turn_results(golden, traced, rows, judged, probes, prior, texts)
+    turns = _turn_results(golden, traced, rows, judged, probes, prior, texts, with_prior)
     result = ConversationsResult(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         config=config.public(),
@@ -216,20 +216,25 @@ async def _judge_turns(
     planned: Decider | None,
     store: ResponseCache,
     config: ConversationsConfig,
-) -> tuple[dict[str, JudgeResult], JudgeRun, Decider, dict[str, list[PriorTurn]]]:
+) -> tuple[
+    dict[str, JudgeResult], JudgeRun, Decider, dict[str, list[PriorTurn]], set[str]
+]:
     """Every traced turn judged with its admissible history, one turn index at a time
     (all first turns, then all second turns...): a turn's history needs the decisions on
-    the turns before it. Returns the results, the last run (its fingerprint; usage summed
-    over all), the decider and each turn's prior turns as judged."""
+    the turns before it. Each turn is judged on its passages first, and again with its
+    admissible history when that does not make it faithful. Returns the results, the last
+    run (its fingerprint; usage summed over all), the decider, each turn's prior turns as
+    judged and the turns whose decision rests on the history."""
     threads = golden.conversations()
     depth = max(len(turns) for turns in threads.values())
     judged: dict[str, JudgeResult] = {}
     prior: dict[str, list[PriorTurn]] = {}
     decider = planned
     usage = Usage()
+    with_prior: set[str] = set()
     last: JudgeRun | None = None
     for index in range(depth):
-        items = []
+        items: list[JudgeItem] = []
         for turns in threads.values():
             if index >= len(turns):
                 continue
@@ -240,21 +245,37 @@ async def _judge_turns(
             if trace is None or gold.case.id in unjudged:
                 continue
             chunks = tuple(ContextChunk(id=c, text=texts[c]) for c in trace.context_ids)
-            item = JudgeItem(id=gold.case.id, question=gold.user, contexts=chunks,
-                             answer=trace.answer)  # fmt: skip
-            items.append(with_history(item, prior[gold.case.id]))
+            items.append(JudgeItem(id=gold.case.id, question=gold.user, contexts=chunks,
+                                   answer=trace.answer))  # fmt: skip
         if not items and last is not None:
             continue
         run = await ajudge_run(
             items, model, strategy, config.concurrency, store, **_options(config)
         )
-        usage = usage + run.usage
-        last = run
+        usage, last = usage + run.usage, run
         if decider is None:
             decider = find_decider(config.calibration, run.fingerprint)
         judged.update({r.item_id: r for r in run.results})
+        # the history only adds support: judged again with it when the passages alone
+        # do not make a scored answer faithful (never the other way round: an earlier
+        # answer's wording must not veto a sentence its passages support)
+        again = [
+            with_history(item, prior[item.id])
+            for item in items
+            if prior[item.id] and judged[item.id].outcome == Outcome.SCORED
+            and decider.decide(judged[item.id]) is not True
+        ]  # fmt: skip
+        if again:
+            run = await ajudge_run(
+                again, model, strategy, config.concurrency, store, **_options(config)
+            )
+            usage = usage + run.usage
+            for result in run.results:
+                if decider.decide(result) is True:
+                    judged[result.item_id] = result
+                    with_prior.add(result.item_id)
     assert last is not None and decider is not None  # at least one turn index was judged
-    return judged, replace(last, usage=usage), decider, prior
+    return judged, replace(last, usage=usage), decider, prior, with_prior
 
 
 def _prior(
@@ -273,7 +294,9 @@ def _prior(
     return PriorTurn(turn=gold.turn, user=turn.user, answer=turn.trace.answer, grounded=grounded)
 
 
-def _turn_results(golden, traced, rows, judged, probes, prior, texts) -> list[TurnResult]:
+def _turn_results(
+    golden, traced, rows, judged, probes, prior, texts, with_prior
+) -> list[TurnResult]:
     by_id = {r.case_id: r for r in rows}
     out = []
     for turns in golden.conversations().values():
@@ -297,6 +320,7 @@ def _turn_results(golden, traced, rows, judged, probes, prior, texts) -> list[Tu
                     label=label,
                     reason=reason,
                     grounded=bool(case.faithful),
+                    judged_with_history=gold.case.id in with_prior,
                     history=history_rows(sources),
                     probe=probe,
                     case=case,

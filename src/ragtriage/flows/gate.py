@@ -4,11 +4,14 @@ Metric names are the retrieval aggregates a result holds (``recall@5``, ``mrr``,
 ``ndcg@10``...: the mean over answerable queries) plus these audit-level ones:
 
 * ``pass_rate``: passing cases / cases the judge scored (``unscored`` is excluded from
-  the denominator, never counted as pass or fail);
+  the denominator, never counted as pass or fail; ``unsure`` stays in it: never a pass);
+* ``unsure_rate``: ``unsure`` cases (the judge could not decide the answer at the
+  calibrated agreement) / the same denominator, lower is better;
 * ``faithful_rate``: the corrected (prediction-powered) faithful rate when the audit has
   one, else the naive rate; ``faithful_rate.naive`` and ``faithful_rate.corrected`` pick one;
 * ``failures`` (all failing cases), ``failures.retrieval``, ``failures.ranking``,
-  ``failures.generation``, and ``unscored``: case counts, where lower is better;
+  ``failures.generation``, ``unscored`` and ``unsure``: case counts, where lower is
+  better;
 * ``leaks``: cases with a forbidden chunk in their top k (any result whose golden set
   carries access-control fields; see ``retrieval/leaks.py``). The gate fails on any leak
   without being asked to.
@@ -57,15 +60,16 @@ __all__ = [
 Kind = Literal["min", "max", "max-drop"]
 TOLERANCE = 1e-9  # 0.80 - 0.78 must not miss a 0.02 bar by a rounding error
 COUNTS: dict[str, tuple[Label, ...]] = {f"failures.{label.value}": (label,) for label in FAILURES}
-COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,)}
+COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,), "unsure": (Label.UNSURE,)}
 AUDIT_METRICS = {
     "pass_rate",
+    "unsure_rate",
     "faithful_rate",
     "faithful_rate.naive",
     "faithful_rate.corrected",
     *COUNTS,
 }
-LOWER_IS_BETTER = {*COUNTS, "leaks"}
+LOWER_IS_BETTER = {*COUNTS, "leaks", "unsure_rate"}
 
 
 @dataclass(frozen=True)
@@ -138,9 +142,10 @@ def _audit_value(result: AuditResult, name: str) -> float | None:
         if result.counts:
             return float(sum(result.counts.get(label.value, 0) for label in labels))
         return float(sum(case.label in labels for case in result.cases))
-    if name == "pass_rate":
+    if name in ("pass_rate", "unsure_rate"):
         scored = [c for c in result.cases if c.label != Label.UNSCORED]
-        return sum(c.label == Label.PASS for c in scored) / len(scored) if scored else None
+        wanted = Label.PASS if name == "pass_rate" else Label.UNSURE
+        return sum(c.label == wanted for c in scored) / len(scored) if scored else None
     gen = result.generation
     estimate = {
         "faithful_rate": gen.corrected_faithful_rate or gen.naive_faithful_rate,
@@ -224,9 +229,9 @@ def leaks(result: Result) -> list[Leak]:
 
 BARS_HELP = (
     "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
-    "(recall@5, mrr, ndcg@10...) or pass_rate, faithful_rate, faithful_rate.naive, "
-    "faithful_rate.corrected, failures, failures.retrieval, failures.ranking, "
-    "failures.generation, unscored, leaks."
+    "(recall@5, mrr, ndcg@10...) or pass_rate, unsure_rate, faithful_rate, "
+    "faithful_rate.naive, faithful_rate.corrected, failures, failures.retrieval, "
+    "failures.ranking, failures.generation, unscored, unsure, leaks."
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,15 +26,25 @@ from ragtriage.flows.config import (
     TIMEOUT,
     Setting,
 )
-from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint, fingerprint_of, resolve_judge
+from ragtriage.judge.api import (
+    MAX_SAMPLES,
+    JudgeRun,
+    ajudge_run,
+    check_sampling,
+    fingerprint,
+    fingerprint_of,
+    resolve_judge,
+)
 from ragtriage.judge.estimate import CostEstimate
 from ragtriage.judge.estimate import estimate as estimate_run
 from ragtriage.judge.items import load_answers
+from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, Verdict
 from ragtriage.judge.spec import JudgeSpec
 from ragtriage.judge.strategies.base import needs_model
+from ragtriage.judge.types import JudgeResult
 from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.results.files import write_json
-from ragtriage.triage.calibrated import model_free_decider
+from ragtriage.triage.calibrated import find_decider, model_free_decider
 
 __all__ = ["JudgeConfig", "Plan", "estimate", "plan", "run", "write_results"]
 
@@ -83,6 +93,25 @@ class JudgeConfig:
             "judge); a rule reading only model-free signals means no model call."
         ),
     ] = None
+    samples: Annotated[
+        int,
+        Setting(
+            "Judge each answer up to K times, stopping once the majority of K is decided; "
+            "its vote and flip rate are in the result, no majority is 'unstable'.",
+            min=1,
+            max=MAX_SAMPLES,
+        ),
+    ] = 1
+    temperature: Annotated[
+        float | None,
+        Setting(
+            "The samples' temperature (default: the judge's, 0; the embedded model samples "
+            "only above 0).",
+            min=0.0,
+            max=2.0,
+            finite=True,
+        ),
+    ] = None
     all_signals: Annotated[
         bool,
         Setting(
@@ -119,11 +148,41 @@ class Plan:
     model: str | None
     model_free: bool
     note: str
+    samples: int = 1
+    temperature: float | None = None
+    verdict: Verdict | None = None
 
 
 def plan(config: JudgeConfig) -> Plan:
     """The run :func:`run` and :func:`estimate` make (names and hashes only: no model is
-    loaded or called to plan it)."""
+    loaded or called to plan it). With ``--samples`` a sample votes what the calibrated
+    rule of the judge decides (the shipped one matching it, or score >= 0.5 uncalibrated);
+    a model-free plan draws one sample: a rule reading no model signal cannot flip."""
+    chosen = _signals_plan(config)
+    if chosen.model_free:
+        if config.samples > 1 or config.temperature is not None:
+            note = (
+                f"{chosen.note}; --samples not drawn: the rule reads no model signal, so its "
+                "verdicts cannot differ between samples (--all-signals samples the model)"
+            )
+            return replace(chosen, note=note)
+        return chosen
+    if config.samples == 1 and config.temperature is None:
+        return chosen
+    spec = config.judge
+    planned = fingerprint(model=spec.model, strategy=spec.strategy, **_set(config.options()))
+    decider = find_decider(config.calibration, planned)
+
+    def vote(result: JudgeResult) -> str:
+        decision = decider.decide(result)
+        if decision is None:
+            return result.outcome.value
+        return FAITHFUL if decision else UNFAITHFUL
+
+    return replace(chosen, samples=config.samples, temperature=config.temperature, verdict=vote)
+
+
+def _signals_plan(config: JudgeConfig) -> Plan:
     spec = config.judge
     if not needs_model(spec.strategy):
         return Plan(
@@ -170,6 +229,9 @@ def run(config: JudgeConfig) -> JudgeRun:
             chosen.strategy,
             config.concurrency,
             config.cache_path(),
+            samples=chosen.samples,
+            temperature=chosen.temperature,
+            verdict=chosen.verdict,
             **config.options(),
         )
     )
@@ -182,9 +244,11 @@ def estimate(config: JudgeConfig) -> CostEstimate:
     items = load_answers(config.answers)
     chosen = plan(config)
     strategy, chat = resolve_judge(chosen.strategy, chosen.model, **config.options())
+    check_sampling(chat, chosen.samples, chosen.temperature)
     store = ResponseCache(config.cache_path())
     try:
-        found = estimate_run(items, chat, strategy, fingerprint_of(strategy, chat), store)
+        fp = fingerprint_of(strategy, chat)
+        found = estimate_run(items, chat, strategy, fp, store, chosen.samples, chosen.temperature)
         return found.model_copy(update={"signals": chosen.note})
     finally:
         store.close()

@@ -11,7 +11,7 @@ valid for) and its usage, cache hits included.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from ragtriage import __version__
 from ragtriage.errors import InputError
 from ragtriage.judge.items import coerce_items
 from ragtriage.judge.outcomes import classify_answer
+from ragtriage.judge.samples import Verdict, default_verdict, draw
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.strategies.base import STRATEGIES, Strategy, get_strategy, needs_model
 from ragtriage.judge.strategies.common import precheck
@@ -181,11 +182,19 @@ async def ajudge_run(
     cache: Path | ResponseCache | None | object = _DEFAULT,
     on_result: Callable[[JudgeResult], None] | None = None,
     retry: RetryPolicy | None = None,
+    samples: int = 1,
+    temperature: float | None = None,
+    verdict: Verdict | None = None,
     **options: Any,
 ) -> JudgeRun:
-    """Judge every item; results keep the input order. ``cache=None`` disables the disk cache."""
+    """Judge every item; results keep the input order. ``cache=None`` disables the disk cache.
+
+    ``samples``: judge each answer up to that many times, stopping once the majority is
+    decided (:mod:`ragtriage.judge.samples`; ``verdict``: what a sample votes, by default
+    score >= 0.5); ``temperature``: the samples' temperature (``None``: the judge's own)."""
     judged = list(coerce_items(items))
     strat, chat = resolve_judge(strategy, model, **options)
+    check_sampling(chat, samples, temperature)
     store = _open_cache(cache if chat is not None else None)  # no model: nothing to cache
     policy = retry or RetryPolicy()
     caller = Caller(chat, store, concurrency, policy) if chat is not None else None
@@ -193,9 +202,21 @@ async def ajudge_run(
     # context prefix from its KV cache, so answers are judged one after another.
     gate = asyncio.Semaphore(1 if chat is None or chat.local else concurrency)
 
+    sampling = caller is not None and (samples > 1 or temperature is not None)
+
+    async def judge_one(item: JudgeItem, fp: JudgeFingerprint) -> JudgeResult:
+        if not sampling or caller is None:
+            return await strat.judge(item, caller, fp)
+        base = caller
+
+        def sample(index: int) -> Awaitable[JudgeResult]:
+            return strat.judge(item, base.sampled(index, temperature), fp)
+
+        return await draw(sample, samples, temperature, verdict or default_verdict)
+
     async def one(item: JudgeItem, fp: JudgeFingerprint) -> JudgeResult:
         async with gate:
-            result = precheck(item, fp) or await strat.judge(item, caller, fp)
+            result = precheck(item, fp) or await judge_one(item, fp)
         if on_result is not None:
             on_result(result)
         return result
@@ -216,6 +237,31 @@ async def ajudge_run(
     counts = {"hits": stats.hits, "misses": stats.misses, "writes": stats.writes}
     calls = caller.report() if caller is not None else {}
     return JudgeRun(results=results, usage=total, cache=counts, fingerprint=fp, calls=calls)
+
+
+MAX_SAMPLES = 100
+
+
+def check_sampling(chat: ChatModel | None, samples: int, temperature: float | None) -> None:
+    """Refuse samples that cannot differ: a judge without a model, or the embedded model
+    at temperature 0 (it reads logits and decodes greedily: every sample the same)."""
+    if not 1 <= samples <= MAX_SAMPLES:
+        raise InputError(f"must be 1 to {MAX_SAMPLES}", field="--samples")
+    if temperature is not None and not 0.0 <= temperature <= 2.0:
+        raise InputError("must be 0 to 2", field="--temperature")
+    if samples == 1 and temperature is None:
+        return
+    if chat is None:
+        raise InputError(
+            "this judge uses no model: every sample would give the same answer",
+            field="--samples",
+        )
+    if samples > 1 and getattr(chat, "deterministic", False) and not temperature:
+        raise InputError(
+            f"{chat.name} gives the same answer every time at temperature 0; "
+            "give --temperature above 0 to sample it",
+            field="--samples",
+        )
 
 
 def _first_request(strategy: Strategy, items: list[JudgeItem]) -> ModelRequest | None:

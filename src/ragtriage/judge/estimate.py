@@ -33,6 +33,10 @@ class CostEstimate(BaseModel):
     completion_tokens: int
     cost_usd: float | None  # None: the model is not in litellm's cost map
     note: str = ""
+    # --samples K: ``calls`` (and tokens, cost) are the most, every answer getting K samples;
+    # this is the fewest, every answer's first floor(K/2) + 1 samples agreeing
+    samples: int = 1
+    calls_fewest: int | None = None
     signals: str = ""  # which signals the run computes and why (flows.judge.plan)
 
 
@@ -55,21 +59,35 @@ def estimate(
     strategy: Strategy,
     fingerprint: JudgeFingerprint,
     cache: ResponseCache,
+    samples: int = 1,
+    temperature: float | None = None,
 ) -> CostEstimate:
-    calls = cached = prompt = completion = skipped = n = 0
+    """Each sample's requests are marked as the run marks them (``Caller.sampled``), so
+    samples a previous run drew are counted as cached."""
+    calls = cached = prompt = completion = skipped = n = fewest = 0
+    sampled = samples > 1 or temperature is not None
     for item in items:
         n += 1
         if precheck(item, fingerprint) is not None or model is None:
             skipped += 1
             continue
-        for request in strategy.planned_requests(item):
-            if cache.get(cache_key(model, request)) is not None:
-                cached += 1
-                continue
-            calls += 1
-            prompt += _tokens(model, request)
-            completion += strategy.completion_tokens(item, model.local)
+        planned = strategy.planned_requests(item)
+        for index in range(samples):
+            for request in planned:
+                if sampled:
+                    update: dict[str, float] = {"sample": index}
+                    update |= {} if temperature is None else {"temperature": temperature}
+                    request = request.model_copy(update=update)
+                if cache.get(cache_key(model, request)) is not None:
+                    cached += 1
+                    continue
+                calls += 1
+                fewest += index <= samples // 2
+                prompt += _tokens(model, request)
+                completion += strategy.completion_tokens(item, model.local)
     cost, note = _price(model, prompt, completion)
+    if samples > 1:
+        note += f"; up to {samples} samples an answer: calls, tokens and cost are the most"
     return CostEstimate(
         items=n,
         items_needing_no_call=skipped,
@@ -79,6 +97,8 @@ def estimate(
         completion_tokens=completion,
         cost_usd=cost,
         note=note,
+        samples=samples,
+        calls_fewest=fewest if samples > 1 else None,
     )
 
 

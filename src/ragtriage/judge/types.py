@@ -19,6 +19,8 @@ __all__ = [
     "JudgeItem",
     "JudgeResult",
     "Outcome",
+    "Sample",
+    "Stability",
     "Verdict",
 ]
 
@@ -53,12 +55,14 @@ class Verdict(StrEnum):
 class Outcome(StrEnum):
     """How the judge ended on an answer: ``scored`` (a score), ``no_claims`` (it asserts
     nothing), ``abstained`` (it says the context lacks the answer), ``unscored`` (the judge
-    failed)."""
+    failed), ``unstable`` (repeated samples of the answer reached no majority)."""
 
     SCORED = "scored"
     NO_CLAIMS = "no_claims"  # the answer asserts nothing (e.g. a refusal)
     ABSTAINED = "abstained"  # the answer says the context does not contain the answer
     UNSCORED = "unscored"  # the judge failed; ``reason`` says why
+    # repeated samples (``--samples K``) reached no majority of K: neither pass nor fail
+    UNSTABLE = "unstable"
 
 
 class Claim(BaseModel):
@@ -97,6 +101,59 @@ class JudgeFingerprint(BaseModel):
     """The ragtriage version that judged."""
 
 
+class Sample(BaseModel):
+    """One of an answer's repeated judgements (``--samples``)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    outcome: Outcome
+    """How this sample ended."""
+    score: float | None = None
+    """This sample's score; null unless it was scored."""
+    signals: dict[str, float] = Field(default_factory=dict)
+    """This sample's signals (a rule chosen later can decide each sample again)."""
+    verdict: str
+    """What it voted: ``faithful``/``unfaithful`` (the decision rule's), or its outcome
+    when it was not scored; ``unscored`` (a judge failure) casts no vote."""
+
+
+class Stability(BaseModel):
+    """An answer judged up to ``limit`` times (``--samples``): the vote, and how often the
+    judge disagreed with itself. Sampling stops as soon as the majority of ``limit`` is
+    decided (judge/samples.py)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    limit: int
+    """K: the most samples the answer could get."""
+    temperature: float | None = None
+    """The temperature the samples were drawn at; null: the judge's own (0)."""
+    votes: dict[str, int] = Field(default_factory=dict)
+    """Verdict -> samples that voted it (failed samples cast no vote)."""
+    verdict: str | None = None
+    """The verdict of more than half of ``limit`` samples; null when none reached it."""
+    flip_rate: float | None = None
+    """Share of the voting samples that differ from the leading verdict (0-1; 0.5 at a
+    tie); null when no sample voted."""
+    flip_low: float | None = None
+    """Lower end of the flip rate's 95 % Wilson interval."""
+    flip_high: float | None = None
+    """Upper end of the flip rate's 95 % Wilson interval."""
+    stopped_early: bool = False
+    """The majority was decided before ``limit`` samples were drawn."""
+    samples: list[Sample] = Field(default_factory=list)
+    """Every sample drawn, in order."""
+
+    @property
+    def settled(self) -> bool:
+        return self.verdict is not None
+
+    @property
+    def flaky(self) -> bool:
+        """The judge did not give one answer every time: samples voted differently."""
+        return len(self.votes) > 1
+
+
 class JudgeResult(BaseModel):
     """One judged answer.
 
@@ -126,3 +183,7 @@ class JudgeResult(BaseModel):
     """The judge that produced this result."""
     usage: Usage = Field(default_factory=Usage)
     """Model calls, tokens and cost spent on this answer."""
+    stability: Stability | None = None
+    """The repeated samples' vote and flip rate (``--samples`` above 1); null with one
+    sample. The rest of the result is the first sample that voted the majority (or, for
+    ``unstable``, the first sample)."""

@@ -55,6 +55,9 @@ class ModelRequest(BaseModel):
     choice_prefix: str = ""
     max_tokens: int = 512
     temperature: float = 0.0
+    # which of an answer's repeated samples this request is (``--samples``): each sample
+    # is its own call and cache entry; 0, the first, keeps the key it always had
+    sample: int = 0
 
 
 class ModelResponse(BaseModel):
@@ -145,10 +148,13 @@ def cache_key(model: ChatModel, request: ModelRequest, params: dict[str, Any] | 
     """Content address of one call: model, output-changing parameters, prompt hash, inputs.
 
     ``params``: another shape's parameters instead of the model's current ones."""
+    dumped = request.model_dump(mode="json")
+    if not dumped.get("sample"):  # the first sample's key is the key before samples existed
+        dumped.pop("sample", None)
     payload = {
         "model": model.name,
         "params": model.params if params is None else params,
-        "request": request.model_dump(mode="json"),
+        "request": dumped,
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

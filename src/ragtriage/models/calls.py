@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -174,6 +175,26 @@ class Caller:
         self.server_slots: int | None = None  # what the endpoint said it serves at once
         self._sized = False
         self._sizing = asyncio.Lock()
+        self._sample: tuple[int, float | None] | None = None
+
+    def sampled(self, index: int, temperature: float | None = None) -> Caller:
+        """This caller for one of an answer's repeated samples: every request it sends is
+        marked ``sample=index`` (its own call and cache key: a re-run with more samples
+        pays only for the new ones) and sent at ``temperature`` (``None``: the request's
+        own). Limits, cache, usage and the server's size are shared with this caller."""
+        clone = copy.copy(self)
+        clone._sample = (index, temperature)
+        clone._size_to_server = self._size_to_server  # type: ignore[method-assign]
+        return clone
+
+    def _marked(self, request: ModelRequest) -> ModelRequest:
+        if self._sample is None:
+            return request
+        index, temperature = self._sample
+        update: dict[str, Any] = {"sample": index}
+        if temperature is not None:
+            update["temperature"] = temperature
+        return request.model_copy(update=update)
 
     async def _size_to_server(self) -> None:
         """Before the first call that reaches the model (a run served from the cache makes
@@ -233,6 +254,7 @@ class Caller:
         """One response, from the cache or the model; counted in ``usage`` and the total.
 
         ``early``: a call made by :meth:`settle`, counted later for its item."""
+        request = self._marked(request)
         for _ in range(_MAX_SHAPES):
             key = cache_key(self.model, request)
             kept = self._early.pop(key, None)

@@ -11,6 +11,13 @@ Fully offline. Two request modes matter:
   sampled.
 * ``json``: generation constrained by a GBNF grammar compiled from the JSON schema.
 
+At a temperature above 0 (``--samples`` with ``--temperature``) the engine samples, with
+a seed taken from the request itself (its sample index included), so a sample is the
+same on every run and each sample index a different draw: ``choice`` draws one choice
+from the choices' probabilities at that temperature and answers with it alone (a sampled
+verdict, as a provider's judge gives: no probability), ``json`` samples its tokens
+(top-k 40) instead of taking the most likely one.
+
 llama.cpp keeps the KV cache of the previous prompt; we reuse its longest common prefix,
 so with instructions first and the context before the sentence each further sentence of
 an answer costs only its own tokens. One model instance is not thread-safe: calls are
@@ -19,9 +26,11 @@ serialised by a lock.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import random
 import threading
 from typing import Any
 
@@ -33,7 +42,28 @@ from ragtriage.models.base import (
 )
 from ragtriage.models.weights import ModelUnavailable, model_path
 
-__all__ = ["LlamaEngine", "chatml", "default_threads", "system_info"]
+__all__ = [
+    "LlamaEngine",
+    "chatml",
+    "default_threads",
+    "request_seed",
+    "sampled_choice",
+    "system_info",
+]
+
+
+def request_seed(request: ModelRequest) -> int:
+    """A 32-bit seed from the whole request (its sample index and temperature included)."""
+    blob = request.model_dump_json().encode("utf-8")
+    return int.from_bytes(hashlib.sha256(blob).digest()[:4], "big")
+
+
+def sampled_choice(logprobs: dict[str, float], temperature: float, seed: int) -> str:
+    """One choice drawn with probability proportional to ``exp(logprob / temperature)``."""
+    names = sorted(logprobs)
+    top = max(logprobs.values())
+    weights = [math.exp((logprobs[n] - top) / temperature) for n in names]
+    return random.Random(seed).choices(names, weights=weights)[0]
 
 
 def chatml(messages: tuple[Message, ...]) -> str:
@@ -136,6 +166,9 @@ class LlamaEngine:
             vals = logits[self._choice_ids(choice)]
             logprobs[choice] = float(top + math.log(float(np.exp(vals - top).sum())) - log_z)
         best = max(logprobs, key=logprobs.__getitem__)
+        if request.temperature > 0:  # a sampled verdict: the choice drawn, no probability
+            drawn = sampled_choice(logprobs, request.temperature, request_seed(request))
+            return ModelResponse(text=drawn, prompt_tokens=len(tokens), completion_tokens=0)
         return ModelResponse(
             text=best, choice_logprobs=logprobs, prompt_tokens=len(tokens), completion_tokens=0
         )
@@ -152,7 +185,8 @@ class LlamaEngine:
             prompt=prompt,
             max_tokens=request.max_tokens,
             temperature=request.temperature,
-            top_k=1,
+            top_k=40 if request.temperature > 0 else 1,
+            seed=request_seed(request),
             grammar=grammar,
             stop=["<|im_end|>", "<|endoftext|>"],
         )

@@ -37,6 +37,9 @@ class LocalModel:
     """A :class:`~ragtriage.models.base.ChatModel` running the embedded GGUF file."""
 
     local = True
+    # greedy decoding and logit reads: the same request gets the same answer, so repeated
+    # samples need a temperature above 0 (judge.api.check_sampling)
+    deterministic = True
 
     def __init__(
         self, *, n_threads: int | None = None, n_ctx: int = 8192, isolated: bool | None = None

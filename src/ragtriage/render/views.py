@@ -27,13 +27,22 @@ __all__ = [
     "unanswerable_line",
 ]
 
-# Failures first, in pipeline order, then cases the judge could not score, then passes.
-LABEL_ORDER = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION, Label.UNSCORED, Label.PASS)
+# Failures first, in pipeline order, then cases the judge could not score or decide, then
+# passes.
+LABEL_ORDER = (
+    Label.RETRIEVAL,
+    Label.RANKING,
+    Label.GENERATION,
+    Label.UNSCORED,
+    Label.UNSURE,
+    Label.PASS,
+)
 LABEL_TITLES = {
     Label.RETRIEVAL: "retrieval failure",
     Label.RANKING: "ranking failure",
     Label.GENERATION: "generation failure",
     Label.UNSCORED: "unscored",
+    Label.UNSURE: "unsure (judge undecided)",
     Label.PASS: "pass",
 }
 
@@ -64,7 +73,12 @@ def audit_title(result: AuditResult) -> str:
     failed = sum(counts[label] for label in FAILURES)
     lead = "gate fails; " if gate_fails(result) else ""
     total = sum(counts.values())
-    return f"ragtriage audit: {lead}{failed} of {total} cases failing{slice_title(result)}"
+    # an undecided answer is neither pass nor failure: said beside the failures it is not in
+    unsure = f", {counts[Label.UNSURE]} unsure" if counts[Label.UNSURE] else ""
+    return (
+        f"ragtriage audit: {lead}{failed} of {total} cases failing{unsure}"
+        f"{slice_title(result)}"
+    )
 
 
 def calibration_source(source: str | None) -> str:

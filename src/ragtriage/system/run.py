@@ -1,5 +1,7 @@
-"""Get the system's behaviour as traces: from a trace file, or by running a retriever and
-a generator (the embedded BM25 + local model by default, or user callables)."""
+"""Get the system's behaviour as traces by running it: a retriever and a generator (the
+embedded BM25 + local model by default, or user callables), the top ``context_k`` chunks
+passed on. A trace file is read by ``data/formats/traces.py`` instead; ``chunk_texts``
+gathers the chunk texts either kind of trace and the golden corpus hold."""
 
 from __future__ import annotations
 

@@ -64,6 +64,13 @@ class Decider:
             return self.record.decide(result)
         return result.score >= UNCALIBRATED_THRESHOLD
 
+    def unsure(self, result: JudgeResult) -> bool:
+        """Whether the record's band leaves this answer undecided (never without a record,
+        or for a record written before bands)."""
+        if self.record is None or result.outcome != Outcome.SCORED:
+            return False
+        return self.record.is_unsure(result)
+
     def corrected_rate(self, results: list[JudgeResult]) -> tuple[Estimate | None, str]:
         """The prediction-powered rate, or None and why (module doc). None without a record
         or with fewer than two scored answers (PPI estimates a variance from them:

@@ -120,6 +120,7 @@ def build(
             relevant_in_context=in_context,
             judge=result,
             faithful=faithful,
+            unsure=decider.unsure(result) if result else False,
             contradicted=contradicted,
             causes=tuple(causes),
         )

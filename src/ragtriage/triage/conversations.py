@@ -134,6 +134,9 @@ class TurnResult(BaseModel):
     """Why, in one sentence."""
     grounded: bool
     """The answer was decided faithful, so later turns may rest on it."""
+    judged_with_history: bool = False
+    """The decision is the judge's with the admissible history in context: the passages
+    alone did not make the answer faithful, and with the history they do."""
     history: list[HistorySentence] = Field(default_factory=list)
     """Sentences supported by the conversation rather than the passages."""
     probe: RewriteProbe | None = None

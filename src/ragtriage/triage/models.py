@@ -41,13 +41,15 @@ if TYPE_CHECKING:
 
 
 class Label(StrEnum):
-    """Exactly one per case. ``unscored`` is never folded into pass or fail."""
+    """Exactly one per case. ``unscored`` and ``unsure`` are never folded into pass or
+    fail."""
 
     PASS = "pass"
     RETRIEVAL = "retrieval"  # answerable, no relevant chunk anywhere in the retrieved list
     RANKING = "ranking"  # retrieved, but not among the chunks passed to the generator
     GENERATION = "generation"  # right context, unfaithful/wrong answer; or hallucinated
     UNSCORED = "unscored"  # the judge could not score the answer
+    UNSURE = "unsure"  # scored, but inside the calibrated band: the judge does not know
 
 
 FAILURES = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION)
@@ -117,7 +119,8 @@ class Cluster(BaseModel):
     model_config = ConfigDict(use_attribute_docstrings=True)
 
     label: Label
-    """The failing stage: ``retrieval``, ``ranking`` or ``generation``."""
+    """The failing stage: ``retrieval``, ``ranking`` or ``generation``; or ``unsure``:
+    answers the judge could not decide (grade them, or escalate to a stronger judge)."""
     tag: str
     """The tag the cases share; ``(untagged)`` for failures without a tag."""
     cause: Cause | None = None

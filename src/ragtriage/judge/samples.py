@@ -1,0 +1,129 @@
+"""Repeated samples of a frozen answer (``--samples K``): the vote, the flip rate, the
+sequential stop.
+
+A judge through a provider is not deterministic, even at temperature 0, and the embedded
+model samples at a temperature above 0. With ``K`` samples an answer is judged again and
+again, one sample after another, each sample its own call and cache entry (the sample
+index is in the request, so a re-run costs nothing and a larger ``K`` pays only for the
+samples not drawn before).
+
+**The verdict** is what more than half of the ``K`` samples voted. A sample votes the
+decision rule's ``faithful``/``unfaithful`` (``verdict``: the caller's rule; by default
+score >= 0.5), or its outcome when it was not scored (``no_claims``, ``abstained``); a
+failed sample (``unscored``) casts no vote, so failures can keep an answer from a
+majority. An answer with no verdict of more than half of ``K`` is ``unstable``: neither
+pass nor fail.
+
+**The sequential stop**: after each sample, stop as soon as the outcome of all ``K`` is
+decided whatever the remaining samples say: the leading verdict already has more than
+``K/2`` votes (the verdict cannot change), or no verdict can reach more than ``K/2`` any
+more (``unstable`` cannot change). Never before: a sample that could still change the
+outcome is always drawn. A judge that agrees with itself costs ``floor(K/2) + 1`` samples
+an answer, not ``K``.
+
+**The flip rate** is the share of the voting samples that differ from the leading verdict
+(0.5 at a tie), with its 95 % Wilson interval: of the samples drawn, not of ``K`` (after
+an early stop, 2 of 2 agreeing samples read 0 [0, 0.66]).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable
+
+from ragtriage.judge.types import JudgeResult, Outcome, Sample, Stability
+from ragtriage.stats import wilson_interval
+
+__all__ = [
+    "FAITHFUL",
+    "UNFAITHFUL",
+    "Verdict",
+    "decided",
+    "default_verdict",
+    "draw",
+    "stability",
+]
+
+FAITHFUL, UNFAITHFUL = "faithful", "unfaithful"
+Verdict = Callable[[JudgeResult], str]
+
+
+def default_verdict(result: JudgeResult) -> str:
+    """A sample's vote without a calibrated rule: its outcome, or score >= 0.5."""
+    if result.outcome != Outcome.SCORED or result.score is None:
+        return result.outcome.value
+    return FAITHFUL if result.score >= 0.5 else UNFAITHFUL
+
+
+def decided(votes: Counter[str], drawn: int, limit: int) -> bool:
+    """Whether the outcome of ``limit`` samples is known after ``drawn`` of them: a
+    verdict already has more than half of ``limit``, or none can reach it any more."""
+    left = limit - drawn
+    if left <= 0:
+        return True
+    lead = max(votes.values(), default=0)
+    return 2 * lead > limit or 2 * (lead + left) <= limit
+
+
+def stability(samples: list[Sample], limit: int, temperature: float | None) -> Stability:
+    votes = Counter(s.verdict for s in samples if s.verdict != Outcome.UNSCORED.value)
+    ranked = votes.most_common()
+    verdict = ranked[0][0] if ranked and 2 * ranked[0][1] > limit else None
+    voted = sum(votes.values())
+    flip = low = high = None
+    if voted:
+        minority = voted - ranked[0][1]
+        interval = wilson_interval(minority, voted)
+        flip, low, high = interval.estimate, interval.low, interval.high
+    return Stability(
+        limit=limit,
+        temperature=temperature,
+        votes=dict(ranked),
+        verdict=verdict,
+        flip_rate=flip,
+        flip_low=low,
+        flip_high=high,
+        stopped_early=len(samples) < limit,
+        samples=samples,
+    )
+
+
+async def draw(
+    judge_sample: Callable[[int], Awaitable[JudgeResult]],
+    limit: int,
+    temperature: float | None,
+    verdict: Verdict = default_verdict,
+) -> JudgeResult:
+    """Judge sample 0, 1, ... until the outcome of ``limit`` samples is decided; the
+    result of the first sample that voted the verdict, with every sample's usage and the
+    :class:`Stability`; ``unstable`` when no verdict has more than half of ``limit``."""
+    results: list[JudgeResult] = []
+    samples: list[Sample] = []
+    votes: Counter[str] = Counter()
+    while not decided(votes, len(results), limit):
+        result = await judge_sample(len(results))
+        vote = verdict(result)
+        results.append(result)
+        samples.append(
+            Sample(outcome=result.outcome, score=result.score, signals=result.signals, verdict=vote)
+        )
+        if vote != Outcome.UNSCORED.value:
+            votes[vote] += 1
+    found = stability(samples, limit, temperature)
+    usage = results[0].usage
+    for other in results[1:]:
+        usage = usage + other.usage
+    if found.verdict is not None:
+        first = next(r for r, s in zip(results, samples, strict=True) if s.verdict == found.verdict)
+        return first.model_copy(update={"usage": usage, "stability": found})
+    split = ", ".join(f"{v} {n}" for v, n in found.votes.items()) or "no sample voted"
+    return results[0].model_copy(
+        update={
+            "outcome": Outcome.UNSTABLE,
+            "score": None,
+            "claims": [],
+            "reason": f"no verdict of more than half of {limit} samples ({split})",
+            "usage": usage,
+            "stability": found,
+        }
+    )
