@@ -253,7 +253,7 @@ def test_a_traced_conversation_matching_no_golden_one_is_set_aside_and_said(tmp_
 
 
 # the conversation rows of the conformance table (docs/reference/formats.md, written by
-# tests/triage/test_users_files.py): (file, tool, export call, what reaches the generator)
+# scripts/make_reference.py): (file, tool, export call, what reaches the generator)
 SOURCES = [
     ("turns.jsonl", "ragtriage", "conversation turns JSONL", "as listed (`context_ids`)"),
     ("deepeval_conversations.json", "deepeval 4.3.1",
