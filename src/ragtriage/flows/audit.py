@@ -57,6 +57,7 @@ from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import Decider, find_decider, model_free_plan
+from ragtriage.triage.diagnostics import summarize
 from ragtriage.triage.models import AuditResult, Trace
 
 __all__ = ["AuditConfig", "Tick", "audit", "judge_choice", "run_audit", "unjudgeable"]
@@ -232,6 +233,10 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             golden, traces, by_id, decider, retrieval, reference, unjudged, texts
         )
         generation = case_rows.generation_summary(rows, run.results, decider)
+        diagnostics = summarize(
+            [(r.diagnostics, r.tags) for r in rows if r.diagnostics is not None],
+            "claims" if run.fingerprint.judge == "claims" else "alignment",
+        )
     finally:
         store.close()
     timings["total_s"] = time.perf_counter() - started
@@ -253,6 +258,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         calibration=decider.status,
         retrieval=retrieval,
         generation=generation,
+        diagnostics=diagnostics,
         counts=case_rows.label_counts(rows),
         clusters=clusters(
             rows, lexical_retriever=config.traces is None and config.retriever == "bm25"

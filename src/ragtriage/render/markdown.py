@@ -19,6 +19,8 @@ from ragtriage.render.views import (
     LABEL_TITLES,
     audit_title,
     calibration_source,
+    causes_by_primary,
+    evidence_line,
     gate_line,
     ordered_cases,
     ordered_counts,
@@ -26,6 +28,7 @@ from ragtriage.render.views import (
     threshold_line,
     unanswerable_line,
 )
+from ragtriage.triage.cause_types import CAUSE_ACTIONS
 from ragtriage.triage.models import AuditResult
 
 __all__ = [
@@ -93,6 +96,8 @@ def render_markdown(result: AuditResult) -> str:
         _calibration(result),
         _retrieval(result),
         _generation(result),
+        _causes(result),
+        _diagnostics(result),
         _cases(result),
         _warnings(result),
     ]
@@ -176,13 +181,52 @@ def _clusters(result: AuditResult) -> str:
         return ""
     ordered = sorted(result.clusters, key=lambda c: (LABEL_ORDER.index(c.label), -c.count))
     rows = [
-        [escape(c.label.value), escape(c.tag, 60), str(c.count), escape(c.action, REASON_CHARS)]
+        [
+            escape(c.label.value),
+            escape(c.cause.value) if c.cause else "-",
+            escape(c.tag, 60),
+            str(c.count),
+            escape(c.action, REASON_CHARS),
+        ]
         for c in ordered[:MAX_CLUSTERS]
     ]
-    text = "### Failure clusters\n\n" + _table(["stage", "tag", "cases", "suggested action"], rows)
+    header = ["stage", "cause", "tag", "cases", "suggested action"]
+    text = "### Failure clusters\n\n" + _table(header, rows)
     if len(ordered) > MAX_CLUSTERS:
         text += f"\n\n{len(ordered) - MAX_CLUSTERS} more clusters in the HTML report."
     return text
+
+
+def _causes(result: AuditResult) -> str:
+    """Generation failures grouped by primary cause, each with its action and, per case,
+    the failing sentence and the chunk it aligns with (or "no chunk")."""
+    groups = causes_by_primary(result)
+    if not groups:
+        return ""
+    lines = ["### Generation failures by cause"]
+    for cause, cases in groups:
+        lines.append(
+            f"\n**{escape(cause.value)}** ({len(cases)}): {escape(CAUSE_ACTIONS[cause])}\n"
+        )
+        for case in cases[:MAX_CASES]:
+            lines.append(
+                f"- {escape(case.case_id, 40)}: {escape(evidence_line(case), REASON_CHARS)}"
+            )
+        if len(cases) > MAX_CASES:
+            lines.append(f"- ... {len(cases) - MAX_CASES} more in the HTML report")
+    return "\n".join(lines)
+
+
+def _diagnostics(result: AuditResult) -> str:
+    diag = result.diagnostics
+    if diag is None:
+        return ""
+    rows = [[escape(name), fmt_estimate(est)] for name, est in diag.run.items()]
+    return (
+        f"### RAGChecker diagnostics ({diag.n} cases with a reference answer)\n\n"
+        + _table(["diagnostic", "mean [95% CI]"], rows)
+        + f"\n\nEntailment: {escape(diag.entailment)}; relevant chunks are the golden ones."
+    )
 
 
 def _cases(result: AuditResult) -> str:
@@ -251,6 +295,12 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     parts.append("#### Retrieval metrics\n\n" + _table(header, _diff_rows(comparison.metrics)))
     if comparison.rates:
         parts.append("#### Audit rates\n\n" + _table(header, _diff_rows(comparison.rates)))
+    if comparison.diagnostics:
+        parts.append(
+            "#### RAGChecker diagnostics (paired over cases; noise sensitivity and "
+            "hallucination are better lower)\n\n"
+            + _table(header, _diff_rows(comparison.diagnostics))
+        )
     tags = key_tag_diffs(comparison)
     if tags:
         shown = tags[:MAX_TAG_ROWS]

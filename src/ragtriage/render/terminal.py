@@ -9,9 +9,11 @@ from rich.text import Text
 from ragtriage.data.models import DEFAULT_CONTEXT_K
 from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
-from ragtriage.render.text import shorten
+from ragtriage.render.text import clean, shorten
 from ragtriage.render.views import (
     audit_title,
+    causes_by_primary,
+    evidence_line,
     gate_fails,
     gate_line,
     ordered_cases,
@@ -19,6 +21,7 @@ from ragtriage.render.views import (
     unanswerable_line,
 )
 from ragtriage.retrieval.models import RetrievalReport
+from ragtriage.triage.cause_types import CAUSE_ACTIONS
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
 __all__ = [
@@ -166,6 +169,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     render_split(result.retrieval, console)
     render_leaks(result.retrieval, console)
     _clusters(result, console)
+    _causes(result, console)
     worst = [
         c
         for c in ordered_cases(result)
@@ -198,11 +202,36 @@ def _clusters(result: AuditResult, console: Console) -> None:
         console.print(text or "No failures.")
         return
     table = Table(title="Failures by stage and tag", title_justify="left")
-    for column in ("stage", "tag", "cases", "next action"):
+    for column in ("stage", "cause", "tag", "cases", "next action"):
         table.add_column(column)
     for cluster in result.clusters[:MAX_CLUSTERS]:
-        table.add_row(cluster.label.value, Text(cluster.tag), str(cluster.count), cluster.action)
+        cause = cluster.cause.value if cluster.cause else "-"
+        table.add_row(
+            cluster.label.value, cause, Text(cluster.tag), str(cluster.count), cluster.action
+        )
     console.print(table)
     hidden = len(result.clusters) - MAX_CLUSTERS
     if hidden > 0:  # a case with several tags is in several rows: the counts overlap
         console.print(f"... {hidden} more in report.md and report.html")
+
+
+CASES_PER_CAUSE = 3
+
+
+def _causes(result: AuditResult, console: Console) -> None:
+    """Generation failures grouped by primary cause: its action, then a few cases with the
+    failing sentence and the chunk it aligns with (all of them in the reports)."""
+    groups = causes_by_primary(result)
+    if not groups:
+        return
+    console.print(Text("Generation failures by cause:", style="bold"))
+    for cause, cases in groups:
+        console.print(Text(f"  {cause.value} ({len(cases)}): {CAUSE_ACTIONS[cause]}"))
+        for case in cases[:CASES_PER_CAUSE]:
+            line = Text(f"    {clean(case.case_id, 40)}: ")
+            line.append(clean(evidence_line(case), 160), style="dim")
+            console.print(line)
+        if len(cases) > CASES_PER_CAUSE:
+            console.print(
+                f"    ... {len(cases) - CASES_PER_CAUSE} more in report.md and report.html"
+            )

@@ -7,6 +7,7 @@ from pathlib import Path
 from ragtriage.flows.gate import policy
 from ragtriage.render.format import count, fmt
 from ragtriage.retrieval.models import RetrievalReport
+from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult, Label
 
 __all__ = [
@@ -14,6 +15,8 @@ __all__ = [
     "LABEL_TITLES",
     "audit_title",
     "calibration_source",
+    "causes_by_primary",
+    "evidence_line",
     "gate_fails",
     "gate_line",
     "ordered_cases",
@@ -170,3 +173,32 @@ def slice_title(result: AuditResult) -> str:
     """`` (held-out slice)`` for an audit of the held-back cases, else nothing: a report of
     the slice nobody may tune on must say so where it is read first."""
     return " (held-out slice)" if result.golden.get("slice") == "holdout" else ""
+
+
+def causes_by_primary(result: AuditResult) -> list[tuple[Cause, list[CaseResult]]]:
+    """Generation failures with a cause, grouped by their primary cause, in the documented
+    order (triage/cause_types.py); causes without a case left out."""
+    groups: dict[Cause, list[CaseResult]] = {}
+    for case in result.cases:
+        if case.label == Label.GENERATION and case.cause is not None:
+            groups.setdefault(case.cause, []).append(case)
+    return [(cause, groups[cause]) for cause in CAUSE_ORDER if cause in groups]
+
+
+def chunk_words(e: CauseEvidence) -> str:
+    """Where the evidence sits: ``chunk X (golden)``, ``chunk X (not golden)`` or ``no chunk``."""
+    if e.chunk_id is None:
+        return "no chunk"
+    return f"chunk {e.chunk_id} ({'golden' if e.golden else 'not golden'})"
+
+
+def evidence_line(case: CaseResult) -> str:
+    """The primary cause's evidence in one line: the sentence, the chunk it aligns with (or
+    "no chunk") and the chunk's span, or what is missing."""
+    if not case.causes:
+        return case.reason
+    e = case.causes[0]
+    if e.sentence is None:  # a cause of the whole answer: what is missing, then where
+        return "; ".join(p for p in (e.note, f'"{e.span}"' if e.span else "") if p)
+    where = chunk_words(e) + (f' "{e.span}"' if e.span else "")
+    return "; ".join(p for p in (f'"{e.sentence}"', where, e.note) if p)

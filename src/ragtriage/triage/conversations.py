@@ -350,4 +350,3 @@ def retrieval_slices(report: RetrievalReport, golden: ConversationGolden) -> lis
             )
         )
     return out
-

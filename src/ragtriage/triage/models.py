@@ -17,6 +17,7 @@ from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
 from ragtriage.triage.cause_types import Cause, CauseEvidence
+from ragtriage.triage.diagnostics import DiagnosticsSummary
 
 __all__ = [
     "CASE_COLUMNS",
@@ -101,6 +102,12 @@ class CaseResult(BaseModel):
     """Every cause found on a ``generation`` failure, primary first, each with its evidence:
     the answer sentence, the context chunk (golden or not), the span; empty for every other
     label."""
+    diagnostics: dict[str, float] | None = None
+    """RAGChecker's diagnostics of this answer (``precision``, ``recall``, ``f1``,
+    ``claim_recall``, ``context_precision``, ``context_utilization``,
+    ``noise_sensitivity_in_relevant``, ``noise_sensitivity_in_irrelevant``,
+    ``hallucination``, ``self_knowledge``, ``faithfulness``), each 0-1 (triage/diagnostics.py);
+    null without a judged answer or a reference answer."""
     warnings: list[str] = Field(default_factory=list)
     """Warnings on this case that did not change its label (a forbidden chunk retrieved, an
     unanswerable query retrieved confidently, why an answer was not judged)."""
@@ -210,6 +217,10 @@ class AuditResult(BaseModel):
     """Stage 1: retrieval metrics on the retrieved lists."""
     generation: GenerationSummary
     """Stage 2: judge outcomes and faithful rates."""
+    diagnostics: DiagnosticsSummary | None = None
+    """RAGChecker's run-level diagnostics, per run and per tag with 95% intervals, and where
+    their entailment labels came from; null when no case has a judged answer and a reference
+    answer."""
     counts: dict[str, int]
     """Label -> number of cases, every label present (0 if none)."""
     clusters: list[Cluster]
