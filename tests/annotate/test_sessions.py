@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import ragtriage.flows.annotate as flow
+from ragtriage.cli.main import main
 from ragtriage.errors import InputError
 from ragtriage.flows.annotate import GoldenConfig, GradesConfig, prepare_golden, prepare_grades
 from tests.conftest import ROOT
@@ -130,3 +132,17 @@ def test_ctrl_c_stops_the_server_saying_what_was_saved_and_exits_0(tmp_path, ser
     assert server.proc.returncode == 0, rest
     assert f"annotate: stopped; 1 mark saved in {config.out}" in rest
     assert "interrupted" not in rest and "response cache" not in rest
+
+
+def test_ctrl_c_while_the_corpus_is_read_is_no_audit_interruption(tmp_path, monkeypatch, capsys):
+    def interrupted(config):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(flow, "prepare_golden", interrupted)
+    config = _golden(tmp_path, FIRST)
+    args = ["annotate", "golden", "--queries", str(config.queries), "--corpus", str(CORPUS),
+            "-o", str(config.out), "--no-browser"]  # fmt: skip
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert "annotate: stopped before the page was served" in out
+    assert "response cache" not in out + err
