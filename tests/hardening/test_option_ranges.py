@@ -282,7 +282,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         ),
         "--timeout": Opt(floats_outside(0.001, 86400), sampled(0.5, 30)),
         "--holdout": Opt(flag=True),
-        "--on-mismatch": Opt(not_one_of("warn", "error"), sampled("warn", "error")),
+        "--on-mismatch": Opt(not_one_of("fail", "warn", "error"), sampled("fail", "warn", "error")),
         "--check-reference": Opt(flag=True),
         "--out": Opt(sampled("file.txt", "file.txt/x")),
         "--quiet": Opt(flag=True),

@@ -110,10 +110,11 @@ class AuditConfig:
     on_mismatch: Annotated[  # see triage/mismatch.py
         str,
         Setting(
-            "'warn' (list and go on) or 'error' (exit 2) on file mismatches.",
-            choices=("warn", "error"),
+            "File mismatches: 'fail' (list them; the gate fails when one makes the result "
+            "meaningless), 'warn' (list them and go on) or 'error' (exit 2 on any).",
+            choices=mismatch.POLICIES,
         ),
-    ] = "warn"
+    ] = "fail"
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
     columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
 
@@ -182,6 +183,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         texts = chunk_texts(golden, traces)
         mismatches = mismatch.find(golden, all_traces, texts)
         warnings = mismatch.apply(mismatches, config.on_mismatch, str(config.traces or ""))
+        meaningless = mismatch.meaningless(mismatches, golden, all_traces)
+        known = {c.id for c in golden.cases}
+        assumptions = trace_info.get("assumptions", {}) | mismatch.rising_scores(traces, known)
         warnings = full.notes + trace_info.get("notes", []) + warnings
         timings["system_s"] = time.perf_counter() - started
 
@@ -251,7 +255,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             "slice": "holdout" if config.holdout else "dev" if has_holdout(full) else "all",
             "format": full.format,
         },
-        traces={k: v for k, v in trace_info.items() if k != "notes"},
+        traces={k: v for k, v in trace_info.items() if k not in ("notes", "assumptions")},
         judge_fingerprint=run.fingerprint,
         judge_usage=run.usage,
         judge_cache=run.cache,
@@ -266,6 +270,8 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         cases=rows,
         warnings=warnings + retrieval.warnings,
         mismatches={k: v for k, v in mismatches.items() if v},
+        meaningless=meaningless,
+        assumptions=assumptions,
         timings={k: round(v, 2) for k, v in timings.items()},
     )
 
@@ -284,7 +290,12 @@ async def _traces(config, golden, store, shared_model, tick, full):
             [f"{len(read.traces) - len(kept)} traces of cases outside the audited slice "
              "set aside (not scored, not listed)"] if len(kept) < len(read.traces) else []
         )  # fmt: skip
-        info = {**_trace_info(config), "format": read.format, "notes": notes}
+        info = {
+            **_trace_info(config),
+            "format": read.format,
+            "notes": notes,
+            "assumptions": read.assumptions,
+        }
         return {q: t for q, t in kept.items() if q in known}, kept, info
     caller = Caller(shared_model, store, concurrency=1) if config.generator == GENERATOR else None
     traces = await run_system(

@@ -17,9 +17,12 @@ from ragtriage.render.text import clean
 from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
+    MISMATCH_FIRST,
+    assumptions_line,
     audit_title,
     calibration_source,
     causes_by_primary,
+    caveats,
     evidence_line,
     gate_line,
     ordered_cases,
@@ -114,7 +117,17 @@ def _headline(result: AuditResult) -> str:
     counts = ordered_counts(result)
     rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]
     gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
-    return f"## {escape(audit_title(result))}\n\n{gate}\n\n" + _table(["label", "cases"], rows)
+    assumed = assumptions_line(result)
+    assumed = f"{escape(assumed)}\n\n" if assumed else ""
+    table = _table(["label", "cases"], rows)
+    return f"## {escape(audit_title(result))}\n\n{gate}\n\n{assumed}" + table
+
+
+def _caveat(notes: list[str]) -> str:
+    """What changes the meaning of the figures that follow, set right above them."""
+    if not notes:
+        return ""
+    return "> [!WARNING]\n> " + escape("These figures: " + "; ".join(notes) + ".") + "\n\n"
 
 
 def _leaks(result: AuditResult) -> str:
@@ -155,7 +168,8 @@ def _retrieval(result: AuditResult) -> str:
         for a in report.aggregates
     ]
     title = f"### Stage 1: retrieval ({report.n_answerable} answerable queries)"
-    text = title + "\n\n" + _table(["metric", "mean", "95% CI", "n"], rows)
+    caveat = _caveat(caveats(result)["retrieval"])
+    text = title + "\n\n" + caveat + _table(["metric", "mean", "95% CI", "n"], rows)
     for line in (threshold_line(report), unanswerable_line(report)):
         if line:
             text += f"\n\n{escape(line)}"
@@ -170,9 +184,15 @@ def _generation(result: AuditResult) -> str:
         ["corrected (prediction-powered)", fmt_estimate(gen.corrected_faithful_rate)],
     ]
     note = f"\n\nCorrected rate {escape(gen.corrected_note)}" if gen.corrected_note else ""
+    notes = caveats(result)
+    if notes["corrected"]:
+        rows[1][1] += " (" + escape("; ".join(notes["corrected"])) + ")"
     return (
         f"### Stage 2: generation ({gen.n_judged} answers judged; {outcomes or 'no outcomes'})"
-        "\n\n" + _table(["faithful rate", "estimate [95% CI]"], rows) + note
+        "\n\n"
+        + _caveat(notes["generation"])
+        + _table(["faithful rate", "estimate [95% CI]"], rows)
+        + note
     )
 
 
@@ -190,8 +210,9 @@ def _clusters(result: AuditResult) -> str:
         ]
         for c in ordered[:MAX_CLUSTERS]
     ]
+    first = f"{escape(MISMATCH_FIRST)}\n\n" if result.meaningless else ""
     header = ["stage", "cause", "tag", "cases", "suggested action"]
-    text = "### Failure clusters\n\n" + _table(header, rows)
+    text = "### Failure clusters\n\n" + first + _table(header, rows)
     if len(ordered) > MAX_CLUSTERS:
         text += f"\n\n{len(ordered) - MAX_CLUSTERS} more clusters in the HTML report."
     return text

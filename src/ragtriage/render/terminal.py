@@ -11,8 +11,11 @@ from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import clean, shorten
 from ragtriage.render.views import (
+    MISMATCH_FIRST,
+    assumptions_line,
     audit_title,
     causes_by_primary,
+    caveats,
     evidence_line,
     gate_fails,
     gate_line,
@@ -138,25 +141,11 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     fails = gate_fails(result)  # what CI will say, before anything else
     console.print(Text(gate_line(result), style="bold red" if fails else "green"))
     console.print(Text(_formats_read(result)))
-    table = Table(title="Stage metrics", title_justify="left")
-    for column in ("stage", "metric", "value", "95% CI"):
-        table.add_column(column)
-    wanted = [m.format(k=k) for m in AUDIT_METRICS]
-    for agg in result.retrieval.aggregates:
-        if agg.metric in wanted:
-            table.add_row(
-                "retrieval", agg.metric, fmt(agg.mean), f"[{fmt(agg.low)}, {fmt(agg.high)}]"
-            )
+    assumed = assumptions_line(result)
+    if assumed:
+        console.print(Text(assumed, style="yellow"))
+    console.print(_stage_table(result, k))
     gen = result.generation
-    for name, est in (
-        ("faithful (judge)", gen.naive_faithful_rate),
-        ("faithful (bias-corrected)", gen.corrected_faithful_rate),
-    ):
-        if est is not None:
-            table.add_row(
-                "generation", name, fmt(est.estimate), f"[{fmt(est.low)}, {fmt(est.high)}]"
-            )
-    console.print(table)
     if gen.corrected_note:
         console.print(f"faithful (bias-corrected): {gen.corrected_note}")
     console.print(_reading(result.retrieval))
@@ -188,6 +177,37 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     console.print(f"timings (s): {timings}")
 
 
+def _stage_table(result: AuditResult, k: int) -> Table:
+    """Stage metrics with intervals, and beside them what changes their meaning (each
+    caveat once, on the first row it qualifies)."""
+    notes = caveats(result)
+    wide = any(notes.values())
+    table = Table(title="Stage metrics", title_justify="left")
+    for column in ("stage", "metric", "value", "95% CI") + ("caveat",) * wide:
+        table.add_column(column)
+    pending = {figure: list(texts) for figure, texts in notes.items()}
+
+    def row(stage: str, name: str, est, low, high, *figures: str) -> None:
+        caveat = "; ".join(t for f in figures for t in pending[f])
+        for figure in figures:
+            pending[figure] = []
+        cells = [stage, name, fmt(est), f"[{fmt(low)}, {fmt(high)}]"]
+        table.add_row(*cells, *[Text(caveat, style="yellow")] * wide)
+
+    wanted = [m.format(k=k) for m in AUDIT_METRICS]
+    for agg in result.retrieval.aggregates:
+        if agg.metric in wanted:
+            row("retrieval", agg.metric, agg.mean, agg.low, agg.high, "retrieval")
+    gen = result.generation
+    for name, est, figures in (
+        ("faithful (judge)", gen.naive_faithful_rate, ("generation",)),
+        ("faithful (bias-corrected)", gen.corrected_faithful_rate, ("generation", "corrected")),
+    ):
+        if est is not None:
+            row("generation", name, est.estimate, est.low, est.high, *figures)
+    return table
+
+
 def _formats_read(result: AuditResult) -> str:
     """Which formats the inputs were read as (detected by content), e.g. ``ragas-jsonl``."""
     golden = result.golden.get("format", "-")
@@ -201,6 +221,8 @@ def _clusters(result: AuditResult, console: Console) -> None:
         text = "No failing cases; the gate still fails (above)." if gate_fails(result) else None
         console.print(text or "No failures.")
         return
+    if result.meaningless:
+        console.print(Text(MISMATCH_FIRST, style="yellow"))
     table = Table(title="Failures by stage and tag", title_justify="left")
     for column in ("stage", "cause", "tag", "cases", "next action"):
         table.add_column(column)

@@ -233,6 +233,19 @@ class AuditResult(BaseModel):
     """Mismatch kind (``golden_without_trace``, ``traced_not_in_golden``,
     ``trace_ids_not_in_corpus``, ``expected_not_in_corpus``, ``context_ids_without_text``)
     -> the ids concerned; only kinds with ids are listed."""
+    meaningless: dict[str, str] = Field(default_factory=dict)
+    """Mismatch kind -> one sentence, for the mismatches past the thresholds of
+    ``triage/mismatch.py`` that leave the figures meaningless (``trace_ids_not_in_corpus``:
+    most retrieved ids unknown to the corpus; ``golden_without_trace``: fewer than half of
+    the golden cases traced; ``expected_not_in_corpus``: an expected id the corpus lacks);
+    every report leads with them, and the gate fails on them unless the audit ran with
+    ``--on-mismatch warn``."""
+    assumptions: dict[str, str] = Field(default_factory=dict)
+    """What the audit assumed to read the traces, kind -> one sentence with counts:
+    ``context_top_k`` (traces without ``context_ids`` took the top k as context),
+    ``scores_rising`` (lists ranked as given though their scores rise down the list),
+    ``ids_by_text`` (passages without a corpus id given the id of the chunk with their
+    text); stated once in every report's headline area."""
     timings: dict[str, float] = Field(default_factory=dict)
     """Wall time per stage in seconds, to 0.01: ``system_s``, ``retrieval_s``, ``judge_s``,
     ``total_s``."""
