@@ -99,3 +99,38 @@ def test_hb05_procedural_contradiction_is_not_pass(tmp_path, judge):
     right = HB05.replace("hot-swap the drive while the pool is running", "shut it down first")
     fixed = _traces(tmp_path / "r.jsonl", HANDBOOK, {"hb-05": right}, context)
     assert _audit(HANDBOOK, fixed, judge)[0]["hb-05"].label.value == "pass"
+
+
+def test_compare_pairs_the_diagnostics_of_two_runs(tmp_path):
+    """Two systems on the bike set: the second answers fully; RAGChecker's diagnostics are
+    per case in both results and paired in compare (recall rises)."""
+    from ragtriage.flows.compare import compare
+    from ragtriage.render.markdown import render_comparison_markdown
+
+    context = {
+        "w": ["bike-specs", "bike-accessories", "bike-service"],
+        "f": ["bike-charging", "bike-specs", "bike-service"],
+        "h": ["bike-warranty", "bike-specs", "bike-service"],
+        "ok": ["bike-service", "bike-specs", "bike-warranty"],
+    }
+    better = {
+        "w": "It carries up to 120 kg of load, rider included.",
+        "f": "Never charge the battery below 0 °C: bring it indoors and let it warm up first.",
+        "h": "The frame has a ten-year warranty. The battery is covered for two years.",
+        "ok": BIKE_ANSWERS["ok"],
+    }
+    _, base = _audit(BIKE, _traces(tmp_path / "a.jsonl", BIKE, BIKE_ANSWERS, context), "lexical")
+    _, cand = _audit(BIKE, _traces(tmp_path / "b.jsonl", BIKE, better, context), "lexical")
+    assert cand.counts["pass"] == 4 and base.counts["pass"] == 1
+    assert base.diagnostics is not None and base.diagnostics.n == 4
+    assert "model-free" in base.diagnostics.entailment
+    assert all(c.diagnostics is not None for c in cand.cases)
+    recall = base.diagnostics.run["recall"]
+    assert recall.low <= recall.estimate <= recall.high
+    comparison = compare(base, cand, resamples=200, permutations=200)
+    diffs = {d.name: d for d in comparison.diagnostics}
+    shown = render_comparison_markdown(comparison).split("#### RAGChecker diagnostics")[1]
+    assert "| recall | 4 |" in shown
+    assert diffs["recall"].n == 4 and diffs["recall"].diff is not None
+    assert diffs["recall"].diff > 0 and diffs["recall"].base == pytest.approx(recall.estimate)
+    assert {"noise_sensitivity_in_relevant", "hallucination", "faithfulness"} <= set(diffs)

@@ -57,6 +57,7 @@ from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import Decider, find_decider, model_free_plan
+from ragtriage.triage.diagnostics import summarize
 from ragtriage.triage.models import AuditResult, Escalation, Label, Trace
 
 __all__ = [
@@ -120,10 +121,11 @@ class AuditConfig:
     on_mismatch: Annotated[  # see triage/mismatch.py
         str,
         Setting(
-            "'warn' (list and go on) or 'error' (exit 2) on file mismatches.",
-            choices=("warn", "error"),
+            "File mismatches: 'fail' (list them; the gate fails when one makes the result "
+            "meaningless), 'warn' (list them and go on) or 'error' (exit 2 on any).",
+            choices=mismatch.POLICIES,
         ),
-    ] = "warn"
+    ] = "fail"
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
     columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
     # the cascade for unsure answers (flows/escalate.py)
@@ -213,6 +215,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         texts = chunk_texts(golden, traces)
         mismatches = mismatch.find(golden, all_traces, texts)
         warnings = mismatch.apply(mismatches, config.on_mismatch, str(config.traces or ""))
+        meaningless = mismatch.meaningless(mismatches, golden, all_traces)
+        known = {c.id for c in golden.cases}
+        assumptions = trace_info.get("assumptions", {}) | mismatch.rising_scores(traces, known)
         warnings = full.notes + trace_info.get("notes", []) + warnings
         timings["system_s"] = time.perf_counter() - started
 
@@ -291,6 +296,10 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
                 escalated=escalated, judge_name=name,
             )  # fmt: skip
             step.decided = sum(r.case_id in unsure and r.label != Label.UNSURE for r in rows)
+        diagnostics = summarize(
+            [(r.diagnostics, r.tags) for r in rows if r.diagnostics is not None],
+            "claims" if run.fingerprint.judge == "claims" else "alignment",
+        )
     finally:
         store.close()
     timings["total_s"] = time.perf_counter() - started
@@ -305,7 +314,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             "slice": "holdout" if config.holdout else "dev" if has_holdout(full) else "all",
             "format": full.format,
         },
-        traces={k: v for k, v in trace_info.items() if k != "notes"},
+        traces={k: v for k, v in trace_info.items() if k not in ("notes", "assumptions")},
         judge_fingerprint=run.fingerprint,
         judge_usage=run.usage,
         judge_cache=run.cache,
@@ -313,6 +322,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         calibration=decider.status,
         retrieval=retrieval,
         generation=generation,
+        diagnostics=diagnostics,
         counts=case_rows.label_counts(rows),
         clusters=clusters(
             rows, lexical_retriever=config.traces is None and config.retriever == "bm25"
@@ -320,6 +330,8 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         cases=rows,
         warnings=warnings + retrieval.warnings,
         mismatches={k: v for k, v in mismatches.items() if v},
+        meaningless=meaningless,
+        assumptions=assumptions,
         timings={k: round(v, 2) for k, v in timings.items()},
     )
 
@@ -338,7 +350,12 @@ async def _traces(config, golden, store, shared_model, tick, full):
             [f"{len(read.traces) - len(kept)} traces of cases outside the audited slice "
              "set aside (not scored, not listed)"] if len(kept) < len(read.traces) else []
         )  # fmt: skip
-        info = {**_trace_info(config), "format": read.format, "notes": notes}
+        info = {
+            **_trace_info(config),
+            "format": read.format,
+            "notes": notes,
+            "assumptions": read.assumptions,
+        }
         return {q: t for q, t in kept.items() if q in known}, kept, info
     caller = Caller(shared_model, store, concurrency=1) if config.generator == GENERATOR else None
     traces = await run_system(

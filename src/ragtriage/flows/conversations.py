@@ -45,6 +45,7 @@ from ragtriage.models.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.sections import versions
+from ragtriage.retrieval.split import log_reveal
 from ragtriage.system.run import chunk_texts
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
@@ -96,6 +97,9 @@ class ConversationsConfig:
     api_base: Annotated[str | None, API_BASE] = None
     json_mode: Annotated[str | None, JSON_MODE] = None
     timeout: Annotated[float | None, TIMEOUT] = None
+    holdout: Annotated[
+        bool, Setting("Audit the held-back conversations (logged next to the golden set).")
+    ] = False
     on_mismatch: Annotated[
         str,
         Setting("'warn' (list and go on) or 'error' (exit 2) on file mismatches.",
@@ -128,10 +132,17 @@ def _options(config: ConversationsConfig) -> dict[str, Any]:
 async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    golden = load_conversation_golden(config.golden)
+    whole = load_conversation_golden(config.golden)
+    golden = whole  # the evaluated slice: held-back conversations are not even judged
+    if whole.has_holdout() or config.holdout:
+        golden = whole.select("holdout" if config.holdout else "dev")
     flat = golden.flat()
-    read = read_conversation_traces(config.traces, config.context_k, golden)
-    traced = {t.trace.query_id: t for t in read.turns}
+    read = read_conversation_traces(config.traces, config.context_k, whole)
+    other = {t.case.id for t in whole.turns} - {c.id for c in flat.cases}
+    if set_aside := [t for t in read.turns if t.trace.query_id in other]:
+        read.notes.append(f"{len(set_aside)} traced turns of conversations outside the "
+                          "audited slice set aside (not scored, not listed)")  # fmt: skip
+    traced = {t.trace.query_id: t for t in read.turns if t.trace.query_id not in other}
     traces = {q: t.trace for q, t in traced.items()}
     texts = chunk_texts(flat, traces)
     mismatches = mismatch.find(flat, traces, texts)
@@ -142,8 +153,10 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
     t0 = time.perf_counter()
     retrieval = evaluate_retrieval(
         flat, case_rows.run_from_traces(traces, flat), config.measures, k=config.k,
-        miss_k=config.context_k,
+        miss_k=config.context_k, split="holdout" if config.holdout else None,
     )  # fmt: skip
+    if config.holdout:  # logged against the path the audit was given
+        retrieval = log_reveal(retrieval, config.golden)
     timings["retrieval_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -185,6 +198,7 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
             "sha256": flat.content_hash(),
             "conversations": len(golden.conversations()),
             "turns": len(golden.turns),
+            "slice": "holdout" if config.holdout else "dev" if whole.has_holdout() else "all",
         },
         traces={"source": str(config.traces), "sha256": file_sha256(config.traces),
                 "format": read.format},  # fmt: skip

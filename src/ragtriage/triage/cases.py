@@ -11,6 +11,7 @@ from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
 from ragtriage.triage.causes import find_causes, primary
+from ragtriage.triage.diagnostics import case_checks, case_figures
 from ragtriage.triage.models import CaseResult, GenerationSummary, Label, RetrievedChunk, Trace
 from ragtriage.triage.rules import Evidence, triage
 
@@ -104,12 +105,17 @@ def build(
         in_context = bool(set(expected) & set(trace.context_ids))
         faithful = case_decider.decide(result) if result else None
         contradicted = contradicted_claims((reference or {}).get(case.id))
+        contexts = _contexts(trace, texts)
+        figures = None
+        if result is not None and result.outcome != Outcome.UNSCORED and case.reference_answer:
+            checks = case_checks(trace.answer, contexts, expected, case.reference_answer, result)
+            figures = case_figures(checks)
         causes = []
         if result is not None and (in_context or not expected):
             causes = find_causes(
                 query=case.query,
                 answer=trace.answer,
-                contexts=_contexts(trace, texts),
+                contexts=contexts,
                 expected=expected,
                 judge=result,
                 faithful=faithful,
@@ -160,6 +166,7 @@ def build(
                 reason=reason,
                 cause=primary(causes),
                 causes=causes,
+                diagnostics=figures,
                 warnings=warnings,
             )
         )

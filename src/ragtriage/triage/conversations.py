@@ -345,4 +345,3 @@ def retrieval_slices(report: RetrievalReport, golden: ConversationGolden) -> lis
             )
         )
     return out
-

@@ -17,6 +17,7 @@ from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
 from ragtriage.triage.cause_types import Cause, CauseEvidence
+from ragtriage.triage.diagnostics import DiagnosticsSummary
 
 __all__ = [
     "CASE_COLUMNS",
@@ -106,6 +107,12 @@ class CaseResult(BaseModel):
     """The judge whose decision the label rests on (the first judge, or the one of
     ``--escalate-to`` that judged it again because the one before was unsure); null when
     no judge decided it."""
+    diagnostics: dict[str, float] | None = None
+    """RAGChecker's diagnostics of this answer (``precision``, ``recall``, ``f1``,
+    ``claim_recall``, ``context_precision``, ``context_utilization``,
+    ``noise_sensitivity_in_relevant``, ``noise_sensitivity_in_irrelevant``,
+    ``hallucination``, ``self_knowledge``, ``faithfulness``), each 0-1 (triage/diagnostics.py);
+    null without a judged answer or a reference answer."""
     warnings: list[str] = Field(default_factory=list)
     """Warnings on this case that did not change its label (a forbidden chunk retrieved, an
     unanswerable query retrieved confidently, why an answer was not judged)."""
@@ -237,6 +244,10 @@ class AuditResult(BaseModel):
     """Stage 1: retrieval metrics on the retrieved lists."""
     generation: GenerationSummary
     """Stage 2: judge outcomes and faithful rates."""
+    diagnostics: DiagnosticsSummary | None = None
+    """RAGChecker's run-level diagnostics, per run and per tag with 95% intervals, and where
+    their entailment labels came from; null when no case has a judged answer and a reference
+    answer."""
     counts: dict[str, int]
     """Label -> number of cases, every label present (0 if none)."""
     clusters: list[Cluster]
@@ -249,6 +260,19 @@ class AuditResult(BaseModel):
     """Mismatch kind (``golden_without_trace``, ``traced_not_in_golden``,
     ``trace_ids_not_in_corpus``, ``expected_not_in_corpus``, ``context_ids_without_text``)
     -> the ids concerned; only kinds with ids are listed."""
+    meaningless: dict[str, str] = Field(default_factory=dict)
+    """Mismatch kind -> one sentence, for the mismatches past the thresholds of
+    ``triage/mismatch.py`` that leave the figures meaningless (``trace_ids_not_in_corpus``:
+    most retrieved ids unknown to the corpus; ``golden_without_trace``: fewer than half of
+    the golden cases traced; ``expected_not_in_corpus``: an expected id the corpus lacks);
+    every report leads with them, and the gate fails on them unless the audit ran with
+    ``--on-mismatch warn``."""
+    assumptions: dict[str, str] = Field(default_factory=dict)
+    """What the audit assumed to read the traces, kind -> one sentence with counts:
+    ``context_top_k`` (traces without ``context_ids`` took the top k as context),
+    ``scores_rising`` (lists ranked as given though their scores rise down the list),
+    ``ids_by_text`` (passages without a corpus id given the id of the chunk with their
+    text); stated once in every report's headline area."""
     timings: dict[str, float] = Field(default_factory=dict)
     """Wall time per stage in seconds, to 0.01: ``system_s``, ``retrieval_s``, ``judge_s``,
     ``total_s``."""
