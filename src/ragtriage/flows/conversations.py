@@ -37,7 +37,7 @@ from ragtriage.flows.config import (
     Setting,
 )
 from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_model
-from ragtriage.judge.history import PriorTurn, attribute, with_history
+from ragtriage.judge.history import PriorTurn, attribute, history_chunks, with_history
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
 from ragtriage.models.cache import ResponseCache, default_cache_path
@@ -321,8 +321,8 @@ def _turn_results(
             turn = traced.get(gold.case.id)
             sources = []
             result = judged.get(gold.case.id)
+            passages = [ContextChunk(id=c, text=texts[c]) for c in case.context_ids if c in texts]
             if turn is not None and result is not None and result.outcome == Outcome.SCORED:
-                passages = [ContextChunk(id=c, text=texts[c]) for c in turn.trace.context_ids]
                 sources = attribute(turn.trace.answer, passages, prior.get(gold.case.id, []),
                                     result)  # fmt: skip
             out.append(
@@ -335,6 +335,8 @@ def _turn_results(
                     reason=reason,
                     grounded=bool(case.faithful),
                     judged_with_history=gold.case.id in with_prior,
+                    passages=passages,
+                    admissible_history=list(history_chunks(prior.get(gold.case.id, []))),
                     history=history_rows(sources),
                     probe=probe,
                     case=case,
