@@ -42,9 +42,10 @@ from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError
 from ragtriage.flows.config import MAX_SEED, Setting
-from ragtriage.results.load import load_audit
+from ragtriage.results.load import load_audit, load_conversations
 from ragtriage.stats import DEFAULT_SEED
 from ragtriage.system.run import chunk_texts
+from ragtriage.triage.conversations import ConversationsResult
 from ragtriage.triage.models import AuditResult
 
 __all__ = [
@@ -209,6 +210,8 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
     saved = _resumable(store, "grades")
     if saved is not None and saved.get("wanted") != wanted:
         notes += _extend_from_audit(saved, config, audit, digest, wanted)
+    elif saved is None and (threads := load_conversations(audit)) is not None:
+        saved = _conversation_session(threads, config, audit, digest, wanted, notes)
     elif saved is None:
         result = load_audit(audit)
         population = grading.gradable(result)
@@ -573,6 +576,13 @@ def _extend_from_audit(
         )
     items = saved["items"]
     _growable(saved, config.seed, config.sample, len(items))
+    if load_conversations(path) is not None:
+        raise InputError(
+            "a grades session of a conversations result is not extended: choose another "
+            "output (--out) for a new sample",
+            path=path,
+            field="--audit",
+        )
     result = load_audit(path)
     population = grading.gradable(result)
     now = {
@@ -591,7 +601,37 @@ def _extend_from_audit(
     return _extended(saved, wanted, before, len(population), len(items), len(added))
 
 
-def _audit_origin(result: AuditResult, path: Path, digest: str | None) -> dict[str, Any]:
+def _conversation_session(
+    result: ConversationsResult,
+    config: GradesConfig,
+    path: Path,
+    digest: str | None,
+    wanted: dict[str, Any],
+    notes: list[str],
+) -> dict[str, Any]:
+    """A new session over a ``ragtriage conversations`` result: a seeded sample of its
+    scored turns, each shown with its admissible history (annotate/grades.turn_item)."""
+    population = grading.gradable_turns(result)
+    if not population:
+        raise InputError("the result has no turn the judge scored: nothing to grade",
+                         path=path, field="turns")  # fmt: skip
+    items = [grading.turn_item(t) for t in sample(population, config.sample, config.seed)]
+    notes.append(f"{len(items)} of the conversations' {len(population)} scored turns drawn "
+                 f"with seed {config.seed}, each with the history it may rest on")  # fmt: skip
+    return {
+        "kind": "grades",
+        "created_at": _now(),
+        "wanted": wanted,
+        "audit": _audit_origin(result, path, digest),
+        "sample": {"seed": config.seed, "population": len(population)},
+        "items": [i.public() for i in items],
+        "options": {},
+    }
+
+
+def _audit_origin(
+    result: AuditResult | ConversationsResult, path: Path, digest: str | None
+) -> dict[str, Any]:
     return {
         "id": f"{result.created_at} {digest[:12] if digest else ''}".strip(),
         "source": str(path),
