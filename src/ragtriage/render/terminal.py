@@ -132,6 +132,33 @@ WORST_CASES = 8
 MAX_CLUSTERS = 12
 
 
+def escalation_line(step) -> str:
+    """One ``--escalate-to`` judge: what it was sent and decided, and what it cost."""
+    usage = step.usage
+    return (
+        f"escalated to {step.judge}: {step.sent} unsure answers sent, {step.decided} decided, "
+        f"{step.sent - step.decided} still unsure ({usage.calls} calls, ${usage.cost_usd:.4f}; "
+        f"calibration {step.calibration or 'none'})"
+    )
+
+
+def print_call_plan(plan, console: Console) -> None:
+    """The dry run of ``audit``: each judge of the cascade, its expected answers, calls and
+    cost (``flows.audit.plan_calls``)."""
+    console.print(Text("dry run: nothing was run", style="bold"))
+    for k, judge in enumerate(plan):
+        sent = "every case" if k == 0 else "the unsure answers of the judge before"
+        calls = "unknown (no calibration record)" if judge.calls is None else f"{judge.calls:.0f}"
+        usd = "unknown" if judge.usd is None else f"${judge.usd:.4f}"
+        console.print(
+            Text(
+                f"{k + 1}. {judge.judge}: about {judge.answers:.0f} answers ({sent}), "
+                f"{calls} calls, {usd}; leaves about {100 * judge.unsure_share:.0f} % of "
+                "them unsure"
+            )
+        )
+
+
 def audit_summary(result: AuditResult, console: Console) -> None:
     """Stage metrics with intervals, failures by stage and tag, the worst cases (in the
     order of the Markdown and HTML reports)."""
@@ -155,6 +182,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
         "bold red" if result.calibration.stale or "UNCALIBRATED" in result.calibration.note else ""
     )
     console.print(Text(f"calibration: {result.calibration.note}", style=style))
+    for step in result.escalations:
+        console.print(Text(escalation_line(step)))
     render_split(result.retrieval, console)
     render_leaks(result.retrieval, console)
     _clusters(result, console)

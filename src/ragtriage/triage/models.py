@@ -25,6 +25,7 @@ __all__ = [
     "CalibrationStatus",
     "CaseResult",
     "Cluster",
+    "Escalation",
     "FAILURES",
     "GenerationSummary",
     "Label",
@@ -102,6 +103,10 @@ class CaseResult(BaseModel):
     """Every cause found on a ``generation`` failure, primary first, each with its evidence:
     the answer sentence, the context chunk (golden or not), the span; empty for every other
     label."""
+    decided_by: str | None = None
+    """The judge whose decision the label rests on (the first judge, or the one of
+    ``--escalate-to`` that judged it again because the one before was unsure); null when
+    no judge decided it."""
     diagnostics: dict[str, float] | None = None
     """RAGChecker's diagnostics of this answer (``precision``, ``recall``, ``f1``,
     ``claim_recall``, ``context_precision``, ``context_utilization``,
@@ -132,6 +137,25 @@ class Cluster(BaseModel):
     """Ids of the cases in the cluster, in golden-set order."""
     action: str
     """The next action this kind of failure suggests, in one sentence."""
+
+
+class Escalation(BaseModel):
+    """One judge of ``--escalate-to``: the ``unsure`` answers it judged again."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    judge: str
+    """The judge spec, as given."""
+    fingerprint: JudgeFingerprint | None = None
+    """The judge that ran; null when no answer was left to send it."""
+    calibration: str | None = None
+    """The calibration record that decided its answers."""
+    sent: int = 0
+    """Answers sent to it: those the judge before it left ``unsure`` (count)."""
+    decided: int = 0
+    """Of them, those it decided (the rest stay ``unsure``) (count)."""
+    usage: Usage = Field(default_factory=Usage)
+    """Its model calls, tokens and cost."""
 
 
 class GenerationSummary(BaseModel):
@@ -211,6 +235,9 @@ class AuditResult(BaseModel):
     """Model calls, tokens and cost of the whole audit's judging."""
     judge_cache: dict[str, int] = Field(default_factory=dict)
     """Response-cache counts: ``hits``, ``misses``, ``writes``."""
+    escalations: list[Escalation] = Field(default_factory=list)
+    """The ``--escalate-to`` cascade in order: what each judge was sent and decided (its
+    usage is not in ``judge_usage``)."""
     calibration: CalibrationStatus
     """The calibration behind the faithful decisions."""
     retrieval: RetrievalReport
