@@ -19,6 +19,7 @@ from ragtriage.calibration.band import Band, decided_mask, margins
 from ragtriage.calibration.decision import Rule, decide_one, result_features, rule_features
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
+from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -327,10 +328,12 @@ def load_calibration(path: Path | str) -> CalibrationRecord:
     try:
         data = read_json_document(path)
     except InputError as exc:
-        raise InputError(
+        raise wrong_file(path, "calibration") or InputError(
             f"not a calibration record: {exc.message}", path=path, line=exc.line, field=exc.field
         ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        if (wrong := wrong_file(path, "calibration")) is not None:
+            raise wrong  # results.json, traces...: named, with the command that takes it
         raise InputError(
             f"not a calibration record (expected schema {SCHEMA})", path=path, field="schema"
         )
