@@ -118,6 +118,25 @@ class CalibrateConfig:
         ),
     ] = 0.5
     columns: Annotated[ColumnMap | None, COLUMNS] = None
+    samples: Annotated[
+        int,
+        Setting(
+            "Judge each graded answer K times (all K drawn): self-agreement beside the "
+            "agreement with people, and each answer's flip rate.",
+            min=1,
+            max=100,
+        ),
+    ] = 1
+    temperature: Annotated[
+        float | None,
+        Setting(
+            "The samples' temperature (default: the judge's, 0; the embedded model samples "
+            "only above 0).",
+            min=0.0,
+            max=2.0,
+            finite=True,
+        ),
+    ] = None
 
 
 def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeCalibration]:
@@ -136,6 +155,8 @@ def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeC
         audit=config.audit,
         ppi_fraction=config.ppi_fraction,
         columns=config.columns,
+        samples=config.samples,
+        temperature=config.temperature,
     )
 
 
@@ -153,6 +174,8 @@ def run_calibration(
     ppi_fraction: float = 0.5,
     items: list[GradedItem] | None = None,
     columns: Columns = None,
+    samples: int = 1,
+    temperature: float | None = None,
 ) -> list[JudgeCalibration]:
     """Calibrate every judge (run or recorded) on the grades under ``grades``; write
     ``<out>/<judge>/calibration.json`` when ``out`` is given, and its PNGs with ``plots``
@@ -168,7 +191,9 @@ def run_calibration(
         if isinstance(given, JudgeSpec):
             if judge_items is None:
                 judge_items = [i.judge_item() for i in items]
-            results, seconds, source = run_judge(given, judge_items, recorded_dir(grades))
+            results, seconds, source = run_judge(
+                given, judge_items, recorded_dir(grades), samples, temperature
+            )
         else:
             results, seconds, source = read_judged(given), None, f"recorded {given}"
         record = calibrate(

@@ -107,7 +107,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _headline(result: AuditResult) -> str:
     counts = ordered_counts(result)
-    rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]
+    rows = [[LABEL_TITLES[label], str(n)] for label, n in counts.items()]
     gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
     return f"## {escape(audit_title(result))}\n\n{gate}\n\n" + _table(["label", "cases"], rows)
 

@@ -166,7 +166,11 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     render_split(result.retrieval, console)
     render_leaks(result.retrieval, console)
     _clusters(result, console)
-    worst = [c for c in ordered_cases(result) if c.label in FAILURES or c.label == Label.UNSCORED]
+    worst = [
+        c
+        for c in ordered_cases(result)
+        if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSTABLE)
+    ]
     if worst:
         console.print(Text("Worst cases:", style="bold"))
     for case in worst[:WORST_CASES]:

@@ -25,12 +25,20 @@ __all__ = [
 ]
 
 # Failures first, in pipeline order, then cases the judge could not score, then passes.
-LABEL_ORDER = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION, Label.UNSCORED, Label.PASS)
+LABEL_ORDER = (
+    Label.RETRIEVAL,
+    Label.RANKING,
+    Label.GENERATION,
+    Label.UNSCORED,
+    Label.UNSTABLE,
+    Label.PASS,
+)
 LABEL_TITLES = {
     Label.RETRIEVAL: "retrieval failure",
     Label.RANKING: "ranking failure",
     Label.GENERATION: "generation failure",
     Label.UNSCORED: "unscored",
+    Label.UNSTABLE: "unstable (the judge's samples disagree)",
     Label.PASS: "pass",
 }
 
@@ -38,8 +46,12 @@ LABEL_TITLES = {
 def ordered_counts(result: AuditResult) -> dict[Label, int]:
     """Cases per label, every label present; counted from the cases when ``counts`` is empty."""
     if result.counts:
-        return {label: int(result.counts.get(label.value, 0)) for label in LABEL_ORDER}
-    return {label: sum(c.label == label for c in result.cases) for label in LABEL_ORDER}
+        found = {label: int(result.counts.get(label.value, 0)) for label in LABEL_ORDER}
+    else:
+        found = {label: sum(c.label == label for c in result.cases) for label in LABEL_ORDER}
+    if not found[Label.UNSTABLE]:  # only audits with --samples can have any
+        del found[Label.UNSTABLE]
+    return found
 
 
 def ordered_cases(result: AuditResult) -> list[CaseResult]:

@@ -40,13 +40,17 @@ if TYPE_CHECKING:
 
 
 class Label(StrEnum):
-    """Exactly one per case. ``unscored`` is never folded into pass or fail."""
+    """Exactly one per case. ``unscored`` and ``unstable`` are never folded into pass or
+    fail."""
 
     PASS = "pass"
     RETRIEVAL = "retrieval"  # answerable, no relevant chunk anywhere in the retrieved list
     RANKING = "ranking"  # retrieved, but not among the chunks passed to the generator
     GENERATION = "generation"  # right context, unfaithful/wrong answer; or hallucinated
     UNSCORED = "unscored"  # the judge could not score the answer
+    # --samples: the judge's samples of the answer reached no majority (judge/samples.py);
+    # like unscored, a case for a stronger judge or a person
+    UNSTABLE = "unstable"
 
 
 FAILURES = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION)
