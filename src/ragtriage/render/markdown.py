@@ -24,6 +24,7 @@ from ragtriage.render.views import (
     causes_by_primary,
     caveats,
     evidence_line,
+    fit_message,
     gate_line,
     ordered_cases,
     ordered_counts,
@@ -119,6 +120,8 @@ def _headline(result: AuditResult) -> str:
     gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
     assumed = assumptions_line(result)
     assumed = f"{escape(assumed)}\n\n" if assumed else ""
+    misfit = fit_message(result)  # first screen: every faithful decision rests on it
+    assumed += f"> [!WARNING]\n> **{escape(misfit)}**\n\n" if misfit else ""
     table = _table(["label", "cases"], rows)
     return f"## {escape(audit_title(result))}\n\n{gate}\n\n{assumed}" + table
 

@@ -27,6 +27,7 @@ __all__ = [
     "ordered_counts",
     "slice_title",
     "stale_message",
+    "fit_message",
     "threshold_line",
     "unanswerable_line",
 ]
@@ -177,6 +178,12 @@ def gate_line(result: AuditResult) -> str:
     )
     allowed = "; files mismatch (allowed by --on-mismatch warn)" if rules.meaningless else ""
     return f"Gate passes without bars: {checked}; {calibration}{allowed}."
+
+
+def fit_message(result: AuditResult) -> str | None:
+    """The warning a record fitted on answers unlike these deserves, or None."""
+    misfit = result.calibration.misfit
+    return ". ".join(misfit) + "." if misfit else None
 
 
 def stale_message(result: AuditResult) -> str | None:

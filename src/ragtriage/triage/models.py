@@ -207,6 +207,10 @@ class CalibrationStatus(BaseModel):
     model_consulted: bool = True
     """False when the rule reads only model-free signals and the judge's model was not
     called."""
+    misfit: list[str] = Field(default_factory=list)
+    """How the audit's answers differ from the answers the record was graded on, beyond
+    what the grades cover (answer length, sentences, citations, paraphrase, context
+    length), and what to do; empty when they fit or the record keeps no grade shape."""
 
 
 class AuditResult(BaseModel):
