@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
 from rich.console import Console
 
 from ragtriage.render.html import render_html
@@ -54,3 +55,21 @@ def test_terminal_groups_generation_failures_by_cause():
     block = text.split("Generation failures by cause:")[1].split("Worst cases:")[0]
     assert block.splitlines()[1].startswith("  misled (1): the answer follows a wrong chunk")
     assert 'q02: "answer to q02"; chunk q02-d0 (not golden) "the distractor says"' in block
+
+
+def test_chromium_shows_the_marked_sentence_and_span(tmp_path):
+    """In a real browser: the failing sentence and its chunk span are marked elements of the
+    page, and the hostile evidence stays text (no payload ran: the title is the page's)."""
+    from tests.render.test_html_browser import CHROMIUM, TITLE, dump_dom
+
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is missing")
+    page = tmp_path / "report.html"
+    page.write_text(render_html(make_audit()), encoding="utf-8")
+    dom = dump_dom(page, tmp_path)
+    assert '<mark class="failing">answer to q02</mark>' in dom
+    assert '<mark class="span">the distractor says</mark>' in dom
+    hostile = tmp_path / "hostile.html"
+    hostile.write_text(render_html(make_audit(hostile=True)), encoding="utf-8")
+    dom = dump_dom(hostile, tmp_path)
+    assert f"<title>{TITLE}" in dom and "pwned" not in dom.split("</title>")[0]

@@ -40,6 +40,7 @@ from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_mod
 from ragtriage.judge.history import PriorTurn, attribute, history_chunks, with_history
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
+from ragtriage.models.base import ChatModel
 from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.models.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
@@ -77,7 +78,8 @@ class ConversationsConfig:
         Setting("Conversation traces: ours (JSONL), DeepEval conversational test cases, ragas "
                 "multi-turn samples or OpenInference spans with session.id."),
     ]  # fmt: skip
-    judge: Annotated[str | JudgeSpec | None, JUDGE] = EMBEDDED
+    # a judge spec (judge.spec), as text or parsed, or a model (its default strategy)
+    judge: Annotated[str | JudgeSpec | ChatModel | None, JUDGE] = EMBEDDED
     calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
     context_k: Annotated[
         int,
@@ -113,14 +115,23 @@ class ConversationsConfig:
 
     def public(self) -> dict[str, Any]:
         values = {k: v for k, v in self.__dict__.items() if k != "measures"}
-        return {
-            k: (v.source or str(v)) if isinstance(v, JudgeSpec) else str(v)
-            if isinstance(v, Path) else v
-            for k, v in values.items()
-        }  # fmt: skip
+        return {k: _public(v) for k, v in values.items()}
+
+
+def _public(value: Any) -> Any:
+    """A setting as JSON: a spec as written, a path as text, a model object by its name."""
+    if isinstance(value, JudgeSpec):
+        return value.source or str(value)
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, str | int | float | bool | list | type(None)):
+        return value
+    return getattr(value, "name", str(value))
 
 
 def _spec(config: ConversationsConfig) -> tuple[str | None, Any]:
+    if config.judge is not None and not isinstance(config.judge, str | JudgeSpec):
+        return None, config.judge  # a model object: its default strategy
     spec = config.judge if isinstance(config.judge, JudgeSpec) else JudgeSpec.parse(config.judge)
     return spec.strategy, spec.model
 

@@ -24,6 +24,7 @@ from ragtriage.render.views import (
     causes_by_primary,
     caveats,
     evidence_line,
+    few_grades_words,
     fit_message,
     gate_line,
     ordered_cases,
@@ -158,7 +159,9 @@ def _calibration(result: AuditResult) -> str:
     lines.append("### Calibration")
     lines.append(f"- record: {escape(calibration_source(cal.source), 120)}")
     rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
-    lines.append(f"- decision: {escape(rule)}; kappa: {fmt_estimate(cal.kappa)}")
+    few = few_grades_words(result)
+    kappa = fmt_estimate(cal.kappa) + (f" ({few})" if few else "")
+    lines.append(f"- decision: {escape(rule)}; kappa: {kappa}")
     if cal.note:
         lines.append(f"- note: {escape(cal.note, REASON_CHARS)}")
     return "\n".join(lines)
