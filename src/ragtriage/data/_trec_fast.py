@@ -210,8 +210,8 @@ class _Digest:
 
     def __init__(self, data: pa.Buffer, stop: threading.Event, pages: _Pages) -> None:
         self.data, self.stop, self.pages = data, stop, pages
-        # one thread: it takes what the parts leave of the cores; SHA-256 took 2.3 times
-        # the CPU (benchmarks/results/run_digest.txt)
+        # one thread: it takes what the parts leave of the cores; SHA-256 took over twice
+        # its CPU time (benchmarks/results/run_digest.txt)
         self.hash = blake3.blake3(max_threads=1)
         self.at = 0  # bytes hashed so far
         self.promoted = threading.Event()
