@@ -520,7 +520,7 @@ def _read(source: Any) -> dict[str, str]:
     read = read_traces(USERS / source.file, 3, golden)
     traces = list(read.traces.values())
     chunks = [c for t in traces for c in t.retrieved]
-    if any("same text" in n for n in read.notes):
+    if "ids_by_text" in read.assumptions:  # said once, under the audit's headline
         ids = "by text, from the corpus (counted)"
     elif all(c.id.startswith("h:") for c in chunks):
         ids = "text hashes (counted)"

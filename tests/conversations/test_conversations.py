@@ -334,3 +334,45 @@ def test_an_earlier_answer_never_vetoes_what_the_passages_support(tmp_path):
     turn = _turn(result, "hc-snapshots", 2)
     assert turn.label.value == "pass" and turn.judged_with_history is False
     assert turn.case.judge is not None and turn.case.judge.signals["contradictions"] == 0
+
+
+def _claims_judge():
+    """A claims judge that supports a claim from the first chunk whose text holds three
+    quarters of its words, citing that chunk: history chunks come after the passages, so it cites
+    history only when no passage has the words; the invented part FM-99 is in no
+    passage and, by the history rule, in no admissible history either."""
+    import re
+
+    from ragtriage.models.base import ModelResponse
+    from tests.judge.fakes import ScriptedModel
+
+    def script(request, _number):
+        text = "\n".join(m.content for m in request.messages)
+        chunks = re.findall(r'<chunk id="([^"]+)">\n(.*?)\n</chunk>', text, flags=re.S)
+        answer = re.search(r"<answer>\n(.*?)\n</answer>", text, flags=re.S).group(1)
+        words = [w for w in re.findall(r"[\w-]+", answer.lower()) if len(w) > 3
+                 and w not in ("your", "that", "have", "which")]  # fmt: skip
+        cited = [cid for cid, body in chunks
+                 if sum(w in body.lower() for w in words) >= 0.75 * len(words)]  # fmt: skip
+        verdict = "supported" if cited else "not_in_context"
+        out = {"kind": "claims", "claims": [{"claim": answer, "verdict": verdict,
+                                             "chunk_ids": cited[:1]}]}  # fmt: skip
+        return ModelResponse(text=json.dumps(out), prompt_tokens=10, completion_tokens=10)
+
+    return ScriptedModel(script)
+
+
+def test_the_claims_judge_reads_the_history_too(tmp_path):
+    result = conversations(ConversationsConfig(
+        golden=HERE, traces=HERE / "turns.jsonl", judge=_claims_judge(),
+        cache=tmp_path / "cache.sqlite",
+    ))  # fmt: skip
+    assert result.judge_fingerprint.judge == "claims"
+    follow_up = _turn(result, "c-history", 3)
+    assert follow_up.label.value == "pass" and follow_up.judged_with_history
+    assert [(h.source, h.turn) for h in follow_up.history] == [("history-supported", 1)]
+    assert follow_up.case.judge.claims[0].chunk_ids == ["history:user:1"]
+    repeated = _turn(result, "c-ungrounded", 3)
+    assert repeated.label.value == "generation"
+    assert not any(c.startswith("history:answer") for c in repeated.case.judge.claims[0].chunk_ids)
+    assert result.config["judge"] == "fake/model"

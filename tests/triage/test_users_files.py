@@ -94,14 +94,15 @@ def test_span_ids_come_from_the_documents_not_from_text(tmp_path):
     read = read_traces(USERS / "langchain_spans.jsonl", 3, golden)
     assert [c.id for c in read.traces["q01"].retrieved] == ["hb-01", "hb-02", "hb-08"]
     assert not any("same text" in n or "hashes" in n for n in read.notes), read.notes
+    assert "ids_by_text" not in read.assumptions
 
 
-def test_text_matched_ids_are_counted_in_one_warning():
+def test_text_matched_ids_are_counted_in_one_assumption():
     golden = load_golden(USERS / HANDBOOK)
     read = read_traces(USERS / "langchain_noids.jsonl", 3, golden)
     assert [c.id for c in read.traces["q01"].retrieved] == ["hb-01", "hb-02", "hb-08"]
-    found = [n for n in read.notes if "same text" in n]
-    assert len(found) == 1 and "45 retrieved passages" in found[0]
+    assert not [n for n in read.notes if "same text" in n]  # stated once, as an assumption
+    assert "45 retrieved passages" in read.assumptions["ids_by_text"]
 
 
 def test_an_answer_that_is_its_question_is_warned(tmp_path):

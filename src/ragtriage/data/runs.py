@@ -139,6 +139,7 @@ def _foreign_run(table: Table, mapping: ColumnMap, golden: GoldenSet | None) -> 
     # audit --traces scores that order (ties kept), so retrieval --run does too
     run.order = "given"
     run.warnings.extend(adapted.notes)
+    run.warnings.extend(f"{path}: {text}" for text in adapted.assumptions.values())
     return run
 
 

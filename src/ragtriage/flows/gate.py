@@ -16,6 +16,11 @@ Metric names are the retrieval aggregates a result holds (``recall@5``, ``mrr``,
   carries access-control fields; see ``retrieval/leaks.py``). The gate fails on any leak
   without being asked to.
 
+An audit whose files mismatch past the thresholds of ``triage/mismatch.py`` (most
+retrieved ids unknown to the corpus, fewer than half of the golden cases traced, an
+expected id the corpus lacks: ``AuditResult.meaningless``) fails the gate too, unless it
+ran with ``--on-mismatch warn``.
+
 ``--max-drop m=d`` fails when ``m`` is worse than in the baseline by more than ``d``;
 "worse" means lower, except for the counts above, where it means higher.
 """
@@ -49,7 +54,9 @@ __all__ = [
     "TOLERANCE",
     "check_bars",
     "leaks",
+    "meaningless",
     "metric_value",
+    "mismatch_allowed",
     "parse_bars",
     "policy",
     "run",
@@ -184,8 +191,22 @@ def metric_value(result: Result, name: str, source: str = "result") -> float:
                 f"unknown metric '{name}'; known: {', '.join(known)}", path=source
             ) from None
     if value is None or not math.isfinite(value):
-        raise InputError(f"'{name}' has no value in this result", path=source)
+        why = _why_none(result, name)
+        raise InputError(f"'{name}' has no value in this result{why}", path=source)
     return float(value)
+
+
+def _why_none(result: Result, name: str) -> str:
+    """Why a metric has no value, in words: a bare "no value" sent users hunting."""
+    why = []
+    if isinstance(result, AuditResult):
+        unscored = sum(c.label == Label.UNSCORED for c in result.cases)
+        if name == "pass_rate" and result.cases and unscored == len(result.cases):
+            why.append(f"all {len(result.cases)} cases are unscored")
+        elif name.startswith("faithful_rate"):
+            why.append(result.generation.corrected_note or "no answer was decided")
+        why += result.meaningless.values()
+    return ": " + "; ".join(why) if why else ""
 
 
 def check_bars(
@@ -219,6 +240,16 @@ def uncalibrated(result: Result) -> bool:
 def stale_fields(result: Result) -> list[str]:
     """Fingerprint fields where the judge differs from its calibration (audits only)."""
     return list(result.calibration.stale) if isinstance(result, AuditResult) else []
+
+
+def meaningless(result: Result) -> list[str]:
+    """Why an audit's figures mean little (file mismatches past the thresholds)."""
+    return list(result.meaningless.values()) if isinstance(result, AuditResult) else []
+
+
+def mismatch_allowed(result: Result) -> bool:
+    """The audit ran with ``--on-mismatch warn``: its mismatches are listed, not gated."""
+    return isinstance(result, AuditResult) and result.config.get("on_mismatch") == "warn"
 
 
 def leaks(result: Result) -> list[Leak]:
@@ -258,8 +289,8 @@ class GateConfig:
 
 @dataclass
 class GateVerdict:
-    """What the gate found; ``failed``: a bar missed, a leak, or a stale calibration
-    not allowed."""
+    """What the gate found; ``failed``: a bar missed, a leak, a stale calibration not
+    allowed, or mismatched files that leave the result meaningless (not allowed)."""
 
     checks: list[BarCheck]
     provenance: list[str]  # how the baseline differs from the result (corpus, slice...)
@@ -267,6 +298,12 @@ class GateVerdict:
     allow_stale: bool
     uncalibrated: bool
     leaks: list[Leak]
+    meaningless: list[str] = field(default_factory=list)
+    mismatch_allowed: bool = False  # the audit ran with --on-mismatch warn
+
+    @property
+    def mismatch_fails(self) -> bool:
+        return bool(self.meaningless) and not self.mismatch_allowed
 
     @property
     def missed(self) -> int:
@@ -278,7 +315,7 @@ class GateVerdict:
 
     @property
     def failed(self) -> bool:
-        return bool(self.missed or self.refused or self.leaks)
+        return bool(self.missed or self.refused or self.leaks or self.mismatch_fails)
 
 
 def run(config: GateConfig) -> GateVerdict:
@@ -300,13 +337,16 @@ def run(config: GateConfig) -> GateVerdict:
         allow_stale=config.allow_stale,
         uncalibrated=uncalibrated(result),
         leaks=leaks(result),
+        meaningless=meaningless(result),
+        mismatch_allowed=mismatch_allowed(result),
     )
 
 
 @dataclass(frozen=True)
 class Policy:
-    """What the gate decides with no bar at all: it fails on a leak (always) and on a
-    stale calibration (unless ``--allow-stale``); an uncalibrated judge is a warning.
+    """What the gate decides with no bar at all: it fails on a leak (always), on a stale
+    calibration (unless ``--allow-stale``) and on files mismatched past the thresholds
+    (unless the audit ran with ``--on-mismatch warn``); an uncalibrated judge is a warning.
     The reports lead with this, so "no failures" can never sit beside a failing gate."""
 
     leaks: tuple[Leak, ...]
@@ -314,9 +354,12 @@ class Policy:
     leaks_checked: bool  # the golden set carries access-control fields
     stale: tuple[str, ...]
     uncalibrated: bool
+    meaningless: tuple[str, ...] = ()
+    mismatch_allowed: bool = False
 
     def fails(self, allow_stale: bool = False) -> bool:
-        return bool(self.leaks) or (bool(self.stale) and not allow_stale)
+        mismatch = bool(self.meaningless) and not self.mismatch_allowed
+        return bool(self.leaks) or (bool(self.stale) and not allow_stale) or mismatch
 
 
 def policy(result: Result) -> Policy:
@@ -328,4 +371,6 @@ def policy(result: Result) -> Policy:
         leaks_checked=retrieval_of(result).leaks is not None,
         stale=tuple(stale_fields(result)),
         uncalibrated=uncalibrated(result),
+        meaningless=tuple(meaningless(result)),
+        mismatch_allowed=mismatch_allowed(result),
     )

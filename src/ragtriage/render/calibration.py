@@ -125,6 +125,21 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             f"[{fmt(e.low, 3)}, {fmt(e.high, 3)}] ({e.n_unlabelled} answers, "
             f"{e.n_labelled} graded)"
         )
+    if run.plan is not None:
+        p = run.plan
+        over = f" over the audit's {p.answers} answers" if p.answers else ""
+        if p.needed < 0:
+            text = (
+                f"plan: no number of grades brings the corrected rate's interval to "
+                f"+-{p.half_width:g}{over}: the judge's own spread over so few answers is wider"
+            )
+        else:
+            text = (
+                f"plan: a corrected rate within +-{p.half_width:g} (95 %){over} needs about "
+                f"{p.needed} graded answers drawn like these: {p.more} more than the "
+                f"{p.graded} so far (ragtriage annotate grades --audit ...)"
+            )
+        console.print(text)
     console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
     for name, s in rec.scopes.items():
         if s.unscored:

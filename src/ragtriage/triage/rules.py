@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragtriage.judge.types import JudgeResult, Outcome
-from ragtriage.triage.cause_types import NOT_ANSWERED, CauseEvidence
+from ragtriage.triage.cause_types import NOT_ANSWERED, Cause, CauseEvidence
 from ragtriage.triage.models import Label
 
 __all__ = ["Evidence", "triage"]
@@ -61,14 +61,20 @@ def _answerable(e: Evidence) -> tuple[Label, str]:
     label, reason = _judged(e, abstain_is=Label.GENERATION)
     if label == Label.PASS and e.contradicted:
         return Label.GENERATION, f"the answer contradicts the reference answer: {e.contradicted[0]}"
-    failing = [c for c in e.causes if c.cause in NOT_ANSWERED]
+    failing = [c for c in e.causes if c.cause in NOT_ANSWERED or _judge_unsupported(c)]
     if label == Label.PASS and failing:
         return Label.GENERATION, f"the answer is faithful but {_NOT_ANSWERED[failing[0].cause]}"
     return label, reason
 
 
+def _judge_unsupported(c: CauseEvidence) -> bool:
+    """A claim the claims judge itself found in no chunk (triage/cause_types.py)."""
+    return c.cause == Cause.UNSUPPORTED and c.source == "judge"
+
+
 # why a faithful answer is no pass, by its primary cause
 _NOT_ANSWERED = {
+    "unsupported": "the judge finds one of its claims in no chunk",
     "contradicted": "contradicts its golden chunk",
     "misled": "follows a chunk that is not golden and none that is",
     "ignored": "does not answer the question (none of the reference answer's facts)",
