@@ -1,15 +1,24 @@
-"""Write the generated reference pages of the documentation from the code itself.
+"""Write the generated reference pages of the documentation, all four, from the code itself.
 
-    python scripts/make_reference.py            # rewrite docs/reference/{cli,results-schema}.md
+    python scripts/make_reference.py            # rewrite docs/reference/*.md
     python scripts/make_reference.py --check    # exit 1 naming each page that is stale
 
-The CLI reference walks the typer app's click command tree (``ragtriage.cli.main.app``):
-every command, its help, and each argument and option with its type, default and help.
-The results-file schema comes from the pydantic models' ``model_json_schema``: the audit's
-``results.json`` (``AuditResult``) and ``ragtriage retrieval``'s report
-(``RetrievalReport``). Nothing here is written by hand, so a changed option or field
-shows up as a stale page (``tests/test_reference_docs.py`` runs ``--check``); re-run this
-script after a change and commit the pages.
+* ``cli.md``: the typer app's click command tree (``ragtriage.cli.main.app``): every
+  command, its help, and each argument and option with its type, default and help;
+* ``results-schema.md``: the pydantic models' ``model_json_schema``: the audit's
+  ``results.json`` (``AuditResult``), ``ragtriage retrieval``'s report
+  (``RetrievalReport``) and the calibration record (``CalibrationRecord``);
+* ``metrics.md``: the metric declarations (``retrieval/metrics.py``): formula,
+  parameters, the trec_eval measure each equals, every spelling;
+* ``formats.md``: what the readers take from each users' file in
+  ``tests/fixtures/users/`` (each written by the tool named; ``sources.py`` lists them);
+
+and the measured figures quoted in README.md and docs/*.md, each between markers naming
+it, from the results file it was measured into (``benchmarks/results/``).
+
+Nothing here is written by hand, so a changed option, field, metric or reader shows up
+as a stale page (``tests/test_reference_docs.py`` runs ``--check``); re-run this script
+after a change and commit the pages.
 """
 
 from __future__ import annotations
@@ -202,6 +211,7 @@ def schema_page() -> str:
     from ragtriage import AuditResult
     from ragtriage.calibration.record import CalibrationRecord
     from ragtriage.retrieval.models import RetrievalReport
+    from ragtriage.triage.conversations import ConversationsResult
 
     lines = [
         GENERATED,
@@ -212,7 +222,8 @@ def schema_page() -> str:
         "-o FILE` writes a `RetrievalReport`. Both carry `schema_version`, which "
         "`compare` and `gate` read to tell them apart. `ragtriage calibrate` writes "
         "`<out>/<judge>/calibration.json` as a `CalibrationRecord` (`schema`), which "
-        "`audit --calibration` reads. The tables below list every field "
+        "`audit --calibration` reads; `ragtriage conversations` writes a "
+        "`ConversationsResult` (`ragtriage.conversations/1`). The tables below list every field "
         "of every object in the files, from the pydantic models' JSON schema (the "
         "JSON Schema documents themselves: "
         "`AuditResult.model_json_schema(mode='serialization')`, likewise "
@@ -224,6 +235,7 @@ def schema_page() -> str:
         ("Audit results (`results.json`)", AuditResult),
         ("Retrieval report (`ragtriage retrieval -o`)", RetrievalReport),
         ("Calibration record (`ragtriage calibrate`)", CalibrationRecord),
+        ("Conversation results (`ragtriage conversations`)", ConversationsResult),
     ):
         schema = model.model_json_schema(mode="serialization")
         defs = schema.get("$defs", {})
@@ -352,15 +364,313 @@ def _escape(text: str) -> str:
     return text.replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*")
 
 
-PAGES: dict[str, Callable[[], str]] = {"cli.md": cli_page, "results-schema.md": schema_page}
+# --------------------------------------------------------------------------- metrics.md
+
+METRICS_INTRO = """\
+# Metrics reference
+
+<!-- Written by scripts/make_reference.py from retrieval/metrics.py; do not edit. -->
+
+Every metric is a small function over the ranked results of all queries, declared with
+its formula, its parameters and the trec_eval measure it equals per query (trec_eval
+9.0.8 and 10.0, to 1e-9). Give metrics by name with an optional cutoff: `ndcg@10`,
+`recall@5`, `mrr`. trec_eval's spellings are read too: `P_5`, `ndcg_cut.10`, and
+`P.5,10` (a list of cutoffs, as in `trec_eval -m P.5,10`). A metric that needs a cutoff,
+given without one (`recall`), and trec_eval's bare cut measures (`ndcg_cut`, `map_cut`)
+are taken at every cutoff of `--k` / `k=`. Cutoffs run from 1 to {max_cutoff:,}.
+Names are case-insensitive.
+
+Notation: `rel_i` is 1 when the result at rank i has a label >= the relevance level
+(`rel`), else 0; `R` is the number of judged documents with a label >= `rel`; `g_i`
+is the gain of the result at rank i (0 for an unjudged or negatively judged result).
+"""
+
+
+def metrics_page() -> str:
+    """The whole page, from the metric registry."""
+    from ragtriage.retrieval.metrics import MAX_CUTOFF, REGISTRY
+
+    parts = [METRICS_INTRO.format(max_cutoff=MAX_CUTOFF), _metric_summary()]
+    return "\n".join([*parts, *map(_metric_section, REGISTRY.values())])
+
+
+def _metric_summary() -> str:
+    from ragtriage.retrieval.metrics import REGISTRY
+
+    lines = [
+        "| metric | what | trec_eval | cutoff | other spellings |",
+        "|---|---|---|---|---|",
+    ]
+    for spec in REGISTRY.values():
+        lines.append(
+            f"| [`{spec.name}`](#{spec.name}) | {spec.title} | "
+            f"{_trec(spec)} | {spec.cutoff} | {_spellings(spec)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _metric_section(spec: Any) -> str:
+    lines = [
+        f"## {spec.name}",
+        "",
+        f"{spec.title}.",
+        "",
+        "```text",
+        spec.formula,
+        "```",
+        "",
+        f"- trec_eval: {_trec(spec)}",
+    ]
+    if spec.equals:
+        lines.append(f"- equals: {spec.equals}")
+    lines.append(f"- written: {_examples(spec)}")
+    lines += ["", "| parameter | type | default | given | meaning |", "|---|---|---|---|---|"]
+    lines += [_param_row(p) for p in spec.params]
+    if spec.notes:
+        lines += ["", " ".join(spec.notes.split())]
+    return "\n".join(lines) + "\n"
+
+
+def _param_row(param: Any) -> str:
+    default = "required" if param.required else _param_default(param)
+    return (
+        f"| `{param.name}` | {param.dtype.__name__} | {default} | {param.written} "
+        f"| {param.description} |"
+    )
+
+
+def _param_default(param: Any) -> str:
+    if param.default is None:
+        return "none (all ranks)" if param.name == "cutoff" else "none"
+    return f"`{param.default}`"
+
+
+def _trec(spec: Any) -> str:
+    if not spec.trec:
+        return "none"
+    uncut = f", `{spec.trec_uncut}` without k" if spec.trec_uncut else ""
+    return f"`{spec.trec}`{uncut}"
+
+
+def _spellings(spec: Any) -> str:
+    from ragtriage.retrieval.metrics import ALIASES
+
+    others = sorted(a for a, name in ALIASES.items() if name == spec.name)
+    return ", ".join(f"`{a}`" for a in others) or "-"
+
+
+def _examples(spec: Any) -> str:
+    if spec.cutoff == "none":
+        return f"`{spec.name}`"
+    cut = "".join(f", `{c}.10`" for c in spec.cut_names)
+    if spec.cutoff == "required":
+        return f"`{spec.name}@10`{cut}; bare `{spec.name}` is taken at each `--k`"
+    return f"`{spec.name}`, `{spec.name}@10`{cut}"
+
+
+# --------------------------------------------------------------------------- formats.md
+
+USERS = ROOT / "tests" / "fixtures" / "users"
+
+
+def formats_page() -> str:
+    """The table of what each users' file gives, read by the readers ``audit --traces``
+    and ``retrieval --run`` use (tests/triage/test_users_files.py audits the same files)."""
+    if str(USERS) not in sys.path:
+        sys.path.insert(0, str(USERS))
+    from sources import SOURCES  # type: ignore[import-not-found]
+
+    head = (
+        "# Formats read: what each tool's file gives\n\n"
+        "Generated by `scripts/make_reference.py` from the fixtures in\n"
+        "`tests/fixtures/users/` (each written by the tool named, with the script beside it);\n"
+        "`tests/test_reference_docs.py` fails when this page differs from what the readers\n"
+        "take from them.\n\n"
+        "On every row the audit (`--judge lexical`) gives the labels the 15 handbook cases\n"
+        "were built with, and `retrieval --run` the audit's retrieval metrics. *Golden*:\n"
+        "the golden set given with it (`self`: the same file; `handbook`: our golden set with\n"
+        "a corpus, whose ids the passages are matched to by text when the file has none).\n\n"
+        "| file | tool | export call | golden | read as | ids | texts | scores | answer "
+        "| reference |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n"
+    )
+    rows = []
+    for s in SOURCES:
+        r = _read(s)
+        rows.append(
+            f"| `{s.file}` | {s.tool} | `{s.call}` | {s.golden} | `{r['format']}` | {r['ids']} "
+            f"| {r['texts']} | {r['scores']} | {r['answer']} | {r['reference']} |\n"
+        )
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    # the conversation files' rows, from what the conversation readers take from them
+    from tests.conversations.test_conversations import conversation_table
+
+    return head + "".join(rows) + conversation_table()
+
+
+def _read(source: Any) -> dict[str, str]:
+    """What the readers take from one fixture, in words, for the table."""
+    from sources import ANSWER_BY_QUERY, REFERENCE_BY_QUERY, golden_of  # type: ignore
+
+    from ragtriage.data.formats.traces import read_traces
+    from ragtriage.data.golden import load_golden
+
+    golden = load_golden(golden_of(source))
+    read = read_traces(USERS / source.file, 3, golden)
+    traces = list(read.traces.values())
+    chunks = [c for t in traces for c in t.retrieved]
+    if "ids_by_text" in read.assumptions:  # said once, under the audit's headline
+        ids = "by text, from the corpus (counted)"
+    elif all(c.id.startswith("h:") for c in chunks):
+        ids = "text hashes (counted)"
+    else:
+        ids = "yes"
+    by_id = {c.id: c.query for c in golden.cases}
+    answers = all(t.answer == ANSWER_BY_QUERY[by_id[t.query_id]] for t in traces)
+    refs = {c.query: c.reference_answer for c in golden.cases}
+    reference = "from the golden set" if source.golden != "self" else (
+        "yes" if refs == REFERENCE_BY_QUERY else "no")  # fmt: skip
+    return {
+        "format": read.format,
+        "ids": ids,
+        "texts": "yes" if all(c.text for c in chunks) else "no",
+        "scores": "yes" if any(c.score is not None for c in chunks) else "none (sections skipped)",
+        "answer": "yes" if answers else "no",
+        "reference": reference,
+    }
+
+
+# --------------------------------------------------------------------------- figures in prose
+
+# A measured figure in README.md or docs/*.md is written between two markers,
+# ``<!-- figure NAME [FILE] -->...<!-- /figure -->``, and filled from the committed
+# results file it comes from (benchmarks/results/), so the prose cannot drift from the
+# latest measurement: a new results file, re-run this script.
+RESULTS = ROOT / "benchmarks" / "results"
+FIGURE = re.compile(
+    r"<!-- figure (?P<name>[\w.]+)(?: (?P<file>[\w.-]+))? -->.*?<!-- /figure -->", re.S
+)
+_ROW = r"^\| [\d,]+ \| {tool} \| [\d.]+ \| ([\d.]+) \| ([\d.]+) \| ([\d.]+ GiB)"
+
+
+def _result(name: str) -> str:
+    if not (RESULTS / name).is_file():
+        raise SystemExit(f"a figure names benchmarks/results/{name}, which does not exist")
+    return (RESULTS / name).read_text(encoding="utf-8")
+
+
+def _found(pattern: str, text: str, name: str) -> re.Match[str]:
+    found = re.search(pattern, text, re.M)
+    if found is None:
+        raise SystemExit(f"benchmarks/results/{name}: no line matches {pattern!r}")
+    return found
+
+
+def _bash_time(name: str) -> str:
+    """``real 7m48.582s`` (bash's ``time``) as ``7 min 49 s``."""
+    found = _found(r"^real\s+(\d+)m([\d.]+)s", _result(name), name)
+    minutes, seconds = int(found[1]), round(float(found[2]))
+    minutes, seconds = minutes + seconds // 60, seconds % 60
+    return f"{minutes} min {seconds} s"
+
+
+def _demo(part: str) -> str:
+    text = _result("demo_audit.txt")
+    if part == "wall":
+        return f"{_found(r'wall ([0-9.]+) s', text, 'demo_audit.txt')[1]} s"
+    stage = _found(rf"^{part}: (\d+)/\1 \((\d+) s\)", text, "demo_audit.txt")
+    return f"{stage[2]} s"
+
+
+def _stage1(name: str) -> str:
+    """A 300k-query round of retrieval_scale.py: ragtriage against pytrec_eval."""
+    text = _result(name)
+    commit = _found(r"^# (\d{4}-\d\d-\d\d) [\d:]+ UTC, ragtriage commit (\w+)", text, name)
+    ours = _found(_ROW.format(tool="ragtriage"), text, name)
+    theirs = _found(_ROW.format(tool="pytrec_eval"), text, name)
+    rounds = _found(r"round by round: ([^;]+); median ([\d.]+x)", text, name)
+    load = _found(r"^machine: .*?load average ([\d.]+)", text, name)
+    return (
+        f"commit {commit[2]}, {commit[1]}, load average {load[1]} at the end: ragtriage "
+        f"{ours[1]} s wall, {ours[2]} CPU s, {ours[3]} peak RSS; pytrec_eval {theirs[1]} s, "
+        f"{theirs[3]}: "
+        f"**{rounds[2]}**, the median of the rounds' ratios ({rounds[1]}; `{name}`)"
+    )
+
+
+def _digest(name: str) -> str:
+    """benchmarks/run_digest.py: the digest alone, then the whole command under each code."""
+    text = _result(name)
+    alone = dict(
+        re.findall(r"^  (SHA-256|BLAKE3, 1 thread)[^:]*: [\d.]+ s wall, ([\d.]+) CPU s", text, re.M)
+    )
+    codes = re.findall(r"^\| (\S+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+ GiB) \|", text, re.M)
+    commit = _found(r"^# (\d{4}-\d\d-\d\d) [\d:]+ UTC, ragtriage commit (\w+)", text, name)
+    load = _found(r"^# at start: .*?load average ([\d.]+)", text, name)
+    if len(alone) != 2 or len(codes) != 2:
+        raise SystemExit(f"benchmarks/results/{name}: expected two digests and two codes")
+    (old, old_wall, old_cpu, _), (new, new_wall, new_cpu, _) = codes
+    return (
+        f"over the 1.17 GB run alone, SHA-256 takes {alone['SHA-256']} CPU s and BLAKE3 on "
+        f"one thread {alone['BLAKE3, 1 thread']}; the whole command, {old} and {new} in turn "
+        f"(commit {commit[2]}, {commit[1]}, load average {load[1]} at the start), median "
+        f"{old_wall} against {new_wall} s wall, "
+        f"{old_cpu} against {new_cpu} CPU s (`{name}`)"
+    )
+
+
+FIGURES: dict[str, Callable[..., str]] = {
+    "digest": _digest,
+    "setup.wall": lambda: _bash_time("setup_time.txt"),
+    "demo.wall": lambda: _demo("wall"),
+    "demo.generate": lambda: _demo("generate"),
+    "demo.judge": lambda: _demo("judge"),
+    "tests.wall": lambda: _bash_time("test_suite_time.txt"),
+    "tests.passed": lambda: _found(r"(\d+) passed", _result("test_suite_time.txt"), "")[1],
+    "tests.skipped": lambda: _found(r"(\d+) skipped", _result("test_suite_time.txt"), "")[1],
+    "stage1": _stage1,
+}
+PROSE = ["README.md", "docs/*.md"]
+
+
+def _prose_files() -> list[Path]:
+    return [path for pattern in PROSE for path in sorted(ROOT.glob(pattern))]
+
+
+def with_figures(text: str) -> str:
+    """``text`` with every figure marker's value taken from its results file."""
+
+    def fill(marker: re.Match[str]) -> str:
+        name, file = marker["name"], marker["file"]
+        if name not in FIGURES:
+            raise SystemExit(f"unknown figure {name!r} (known: {', '.join(FIGURES)})")
+        value = FIGURES[name](file) if file else FIGURES[name]()
+        head = f"<!-- figure {name}{' ' + file if file else ''} -->"
+        return f"{head}{value}<!-- /figure -->"
+
+    return FIGURE.sub(fill, text)
+
+
+PAGES: dict[str, Callable[[], str]] = {
+    "cli.md": cli_page,
+    "results-schema.md": schema_page,
+    "metrics.md": metrics_page,
+    "formats.md": formats_page,
+}
 
 
 def stale_pages() -> list[str]:
-    """Pages whose committed text differs from what the code generates now."""
+    """Pages whose committed text differs from what the code generates now, and prose
+    whose figures differ from their results files."""
     stale = []
     for name, make in PAGES.items():
         path = REFERENCE / name
         if not path.exists() or path.read_text(encoding="utf-8") != make():
+            stale.append(str(path.relative_to(ROOT)))
+    for path in _prose_files():
+        text = path.read_text(encoding="utf-8")
+        if with_figures(text) != text:
             stale.append(str(path.relative_to(ROOT)))
     return stale
 
@@ -378,6 +688,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, make in PAGES.items():
         (REFERENCE / name).write_text(make(), encoding="utf-8")
         print(f"wrote {(REFERENCE / name).relative_to(ROOT)}")
+    for path in _prose_files():
+        text = path.read_text(encoding="utf-8")
+        if with_figures(text) != text:
+            path.write_text(with_figures(text), encoding="utf-8")
+            print(f"wrote the figures of {path.relative_to(ROOT)}")
     return 0
 
 

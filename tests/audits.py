@@ -20,6 +20,7 @@ from ragtriage.judge.types import (
     Usage,
     Verdict,
 )
+from ragtriage.triage.cause_types import Cause, CauseEvidence
 from ragtriage.triage.models import (
     AuditResult,
     CalibrationStatus,
@@ -131,6 +132,21 @@ def make_audit(
         faithful = None if qid in unscored else qid not in unfaithful
         label, reason = _label(ranks[qid], faithful)
         retrieved = list(run[qid])
+        answer = f"Answer: {HOSTILE}" if hostile else f"answer to {qid}"
+        causes = (
+            [
+                CauseEvidence(
+                    cause=Cause.MISLED,
+                    sentence=answer,
+                    chunk_id=f"{qid}-d0 {SCRIPT}" if hostile else f"{qid}-d0",
+                    golden=False,
+                    span=f"the distractor says {HOSTILE}" if hostile else "the distractor says",
+                    note=f"it follows a chunk that is not golden {IMG}" if hostile else "",
+                )
+            ]
+            if label == Label.GENERATION
+            else []
+        )
         cases.append(
             CaseResult(
                 case_id=qid,
@@ -143,10 +159,12 @@ def make_audit(
                 context_ids=retrieved[:CONTEXT],
                 first_relevant_rank=ranks[qid],
                 relevant_in_context=ranks[qid] is not None and ranks[qid] <= CONTEXT,
-                answer=f"Answer: {HOSTILE}" if hostile else f"answer to {qid}",
+                answer=answer,
                 judge=_judge(qid, faithful, hostile),
                 faithful=faithful,
                 label=label,
+                cause=causes[0].cause if causes else None,
+                causes=causes,
                 reason=f"{reason} {HOSTILE}" if hostile else reason,
             )
         )

@@ -4,6 +4,7 @@ the grades: the bias-corrected rate of that audit, which the shipped grades with
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -146,4 +147,22 @@ def test_hostile_answer_executes_nothing_and_review_shows_the_judge(
     assert HOSTILE in page.text_content("#question")
     assert page.is_visible("#judge")  # --show-judge: the review pass
     assert no_horizontal_scroll(page)
+    assert page.errors == []
+
+
+def test_keys_mean_one_thing_on_both_pages(audited, tmp_path, page_of, servers):
+    """``c`` is can't tell here (``u`` is the golden page's unanswerable, and does nothing
+    here); ``m`` is the note on both pages."""
+    out = tmp_path / "keys.jsonl"
+    server = start_server(["grades", "--audit", str(audited), "-o", str(out), "--seed", "3"])
+    servers.append(server)
+    page = page_of(server.url)
+    page.keyboard.press("u")
+    page.wait_for_timeout(300)
+    assert page.query_selector("#sentences > li.v-unsure") is None
+    page.keyboard.press("c")
+    wait_saved(page)
+    expect(page.locator("#sentences > li.focused")).to_have_class(re.compile("v-unsure"))
+    page.keyboard.press("m")
+    assert page.evaluate("document.activeElement.id") == "note"
     assert page.errors == []

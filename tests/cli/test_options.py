@@ -25,6 +25,7 @@ from ragtriage.flows.audit import AuditConfig
 from ragtriage.flows.calibrate import CalibrateConfig
 from ragtriage.flows.compare import CompareConfig
 from ragtriage.flows.config import Setting, settings
+from ragtriage.flows.conversations import ConversationsConfig
 from ragtriage.flows.gate import GateConfig
 from ragtriage.flows.golden import AddConfig, CheckConfig, SplitConfig
 from ragtriage.flows.judge import JudgeConfig
@@ -35,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HANDBOOK = ROOT / "golden_sets" / "handbook"
 CONFIGS = {
     "audit": AuditConfig,
+    "conversations": ConversationsConfig,
     "retrieval": RetrievalConfig,
     "judge": JudgeConfig,
     "calibrate": CalibrateConfig,
@@ -50,6 +52,7 @@ CONFIGS = {
 # a result; these say what becomes of it), and old spellings still read
 OWN = {
     "audit": {"out", "quiet"},
+    "conversations": {"out", "quiet"},
     "retrieval": {"out", "output", "quiet"},
     "judge": {"out", "output", "quiet", "dry_run", "model", "strategy"},
     "calibrate": {"plots", "require_beats_lexical"},

@@ -129,6 +129,7 @@ def folds_effect(value: str, outcome: Outcome, out: Path) -> None:
 
 # --- the table ----------------------------------------------------------------------------
 
+CONVERSATIONS = Path(__file__).resolve().parents[1] / "fixtures" / "conversations"
 PATH_BAD = sampled("missing.json", "adir", "file.txt/x")  # no file, a directory, under a file
 
 
@@ -147,6 +148,9 @@ def base_args(command: str, w: dict[str, Path], tmp: Path) -> list:
                       "--no-plots", "--resamples", "100"],
         "audit": ["audit", "--golden", golden, "--traces", w["traces"], "--judge", "lexical",
                   "--cache", tmp / "cache.sqlite", "-o", tmp, "--quiet"],
+        "conversations": ["conversations", "--golden", CONVERSATIONS, "--traces",
+                          CONVERSATIONS / "turns.jsonl", "--judge", "lexical", "--cache",
+                          tmp / "cache.sqlite", "--out", tmp, "--quiet"],
         "compare": ["compare", w["report"], w["report"], "--quiet", "--resamples", "50",
                     "--permutations", "50"],
         "gate": ["gate", w["report"], "--min", "mrr=0"],
@@ -284,12 +288,35 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         ),
         "--timeout": Opt(floats_outside(0.001, 86400), sampled(0.5, 30)),
         "--holdout": Opt(flag=True),
-        "--on-mismatch": Opt(not_one_of("warn", "error"), sampled("warn", "error")),
+        "--on-mismatch": Opt(not_one_of("fail", "warn", "error"), sampled("fail", "warn", "error")),
         "--check-reference": Opt(flag=True),
         "--out": Opt(sampled("file.txt", "file.txt/x")),
         "--quiet": Opt(flag=True),
         "--samples": Opt(ints_outside(1, 100), sampled(1)),  # >1 with lexical: refused
         "--temperature": Opt(floats_outside(0.0, 2.0)),  # any with lexical: refused
+    },
+    "conversations": {
+        "--golden": Opt(PATH_BAD),
+        "--traces": Opt(PATH_BAD),
+        "--judge": Opt(JUDGE_BAD, sampled("lexical")),
+        "--calibration": Opt(PATH_BAD),
+        "--context-k": Opt(ints_outside(1, 1_000_000), sampled(1, 2, 5)),
+        "--probe-k": Opt(ints_outside(1, 1_000_000), sampled(1, 3, 10**6)),
+        "--metrics": Opt(sampled("", "bogus", "ndcg@0"), sampled("mrr", "recall@3")),
+        "--k": Opt(ints_outside(1, 1_000_000), sampled(1, 3)),
+        "--concurrency": Opt(ints_outside(1, 1024), sampled(1, 8)),
+        "--threads": Opt(ints_outside(1, 1024), sampled(1, 2)),
+        "--cache": Opt(sampled("adir", "file.txt/x.sqlite")),
+        "--api-base": Opt(valid=sampled("http://127.0.0.1:9")),
+        "--json-mode": Opt(
+            not_one_of("auto", "json_schema", "json_object_schema", "json_object", "none"),
+            sampled("auto", "json_object"),
+        ),
+        "--timeout": Opt(floats_outside(0.001, 86400), sampled(0.5, 30)),
+        "--holdout": Opt(flag=True),
+        "--on-mismatch": Opt(not_one_of("warn", "error"), sampled("warn", "error")),
+        "--out": Opt(sampled("file.txt", "file.txt/x")),
+        "--quiet": Opt(flag=True),
     },
     "compare": {
         "base": Opt(PATH_BAD),

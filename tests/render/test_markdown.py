@@ -31,8 +31,16 @@ def test_headline_sections_and_numbers(audit):
     assert f"| recall@5 | {recall.mean:.4f} | {recall.low:.4f} to {recall.high:.4f} | 10 |" in text
     assert "naive (judge at face value) | 0.8000 [0.6000, 0.9500]" in text
     assert "corrected (prediction-powered) | 0.7500 [0.5000, 0.9000]" in text
-    assert "| ranking | numeric | 1 | add chunks for numeric |" in text
+    assert "| ranking | - | numeric | 1 | add chunks for numeric |" in text
     assert "STALE" not in text
+
+
+def test_generation_failures_are_grouped_by_cause_with_their_evidence(audit):
+    text = render_markdown(audit)
+    section = text.split("### Generation failures by cause")[1].split("###")[0]
+    assert "**misled** (1): the answer follows a wrong chunk" in section
+    # the failing sentence, the chunk it came from (golden or not), the chunk's span
+    assert '- q02: "answer to q02"; chunk q02-d0 (not golden) "the distractor says"' in section
 
 
 def test_worst_cases_come_failures_first(audit):

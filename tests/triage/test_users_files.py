@@ -4,15 +4,14 @@ Every file under tests/fixtures/users was written by the tool named in ``SOURCES
 the 15 handbook cases of ``handbook.py`` (the ``make_*.py`` scripts there, run by hand).
 On each the audit (``--judge lexical``: no model) must give the labels the cases were
 built with, and ``retrieval --run`` the retrieval metrics the audit reports. The format
-table of the docs (docs/reference/formats.md) is generated from the same reads, so it
-cannot drift: ``python -m tests.triage.test_users_files`` rewrites it.
+table of the docs (docs/reference/formats.md) is generated from the same files and
+readers by ``scripts/make_reference.py`` (checked by tests/test_reference_docs.py).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,59 +26,19 @@ from tests.conftest import ROOT
 USERS = ROOT / "tests" / "fixtures" / "users"
 sys.path.insert(0, str(USERS))
 from handbook import CASES  # type: ignore[import-not-found]  # noqa: E402
-
-DOC = ROOT / "docs" / "reference" / "formats.md"
-LABEL_BY_QUERY = {c[1]: c[-1] for c in CASES}
-ANSWER_BY_QUERY = {c[1]: c[4] for c in CASES}
-REFERENCE_BY_QUERY = {c[1]: c[5] for c in CASES}
-HANDBOOK = "handbook"  # our golden set folder (corpus.jsonl + golden.jsonl)
-
-
-@dataclass(frozen=True)
-class Source:
-    file: str
-    tool: str
-    call: str
-    golden: str  # the golden set the audit is given: the file itself or HANDBOOK
-
-
-SOURCES = [
-    Source("ours_traces.jsonl", "ragtriage", "trace JSONL", HANDBOOK),
-    Source("ragas_texts.jsonl", "ragas 0.4.3", "EvaluationDataset.to_jsonl", "self"),
-    Source("ragas_texts.jsonl", "ragas 0.4.3", "EvaluationDataset.to_jsonl", HANDBOOK),
-    Source("ragas_texts.csv", "ragas 0.4.3", "EvaluationDataset.to_csv", "self"),
-    Source("ragas_texts.csv", "ragas 0.4.3", "EvaluationDataset.to_csv", HANDBOOK),
-    Source("hf_ids.csv", "datasets 5.2.0", "Dataset.to_csv", "self"),
-    Source("hf_ids.jsonl", "datasets 5.2.0", "Dataset.to_json", "self"),
-    Source("hf_ids_saved", "datasets 5.2.0", "Dataset.save_to_disk (folder)", "self"),
-    Source("langchain_spans.jsonl", "openinference-instrumentation-langchain 0.1.80, "
-           "langchain-core 1.8.3, opentelemetry-sdk 1.45.2", "span.to_json(), one a line",
-           HANDBOOK),
-    Source("langchain_console.txt", "same", "ConsoleSpanExporter", HANDBOOK),
-    Source("langchain_otlp.json", "same", "OTLP/JSON request, pretty-printed", HANDBOOK),
-    Source("langchain_otlp.jsonl", "same", "OTLP/JSON request, one line", HANDBOOK),
-    Source("langchain_noids.jsonl", "same", "span.to_json(), a store without ids", HANDBOOK),
-    Source("phoenix_spans.parquet", "arize-phoenix 20.26.1 (same app)",
-           "get_spans_dataframe().to_parquet", HANDBOOK),
-    Source("phoenix_spans.csv", "arize-phoenix 20.26.1", "get_spans_dataframe().to_csv",
-           HANDBOOK),
-    Source("phoenix_spans.jsonl", "arize-phoenix 20.26.1",
-           'get_spans_dataframe().to_json(orient="records", lines=True)', HANDBOOK),
-    Source("deepeval.json", "deepeval 4.3.1", 'EvaluationDataset.save_as("json")', "self"),
-    Source("deepeval.json", "deepeval 4.3.1", 'EvaluationDataset.save_as("json")', HANDBOOK),
-    Source("deepeval.jsonl", "deepeval 4.3.1", 'EvaluationDataset.save_as("jsonl")', "self"),
-    Source("deepeval.csv", "deepeval 4.3.1", 'EvaluationDataset.save_as("csv")', "self"),
-    Source("deepeval.csv", "deepeval 4.3.1", 'EvaluationDataset.save_as("csv")', HANDBOOK),
-]  # fmt: skip
-
-
-def _golden(source: Source) -> Path:
-    return USERS / (source.file if source.golden == "self" else source.golden)
+from sources import (  # type: ignore[import-not-found]  # noqa: E402
+    ANSWER_BY_QUERY,
+    HANDBOOK,
+    LABEL_BY_QUERY,
+    SOURCES,
+    Source,
+    golden_of,
+)
 
 
 def _audit(source: Source, tmp_path: Path) -> dict:
     out = tmp_path / "audit"
-    args = ["audit", "--golden", str(_golden(source)), "--traces", str(USERS / source.file),
+    args = ["audit", "--golden", str(golden_of(source)), "--traces", str(USERS / source.file),
             "--judge", "lexical", "--context-k", "3", "--cache", str(tmp_path / "c.sqlite"),
             "--out", str(out)]  # fmt: skip
     assert main(args) == 0
@@ -88,7 +47,7 @@ def _audit(source: Source, tmp_path: Path) -> dict:
 
 def _retrieval(source: Source, tmp_path: Path, metrics: list[str]) -> dict:
     out = tmp_path / "retrieval.json"
-    args = ["retrieval", "--golden", str(_golden(source)), "--run", str(USERS / source.file),
+    args = ["retrieval", "--golden", str(golden_of(source)), "--run", str(USERS / source.file),
             "--metrics", ",".join(metrics), "--output", str(out), "--quiet"]  # fmt: skip
     assert main(args) == 0
     return json.loads(out.read_text(encoding="utf-8"))
@@ -135,14 +94,15 @@ def test_span_ids_come_from_the_documents_not_from_text(tmp_path):
     read = read_traces(USERS / "langchain_spans.jsonl", 3, golden)
     assert [c.id for c in read.traces["q01"].retrieved] == ["hb-01", "hb-02", "hb-08"]
     assert not any("same text" in n or "hashes" in n for n in read.notes), read.notes
+    assert "ids_by_text" not in read.assumptions
 
 
-def test_text_matched_ids_are_counted_in_one_warning():
+def test_text_matched_ids_are_counted_in_one_assumption():
     golden = load_golden(USERS / HANDBOOK)
     read = read_traces(USERS / "langchain_noids.jsonl", 3, golden)
     assert [c.id for c in read.traces["q01"].retrieved] == ["hb-01", "hb-02", "hb-08"]
-    found = [n for n in read.notes if "same text" in n]
-    assert len(found) == 1 and "45 retrieved passages" in found[0]
+    assert not [n for n in read.notes if "same text" in n]  # stated once, as an assumption
+    assert "45 retrieved passages" in read.assumptions["ids_by_text"]
 
 
 def test_an_answer_that_is_its_question_is_warned(tmp_path):
@@ -166,66 +126,3 @@ def test_an_answer_that_is_its_question_is_warned(tmp_path):
     read = read_traces(path, 3, load_golden(USERS / HANDBOOK))
     echo = [n for n in read.notes if "answer with their own query" in n]
     assert len(echo) == 1 and "15 traces" in echo[0]
-
-
-# --- the format table -------------------------------------------------------------
-
-
-def _read(source: Source) -> dict[str, str]:
-    """What the readers take from one fixture, in words, for the table."""
-    golden = load_golden(_golden(source))
-    read = read_traces(USERS / source.file, 3, golden)
-    traces = list(read.traces.values())
-    chunks = [c for t in traces for c in t.retrieved]
-    if any("same text" in n for n in read.notes):
-        ids = "by text, from the corpus (counted)"
-    elif all(c.id.startswith("h:") for c in chunks):
-        ids = "text hashes (counted)"
-    else:
-        ids = "yes"
-    by_id = {c.id: c.query for c in golden.cases}
-    answers = all(t.answer == ANSWER_BY_QUERY[by_id[t.query_id]] for t in traces)
-    refs = {c.query: c.reference_answer for c in golden.cases}
-    reference = "from the golden set" if source.golden != "self" else (
-        "yes" if refs == REFERENCE_BY_QUERY else "no")  # fmt: skip
-    return {
-        "format": read.format,
-        "ids": ids,
-        "texts": "yes" if all(c.text for c in chunks) else "no",
-        "scores": "yes" if any(c.score is not None for c in chunks) else "none (sections skipped)",
-        "answer": "yes" if answers else "no",
-        "reference": reference,
-    }
-
-
-def conformance_table() -> str:
-    head = (
-        "# Formats read: what each tool's file gives\n\n"
-        "Generated by `tests/triage/test_users_files.py` from the fixtures in\n"
-        "`tests/fixtures/users/` (each written by the tool named, with the script beside it);\n"
-        "the test fails when this page differs from what the readers take from them. Run\n"
-        "`python -m tests.triage.test_users_files` to rewrite it.\n\n"
-        "On every row the audit (`--judge lexical`) gives the labels the 15 handbook cases\n"
-        "were built with, and `retrieval --run` the audit's retrieval metrics. *Golden*:\n"
-        "the golden set given with it (`self`: the same file; `handbook`: our golden set with\n"
-        "a corpus, whose ids the passages are matched to by text when the file has none).\n\n"
-        "| file | tool | export call | golden | read as | ids | texts | scores | answer "
-        "| reference |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n"
-    )
-    rows = []
-    for s in SOURCES:
-        r = _read(s)
-        rows.append(
-            f"| `{s.file}` | {s.tool} | `{s.call}` | {s.golden} | `{r['format']}` | {r['ids']} "
-            f"| {r['texts']} | {r['scores']} | {r['answer']} | {r['reference']} |\n"
-        )
-    return head + "".join(rows)
-
-
-def test_the_format_table_in_the_docs_is_what_the_fixtures_give():
-    assert DOC.read_text(encoding="utf-8") == conformance_table()
-
-
-if __name__ == "__main__":
-    DOC.write_text(conformance_table(), encoding="utf-8")

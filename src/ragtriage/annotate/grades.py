@@ -34,6 +34,7 @@ from ragtriage.errors import InputError
 from ragtriage.judge.alignment import align_sentence
 from ragtriage.judge.lexical import claim_sentences, split_sentences
 from ragtriage.judge.types import ContextChunk, Outcome
+from ragtriage.triage.conversations import ConversationsResult, TurnResult
 from ragtriage.triage.models import AuditResult, CaseResult
 
 __all__ = [
@@ -43,7 +44,9 @@ __all__ = [
     "answer_item",
     "coverage",
     "gradable",
+    "gradable_turns",
     "make_item",
+    "turn_item",
     "overall",
     "render_grades",
 ]
@@ -72,13 +75,28 @@ def gradable(result: AuditResult) -> list[CaseResult]:
     return [c for c in result.cases if c.judge is not None and c.judge.outcome == Outcome.SCORED]
 
 
-def make_item(case: CaseResult, texts: dict[str, str]) -> AnswerItem:
+def gradable_turns(result: ConversationsResult) -> list[TurnResult]:
+    """A conversations result's turns the judge scored (as :func:`gradable`)."""
+    return [t for t in result.turns if t.case.judge and t.case.judge.outcome == Outcome.SCORED]
+
+
+def turn_item(turn: TurnResult) -> AnswerItem:
+    """The item for one turn: its passages, then its admissible history (earlier user
+    messages and grounded answers, ids ``history:...``), so the grader reads what the
+    turn may rest on and the grade row carries it to ``calibrate``."""
+    chunks = [*turn.passages, *turn.admissible_history]
+    return make_item(turn.case, {c.id: c.text for c in chunks}, [c.id for c in chunks])
+
+
+def make_item(
+    case: CaseResult, texts: dict[str, str], context_ids: list[str] | None = None
+) -> AnswerItem:
     """The item for one audited case; ``texts`` has every one of its context chunks."""
     judge = case.judge
     return answer_item(
         case.case_id,
         case.query,
-        list(case.context_ids),
+        list(case.context_ids) if context_ids is None else context_ids,
         texts,
         case.answer,
         judge={

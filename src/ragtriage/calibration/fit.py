@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ragtriage.calibration.agreement import agreement, cohen_kappa
+from ragtriage.calibration.band import DEFAULT_DELTA, DEFAULT_MIN_AGREEMENT, Band
 from ragtriage.calibration.combine import combination_features, fit_logistic, usable_features
 from ragtriage.calibration.decision import (
     FACT_VETO,
@@ -24,6 +25,7 @@ from ragtriage.calibration.decision import (
     ThresholdRule,
     result_features,
 )
+from ragtriage.calibration.fit_check import grade_shape
 from ragtriage.calibration.grades import GradedItem
 from ragtriage.calibration.intergrader import krippendorff_alpha_nominal
 from ragtriage.calibration.judges import answer_tokens, package_version
@@ -35,6 +37,7 @@ from ragtriage.calibration.record import (
     MethodResult,
     PPIDemo,
     ScopeReport,
+    Selective,
     UnscoredItem,
     few_grades,
 )
@@ -42,6 +45,7 @@ from ragtriage.calibration.select import (
     Candidate,
     Selection,
     candidates,
+    nested_band,
     nested_select,
     select_rule,
 )
@@ -58,9 +62,15 @@ from ragtriage.errors import InputError
 from ragtriage.judge.lexical import lexical_support
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.judge.types import JudgeResult, Outcome
-from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
+from ragtriage.stats import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Estimate,
+    bootstrap_statistic,
+    wilson_interval,
+)
 
-__all__ = ["Fit", "beats_baseline", "calibrate"]
+__all__ = ["Fit", "beats_baseline", "calibrate", "scope_candidates"]
 
 Fit = Callable[[Table, np.ndarray], AnyRule]
 
@@ -132,6 +142,9 @@ class _Scope:
         self.grades, self.folds = grades[idx], folds[idx]
         self.seed, self.resamples = seed, resamples
         self.oof: dict[str, np.ndarray] = {}
+        self.min_agreement, self.delta = DEFAULT_MIN_AGREEMENT, DEFAULT_DELTA
+        self.selective: Selective | None = None
+        self.decided = np.zeros(len(self.y), dtype=bool)
 
     def method(
         self, name: str, fit: Fit, *, scores: bool = False
@@ -157,8 +170,37 @@ class _Scope:
         cv = agreement(self.y[ok], oof[ok], resamples=self.resamples, seed=self.seed)
         in_kappa = agreement(self.y, np.nan_to_num(rule.predict(self.table)), resamples=0).kappa
         self.oof["selected"] = oof
+        self.selective = self._selective(selection, cands, oof)
         name = f"selected ({selection.chosen})"
         return selection, MethodResult(name=name, cv=cv, in_sample_kappa=in_kappa, rule=rule), rules
+
+    def _selective(
+        self, selection: Selection, cands: list[Candidate], oof: np.ndarray
+    ) -> Selective:
+        """Coverage and decided agreement of the band fitted inside each outer fold."""
+        decided, _, band = nested_band(
+            selection, cands, self.table, self.y, self.folds, self.seed,
+            self.min_agreement, self.delta,
+        )  # fmt: skip
+        ok = np.isfinite(oof)
+        self.decided = np.where(ok, decided, False)
+        take = self.decided
+        n, k = int(ok.sum()), int(take.sum())
+        right = int((oof[take] == self.y[take]).sum())
+        return Selective(
+            min_agreement=self.min_agreement,
+            delta=self.delta,
+            n=n,
+            decided=k,
+            coverage=_wilson(k, n),
+            agreement=_wilson(right, k),
+            decided_cv=(
+                agreement(self.y[take], oof[take], resamples=self.resamples, seed=self.seed)
+                if k > 1
+                else None
+            ),
+            band=band,
+        )
 
     def kappa_difference(self, a: str, b: str) -> tuple[float, float, float]:
         """Cross-validated kappa of method ``a`` minus that of ``b`` on the same items, with
@@ -185,8 +227,12 @@ def calibrate(
     resamples: int = DEFAULT_RESAMPLES,
     seconds: float | None = None,
     ppi_fraction: float = 0.5,
+    min_agreement: float = DEFAULT_MIN_AGREEMENT,
+    delta: float = DEFAULT_DELTA,
 ) -> CalibrationRecord:
-    """Agreement, thresholds, baselines, combination and a PPI check, per dataset and pooled."""
+    """Agreement, thresholds, baselines, combination, the selective band (decided answers
+    agree with the humans at ``min_agreement`` with probability ``1 - delta``) and a PPI
+    check, per dataset and pooled."""
     if not results:
         raise InputError("no judge results to calibrate")
     prints = {r.fingerprint.model_dump_json() for r in results}
@@ -234,9 +280,11 @@ def calibrate(
     signal_names = _distinct(table, ["score", *[k for k in table if k != "score"]])
     is_lexical_judge = results[0].fingerprint.judge == "lexical"
     scopes, pooled_choice = {}, None
+    first_unsure: dict[str, bool] = {}
     for name in scope_names:
         mask = np.array([name in ("pooled", i.dataset) for i in used])
         sc = _Scope(np.flatnonzero(mask), y, table, grades, fold_of, seed, resamples)
+        sc.min_agreement, sc.delta = min_agreement, delta
         in_scope = [i for i in items if name in ("pooled", i.dataset)]
         report, choice = _scope_report(
             name, sc, in_scope, signal_names, derived, is_lexical_judge, folds, ppi_fraction
@@ -265,6 +313,7 @@ def calibrate(
         scopes[name] = report
         if name == scope_names[0]:
             pooled_choice = choice
+            first_unsure = {used[int(k)].id: not d for k, d in zip(sc.idx, sc.decided, strict=True)}
     assert pooled_choice is not None
     chosen, chosen_folds = pooled_choice
     oof = np.full(len(used), np.nan)
@@ -287,6 +336,7 @@ def calibrate(
                 fold=None if fold is None else int(fold),
                 decision_cv=None if np.isnan(cv_d) else bool(cv_d),
                 decision=None if np.isnan(full_d) else bool(full_d),
+                unsure_cv=None if np.isnan(cv_d) else first_unsure.get(item.id),
             )
         )
     n_judged = max(1, len([r for r in results if r.item_id in graded_ids]))
@@ -331,12 +381,31 @@ def calibrate(
         rule=chosen.rule,
         rule_name=chosen.name,
         fold_rules=chosen_folds,
+        band=_band_of(scopes[scope_names[0]]),
+        grade_shape=grade_shape(
+            [
+                {**result_features(by_id[i.id]), "context_chars": sum(len(c) for c in i.contexts)}
+                for i in used
+            ]
+        ),
         scopes=scopes,
         items=records,
         cost=cost,
         warnings=warnings,
         stability=stability,
     )
+
+
+def _band_of(scope: ScopeReport) -> Band | None:
+    return scope.selective.band if scope.selective is not None else None
+
+
+def _wilson(successes: int, n: int) -> Estimate:
+    """A share with its Wilson 95 % interval; all null (NaN) when there is nothing to count."""
+    if n == 0:
+        return Estimate(estimate=float("nan"), low=float("nan"), high=float("nan"))
+    w = wilson_interval(successes, n)
+    return Estimate(estimate=w.estimate, low=w.low, high=w.high)
 
 
 def beats_baseline(difference: tuple[float, float, float]) -> bool:
@@ -374,10 +443,7 @@ def _scope_report(
         baselines.append(sc.method("lexical", _fit_signal("lexical", 1))[0])
     lex = next((b.cv.kappa for b in baselines if b.name == "lexical"), None)
     best = max(signals, key=lambda m: np.nan_to_num(m.cv.kappa, nan=-1))
-    choosable = _distinct(sc.table, ["score", *usable_features(sc.table, reported)])
-    free = None if is_lexical_judge else MODEL_FREE_SIGNALS
-    shaped = shape_usable(sc.table)  # both shapes (citing or not) among these answers
-    cands = candidates(choosable, veto=FACT_VETO in reported, model_free=free, shape=shaped)
+    cands = scope_candidates(sc.table, derived, is_lexical_judge)
     selection, chosen, chosen_rules = sc.selected(cands)
     beats, vs_lexical = None, None
     if not is_lexical_judge and lex is not None:
@@ -405,11 +471,23 @@ def _scope_report(
         vs_lexical=vs_lexical,
         krippendorff_alpha=krippendorff_alpha_nominal(multi),
         n_multi_graded=len(multi),
+        selective=sc.selective,
         ppi=_ppi_demo(sc, fit, folds, sc.seed, ppi_fraction),
     )
     if report.ppi is None:
         report.ppi_note = _no_ppi(sc.y, folds, ppi_fraction)
     return report, (chosen, chosen_rules)
+
+
+def scope_candidates(table: Table, derived: set[str], is_lexical_judge: bool) -> list[Candidate]:
+    """The candidate rules nested cross-validation chooses among on a scope's answers: the
+    signals the judge reports itself (not ``derived`` ones), the combinations, the shape
+    rules when both shapes are there, each with the fact-check veto when it is reported."""
+    reported = sorted(k for k in table if k not in derived)
+    choosable = _distinct(table, ["score", *usable_features(table, reported)])
+    free = None if is_lexical_judge else MODEL_FREE_SIGNALS
+    shaped = shape_usable(table)  # both shapes (citing or not) among these answers
+    return candidates(choosable, veto=FACT_VETO in reported, model_free=free, shape=shaped)
 
 
 def _no_ppi(y: np.ndarray, folds: int, fraction: float) -> str:

@@ -15,14 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
-from ragtriage.calibration.decision import Rule, decide_one
+from ragtriage.calibration.band import Band, decided_mask, margins
+from ragtriage.calibration.decision import Rule, decide_one, result_features, rule_features
+from ragtriage.calibration.fit_check import GradeShape
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
 from ragtriage.calibration.stability import SelfAgreement
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
-from ragtriage.stats import NanFloat
+from ragtriage.stats import Estimate, NanFloat
 
 SCHEMA = "ragtriage.calibration/1"
 # Below these many scored grades (or grades of one class), calibrate and the audit warn.
@@ -90,6 +92,33 @@ class PPIDemo(BaseModel):
     """Fraction 0-1 of the scored grades kept labelled."""
 
 
+class Selective(BaseModel):
+    """The selected rule with its band (``calibration.band``): the share of answers it
+    decides and how well the decided ones agree with the humans, both out of fold (the
+    band fitted inside each outer fold of the nested cross-validation)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    min_agreement: float
+    """The target agreement on decided answers (0-1), ``calibrate --min-agreement``."""
+    delta: float
+    """The band's guarantee holds with probability at least ``1 - delta``."""
+    n: int
+    """Answers with an out-of-fold decision (count)."""
+    decided: int
+    """Of them, those the band decided out of fold; the rest were ``unsure`` (count)."""
+    coverage: Estimate
+    """Share 0-1 of answers decided, with its Wilson 95% interval."""
+    agreement: Estimate
+    """Share 0-1 of decided answers whose decision matches the human grade, with its
+    Wilson 95% interval; null when none is decided."""
+    decided_cv: Agreement | None = None
+    """Every agreement figure (kappa with its bootstrap interval ...) on the decided
+    answers; null when none is decided."""
+    band: Band
+    """The band of the record's rule, fitted on all answers of the scope."""
+
+
 class ScopeReport(BaseModel):
     """Calibration of one dataset, or of all of them pooled."""
 
@@ -138,6 +167,8 @@ class ScopeReport(BaseModel):
     than once; null when there are none."""
     n_multi_graded: int = 0
     """Items graded by more than one grader (count)."""
+    selective: Selective | None = None
+    """The selected rule's band: coverage and agreement on decided answers, out of fold."""
     ppi: PPIDemo | None = None
     """The PPI check on a seeded split of the graded items; null when too few (see
     ``ppi_note``)."""
@@ -169,6 +200,9 @@ class LabelledItem(BaseModel):
     a feature is missing."""
     decision: bool | None = None  # the record's rule fitted on all items
     """The decision of the record's rule fitted on all items; null as ``decision_cv``."""
+    unsure_cv: bool | None = None
+    """True when the band left the item ``unsure`` out of fold (its fold's rule and band);
+    null when not measured or the record has no band."""
 
 
 class Cost(BaseModel):
@@ -210,6 +244,12 @@ class CalibrationRecord(BaseModel):
     """``selected (NAME)``: NAME is the candidate nested cross-validation chose."""
     fold_rules: list[Rule]  # the rule refitted without each fold (cross-fitted PPI)
     """The rule refitted without each fold, for the audit's cross-fitted PPI."""
+    grade_shape: GradeShape | None = None
+    """The shape of the graded answers (``calibration.fit_check``), which an audit's
+    answers are compared with; null in records written before it."""
+    band: Band | None = None
+    """Where ``rule`` decides and where it leaves an answer ``unsure`` (the first scope's
+    band); null in records written before bands, which decide every answer."""
     scopes: dict[str, ScopeReport]
     """Scope (``pooled`` first with several datasets, else the one dataset) -> its figures."""
     items: list[LabelledItem]
@@ -237,6 +277,16 @@ class CalibrationRecord(BaseModel):
         """Faithful (True) / unfaithful (False) by the calibrated rule; None for outcomes
         other than ``scored`` (and for a result lacking the rule's signal)."""
         return decide_one(self.rule, result)
+
+    def is_unsure(self, result: JudgeResult) -> bool:
+        """Whether the band leaves this scored result undecided (always False without a
+        band, or for a result the rule cannot decide: that is ``None``, not unsure)."""
+        if self.band is None or self.decide(result) is None:
+            return False
+        table = {k: np.array([v]) for k, v in result_features(result).items()}
+        table.update({f: np.array([np.nan]) for f in rule_features(self.rule) if f not in table})
+        groups, distance = margins(self.rule, table)
+        return not bool(decided_mask(self.band, groups, distance)[0])
 
     def ppi(
         self,
@@ -335,6 +385,7 @@ __all__ = [
     "MIN_GRADES",
     "MIN_PER_CLASS",
     "CalibrationRecord",
+    "Selective",
     "StaleCalibrationError",
     "ensure_fresh",
     "few_grades",

@@ -50,6 +50,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from ragtriage.calibration.agreement import cohen_kappa
+from ragtriage.calibration.band import (
+    DEFAULT_DELTA,
+    DEFAULT_MIN_AGREEMENT,
+    Band,
+    fit_band,
+    oof_margins,
+)
 from ragtriage.calibration.combine import fit_logistic
 from ragtriage.calibration.decision import FACT_VETO, AnyRule, Table, VetoRule
 from ragtriage.calibration.shape import (
@@ -68,6 +75,7 @@ __all__ = [
     "Candidate",
     "Selection",
     "candidates",
+    "nested_band",
     "nested_select",
     "select_rule",
 ]
@@ -237,3 +245,38 @@ def nested_select(
         choice_counts=dict(Counter(choices).most_common()),
     )
     return selection, oof, fold_rules, chosen.fit(table, y)
+
+
+def nested_band(
+    selection: Selection,
+    cands: list[Candidate],
+    table: Table,
+    y: np.ndarray,
+    folds: np.ndarray,
+    seed: int,
+    min_agreement: float = DEFAULT_MIN_AGREEMENT,
+    delta: float = DEFAULT_DELTA,
+) -> tuple[np.ndarray, list[Band], Band]:
+    """The selective band fitted inside the nested cross-validation (``calibration.band``):
+    in each outer fold, on the training folds only, the candidate that fold chose is
+    cross-fitted over inner folds and the band fitted on those out-of-fold margins; the
+    held-out fold's answers are then decided or left unsure by the training rule and that
+    band. Returns the outer-fold "decided" mask, the fold bands and the band of the rule
+    chosen on all items (fitted the same way on all of them)."""
+    by_name = {c.name: c for c in cands}
+
+    def band_of(cand: Candidate, part: Table, labels: np.ndarray, fold_seed: int) -> Band:
+        inner = stratified_folds([str(v) for v in labels], INNER_FOLDS, fold_seed)
+        groups, distance, decision = oof_margins(cand.fit, part, labels, inner)
+        return fit_band(groups, distance, decision == labels, min_agreement, delta)
+
+    decided = np.zeros(len(y), dtype=bool)
+    bands: list[Band] = []
+    for f, name in zip(np.unique(folds), selection.fold_choices, strict=True):
+        train, test = folds != f, folds == f
+        cand = by_name[name]
+        band = band_of(cand, subset(table, train), y[train], seed + int(f) + 1)
+        rule = cand.fit(subset(table, train), y[train])
+        decided[test] = band.decided(rule, subset(table, test))
+        bands.append(band)
+    return decided, bands, band_of(by_name[selection.chosen], table, y, seed)

@@ -36,9 +36,13 @@ def grades(config: GradesConfig) -> None:
 
 def _serve(config: GoldenConfig | GradesConfig) -> None:
     output_file(config.out, "--out")
-    stopped = run_flow(
-        config, lambda url: print_url(url, console()), lambda line: print_note(line, console())
-    )
+    try:
+        stopped = run_flow(
+            config, lambda url: print_url(url, console()), lambda line: print_note(line, console())
+        )
+    except KeyboardInterrupt:  # Ctrl-C before the page was served (reading the corpus)
+        print_note(f"stopped before the page was served; {config.out} is as it was", console())
+        return
     print_stopped(
         stopped.marks, stopped.written, str(stopped.output), str(stopped.session), console()
     )

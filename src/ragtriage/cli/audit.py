@@ -35,11 +35,26 @@ def run(
         "results"
     ),
     quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
+    dry_run: Annotated[
+        bool,
+        flag(
+            "--dry-run",
+            "Print the judges' expected calls and cost (with --escalate-to: per judge of "
+            "the cascade) and stop before anything runs.",
+        ),
+    ] = False,
 ) -> None:
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
     from ragtriage.flows.audit import audit
     from ragtriage.render.terminal import audit_summary
+
+    if dry_run:
+        from ragtriage.flows.audit import plan_calls
+        from ragtriage.render.terminal import print_call_plan
+
+        print_call_plan(plan_calls(config), console(False))
+        return
 
     output_dir(out, "--out", OUTPUTS)
     output_dir(out / "calibration", "--out")  # where a calibration's plots go

@@ -83,6 +83,7 @@ def _ks(values: list[str] | None) -> list[int]:
 PARSED: dict[str, Parsed] = {
     "judge": Parsed(str, _judge, "embedded"),
     "judges": Parsed(list[str] | None, _judges),
+    "escalate_to": Parsed(list[str] | None, _judges),
     "columns": Parsed(str | None, _columns),
     "metrics": Parsed(list[str] | None, _metrics),
     "k": Parsed(list[str] | None, _ks),

@@ -23,6 +23,8 @@ same qrels and run.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,10 +32,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragtriage.atomic import write_atomic
 from ragtriage.data.golden import load_chunks, parse_case
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet, Trace
-from ragtriage.data.readers import check_type, iter_records, require
+from ragtriage.data.readers import check_type, iter_records, read_text, require
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -42,12 +45,16 @@ __all__ = [
     "GoldenTurn",
     "TracedTurn",
     "TurnRecords",
+    "assign_conversation_holdout",
+    "check_splits",
     "check_turns",
+    "is_conversation_file",
     "load_conversation_golden",
     "parse_golden_turn",
     "slice_tags",
     "turn_id",
     "turn_slice",
+    "write_conversation_split",
 ]
 
 CONVERSATION_FILES = ("conversations.jsonl", "conversations.json")
@@ -97,6 +104,18 @@ class ConversationGolden(BaseModel):
         for turn in self.turns:
             out.setdefault(turn.conversation_id, []).append(turn)
         return {cid: sorted(turns, key=lambda t: t.turn) for cid, turns in out.items()}
+
+    def has_holdout(self) -> bool:
+        return any(t.case.split == "holdout" for t in self.turns)
+
+    def select(self, split: str) -> ConversationGolden:
+        """The conversations of one slice (``dev`` or ``holdout``): whole conversations,
+        since a conversation's turns are all in one slice (:func:`check_splits`)."""
+        turns = [t for t in self.turns if t.case.split == split]
+        if not turns:
+            raise InputError(f"the golden set has no {split!r} conversations", path=self.source
+                             or None, field="split")  # fmt: skip
+        return self.model_copy(update={"turns": turns})
 
     def flat(self) -> GoldenSet:
         """Every turn as a golden case (id ``conv#turn``), tagged with its slices."""
@@ -192,9 +211,63 @@ def load_conversation_golden(path: str | Path) -> ConversationGolden:
         raise InputError("conversational golden set is empty", path=path)
     check_turns(((t.conversation_id, t.turn, ln) for t, (ln, _) in zip(turns, lines, strict=True)),
                 path)  # fmt: skip
+    check_splits(((t, ln) for t, (ln, _) in zip(turns, lines, strict=True)), path)
     corpus_path = path.parent / "corpus.jsonl"
     corpus = load_chunks(corpus_path) if corpus_path.is_file() else None
     return ConversationGolden(turns=turns, corpus=corpus, source=str(path))
+
+
+def check_splits(turns: Iterable[tuple[GoldenTurn, int]], path: Path) -> None:
+    """A conversation's turns must all be in one slice: a held-back turn whose earlier
+    turns are in the development slice would have its history tuned on."""
+    first: dict[str, tuple[str, int]] = {}
+    for turn, line in turns:
+        split = turn.case.split
+        seen = first.setdefault(turn.conversation_id, (split, turn.turn))
+        if split != seen[0]:
+            raise InputError(
+                f"conversation {turn.conversation_id!r} has turn {seen[1]} in {seen[0]!r} and "
+                f"turn {turn.turn} in {split!r}: a held-back slice keeps whole conversations",
+                path=path,
+                line=line,
+                field="split",
+            )
+
+
+def is_conversation_file(path: Path) -> bool:
+    """Whether ``path`` is a conversational golden file (its first record has
+    ``conversation_id`` and ``turn``), so commands that take either can tell."""
+    if not path.is_file() or path.suffix.lower() not in (".jsonl", ".json"):
+        return False
+    for _, record in iter_records(path):
+        return {"conversation_id", "turn"} <= set(record)
+    return False
+
+
+def assign_conversation_holdout(
+    golden: ConversationGolden, fraction: float, seed: int
+) -> dict[str, str]:
+    """A seeded holdout of ``round(fraction * n)`` whole conversations, ranked by
+    sha256(seed:conversation id) as ``data/holdout.assign_holdout`` ranks cases."""
+    if not 0.0 < fraction < 1.0:
+        raise InputError(f"must be between 0 and 1, got {fraction}", field="fraction")
+    ids = list(golden.conversations())
+    ranked = sorted(ids, key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest())
+    held = set(ranked[: round(fraction * len(ids))])
+    return {conv: "holdout" if conv in held else "dev" for conv in ids}
+
+
+def write_conversation_split(source: Path, assignment: dict[str, str], out: Path | None) -> Path:
+    """The golden file rewritten with each turn's ``split`` its conversation's; every
+    other field kept as written. ``out``: a file, or a folder (gets the corpus too)."""
+    records = [{**record, "split": assignment[str(record["conversation_id"])]}
+               for _, record in iter_records(source)]  # fmt: skip
+    target = source if out is None else out if out.suffix else out / source.name
+    if out is not None and not out.suffix and (source.parent / "corpus.jsonl").is_file():
+        write_atomic(out / "corpus.jsonl", (source.parent / "corpus.jsonl").read_bytes())
+    if read_text(source).lstrip().startswith("["):
+        return write_atomic(target, json.dumps(records, indent=1, ensure_ascii=False) + "\n")
+    return write_atomic(target, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 
 
 @dataclass

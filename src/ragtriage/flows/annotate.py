@@ -22,7 +22,8 @@ sampled query whose text is not the same, an answer gone or rewritten, another
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,9 +42,10 @@ from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError
 from ragtriage.flows.config import MAX_SEED, Setting
-from ragtriage.results.load import load_audit
+from ragtriage.results.load import load_audit, load_conversations
 from ragtriage.stats import DEFAULT_SEED
 from ragtriage.system.run import chunk_texts
+from ragtriage.triage.conversations import ConversationsResult
 from ragtriage.triage.models import AuditResult
 
 __all__ = [
@@ -115,6 +117,22 @@ class Prepared:
 def prepare_golden(config: GoldenConfig) -> Prepared:
     corpus = Corpus(load_chunks(config.corpus))
     store = SessionStore(config.out, render_golden)
+    with _released_on_error(store):
+        return _golden(config, corpus, store)
+
+
+@contextmanager
+def _released_on_error(store: SessionStore) -> Iterator[None]:
+    """A session refused (a conflicting input) releases its lock at once: the caller may
+    be a process that goes on (a test, a notebook), not only a command that exits."""
+    try:
+        yield
+    except BaseException:
+        store.close()
+        raise
+
+
+def _golden(config: GoldenConfig, corpus: Corpus, store: SessionStore) -> Prepared:
     origin = {
         "source": str(config.queries),
         "sha256": file_sha256(config.queries) if config.queries.is_file() else None,
@@ -123,7 +141,7 @@ def prepare_golden(config: GoldenConfig) -> Prepared:
     notes: list[str] = [_swept(store)] if store.swept else []
     saved = _resumable(store, "golden")
     if saved is not None and saved.get("wanted") != wanted:
-        notes.append(_extend_golden(saved, config, origin, wanted))
+        notes += _extend_golden(saved, config, origin, wanted)
     elif saved is None:
         log = fold(read_queries(config.queries))
         _unique_ids(log.queries, config.queries)
@@ -181,22 +199,29 @@ def prepare_grades(config: GradesConfig) -> Prepared:
         return _prepare_answers(config, config.answers)
     assert config.audit is not None
     store = SessionStore(config.out, grading.render_grades)
-    digest = file_sha256(config.audit) if config.audit.is_file() else None
+    with _released_on_error(store):
+        return _grades(config, config.audit, store)
+
+
+def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
+    digest = file_sha256(audit) if audit.is_file() else None
     wanted = {"audit": digest, "seed": config.seed, "size": config.sample}
     notes: list[str] = [_swept(store)] if store.swept else []
     saved = _resumable(store, "grades")
     if saved is not None and saved.get("wanted") != wanted:
-        notes.append(_extend_from_audit(saved, config, config.audit, digest, wanted))
+        notes += _extend_from_audit(saved, config, audit, digest, wanted)
+    elif saved is None and (threads := load_conversations(audit)) is not None:
+        saved = _conversation_session(threads, config, audit, digest, wanted, notes)
     elif saved is None:
-        result = load_audit(config.audit)
+        result = load_audit(audit)
         population = grading.gradable(result)
         if not population:
             raise InputError(
                 "the audit has no answer the judge scored: nothing to grade",
-                path=config.audit,
+                path=audit,
                 field="cases",
             )
-        texts, changed = _context_texts(result, config.audit)
+        texts, changed = _context_texts(result, audit)
         notes += changed
         items = [
             grading.make_item(c, texts) for c in sample(population, config.sample, config.seed)
@@ -209,7 +234,7 @@ def prepare_grades(config: GradesConfig) -> Prepared:
             "kind": "grades",
             "created_at": _now(),
             "wanted": wanted,
-            "audit": _audit_origin(result, config.audit, digest),
+            "audit": _audit_origin(result, audit, digest),
             "sample": {"seed": config.seed, "population": len(population)},
             "items": [i.public() for i in items],
             "options": {},
@@ -241,12 +266,17 @@ def _prepare_answers(config: GradesConfig, path: Path) -> Prepared:
             "--show-judge needs --audit: a traces file has no verdict", field="--show-judge"
         )
     store = SessionStore(config.out, grading.render_grades)
+    with _released_on_error(store):
+        return _answers(config, path, store)
+
+
+def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     digest = file_sha256(path) if path.is_file() else None
     wanted = {"answers": digest, "seed": config.seed, "size": config.sample}
     notes: list[str] = [_swept(store)] if store.swept else []
     saved = _resumable(store, "grades")
     if saved is not None and saved.get("wanted") != wanted:
-        notes.append(_extend_from_answers(saved, config, path, digest, wanted))
+        notes += _extend_from_answers(saved, config, path, digest, wanted)
     elif saved is None:
         read = read_traces(path, DEFAULT_CONTEXT_K)
         population, texts = _gradable_traces(read, path)
@@ -431,24 +461,44 @@ def _drawn(rest: list[Any], size: int, population: int, drawn: int, seed: int) -
 
 
 def _extended(
-    saved: dict[str, Any], wanted: dict[str, Any], population: int, added: int, left: int
-) -> str:
-    before = saved["wanted"]
+    saved: dict[str, Any],
+    wanted: dict[str, Any],
+    before: int | None,
+    population: int,
+    drawn: int,
+    added: int,
+) -> list[str]:
+    """Record the extension in the session; what the person should know about it. When
+    the population itself grew, the first draw came from the earlier one only, so an
+    earlier item had a better chance to be drawn than a new one: both chances are said
+    (a grading sample then weighs the earlier answers more)."""
+    saved["extended"] = [
+        *saved.get("extended", []),
+        {"at": _now(), "from": saved["wanted"], "population": population, "added": added},
+    ]
     saved["wanted"] = wanted
-    saved.setdefault("extended", []).append(
-        {"at": _now(), "from": before, "population": population, "added": added}
-    )
+    left = population - drawn
     done = len(saved.get("records", {}))
-    return (
-        f"extending the session of {saved.get('created_at')}: its items and {done} marks "
-        f"kept; {added} added, drawn with seed {wanted['seed']} from the {left} not drawn "
-        f"yet (of {population})"
-    )
+    notes = [
+        f"extending the session of {saved.get('created_at')}: its {drawn} items and {done} "
+        f"marks kept; {added} added, drawn with seed {wanted['seed']} from the {left} not "
+        f"drawn yet (of {population})"
+    ]
+    if before and population > before and drawn < before:
+        rest = added / left if left else 0.0
+        earlier = drawn / before + (1 - drawn / before) * rest
+        notes.append(
+            f"warning: the input grew from {before} to {population} items since the last "
+            f"draw: an earlier item had a {earlier:.0%} chance to be drawn, a new one "
+            f"{rest:.0%} (a sample drawn afresh, with another output, gives every one "
+            f"{(drawn + added) / population:.0%})"
+        )
+    return notes
 
 
 def _extend_golden(
     saved: dict[str, Any], config: GoldenConfig, origin: dict[str, Any], wanted: dict
-) -> str:
+) -> list[str]:
     """More queries (a grown log, a larger --sample) for a golden-set session."""
     sampled = saved["sample"]
     _growable(saved, config.seed, config.sample, len(sampled))
@@ -464,17 +514,18 @@ def _extend_golden(
     _unique_ids(log.queries, config.queries)
     rest = [q for q in log.queries if q.id not in ids]
     added = _drawn(rest, config.sample, len(log.queries), len(sampled), config.seed)
+    before = saved["queries"].get("distinct")
     saved["sample"] = [*sampled, *({"id": q.id, "text": q.text} for q in added)]
     saved["queries"].update(
         {**origin, "read": log.read, "exact": log.exact, "near": log.near,
          "distinct": len(log.queries)}
     )  # fmt: skip
-    return _extended(saved, wanted, len(log.queries), len(added), len(rest))
+    return _extended(saved, wanted, before, len(log.queries), len(sampled), len(added))
 
 
 def _extend_from_answers(
     saved: dict[str, Any], config: GradesConfig, path: Path, digest: str | None, wanted: dict
-) -> str:
+) -> list[str]:
     """More answers (a grown traces file, a larger --sample) for a grading session."""
     if "answers" not in saved:
         raise InputError(
@@ -508,13 +559,14 @@ def _extend_from_answers(
         ),
     ]
     saved["answers"] = _answers_origin(read, path, digest)
+    before = saved["sample"]["population"]
     saved["sample"]["population"] = len(population)
-    return _extended(saved, wanted, len(population), len(added), len(rest))
+    return _extended(saved, wanted, before, len(population), len(items), len(added))
 
 
 def _extend_from_audit(
     saved: dict[str, Any], config: GradesConfig, path: Path, digest: str | None, wanted: dict
-) -> str:
+) -> list[str]:
     """More answers (a newer audit of the same answers and others, a larger --sample)."""
     if "audit" not in saved:
         raise InputError(
@@ -524,6 +576,13 @@ def _extend_from_audit(
         )
     items = saved["items"]
     _growable(saved, config.seed, config.sample, len(items))
+    if load_conversations(path) is not None:
+        raise InputError(
+            "a grades session of a conversations result is not extended: choose another "
+            "output (--out) for a new sample",
+            path=path,
+            field="--audit",
+        )
     result = load_audit(path)
     population = grading.gradable(result)
     now = {
@@ -537,11 +596,42 @@ def _extend_from_audit(
     texts = _context_texts(result, path)[0] if added else {}
     saved["items"] = [*items, *(grading.make_item(c, texts).public() for c in added)]
     saved["audit"] = _audit_origin(result, path, digest)
+    before = saved["sample"]["population"]
     saved["sample"]["population"] = len(population)
-    return _extended(saved, wanted, len(population), len(added), len(rest))
+    return _extended(saved, wanted, before, len(population), len(items), len(added))
 
 
-def _audit_origin(result: AuditResult, path: Path, digest: str | None) -> dict[str, Any]:
+def _conversation_session(
+    result: ConversationsResult,
+    config: GradesConfig,
+    path: Path,
+    digest: str | None,
+    wanted: dict[str, Any],
+    notes: list[str],
+) -> dict[str, Any]:
+    """A new session over a ``ragtriage conversations`` result: a seeded sample of its
+    scored turns, each shown with its admissible history (annotate/grades.turn_item)."""
+    population = grading.gradable_turns(result)
+    if not population:
+        raise InputError("the result has no turn the judge scored: nothing to grade",
+                         path=path, field="turns")  # fmt: skip
+    items = [grading.turn_item(t) for t in sample(population, config.sample, config.seed)]
+    notes.append(f"{len(items)} of the conversations' {len(population)} scored turns drawn "
+                 f"with seed {config.seed}, each with the history it may rest on")  # fmt: skip
+    return {
+        "kind": "grades",
+        "created_at": _now(),
+        "wanted": wanted,
+        "audit": _audit_origin(result, path, digest),
+        "sample": {"seed": config.seed, "population": len(population)},
+        "items": [i.public() for i in items],
+        "options": {},
+    }
+
+
+def _audit_origin(
+    result: AuditResult | ConversationsResult, path: Path, digest: str | None
+) -> dict[str, Any]:
     return {
         "id": f"{result.created_at} {digest[:12] if digest else ''}".strip(),
         "source": str(path),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from ragtriage.atomic import file_sha256
+from ragtriage.calibration.fit_check import misfit
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
@@ -42,7 +43,7 @@ from ragtriage.flows.config import (
 from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint, judge_options, resolve_model
 from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
-from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult
+from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
 from ragtriage.models.base import ChatModel
 from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.models.calls import Caller
@@ -58,9 +59,21 @@ from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import Decider, find_decider, model_free_plan
-from ragtriage.triage.models import AuditResult, Trace
+from ragtriage.triage.diagnostics import summarize
+from ragtriage.triage.models import AuditResult, Escalation, Label, Trace
 
-__all__ = ["AuditConfig", "Tick", "audit", "judge_choice", "run_audit", "unjudgeable"]
+__all__ = [
+    "AuditConfig",
+    "PlannedJudge",
+    "Tick",
+    "audit",
+    "escalation_deciders",
+    "judge_choice",
+    "judge_label",
+    "plan_calls",
+    "run_audit",
+    "unjudgeable",
+]
 
 
 @dataclass
@@ -110,10 +123,11 @@ class AuditConfig:
     on_mismatch: Annotated[  # see triage/mismatch.py
         str,
         Setting(
-            "'warn' (list and go on) or 'error' (exit 2) on file mismatches.",
-            choices=("warn", "error"),
+            "File mismatches: 'fail' (list them; the gate fails when one makes the result "
+            "meaningless), 'warn' (list them and go on) or 'error' (exit 2 on any).",
+            choices=mismatch.POLICIES,
         ),
-    ] = "warn"
+    ] = "fail"
     samples: Annotated[
         int,
         Setting(
@@ -135,6 +149,24 @@ class AuditConfig:
     ] = None
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
     columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
+    # the cascade for unsure answers (flows/escalate.py)
+    escalate_to: Annotated[
+        list[JudgeSpec],
+        Setting(
+            "Judge the answers the judge is unsure of again with this judge (repeatable: "
+            "a cascade, each judging what the one before left unsure); each needs a "
+            "calibration record of its own.",
+            metavar="SPEC",
+        ),
+    ] = field(default_factory=list)
+    escalate_calibration: Annotated[
+        list[Path],
+        Setting(
+            "The calibration record of each --escalate-to judge, in the same order "
+            "(default: a shipped record matching its fingerprint).",
+            metavar="FILE",
+        ),
+    ] = field(default_factory=list)
 
     # --metrics over --k, parsed once here (a bad name is refused before any case is run)
     measures: list[Measure] = field(init=False, repr=False, compare=False)
@@ -155,7 +187,9 @@ class AuditConfig:
 def _public(value: Any) -> Any:
     """A setting as JSON: a parsed spec as the user wrote it (a column mapping as
     ``ours=theirs,...``), a model object by its name."""
-    if isinstance(value, str | int | float | bool | list | dict | type(None)):
+    if isinstance(value, list):  # --escalate-to's specs, --escalate-calibration's paths
+        return [_public(v) for v in value]
+    if isinstance(value, str | int | float | bool | dict | type(None)):
         return value
     if isinstance(value, JudgeSpec):
         return value.source or str(value)
@@ -183,6 +217,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     store = ResponseCache(config.cache or default_cache_path())
     try:
         strategy, judge_model = judge_choice(config)
+        cascade = escalation_deciders(config)  # refused before anything runs
         # a calibrated rule that reads no model signal: judge without calling the model
         planned = _model_free_plan(config, strategy, judge_model)
         samples, temperature = config.samples, config.temperature
@@ -210,6 +245,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         texts = chunk_texts(golden, traces)
         mismatches = mismatch.find(golden, all_traces, texts)
         warnings = mismatch.apply(mismatches, config.on_mismatch, str(config.traces or ""))
+        meaningless = mismatch.meaningless(mismatches, golden, all_traces)
+        known = {c.id for c in golden.cases}
+        assumptions = trace_info.get("assumptions", {}) | mismatch.rising_scores(traces, known)
         warnings = full.notes + trace_info.get("notes", []) + warnings + sampling_note
         timings["system_s"] = time.perf_counter() - started
 
@@ -260,10 +298,43 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         timings["judge_s"] = time.perf_counter() - t0
         decider = planned or find_decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
+        name = judge_label(run.fingerprint)
         rows = case_rows.build(
-            golden, traces, by_id, decider, retrieval, reference, unjudged, texts
-        )
+            golden, traces, by_id, decider, retrieval, reference, unjudged, texts,
+            judge_name=name,
+        )  # fmt: skip
         generation = case_rows.generation_summary(rows, run.results, decider)
+        if decider.record is not None and decider.record.grade_shape is not None:
+            decider.status.misfit = misfit(decider.record.grade_shape, _shape_rows(rows, texts))
+        escalations: list[Escalation] = []
+        escalated: dict[str, tuple[JudgeResult, Decider, str]] = {}
+        for spec, level in cascade:
+            unsure = {r.case_id for r in rows if r.label == Label.UNSURE}
+            sent = [i for i in judged_items if i.id in unsure]
+            step = Escalation(judge=str(spec), calibration=level.status.source, sent=len(sent))
+            escalations.append(step)
+            if not sent:
+                continue
+            model_k: str | ChatModel | None = spec.model
+            if model_k == EMBEDDED:
+                require_llama()
+                shared_model = shared_model or resolve_model(None, threads=config.threads)
+                model_k = shared_model
+            run_k = await ajudge_run(
+                sent, model_k, spec.strategy, config.concurrency, store, **_judge_options(config)
+            )
+            step.fingerprint, step.usage = run_k.fingerprint, run_k.usage
+            for r in run_k.results:
+                escalated[r.item_id] = (r, level, str(spec))
+            rows = case_rows.build(
+                golden, traces, by_id, decider, retrieval, reference, unjudged, texts,
+                escalated=escalated, judge_name=name,
+            )  # fmt: skip
+            step.decided = sum(r.case_id in unsure and r.label != Label.UNSURE for r in rows)
+        diagnostics = summarize(
+            [(r.diagnostics, r.tags) for r in rows if r.diagnostics is not None],
+            "claims" if run.fingerprint.judge == "claims" else "alignment",
+        )
     finally:
         store.close()
     timings["total_s"] = time.perf_counter() - started
@@ -278,13 +349,15 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             "slice": "holdout" if config.holdout else "dev" if has_holdout(full) else "all",
             "format": full.format,
         },
-        traces={k: v for k, v in trace_info.items() if k != "notes"},
+        traces={k: v for k, v in trace_info.items() if k not in ("notes", "assumptions")},
         judge_fingerprint=run.fingerprint,
         judge_usage=run.usage,
         judge_cache=run.cache,
+        escalations=escalations,
         calibration=decider.status,
         retrieval=retrieval,
         generation=generation,
+        diagnostics=diagnostics,
         counts=case_rows.label_counts(rows),
         clusters=clusters(
             rows, lexical_retriever=config.traces is None and config.retriever == "bm25"
@@ -292,6 +365,8 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         cases=rows,
         warnings=warnings + retrieval.warnings,
         mismatches={k: v for k, v in mismatches.items() if v},
+        meaningless=meaningless,
+        assumptions=assumptions,
         timings={k: round(v, 2) for k, v in timings.items()},
     )
 
@@ -310,7 +385,12 @@ async def _traces(config, golden, store, shared_model, tick, full):
             [f"{len(read.traces) - len(kept)} traces of cases outside the audited slice "
              "set aside (not scored, not listed)"] if len(kept) < len(read.traces) else []
         )  # fmt: skip
-        info = {**_trace_info(config), "format": read.format, "notes": notes}
+        info = {
+            **_trace_info(config),
+            "format": read.format,
+            "notes": notes,
+            "assumptions": read.assumptions,
+        }
         return {q: t for q, t in kept.items() if q in known}, kept, info
     caller = Caller(shared_model, store, concurrency=1) if config.generator == GENERATOR else None
     traces = await run_system(
@@ -350,6 +430,131 @@ async def _reference_check(
         items, model, strategy, config.concurrency, store, **_judge_options(config)
     )
     return {r.item_id: r for r in run.results}, run
+
+
+@dataclass
+class PlannedJudge:
+    """One judge of the audit's cascade, before anything runs: what it will be sent."""
+
+    judge: str
+    answers: float  # expected answers sent (the first judge: every case)
+    calls_per_answer: float | None  # from its calibration record; None without one
+    usd_per_answer: float | None
+    unsure_share: float  # of what it is sent, the share its band leaves unsure (expected)
+
+    @property
+    def calls(self) -> float | None:
+        return None if self.calls_per_answer is None else self.answers * self.calls_per_answer
+
+    @property
+    def usd(self) -> float | None:
+        return None if self.usd_per_answer is None else self.answers * self.usd_per_answer
+
+
+def _unsure_share(decider: Decider) -> float:
+    """1 - the outer-fold coverage its record measured (0 for a record without a band)."""
+    record = decider.record
+    if record is None or record.band is None:
+        return 0.0
+    scope = next(iter(record.scopes.values()))
+    if (
+        scope.selective is None
+        or scope.selective.coverage.estimate != scope.selective.coverage.estimate
+    ):
+        return 1.0
+    return 1.0 - scope.selective.coverage.estimate
+
+
+def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
+    """The dry run: each judge of the cascade with the answers it is expected to be sent
+    (the unsure share of the judge before it, as its calibration measured out of fold)
+    and the calls and dollars its record's cost per answer makes of them. Runs nothing."""
+    from ragtriage.judge.api import fingerprint
+
+    cascade = escalation_deciders(config)
+    full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
+    answers = float(len(evaluated_slice(full, config.holdout).cases))
+    strategy, model = judge_choice(config)
+    if model == EMBEDDED:
+        from ragtriage.calibration.judges import spec_fingerprint
+
+        first = spec_fingerprint(JudgeSpec.parse(EMBEDDED))
+    else:
+        first = fingerprint(model=model, strategy=strategy, **_judge_options(config))
+    judges = [(judge_label(first), find_decider(config.calibration, first))]
+    judges += [(str(spec), decider) for spec, decider in cascade]
+    out = []
+    for name, decider in judges:
+        cost = decider.record.cost if decider.record is not None else None
+        share = _unsure_share(decider)
+        out.append(
+            PlannedJudge(
+                judge=name,
+                answers=answers,
+                calls_per_answer=None if cost is None else cost.calls_per_item,
+                usd_per_answer=None if cost is None else cost.usd_per_item,
+                unsure_share=share,
+            )
+        )
+        answers *= share
+    return out
+
+
+def _shape_rows(rows, texts: dict[str, str]) -> list[dict[str, float]]:
+    """The shape features (``calibration.fit_check``) of the audit's scored answers."""
+    out = []
+    for row in rows:
+        if row.judge is None or row.judge.outcome != Outcome.SCORED:
+            continue
+        chars = sum(len(texts.get(c, "")) for c in row.context_ids)
+        out.append({**row.judge.signals, "context_chars": float(chars)})
+    return out
+
+
+def judge_label(fingerprint: JudgeFingerprint) -> str:
+    """A judge by name in a case row: ``lexical``, or ``STRATEGY@MODEL``."""
+    if fingerprint.model == "none":
+        return fingerprint.judge
+    return f"{fingerprint.judge}@{fingerprint.model}"
+
+
+def escalation_deciders(config: AuditConfig) -> list[tuple[JudgeSpec, Decider]]:
+    """Each ``--escalate-to`` judge with the calibration that decides for it; a judge
+    without a record matching its fingerprint is refused here, before anything runs: it
+    would decide by an uncalibrated 0.5 on its score, or by another judge's rule."""
+    from ragtriage.judge.api import fingerprint
+
+    paths = list(config.escalate_calibration)
+    if len(paths) > len(config.escalate_to):
+        raise InputError(
+            f"{len(paths)} --escalate-calibration records for {len(config.escalate_to)} "
+            "--escalate-to judges",
+            field="--escalate-calibration",
+        )
+    out = []
+    for k, spec in enumerate(config.escalate_to):
+        path = paths[k] if k < len(paths) else None
+        model = None if spec.model == EMBEDDED else spec.model
+        fp = fingerprint(model=model, strategy=spec.strategy, **_judge_options(config))
+        if spec.model == EMBEDDED:  # the embedded model's name, without loading it
+            from ragtriage.calibration.judges import spec_fingerprint
+
+            fp = spec_fingerprint(spec)
+        decider = find_decider(path, fp)
+        if decider.record is None or decider.status.stale:
+            why = (
+                f"its calibration record differs in {', '.join(decider.status.stale)}"
+                if decider.record is not None
+                else "no calibration record matches it"
+            )
+            raise InputError(
+                f"judge {spec}: {why}; calibrate it on your grades "
+                f"(ragtriage calibrate GRADES --judge {spec} --out cal) and pass the record "
+                "with --escalate-calibration",
+                field="--escalate-to",
+            )
+        out.append((spec, decider))
+    return out
 
 
 def judge_choice(config: AuditConfig) -> tuple[str | None, str | ChatModel | None]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 from ragtriage.atomic import file_sha256
+from ragtriage.calibration.band import DEFAULT_DELTA, DEFAULT_MIN_AGREEMENT
 from ragtriage.calibration.fit import calibrate
 from ragtriage.calibration.grades import GradedItem, grade_files, load_grades
 from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
@@ -23,9 +24,11 @@ from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 __all__ = [
     "CalibrateConfig",
+    "GradePlan",
     "JudgeCalibration",
     "PlotWriter",
     "digest_files",
+    "plan_grades",
     "recorded_dir",
     "run",
     "run_calibration",
@@ -37,12 +40,48 @@ PlotWriter = Callable[[CalibrationRecord, Path], list[Path]]
 
 
 @dataclass
+class GradePlan:
+    """How many grades the corrected rate's interval needs to reach ``half_width``."""
+
+    half_width: float
+    graded: int  # scored grades with an out-of-fold decision, so far
+    needed: int  # in all; -1: no number of grades can (the audit's own spread is wider)
+    answers: int | None  # the audit's scored answers, when --audit is given
+
+    @property
+    def more(self) -> int:
+        return max(0, self.needed - self.graded) if self.needed >= 0 else -1
+
+
+def plan_grades(
+    record: CalibrationRecord, half_width: float, audit: list[JudgeResult] | None = None
+) -> GradePlan:
+    """From the residuals (human minus out-of-fold decision) of the grades so far, and the
+    audit's answers when given (``calibration.active.grades_for_half_width``)."""
+    import numpy as np
+
+    from ragtriage.calibration.active import grades_for_half_width
+
+    used = [i for i in record.items if i.human is not None and i.decision_cv is not None]
+    residuals = np.array([float(bool(i.human)) - float(bool(i.decision_cv)) for i in used])
+    answers, spread = None, 0.0
+    if audit is not None:
+        votes = [record.decide(r) for r in audit]
+        decided = np.array([float(v) for v in votes if v is not None])
+        if len(decided) > 1:
+            answers, spread = len(decided), float(decided.var(ddof=1))
+    needed = grades_for_half_width(residuals, half_width, answers, spread)
+    return GradePlan(half_width=half_width, graded=len(used), needed=needed, answers=answers)
+
+
+@dataclass
 class JudgeCalibration:
     name: str
     record: CalibrationRecord
     record_path: Path
     plots: list[Path] = field(default_factory=list)
     audit_ppi: PPIEstimate | None = None
+    plan: GradePlan | None = None
     source: str = ""  # "ran" or "recorded <file>"
 
 
@@ -117,6 +156,36 @@ class CalibrateConfig:
             finite=True,
         ),
     ] = 0.5
+    min_agreement: Annotated[
+        float,
+        Setting(
+            "Decided answers must agree with the human grades at least this often; the "
+            "rest are left unsure (the band, fitted inside the nested cross-validation).",
+            min=0.5,
+            max=0.99,
+            finite=True,
+        ),
+    ] = DEFAULT_MIN_AGREEMENT
+    delta: Annotated[
+        float,
+        Setting(
+            "The band's guarantee holds with probability at least 1 - delta.",
+            min=0.01,
+            max=0.5,
+            finite=True,
+        ),
+    ] = DEFAULT_DELTA
+    plan: Annotated[
+        float | None,
+        Setting(
+            "Say how many more grades would bring the corrected rate's 95 % interval to "
+            "this half-width (e.g. 0.05), from the grades so far (and --audit's answers).",
+            min=0.001,
+            max=0.5,
+            finite=True,
+            metavar="HALF_WIDTH",
+        ),
+    ] = None
     columns: Annotated[ColumnMap | None, COLUMNS] = None
     samples: Annotated[
         int,
@@ -155,6 +224,9 @@ def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeC
         audit=config.audit,
         ppi_fraction=config.ppi_fraction,
         columns=config.columns,
+        min_agreement=config.min_agreement,
+        delta=config.delta,
+        plan=config.plan,
         samples=config.samples,
         temperature=config.temperature,
     )
@@ -174,6 +246,9 @@ def run_calibration(
     ppi_fraction: float = 0.5,
     items: list[GradedItem] | None = None,
     columns: Columns = None,
+    min_agreement: float = DEFAULT_MIN_AGREEMENT,
+    delta: float = DEFAULT_DELTA,
+    plan: float | None = None,
     samples: int = 1,
     temperature: float | None = None,
 ) -> list[JudgeCalibration]:
@@ -206,6 +281,8 @@ def run_calibration(
             resamples=resamples,
             seconds=seconds,
             ppi_fraction=ppi_fraction,
+            min_agreement=min_agreement,
+            delta=delta,
         )
         run = JudgeCalibration(
             name=record.judge_name, record=record, record_path=Path(), source=source
@@ -219,6 +296,8 @@ def run_calibration(
                 run.plots = plots(record, target)
         if audit_results is not None:
             run.audit_ppi = record.ppi(audit_results)
+        if plan is not None:
+            run.plan = plan_grades(record, plan, audit_results)
         runs.append(run)
     return runs
 

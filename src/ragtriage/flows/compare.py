@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from ragtriage.errors import InputError
 from ragtriage.flows.config import MAX_RESAMPLES, SEED, Setting
+from ragtriage.judge.diagnostics import DIAGNOSTICS
 from ragtriage.results.load import (
     Result,
     golden_field,
@@ -98,6 +99,9 @@ class Comparison(BaseModel):
     metrics: list[Diff]
     tags: list[Diff] = Field(default_factory=list)
     rates: list[Diff] = Field(default_factory=list)
+    # audits: RAGChecker's diagnostics (triage/diagnostics.py), paired over the cases both
+    # audits computed them for; noise sensitivity and hallucination are better when lower
+    diagnostics: list[Diff] = Field(default_factory=list)
     flips: list[Flip] = Field(default_factory=list)
     # audits: cases per label, [base, candidate], for the labels whose count changed: which
     # stage regressed, at a glance
@@ -180,6 +184,8 @@ def compare(
         tags = _case_tags(base, candidate)
         comparison.tags = _tag_diffs(b_rows, c_rows, tags, options)
         comparison.rates = _rates(base, candidate, options)
+        comparison.diagnostics = _diagnostics(base, candidate, options)
+        comparison.warnings += _entailment_warning(base, candidate)
         comparison.flips = flips(base, candidate)
         comparison.label_changes = label_changes(base, candidate)
     else:
@@ -225,7 +231,8 @@ def _adjust(comparison: Comparison) -> None:
     """Fill ``p_holm`` on every difference, one family per table: the metrics, the rates,
     the tag slices (each a question of its own; tiny tag slices would otherwise swamp the
     headline metrics' correction)."""
-    for family in (comparison.metrics, comparison.rates, comparison.tags):
+    families = (comparison.metrics, comparison.rates, comparison.tags, comparison.diagnostics)
+    for family in families:
         tested = [(d, d.p_value) for d in family if d.p_value is not None]
         for (diff, _), adjusted in zip(tested, holm([p for _, p in tested]), strict=True):
             diff.p_holm = float(adjusted)
@@ -369,6 +376,32 @@ def _rates(base: AuditResult, candidate: AuditResult, options: dict) -> list[Dif
         paired(rate, _indicator(b_cases, ids, rate), _indicator(c_cases, ids, rate), **options)
         for rate in ("pass_rate", "faithful_rate")
     ]
+
+
+def _diagnostics(base: AuditResult, candidate: AuditResult, options: dict) -> list[Diff]:
+    """Each diagnostic paired over the cases both audits have it for (NaN elsewhere, which
+    :func:`paired` drops); empty when neither audit has any."""
+    b_cases = {c.case_id: c.diagnostics for c in base.cases}
+    c_cases = {c.case_id: c.diagnostics for c in candidate.cases}
+    ids = [i for i in b_cases if i in c_cases and b_cases[i] and c_cases[i]]
+    if not ids:
+        return []
+
+    def values(cases: dict, name: str) -> np.ndarray:
+        return np.array([cases[i][name] for i in ids], np.float64)
+
+    return [
+        paired(name, values(b_cases, name), values(c_cases, name), **options)
+        for name in DIAGNOSTICS
+    ]
+
+
+def _entailment_warning(base: AuditResult, candidate: AuditResult) -> list[str]:
+    """The diagnostics are comparable only when their entailment came from the same place."""
+    b, c = base.diagnostics, candidate.diagnostics
+    if b is None or c is None or b.entailment == c.entailment:
+        return []
+    return [f"diagnostics' entailment differs: base {b.entailment}; candidate {c.entailment}"]
 
 
 def label_changes(base: AuditResult, candidate: AuditResult) -> dict[str, list[int]]:

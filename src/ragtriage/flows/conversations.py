@@ -37,14 +37,16 @@ from ragtriage.flows.config import (
     Setting,
 )
 from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_model
-from ragtriage.judge.history import PriorTurn, attribute, with_history
+from ragtriage.judge.history import PriorTurn, attribute, history_chunks, with_history
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
+from ragtriage.models.base import ChatModel
 from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.models.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.sections import versions
+from ragtriage.retrieval.split import log_reveal
 from ragtriage.system.run import chunk_texts
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
@@ -76,7 +78,8 @@ class ConversationsConfig:
         Setting("Conversation traces: ours (JSONL), DeepEval conversational test cases, ragas "
                 "multi-turn samples or OpenInference spans with session.id."),
     ]  # fmt: skip
-    judge: Annotated[str | JudgeSpec | None, JUDGE] = EMBEDDED
+    # a judge spec (judge.spec), as text or parsed, or a model (its default strategy)
+    judge: Annotated[str | JudgeSpec | ChatModel | None, JUDGE] = EMBEDDED
     calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
     context_k: Annotated[
         int,
@@ -96,6 +99,9 @@ class ConversationsConfig:
     api_base: Annotated[str | None, API_BASE] = None
     json_mode: Annotated[str | None, JSON_MODE] = None
     timeout: Annotated[float | None, TIMEOUT] = None
+    holdout: Annotated[
+        bool, Setting("Audit the held-back conversations (logged next to the golden set).")
+    ] = False
     on_mismatch: Annotated[
         str,
         Setting("'warn' (list and go on) or 'error' (exit 2) on file mismatches.",
@@ -109,14 +115,23 @@ class ConversationsConfig:
 
     def public(self) -> dict[str, Any]:
         values = {k: v for k, v in self.__dict__.items() if k != "measures"}
-        return {
-            k: (v.source or str(v)) if isinstance(v, JudgeSpec) else str(v)
-            if isinstance(v, Path) else v
-            for k, v in values.items()
-        }  # fmt: skip
+        return {k: _public(v) for k, v in values.items()}
+
+
+def _public(value: Any) -> Any:
+    """A setting as JSON: a spec as written, a path as text, a model object by its name."""
+    if isinstance(value, JudgeSpec):
+        return value.source or str(value)
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, str | int | float | bool | list | type(None)):
+        return value
+    return getattr(value, "name", str(value))
 
 
 def _spec(config: ConversationsConfig) -> tuple[str | None, Any]:
+    if config.judge is not None and not isinstance(config.judge, str | JudgeSpec):
+        return None, config.judge  # a model object: its default strategy
     spec = config.judge if isinstance(config.judge, JudgeSpec) else JudgeSpec.parse(config.judge)
     return spec.strategy, spec.model
 
@@ -128,10 +143,17 @@ def _options(config: ConversationsConfig) -> dict[str, Any]:
 async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    golden = load_conversation_golden(config.golden)
+    whole = load_conversation_golden(config.golden)
+    golden = whole  # the evaluated slice: held-back conversations are not even judged
+    if whole.has_holdout() or config.holdout:
+        golden = whole.select("holdout" if config.holdout else "dev")
     flat = golden.flat()
-    read = read_conversation_traces(config.traces, config.context_k, golden)
-    traced = {t.trace.query_id: t for t in read.turns}
+    read = read_conversation_traces(config.traces, config.context_k, whole)
+    other = {t.case.id for t in whole.turns} - {c.id for c in flat.cases}
+    if set_aside := [t for t in read.turns if t.trace.query_id in other]:
+        read.notes.append(f"{len(set_aside)} traced turns of conversations outside the "
+                          "audited slice set aside (not scored, not listed)")  # fmt: skip
+    traced = {t.trace.query_id: t for t in read.turns if t.trace.query_id not in other}
     traces = {q: t.trace for q, t in traced.items()}
     texts = chunk_texts(flat, traces)
     mismatches = mismatch.find(flat, traces, texts)
@@ -142,8 +164,10 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
     t0 = time.perf_counter()
     retrieval = evaluate_retrieval(
         flat, case_rows.run_from_traces(traces, flat), config.measures, k=config.k,
-        miss_k=config.context_k,
+        miss_k=config.context_k, split="holdout" if config.holdout else None,
     )  # fmt: skip
+    if config.holdout:  # logged against the path the audit was given
+        retrieval = log_reveal(retrieval, config.golden)
     timings["retrieval_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -157,7 +181,7 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
     unjudged = {q: why for q, t in traces.items() if (why := unjudgeable(t, texts))}
     store = ResponseCache(config.cache or default_cache_path())
     try:
-        judged, run, decider, prior = await _judge_turns(
+        judged, run, decider, prior, with_prior = await _judge_turns(
             golden, traced, traces, texts, unjudged, strategy, model, planned, store, config
         )
     finally:
@@ -175,7 +199,7 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
             "searches the corpus with the turn and with its rewrite; a rewrite that lost "
             "the chunk reads as retrieval or ranking"
         )
-    turns = _turn_results(golden, traced, rows, judged, probes, prior, texts)
+    turns = _turn_results(golden, traced, rows, judged, probes, prior, texts, with_prior)
     result = ConversationsResult(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         config=config.public(),
@@ -185,6 +209,7 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
             "sha256": flat.content_hash(),
             "conversations": len(golden.conversations()),
             "turns": len(golden.turns),
+            "slice": "holdout" if config.holdout else "dev" if whole.has_holdout() else "all",
         },
         traces={"source": str(config.traces), "sha256": file_sha256(config.traces),
                 "format": read.format},  # fmt: skip
@@ -216,20 +241,25 @@ async def _judge_turns(
     planned: Decider | None,
     store: ResponseCache,
     config: ConversationsConfig,
-) -> tuple[dict[str, JudgeResult], JudgeRun, Decider, dict[str, list[PriorTurn]]]:
+) -> tuple[
+    dict[str, JudgeResult], JudgeRun, Decider, dict[str, list[PriorTurn]], set[str]
+]:
     """Every traced turn judged with its admissible history, one turn index at a time
     (all first turns, then all second turns...): a turn's history needs the decisions on
-    the turns before it. Returns the results, the last run (its fingerprint; usage summed
-    over all), the decider and each turn's prior turns as judged."""
+    the turns before it. Each turn is judged on its passages first, and again with its
+    admissible history when that does not make it faithful. Returns the results, the last
+    run (its fingerprint; usage summed over all), the decider, each turn's prior turns as
+    judged and the turns whose decision rests on the history."""
     threads = golden.conversations()
     depth = max(len(turns) for turns in threads.values())
     judged: dict[str, JudgeResult] = {}
     prior: dict[str, list[PriorTurn]] = {}
     decider = planned
     usage = Usage()
+    with_prior: set[str] = set()
     last: JudgeRun | None = None
     for index in range(depth):
-        items = []
+        items: list[JudgeItem] = []
         for turns in threads.values():
             if index >= len(turns):
                 continue
@@ -240,21 +270,37 @@ async def _judge_turns(
             if trace is None or gold.case.id in unjudged:
                 continue
             chunks = tuple(ContextChunk(id=c, text=texts[c]) for c in trace.context_ids)
-            item = JudgeItem(id=gold.case.id, question=gold.user, contexts=chunks,
-                             answer=trace.answer)  # fmt: skip
-            items.append(with_history(item, prior[gold.case.id]))
+            items.append(JudgeItem(id=gold.case.id, question=gold.user, contexts=chunks,
+                                   answer=trace.answer))  # fmt: skip
         if not items and last is not None:
             continue
         run = await ajudge_run(
             items, model, strategy, config.concurrency, store, **_options(config)
         )
-        usage = usage + run.usage
-        last = run
+        usage, last = usage + run.usage, run
         if decider is None:
             decider = find_decider(config.calibration, run.fingerprint)
         judged.update({r.item_id: r for r in run.results})
+        # the history only adds support: judged again with it when the passages alone
+        # do not make a scored answer faithful (never the other way round: an earlier
+        # answer's wording must not veto a sentence its passages support)
+        again = [
+            with_history(item, prior[item.id])
+            for item in items
+            if prior[item.id] and judged[item.id].outcome == Outcome.SCORED
+            and decider.decide(judged[item.id]) is not True
+        ]  # fmt: skip
+        if again:
+            run = await ajudge_run(
+                again, model, strategy, config.concurrency, store, **_options(config)
+            )
+            usage = usage + run.usage
+            for result in run.results:
+                if decider.decide(result) is True:
+                    judged[result.item_id] = result
+                    with_prior.add(result.item_id)
     assert last is not None and decider is not None  # at least one turn index was judged
-    return judged, replace(last, usage=usage), decider, prior
+    return judged, replace(last, usage=usage), decider, prior, with_prior
 
 
 def _prior(
@@ -273,7 +319,9 @@ def _prior(
     return PriorTurn(turn=gold.turn, user=turn.user, answer=turn.trace.answer, grounded=grounded)
 
 
-def _turn_results(golden, traced, rows, judged, probes, prior, texts) -> list[TurnResult]:
+def _turn_results(
+    golden, traced, rows, judged, probes, prior, texts, with_prior
+) -> list[TurnResult]:
     by_id = {r.case_id: r for r in rows}
     out = []
     for turns in golden.conversations().values():
@@ -284,8 +332,8 @@ def _turn_results(golden, traced, rows, judged, probes, prior, texts) -> list[Tu
             turn = traced.get(gold.case.id)
             sources = []
             result = judged.get(gold.case.id)
+            passages = [ContextChunk(id=c, text=texts[c]) for c in case.context_ids if c in texts]
             if turn is not None and result is not None and result.outcome == Outcome.SCORED:
-                passages = [ContextChunk(id=c, text=texts[c]) for c in turn.trace.context_ids]
                 sources = attribute(turn.trace.answer, passages, prior.get(gold.case.id, []),
                                     result)  # fmt: skip
             out.append(
@@ -297,6 +345,9 @@ def _turn_results(golden, traced, rows, judged, probes, prior, texts) -> list[Tu
                     label=label,
                     reason=reason,
                     grounded=bool(case.faithful),
+                    judged_with_history=gold.case.id in with_prior,
+                    passages=passages,
+                    admissible_history=list(history_chunks(prior.get(gold.case.id, []))),
                     history=history_rows(sources),
                     probe=probe,
                     case=case,

@@ -4,11 +4,14 @@ Metric names are the retrieval aggregates a result holds (``recall@5``, ``mrr``,
 ``ndcg@10``...: the mean over answerable queries) plus these audit-level ones:
 
 * ``pass_rate``: passing cases / cases the judge scored (``unscored`` is excluded from
-  the denominator, never counted as pass or fail);
+  the denominator, never counted as pass or fail; ``unsure`` stays in it: never a pass);
+* ``unsure_rate``: ``unsure`` cases (the judge could not decide the answer at the
+  calibrated agreement) / the same denominator, lower is better;
 * ``faithful_rate``: the corrected (prediction-powered) faithful rate when the audit has
   one, else the naive rate; ``faithful_rate.naive`` and ``faithful_rate.corrected`` pick one;
 * ``failures`` (all failing cases), ``failures.retrieval``, ``failures.ranking``,
-  ``failures.generation``, and ``unscored``: case counts, where lower is better;
+  ``failures.generation``, ``unscored`` and ``unsure``: case counts, where lower is
+  better;
 * ``leaks``: cases with a forbidden chunk in their top k (any result whose golden set
   carries access-control fields; see ``retrieval/leaks.py``). The gate fails on any leak
   without being asked to.
@@ -17,6 +20,11 @@ With an audit judged with ``--samples``, a ``--min``/``--max`` bar on ``pass_rat
 ``faithful_rate`` (naive) fails only when the rate's judge-noise interval misses it (the
 bar is failed with 97.5 % confidence; the flaky cases are counted in the line), and
 ``--strict`` holds it to the point value.
+
+An audit whose files mismatch past the thresholds of ``triage/mismatch.py`` (most
+retrieved ids unknown to the corpus, fewer than half of the golden cases traced, an
+expected id the corpus lacks: ``AuditResult.meaningless``) fails the gate too, unless it
+ran with ``--on-mismatch warn``.
 
 ``--max-drop m=d`` fails when ``m`` is worse than in the baseline by more than ``d``;
 "worse" means lower, except for the counts above, where it means higher.
@@ -52,7 +60,9 @@ __all__ = [
     "TOLERANCE",
     "check_bars",
     "leaks",
+    "meaningless",
     "metric_value",
+    "mismatch_allowed",
     "parse_bars",
     "policy",
     "run",
@@ -63,15 +73,17 @@ __all__ = [
 Kind = Literal["min", "max", "max-drop"]
 TOLERANCE = 1e-9  # 0.80 - 0.78 must not miss a 0.02 bar by a rounding error
 COUNTS: dict[str, tuple[Label, ...]] = {f"failures.{label.value}": (label,) for label in FAILURES}
-COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,), "unstable": (Label.UNSTABLE,)}
+COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,), "unsure": (Label.UNSURE,)}
+COUNTS |= {"unstable": (Label.UNSTABLE,)}
 AUDIT_METRICS = {
     "pass_rate",
+    "unsure_rate",
     "faithful_rate",
     "faithful_rate.naive",
     "faithful_rate.corrected",
     *COUNTS,
 }
-LOWER_IS_BETTER = {*COUNTS, "leaks"}
+LOWER_IS_BETTER = {*COUNTS, "leaks", "unsure_rate"}
 
 
 @dataclass(frozen=True)
@@ -167,9 +179,10 @@ def _audit_value(result: AuditResult, name: str) -> float | None:
         if result.counts:
             return float(sum(result.counts.get(label.value, 0) for label in labels))
         return float(sum(case.label in labels for case in result.cases))
-    if name == "pass_rate":
+    if name in ("pass_rate", "unsure_rate"):
         scored = [c for c in result.cases if c.label not in (Label.UNSCORED, Label.UNSTABLE)]
-        return sum(c.label == Label.PASS for c in scored) / len(scored) if scored else None
+        wanted = Label.PASS if name == "pass_rate" else Label.UNSURE
+        return sum(c.label == wanted for c in scored) / len(scored) if scored else None
     gen = result.generation
     estimate = {
         "faithful_rate": gen.corrected_faithful_rate or gen.naive_faithful_rate,
@@ -251,8 +264,22 @@ def metric_value(result: Result, name: str, source: str = "result") -> float:
                 f"unknown metric '{name}'; known: {', '.join(known)}", path=source
             ) from None
     if value is None or not math.isfinite(value):
-        raise InputError(f"'{name}' has no value in this result", path=source)
+        why = _why_none(result, name)
+        raise InputError(f"'{name}' has no value in this result{why}", path=source)
     return float(value)
+
+
+def _why_none(result: Result, name: str) -> str:
+    """Why a metric has no value, in words: a bare "no value" sent users hunting."""
+    why = []
+    if isinstance(result, AuditResult):
+        unscored = sum(c.label == Label.UNSCORED for c in result.cases)
+        if name == "pass_rate" and result.cases and unscored == len(result.cases):
+            why.append(f"all {len(result.cases)} cases are unscored")
+        elif name.startswith("faithful_rate"):
+            why.append(result.generation.corrected_note or "no answer was decided")
+        why += result.meaningless.values()
+    return ": " + "; ".join(why) if why else ""
 
 
 def check_bars(
@@ -298,6 +325,16 @@ def stale_fields(result: Result) -> list[str]:
     return list(result.calibration.stale) if isinstance(result, AuditResult) else []
 
 
+def meaningless(result: Result) -> list[str]:
+    """Why an audit's figures mean little (file mismatches past the thresholds)."""
+    return list(result.meaningless.values()) if isinstance(result, AuditResult) else []
+
+
+def mismatch_allowed(result: Result) -> bool:
+    """The audit ran with ``--on-mismatch warn``: its mismatches are listed, not gated."""
+    return isinstance(result, AuditResult) and result.config.get("on_mismatch") == "warn"
+
+
 def leaks(result: Result) -> list[Leak]:
     """Forbidden chunks in a checked case's top k: each one fails the gate."""
     section = retrieval_of(result).leaks
@@ -306,9 +343,9 @@ def leaks(result: Result) -> list[Leak]:
 
 BARS_HELP = (
     "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
-    "(recall@5, mrr, ndcg@10...) or pass_rate, faithful_rate, faithful_rate.naive, "
-    "faithful_rate.corrected, failures, failures.retrieval, failures.ranking, "
-    "failures.generation, unscored, unstable, leaks."
+    "(recall@5, mrr, ndcg@10...) or pass_rate, unsure_rate, faithful_rate, "
+    "faithful_rate.naive, faithful_rate.corrected, failures, failures.retrieval, "
+    "failures.ranking, failures.generation, unscored, unsure, unstable, leaks."
 )
 
 
@@ -342,8 +379,8 @@ class GateConfig:
 
 @dataclass
 class GateVerdict:
-    """What the gate found; ``failed``: a bar missed, a leak, or a stale calibration
-    not allowed."""
+    """What the gate found; ``failed``: a bar missed, a leak, a stale calibration not
+    allowed, or mismatched files that leave the result meaningless (not allowed)."""
 
     checks: list[BarCheck]
     provenance: list[str]  # how the baseline differs from the result (corpus, slice...)
@@ -351,6 +388,12 @@ class GateVerdict:
     allow_stale: bool
     uncalibrated: bool
     leaks: list[Leak]
+    meaningless: list[str] = field(default_factory=list)
+    mismatch_allowed: bool = False  # the audit ran with --on-mismatch warn
+
+    @property
+    def mismatch_fails(self) -> bool:
+        return bool(self.meaningless) and not self.mismatch_allowed
 
     @property
     def missed(self) -> int:
@@ -362,7 +405,7 @@ class GateVerdict:
 
     @property
     def failed(self) -> bool:
-        return bool(self.missed or self.refused or self.leaks)
+        return bool(self.missed or self.refused or self.leaks or self.mismatch_fails)
 
 
 def run(config: GateConfig) -> GateVerdict:
@@ -389,13 +432,16 @@ def run(config: GateConfig) -> GateVerdict:
         allow_stale=config.allow_stale,
         uncalibrated=uncalibrated(result),
         leaks=leaks(result),
+        meaningless=meaningless(result),
+        mismatch_allowed=mismatch_allowed(result),
     )
 
 
 @dataclass(frozen=True)
 class Policy:
-    """What the gate decides with no bar at all: it fails on a leak (always) and on a
-    stale calibration (unless ``--allow-stale``); an uncalibrated judge is a warning.
+    """What the gate decides with no bar at all: it fails on a leak (always), on a stale
+    calibration (unless ``--allow-stale``) and on files mismatched past the thresholds
+    (unless the audit ran with ``--on-mismatch warn``); an uncalibrated judge is a warning.
     The reports lead with this, so "no failures" can never sit beside a failing gate."""
 
     leaks: tuple[Leak, ...]
@@ -403,9 +449,12 @@ class Policy:
     leaks_checked: bool  # the golden set carries access-control fields
     stale: tuple[str, ...]
     uncalibrated: bool
+    meaningless: tuple[str, ...] = ()
+    mismatch_allowed: bool = False
 
     def fails(self, allow_stale: bool = False) -> bool:
-        return bool(self.leaks) or (bool(self.stale) and not allow_stale)
+        mismatch = bool(self.meaningless) and not self.mismatch_allowed
+        return bool(self.leaks) or (bool(self.stale) and not allow_stale) or mismatch
 
 
 def policy(result: Result) -> Policy:
@@ -417,4 +466,6 @@ def policy(result: Result) -> Policy:
         leaks_checked=retrieval_of(result).leaks is not None,
         stale=tuple(stale_fields(result)),
         uncalibrated=uncalibrated(result),
+        meaningless=tuple(meaningless(result)),
+        mismatch_allowed=mismatch_allowed(result),
     )

@@ -25,6 +25,12 @@ from pydantic import BaseModel, Field
 
 from ragtriage.atomic import file_sha256, write_atomic
 from ragtriage.data.check import NEAR_DUPLICATE, CheckReport, check_golden, jaccard, normalise
+from ragtriage.data.conversations import (
+    assign_conversation_holdout,
+    is_conversation_file,
+    load_conversation_golden,
+    write_conversation_split,
+)
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.golden import GOLDEN_FILES, TABLE_FILES, load_chunks, load_golden, parse_case
 from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
@@ -140,7 +146,10 @@ def split(
     force: bool = False,
     columns: ColumnMap | None = None,
 ) -> Split:
-    """Hold back a seeded ``fraction`` of the cases (per stratum) and write the split."""
+    """Hold back a seeded ``fraction`` of the cases (per stratum) and write the split; of a
+    conversational golden file, a fraction of whole conversations."""
+    if is_conversation_file(golden):
+        return _split_conversations(golden, fraction, seed, out, force)
     golden_set = load_golden(golden, columns=columns)
     source = golden_file(golden)
     if not source.is_file():
@@ -158,6 +167,23 @@ def split(
     return Split(held=held, total=len(assignment), written=written, seed=seed)
 
 
+def _split_conversations(
+    golden: Path, fraction: float, seed: int, out: Path | None, force: bool
+) -> Split:
+    threads = load_conversation_golden(golden)
+    if threads.has_holdout() and not force:
+        raise InputError(
+            "already has held-out conversations: re-splitting would move turns you have "
+            "not looked at into the development slice (use --force)",
+            path=golden,
+            field="split",
+        )
+    assignment = assign_conversation_holdout(threads, fraction, seed)
+    written = write_conversation_split(golden, assignment, out)
+    held = [t.case.id for t in threads.turns if assignment[t.conversation_id] == "holdout"]
+    return Split(held=held, total=len(threads.turns), written=written, seed=seed)
+
+
 def run_split(config: SplitConfig) -> Split:
     """``golden split``."""
     return split(
@@ -168,7 +194,17 @@ def run_split(config: SplitConfig) -> Split:
 def check(
     golden: Path, corpus: Path | None = None, columns: ColumnMap | None = None
 ) -> CheckReport:
-    """``golden check``: the set against its corpus (``corpus``, or the one beside it)."""
+    """``golden check``: the set against its corpus (``corpus``, or the one beside it); a
+    conversational golden file is checked turn by turn (each turn a case ``conv#turn``),
+    after its own checks (turns 1..n, each conversation in one slice) passed on reading."""
+    if is_conversation_file(golden):
+        threads = load_conversation_golden(golden)
+        report = check_golden(threads.flat(), load_chunks(corpus) if corpus else None)
+        report.golden["conversations"] = len(threads.conversations())
+        report.golden["held_out_conversations"] = len(
+            {t.conversation_id for t in threads.turns if t.case.split == "holdout"}
+        )
+        return report
     golden_set = load_golden(golden, columns=columns)
     return check_golden(golden_set, load_chunks(corpus) if corpus else None)
 

@@ -15,6 +15,12 @@ evidence: a later turn that repeats it repeats an unsupported claim, and it is j
 so. This is applied turn by turn in order, so "grounded" is itself decided with the
 history the earlier turn had.
 
+The history only adds support. A turn is judged on its passages first; when that does
+not make a scored answer faithful, it is judged again with the admissible history, and
+that result is kept when it does. Judged together from the start, an earlier answer's
+wording could veto a sentence its passages support (the fact checks read "the N4-300
+supports snapshots" in turn 1 as contradicting "the N2-100 does not" in turn 2).
+
 History enters the judge as context chunks with the ids ``history:user:T`` and
 ``history:answer:T`` (T the earlier turn's number), after the turn's own passages, so
 every strategy (model-free or model) judges against it unchanged. Each sentence of the

@@ -125,6 +125,21 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             f"[{fmt(e.low, 3)}, {fmt(e.high, 3)}] ({e.n_unlabelled} answers, "
             f"{e.n_labelled} graded)"
         )
+    if run.plan is not None:
+        p = run.plan
+        over = f" over the audit's {p.answers} answers" if p.answers else ""
+        if p.needed < 0:
+            text = (
+                f"plan: no number of grades brings the corrected rate's interval to "
+                f"+-{p.half_width:g}{over}: the judge's own spread over so few answers is wider"
+            )
+        else:
+            text = (
+                f"plan: a corrected rate within +-{p.half_width:g} (95 %){over} needs about "
+                f"{p.needed} graded answers drawn like these: {p.more} more than the "
+                f"{p.graded} so far (ragtriage annotate grades --audit ...)"
+            )
+        console.print(text)
     console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
     if rec.stability is not None:
         _print_stability(rec, console)
@@ -180,8 +195,10 @@ def _print_selection(rec, console: Console) -> None:
     """The rule nested cross-validation chose per scope, the procedure's outer-fold kappa
     (choice included) and how often each candidate won an outer fold."""
     t = Table(title="decision rule chosen by nested cross-validation (outer-fold kappa)")
-    for col in ("scope", "chosen", "kappa outer-fold [95% CI]", "chosen in outer folds"):
-        t.add_column(col, justify="left" if col != "kappa outer-fold [95% CI]" else "right")
+    numbers = ("kappa outer-fold [95% CI]", "decided [95% CI]", "agreement on decided [95% CI]")
+    for col in ("scope", "chosen", numbers[0], "chosen in outer folds", *numbers[1:]):
+        t.add_column(col, justify="right" if col in numbers else "left")
+    target = None
     for name, s in rec.scopes.items():
         if s.selection is None or s.selected is None:
             continue
@@ -189,8 +206,25 @@ def _print_selection(rec, console: Console) -> None:
             f"{k} {v}/{len(s.selection.fold_choices)}" for k, v in s.selection.choice_counts.items()
         )
         chosen = s.selection.chosen + (" + fact check" if s.selection.fact_veto else "")
-        t.add_row(name, chosen, _ci(s.selected.cv), counts)
+        band = s.selective
+        cells = ("-", "-") if band is None else (_share(band.coverage), _share(band.agreement))
+        target = band or target
+        t.add_row(name, chosen, _ci(s.selected.cv), counts, *cells)
     console.print(t)
+    if target is not None:
+        console.print(
+            f"decided: the share of answers the band decides out of fold (the rest are "
+            f"unsure); the band is fitted for agreement >= {target.min_agreement:.2f} on "
+            f"decided answers with probability >= {1 - target.delta:.2f} (--min-agreement, "
+            "--delta), inside each outer fold"
+        )
+
+
+def _share(e) -> str:
+    """A share with its interval; ``-`` when undefined (nothing decided)."""
+    if e.estimate != e.estimate:  # NaN
+        return "-"
+    return f"{fmt(e.estimate, 2)} [{fmt(e.low, 2)}, {fmt(e.high, 2)}]"
 
 
 def _rule(rec) -> str:

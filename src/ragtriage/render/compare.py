@@ -118,6 +118,14 @@ def print_comparison(result: Comparison, out: Console) -> None:
     out.print(_table("Retrieval metrics (candidate - base, paired)", result.metrics))
     if result.rates:
         out.print(_table("Audit rates (candidate - base, paired over cases)", result.rates))
+    if result.diagnostics:
+        out.print(
+            _table(
+                "RAGChecker diagnostics (candidate - base, paired over cases; noise sensitivity "
+                "and hallucination are better lower)",
+                result.diagnostics,
+            )
+        )
     tags = key_tag_diffs(result)
     if tags:
         key = ", ".join(dict.fromkeys(d.name for d in tags))

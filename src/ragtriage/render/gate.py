@@ -21,7 +21,11 @@ def print_verdict(verdict: GateVerdict, out: Console) -> None:
     for warning in verdict.provenance:
         say(f"warning: baseline vs this result: {warning}", "yellow")
     if not verdict.checks:
-        say("no bars given (--min, --max, --max-drop): checking leaks and staleness only", "")
+        say(
+            "no bars given (--min, --max, --max-drop): checking leaks, staleness and file "
+            "mismatches only",
+            "",
+        )
     for check in verdict.checks:
         say(check.describe(), "green" if check.ok else "bold red")
     if verdict.stale:
@@ -45,12 +49,18 @@ def print_verdict(verdict: GateVerdict, out: Console) -> None:
                 f"  {clean(leak.query_id, 60)}: {clean(leak.forbidden_id, 60)} at rank {leak.rank}",
                 "red",
             )
+    for reason in verdict.meaningless:
+        verb = "allowed by --on-mismatch warn" if verdict.mismatch_allowed else "refusing to pass"
+        style = "yellow" if verdict.mismatch_allowed else "bold red"
+        say(f"MEANINGLESS result: {clean(reason, 300)}; {verb}", style)
     if verdict.failed:
         checks = verdict.checks
         why = [f"{verdict.missed} of {count(len(checks), 'bar')} missed"] if checks else []
         why += ["calibration stale"] * verdict.refused
         why += ["forbidden chunks retrieved"] * bool(verdict.leaks)
+        why += ["the audit's files mismatch"] * verdict.mismatch_fails
         say(f"gate FAILED: {'; '.join(why)}", "bold red")
         return
     held = f"{count(len(verdict.checks), 'bar')} hold" if verdict.checks else "no bars"
-    say(f"gate passed: {held}; no leak; calibration not stale", "bold green")
+    allowed = "; mismatched files allowed" if verdict.meaningless else ""
+    say(f"gate passed: {held}; no leak; calibration not stale{allowed}", "bold green")

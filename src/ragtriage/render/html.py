@@ -23,8 +23,14 @@ from ragtriage.render.text import strip_controls
 from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
+    MISMATCH_FIRST,
+    assumptions_line,
     audit_title,
     calibration_source,
+    caveats,
+    chunk_words,
+    few_grades_words,
+    fit_message,
     gate_fails,
     gate_line,
     ordered_cases,
@@ -125,7 +131,23 @@ def _case_view(case: CaseResult) -> dict[str, object]:
         "outcome": judge.outcome.value if judge else "not judged",
         "claims": judge.claims if judge else [],
         "judge_reason": judge.reason if judge else "",
+        "answer_parts": _marked(case.answer, [e.sentence for e in case.causes if e.sentence]),
+        "causes": [{"e": e, "where": chunk_words(e)} for e in case.causes],
     }
+
+
+def _marked(answer: str, sentences: list[str]) -> list[tuple[str, bool]]:
+    """The answer cut into ``(text, failing)`` pieces, so the page marks each failing
+    sentence where it stands (a sentence not found verbatim is shown in the causes only)."""
+    spans = sorted({(i, i + len(s)) for s in sentences if s and (i := answer.find(s)) >= 0})
+    out, at = [], 0
+    for start, end in spans:
+        if start < at:  # overlapping sentences: the first one marked
+            continue
+        out += [(answer[at:start], False), (answer[start:end], True)]
+        at = end
+    out.append((answer[at:], False))
+    return [(text, failing) for text, failing in out if text]
 
 
 def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str:
@@ -142,10 +164,15 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
         title=audit_title(result),
         calibration_source=calibration_source(result.calibration.source),
         gate_line=gate_line(result),
+        assumed=assumptions_line(result),
+        caveats=caveats(result),
+        few_grades=few_grades_words(result),
+        mismatch_first=MISMATCH_FIRST if result.meaningless else None,
         gate_fails=gate_fails(result),
         failed=sum(counts[label] for label in FAILURES),
         total=sum(counts.values()),
         stale=stale_message(result),
+        misfit=fit_message(result),
         figures=_figures(result),
         extras=extras,
         clusters=sorted(result.clusters, key=lambda c: (LABEL_ORDER.index(c.label), -c.count)),

@@ -17,8 +17,15 @@ from ragtriage.render.text import clean
 from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
+    MISMATCH_FIRST,
+    assumptions_line,
     audit_title,
     calibration_source,
+    causes_by_primary,
+    caveats,
+    evidence_line,
+    few_grades_words,
+    fit_message,
     gate_line,
     ordered_cases,
     ordered_counts,
@@ -26,6 +33,7 @@ from ragtriage.render.views import (
     threshold_line,
     unanswerable_line,
 )
+from ragtriage.triage.cause_types import CAUSE_ACTIONS
 from ragtriage.triage.models import AuditResult
 
 __all__ = [
@@ -93,6 +101,8 @@ def render_markdown(result: AuditResult) -> str:
         _calibration(result),
         _retrieval(result),
         _generation(result),
+        _causes(result),
+        _diagnostics(result),
         _cases(result),
         _warnings(result),
     ]
@@ -109,7 +119,19 @@ def _headline(result: AuditResult) -> str:
     counts = ordered_counts(result)
     rows = [[LABEL_TITLES[label], str(n)] for label, n in counts.items()]
     gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
-    return f"## {escape(audit_title(result))}\n\n{gate}\n\n" + _table(["label", "cases"], rows)
+    assumed = assumptions_line(result)
+    assumed = f"{escape(assumed)}\n\n" if assumed else ""
+    misfit = fit_message(result)  # first screen: every faithful decision rests on it
+    assumed += f"> [!WARNING]\n> **{escape(misfit)}**\n\n" if misfit else ""
+    table = _table(["label", "cases"], rows)
+    return f"## {escape(audit_title(result))}\n\n{gate}\n\n{assumed}" + table
+
+
+def _caveat(notes: list[str]) -> str:
+    """What changes the meaning of the figures that follow, set right above them."""
+    if not notes:
+        return ""
+    return "> [!WARNING]\n> " + escape("These figures: " + "; ".join(notes) + ".") + "\n\n"
 
 
 def _leaks(result: AuditResult) -> str:
@@ -137,7 +159,9 @@ def _calibration(result: AuditResult) -> str:
     lines.append("### Calibration")
     lines.append(f"- record: {escape(calibration_source(cal.source), 120)}")
     rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
-    lines.append(f"- decision: {escape(rule)}; kappa: {fmt_estimate(cal.kappa)}")
+    few = few_grades_words(result)
+    kappa = fmt_estimate(cal.kappa) + (f" ({few})" if few else "")
+    lines.append(f"- decision: {escape(rule)}; kappa: {kappa}")
     if cal.note:
         lines.append(f"- note: {escape(cal.note, REASON_CHARS)}")
     return "\n".join(lines)
@@ -150,7 +174,8 @@ def _retrieval(result: AuditResult) -> str:
         for a in report.aggregates
     ]
     title = f"### Stage 1: retrieval ({report.n_answerable} answerable queries)"
-    text = title + "\n\n" + _table(["metric", "mean", "95% CI", "n"], rows)
+    caveat = _caveat(caveats(result)["retrieval"])
+    text = title + "\n\n" + caveat + _table(["metric", "mean", "95% CI", "n"], rows)
     for line in (threshold_line(report), unanswerable_line(report)):
         if line:
             text += f"\n\n{escape(line)}"
@@ -165,9 +190,15 @@ def _generation(result: AuditResult) -> str:
         ["corrected (prediction-powered)", fmt_estimate(gen.corrected_faithful_rate)],
     ]
     note = f"\n\nCorrected rate {escape(gen.corrected_note)}" if gen.corrected_note else ""
+    notes = caveats(result)
+    if notes["corrected"]:
+        rows[1][1] += " (" + escape("; ".join(notes["corrected"])) + ")"
     return (
         f"### Stage 2: generation ({gen.n_judged} answers judged; {outcomes or 'no outcomes'})"
-        "\n\n" + _table(["faithful rate", "estimate [95% CI]"], rows) + note
+        "\n\n"
+        + _caveat(notes["generation"])
+        + _table(["faithful rate", "estimate [95% CI]"], rows)
+        + note
     )
 
 
@@ -176,13 +207,53 @@ def _clusters(result: AuditResult) -> str:
         return ""
     ordered = sorted(result.clusters, key=lambda c: (LABEL_ORDER.index(c.label), -c.count))
     rows = [
-        [escape(c.label.value), escape(c.tag, 60), str(c.count), escape(c.action, REASON_CHARS)]
+        [
+            escape(c.label.value),
+            escape(c.cause.value) if c.cause else "-",
+            escape(c.tag, 60),
+            str(c.count),
+            escape(c.action, REASON_CHARS),
+        ]
         for c in ordered[:MAX_CLUSTERS]
     ]
-    text = "### Failure clusters\n\n" + _table(["stage", "tag", "cases", "suggested action"], rows)
+    first = f"{escape(MISMATCH_FIRST)}\n\n" if result.meaningless else ""
+    header = ["stage", "cause", "tag", "cases", "suggested action"]
+    text = "### Failure clusters\n\n" + first + _table(header, rows)
     if len(ordered) > MAX_CLUSTERS:
         text += f"\n\n{len(ordered) - MAX_CLUSTERS} more clusters in the HTML report."
     return text
+
+
+def _causes(result: AuditResult) -> str:
+    """Generation failures grouped by primary cause, each with its action and, per case,
+    the failing sentence and the chunk it aligns with (or "no chunk")."""
+    groups = causes_by_primary(result)
+    if not groups:
+        return ""
+    lines = ["### Generation failures by cause"]
+    for cause, cases in groups:
+        lines.append(
+            f"\n**{escape(cause.value)}** ({len(cases)}): {escape(CAUSE_ACTIONS[cause])}\n"
+        )
+        for case in cases[:MAX_CASES]:
+            lines.append(
+                f"- {escape(case.case_id, 40)}: {escape(evidence_line(case), REASON_CHARS)}"
+            )
+        if len(cases) > MAX_CASES:
+            lines.append(f"- ... {len(cases) - MAX_CASES} more in the HTML report")
+    return "\n".join(lines)
+
+
+def _diagnostics(result: AuditResult) -> str:
+    diag = result.diagnostics
+    if diag is None:
+        return ""
+    rows = [[escape(name), fmt_estimate(est)] for name, est in diag.run.items()]
+    return (
+        f"### RAGChecker diagnostics ({diag.n} cases with a reference answer)\n\n"
+        + _table(["diagnostic", "mean [95% CI]"], rows)
+        + f"\n\nEntailment: {escape(diag.entailment)}; relevant chunks are the golden ones."
+    )
 
 
 def _cases(result: AuditResult) -> str:
@@ -251,6 +322,12 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     parts.append("#### Retrieval metrics\n\n" + _table(header, _diff_rows(comparison.metrics)))
     if comparison.rates:
         parts.append("#### Audit rates\n\n" + _table(header, _diff_rows(comparison.rates)))
+    if comparison.diagnostics:
+        parts.append(
+            "#### RAGChecker diagnostics (paired over cases; noise sensitivity and "
+            "hallucination are better lower)\n\n"
+            + _table(header, _diff_rows(comparison.diagnostics))
+        )
     tags = key_tag_diffs(comparison)
     if tags:
         shown = tags[:MAX_TAG_ROWS]

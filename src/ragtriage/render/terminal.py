@@ -9,9 +9,15 @@ from rich.text import Text
 from ragtriage.data.models import DEFAULT_CONTEXT_K
 from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
-from ragtriage.render.text import shorten
+from ragtriage.render.text import clean, shorten
 from ragtriage.render.views import (
+    MISMATCH_FIRST,
+    assumptions_line,
     audit_title,
+    causes_by_primary,
+    caveats,
+    evidence_line,
+    fit_message,
     gate_fails,
     gate_line,
     ordered_cases,
@@ -19,6 +25,7 @@ from ragtriage.render.views import (
     unanswerable_line,
 )
 from ragtriage.retrieval.models import RetrievalReport
+from ragtriage.triage.cause_types import CAUSE_ACTIONS
 from ragtriage.triage.models import FAILURES, AuditResult, Label
 
 __all__ = [
@@ -126,6 +133,33 @@ WORST_CASES = 8
 MAX_CLUSTERS = 12
 
 
+def escalation_line(step) -> str:
+    """One ``--escalate-to`` judge: what it was sent and decided, and what it cost."""
+    usage = step.usage
+    return (
+        f"escalated to {step.judge}: {step.sent} unsure answers sent, {step.decided} decided, "
+        f"{step.sent - step.decided} still unsure ({usage.calls} calls, ${usage.cost_usd:.4f}; "
+        f"calibration {step.calibration or 'none'})"
+    )
+
+
+def print_call_plan(plan, console: Console) -> None:
+    """The dry run of ``audit``: each judge of the cascade, its expected answers, calls and
+    cost (``flows.audit.plan_calls``)."""
+    console.print(Text("dry run: nothing was run", style="bold"))
+    for k, judge in enumerate(plan):
+        sent = "every case" if k == 0 else "the unsure answers of the judge before"
+        calls = "unknown (no calibration record)" if judge.calls is None else f"{judge.calls:.0f}"
+        usd = "unknown" if judge.usd is None else f"${judge.usd:.4f}"
+        console.print(
+            Text(
+                f"{k + 1}. {judge.judge}: about {judge.answers:.0f} answers ({sent}), "
+                f"{calls} calls, {usd}; leaves about {100 * judge.unsure_share:.0f} % of "
+                "them unsure"
+            )
+        )
+
+
 def audit_summary(result: AuditResult, console: Console) -> None:
     """Stage metrics with intervals, failures by stage and tag, the worst cases (in the
     order of the Markdown and HTML reports)."""
@@ -135,25 +169,13 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     fails = gate_fails(result)  # what CI will say, before anything else
     console.print(Text(gate_line(result), style="bold red" if fails else "green"))
     console.print(Text(_formats_read(result)))
-    table = Table(title="Stage metrics", title_justify="left")
-    for column in ("stage", "metric", "value", "95% CI"):
-        table.add_column(column)
-    wanted = [m.format(k=k) for m in AUDIT_METRICS]
-    for agg in result.retrieval.aggregates:
-        if agg.metric in wanted:
-            table.add_row(
-                "retrieval", agg.metric, fmt(agg.mean), f"[{fmt(agg.low)}, {fmt(agg.high)}]"
-            )
+    assumed = assumptions_line(result)
+    if assumed:
+        console.print(Text(assumed, style="yellow"))
+    if (misfit := fit_message(result)) is not None:  # first screen: every decision rests on it
+        console.print(Text(f"warning: {misfit}", style="bold red"))
+    console.print(_stage_table(result, k))
     gen = result.generation
-    for name, est in (
-        ("faithful (judge)", gen.naive_faithful_rate),
-        ("faithful (bias-corrected)", gen.corrected_faithful_rate),
-    ):
-        if est is not None:
-            table.add_row(
-                "generation", name, fmt(est.estimate), f"[{fmt(est.low)}, {fmt(est.high)}]"
-            )
-    console.print(table)
     if gen.corrected_note:
         console.print(f"faithful (bias-corrected): {gen.corrected_note}")
     console.print(_reading(result.retrieval))
@@ -163,13 +185,16 @@ def audit_summary(result: AuditResult, console: Console) -> None:
         "bold red" if result.calibration.stale or "UNCALIBRATED" in result.calibration.note else ""
     )
     console.print(Text(f"calibration: {result.calibration.note}", style=style))
+    for step in result.escalations:
+        console.print(Text(escalation_line(step)))
     render_split(result.retrieval, console)
     render_leaks(result.retrieval, console)
     _clusters(result, console)
+    _causes(result, console)
     worst = [
         c
         for c in ordered_cases(result)
-        if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSTABLE)
+        if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSURE, Label.UNSTABLE)
     ]
     if worst:
         console.print(Text("Worst cases:", style="bold"))
@@ -182,6 +207,37 @@ def audit_summary(result: AuditResult, console: Console) -> None:
         console.print(Text(f"warning: {warning}", style="yellow"))
     timings = ", ".join(f"{k} {v:.1f}" for k, v in result.timings.items())
     console.print(f"timings (s): {timings}")
+
+
+def _stage_table(result: AuditResult, k: int) -> Table:
+    """Stage metrics with intervals, and beside them what changes their meaning (each
+    caveat once, on the first row it qualifies)."""
+    notes = caveats(result)
+    wide = any(notes.values())
+    table = Table(title="Stage metrics", title_justify="left")
+    for column in ("stage", "metric", "value", "95% CI") + ("caveat",) * wide:
+        table.add_column(column)
+    pending = {figure: list(texts) for figure, texts in notes.items()}
+
+    def row(stage: str, name: str, est, low, high, *figures: str) -> None:
+        caveat = "; ".join(t for f in figures for t in pending[f])
+        for figure in figures:
+            pending[figure] = []
+        cells = [stage, name, fmt(est), f"[{fmt(low)}, {fmt(high)}]"]
+        table.add_row(*cells, *[Text(caveat, style="yellow")] * wide)
+
+    wanted = [m.format(k=k) for m in AUDIT_METRICS]
+    for agg in result.retrieval.aggregates:
+        if agg.metric in wanted:
+            row("retrieval", agg.metric, agg.mean, agg.low, agg.high, "retrieval")
+    gen = result.generation
+    for name, est, figures in (
+        ("faithful (judge)", gen.naive_faithful_rate, ("generation",)),
+        ("faithful (bias-corrected)", gen.corrected_faithful_rate, ("generation", "corrected")),
+    ):
+        if est is not None:
+            row("generation", name, est.estimate, est.low, est.high, *figures)
+    return table
 
 
 def _formats_read(result: AuditResult) -> str:
@@ -197,12 +253,39 @@ def _clusters(result: AuditResult, console: Console) -> None:
         text = "No failing cases; the gate still fails (above)." if gate_fails(result) else None
         console.print(text or "No failures.")
         return
+    if result.meaningless:
+        console.print(Text(MISMATCH_FIRST, style="yellow"))
     table = Table(title="Failures by stage and tag", title_justify="left")
-    for column in ("stage", "tag", "cases", "next action"):
+    for column in ("stage", "cause", "tag", "cases", "next action"):
         table.add_column(column)
     for cluster in result.clusters[:MAX_CLUSTERS]:
-        table.add_row(cluster.label.value, Text(cluster.tag), str(cluster.count), cluster.action)
+        cause = cluster.cause.value if cluster.cause else "-"
+        table.add_row(
+            cluster.label.value, cause, Text(cluster.tag), str(cluster.count), cluster.action
+        )
     console.print(table)
     hidden = len(result.clusters) - MAX_CLUSTERS
     if hidden > 0:  # a case with several tags is in several rows: the counts overlap
         console.print(f"... {hidden} more in report.md and report.html")
+
+
+CASES_PER_CAUSE = 3
+
+
+def _causes(result: AuditResult, console: Console) -> None:
+    """Generation failures grouped by primary cause: its action, then a few cases with the
+    failing sentence and the chunk it aligns with (all of them in the reports)."""
+    groups = causes_by_primary(result)
+    if not groups:
+        return
+    console.print(Text("Generation failures by cause:", style="bold"))
+    for cause, cases in groups:
+        console.print(Text(f"  {cause.value} ({len(cases)}): {CAUSE_ACTIONS[cause]}"))
+        for case in cases[:CASES_PER_CAUSE]:
+            line = Text(f"    {clean(case.case_id, 40)}: ")
+            line.append(clean(evidence_line(case), 160), style="dim")
+            console.print(line)
+        if len(cases) > CASES_PER_CAUSE:
+            console.print(
+                f"    ... {len(cases) - CASES_PER_CAUSE} more in report.md and report.html"
+            )

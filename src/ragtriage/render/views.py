@@ -2,34 +2,45 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ragtriage.flows.gate import policy
 from ragtriage.render.format import count, fmt
 from ragtriage.retrieval.models import RetrievalReport
+from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult, Label
 
 __all__ = [
+    "MISMATCH_FIRST",
     "LABEL_ORDER",
     "LABEL_TITLES",
+    "assumptions_line",
     "audit_title",
     "calibration_source",
+    "caveats",
+    "few_grades_words",
+    "causes_by_primary",
+    "evidence_line",
     "gate_fails",
     "gate_line",
     "ordered_cases",
     "ordered_counts",
     "slice_title",
     "stale_message",
+    "fit_message",
     "threshold_line",
     "unanswerable_line",
 ]
 
-# Failures first, in pipeline order, then cases the judge could not score, then passes.
+# Failures first, in pipeline order, then cases the judge could not score or decide, then
+# passes.
 LABEL_ORDER = (
     Label.RETRIEVAL,
     Label.RANKING,
     Label.GENERATION,
     Label.UNSCORED,
+    Label.UNSURE,
     Label.UNSTABLE,
     Label.PASS,
 )
@@ -38,6 +49,7 @@ LABEL_TITLES = {
     Label.RANKING: "ranking failure",
     Label.GENERATION: "generation failure",
     Label.UNSCORED: "unscored",
+    Label.UNSURE: "unsure (judge undecided)",
     Label.UNSTABLE: "unstable (the judge's samples disagree)",
     Label.PASS: "pass",
 }
@@ -68,12 +80,66 @@ def ordered_cases(result: AuditResult) -> list[CaseResult]:
 
 def audit_title(result: AuditResult) -> str:
     """The one headline of the terminal, Markdown and HTML reports: the gate's verdict
-    first when it fails, then cases failing by label, then the slice."""
+    first when it fails, then what makes the result meaningless (mismatched files), then
+    cases failing by label, then the slice."""
     counts = ordered_counts(result)
     failed = sum(counts[label] for label in FAILURES)
     lead = "gate fails; " if gate_fails(result) else ""
+    lead += "".join(f"MEANINGLESS: {reason}; " for reason in result.meaningless.values())
     total = sum(counts.values())
-    return f"ragtriage audit: {lead}{failed} of {total} cases failing{slice_title(result)}"
+    # an undecided answer is neither pass nor failure: said beside the failures it is not in
+    unsure = f", {counts[Label.UNSURE]} unsure" if counts[Label.UNSURE] else ""
+    return f"ragtriage audit: {lead}{failed} of {total} cases failing{unsure}{slice_title(result)}"
+
+
+# the figures each mismatch (AuditResult.meaningless) or assumption changes the meaning of
+_AFFECTS = {
+    "golden_without_trace": ("retrieval", "generation"),
+    "trace_ids_not_in_corpus": ("retrieval",),
+    "expected_not_in_corpus": ("retrieval",),
+    "scores_rising": ("retrieval",),
+    "ids_by_text": ("retrieval",),
+    "context_top_k": ("generation",),
+}
+MISMATCH_FIRST = (
+    "These failures follow from the mismatched files named in the headline: fix the files "
+    "before acting on the next actions."
+)
+_ASIDE = re.compile(r" \([^)]*\)")
+
+
+def _short(sentence: str) -> str:
+    """A headline sentence as the few words set beside a figure: ``45 of 45 retrieved ids
+    are not in the corpus (q01:x, ...): the traces must ...`` -> its first clause."""
+    return _ASIDE.sub("", sentence).split(": ")[0]
+
+
+def assumptions_line(result: AuditResult) -> str | None:
+    """What the audit assumed about the files, once, with counts, for the headline area."""
+    if not result.assumptions:
+        return None
+    return "Assumed: " + "; ".join(result.assumptions.values()) + "."
+
+
+def caveats(result: AuditResult) -> dict[str, list[str]]:
+    """The caveats each figure carries beside it, by figure (``retrieval``: stage 1's
+    metrics, ``generation``: the faithful rates, ``corrected``: the corrected rate alone):
+    the mismatches and assumptions that change what it means, in a few words each."""
+    out: dict[str, list[str]] = {"retrieval": [], "generation": [], "corrected": []}
+    for kind, sentence in [*result.meaningless.items(), *result.assumptions.items()]:
+        for figure in _AFFECTS.get(kind, ("retrieval", "generation")):
+            out[figure].append(_short(sentence))
+    if (few := few_grades_words(result)) is not None:
+        out["corrected"].append(few)
+    return out
+
+
+def few_grades_words(result: AuditResult) -> str | None:
+    """``FEW GRADES: calibrated on 10`` when the calibration rests on too few grades."""
+    cal = result.calibration
+    if not cal.few_grades:
+        return None
+    return f"FEW GRADES: calibrated on {cal.n_grades}" if cal.n_grades else "FEW GRADES"
 
 
 def calibration_source(source: str | None) -> str:
@@ -113,6 +179,10 @@ def gate_line(result: AuditResult) -> str:
             reasons.append(
                 f"stale calibration ({', '.join(rules.stale)}; --allow-stale gates anyway)"
             )
+        if rules.meaningless and not rules.mismatch_allowed:
+            reasons.append(
+                "the files mismatch (see the headline; audit --on-mismatch warn goes on)"
+            )
         return f"Gate fails whatever the bars: {'; '.join(reasons)}."
     checked = "no leak" if rules.leaks_checked else "no access-control fields to check for leaks"
     calibration = (
@@ -120,7 +190,16 @@ def gate_line(result: AuditResult) -> str:
         if rules.uncalibrated
         else "calibration current"
     )
-    return f"Gate passes without bars: {checked}; {calibration}."
+    if (few := few_grades_words(result)) is not None and not rules.uncalibrated:
+        calibration += f" ({few}: its kappa and corrected rate are rough)"
+    allowed = "; files mismatch (allowed by --on-mismatch warn)" if rules.meaningless else ""
+    return f"Gate passes without bars: {checked}; {calibration}{allowed}."
+
+
+def fit_message(result: AuditResult) -> str | None:
+    """The warning a record fitted on answers unlike these deserves, or None."""
+    misfit = result.calibration.misfit
+    return ". ".join(misfit) + "." if misfit else None
 
 
 def stale_message(result: AuditResult) -> str | None:
@@ -168,3 +247,32 @@ def slice_title(result: AuditResult) -> str:
     """`` (held-out slice)`` for an audit of the held-back cases, else nothing: a report of
     the slice nobody may tune on must say so where it is read first."""
     return " (held-out slice)" if result.golden.get("slice") == "holdout" else ""
+
+
+def causes_by_primary(result: AuditResult) -> list[tuple[Cause, list[CaseResult]]]:
+    """Generation failures with a cause, grouped by their primary cause, in the documented
+    order (triage/cause_types.py); causes without a case left out."""
+    groups: dict[Cause, list[CaseResult]] = {}
+    for case in result.cases:
+        if case.label == Label.GENERATION and case.cause is not None:
+            groups.setdefault(case.cause, []).append(case)
+    return [(cause, groups[cause]) for cause in CAUSE_ORDER if cause in groups]
+
+
+def chunk_words(e: CauseEvidence) -> str:
+    """Where the evidence sits: ``chunk X (golden)``, ``chunk X (not golden)`` or ``no chunk``."""
+    if e.chunk_id is None:
+        return "no chunk"
+    return f"chunk {e.chunk_id} ({'golden' if e.golden else 'not golden'})"
+
+
+def evidence_line(case: CaseResult) -> str:
+    """The primary cause's evidence in one line: the sentence, the chunk it aligns with (or
+    "no chunk") and the chunk's span, or what is missing."""
+    if not case.causes:
+        return case.reason
+    e = case.causes[0]
+    if e.sentence is None:  # a cause of the whole answer: what is missing, then where
+        return "; ".join(p for p in (e.note, f'"{e.span}"' if e.span else "") if p)
+    where = chunk_words(e) + (f' "{e.span}"' if e.span else "")
+    return "; ".join(p for p in (f'"{e.sentence}"', where, e.note) if p)

@@ -15,6 +15,8 @@ from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError
 from ragtriage.retrieval.models import SCHEMA_VERSION as RETRIEVAL_SCHEMA
 from ragtriage.retrieval.models import RetrievalReport
+from ragtriage.triage.conversations import SCHEMA_VERSION as CONVERSATIONS_SCHEMA
+from ragtriage.triage.conversations import ConversationsResult
 from ragtriage.triage.models import SCHEMA_VERSION as AUDIT_SCHEMA
 from ragtriage.triage.models import AuditResult
 
@@ -24,6 +26,7 @@ __all__ = [
     "golden_field",
     "golden_sha256",
     "load_audit",
+    "load_conversations",
     "load_result",
     "retrieval_of",
 ]
@@ -55,6 +58,21 @@ def load_result(path: str | Path) -> Result:
         raise InputError(error["msg"], path=path, field=field) from None
     except RecursionError:  # nesting that json could parse but validation cannot walk
         raise InputError("nested too deeply to validate", path=path) from None
+
+
+def load_conversations(path: str | Path) -> ConversationsResult | None:
+    """``path`` as a ``ragtriage conversations`` result, or ``None`` when it names another
+    schema (kept apart from :data:`MODELS`: compare and gate read audits and reports)."""
+    path = Path(path)
+    data = read_json_document(path)
+    if not isinstance(data, dict) or data.get("schema_version") != CONVERSATIONS_SCHEMA:
+        return None
+    try:
+        return ConversationsResult.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"])
+        raise InputError(error["msg"], path=path, field=field) from None
 
 
 def load_audit(path: str | Path) -> AuditResult:

@@ -7,7 +7,7 @@ In the formulas ``rel_i`` is 1 when the result at rank i has label >= the releva
 level, ``R`` is the number of judged relevant documents, ``g_i`` the result's gain.
 The parser reads ``ndcg@10`` and trec_eval's spellings (``P_5``, ``ndcg_cut.10``,
 ``-m P.5,10``); ``docs/reference/metrics.md`` is generated from the declarations
-(``python scripts/metrics_reference.py``).
+(``python scripts/make_reference.py``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,15 @@ from ragtriage.judge.types import Outcome
 from ragtriage.triage.cause_types import CAUSE_ACTIONS, Cause
 from ragtriage.triage.models import FAILURES, CaseResult, Cluster, Label
 
-__all__ = ["CHUNK_TAGS", "CODE_TAGS", "NO_TAG", "clusters", "next_action"]
+__all__ = [
+    "CHUNK_TAGS",
+    "CLUSTERED",
+    "CODE_TAGS",
+    "NO_TAG",
+    "UNSURE_ACTION",
+    "clusters",
+    "next_action",
+]
 
 CODE_TAGS = ("code", "sku", "id", "keyword", "exact", "number")
 CHUNK_TAGS = ("multi", "section", "table", "long")
@@ -27,6 +35,12 @@ OVER_ABSTAIN = (
 )
 HALLUCINATED = "hallucinated answers to unanswerable queries: instruct and test abstention"
 BAD_ANSWER = "good context, bad answer: improve the generation prompt or the model"
+UNSURE_ACTION = (
+    "the judge cannot decide these answers at the calibrated agreement: grade them "
+    "(ragtriage annotate grades) or judge them again with a stronger judge (--escalate-to)"
+)
+# clustered besides the failures: never a failure, but a pile of work of its own
+CLUSTERED = (*FAILURES, Label.UNSURE)
 
 
 def next_action(
@@ -73,12 +87,13 @@ def _generation_action(members: list[CaseResult]) -> str:
 
 
 def clusters(cases: list[CaseResult], lexical_retriever: bool = False) -> list[Cluster]:
-    """Failures per (stage, tag), largest first; an untagged failure gets ``(untagged)``.
-    A case with several tags is in several clusters: their counts add up to more than the
+    """Failures per (stage, tag), largest first; an untagged failure gets ``(untagged)``;
+    ``unsure`` cases are clustered the same way, after the failures of the same size. A
+    case with several tags is in several clusters: their counts add up to more than the
     failures."""
     groups: dict[tuple[Label, str, Cause | None], list[CaseResult]] = defaultdict(list)
     for case in cases:
-        if case.label not in FAILURES:
+        if case.label not in CLUSTERED:
             continue
         for tag in case.tags or [NO_TAG]:  # generation failures split by cause too
             groups[(case.label, tag, case.cause)].append(case)
@@ -89,10 +104,14 @@ def clusters(cases: list[CaseResult], lexical_retriever: bool = False) -> list[C
             cause=cause,
             count=len(members),
             case_ids=[c.case_id for c in members],
-            action=_generation_action(members)
+            action=UNSURE_ACTION
+            if label == Label.UNSURE
+            else _generation_action(members)
             if label == Label.GENERATION
             else next_action(label, tag, lexical_retriever=lexical_retriever),
         )
         for (label, tag, cause), members in groups.items()
     ]
-    return sorted(out, key=lambda c: (-c.count, FAILURES.index(c.label), c.tag, c.cause or ""))
+    return sorted(
+        out, key=lambda c: (-c.count, CLUSTERED.index(c.label), c.tag, c.cause or "")
+    )

@@ -11,6 +11,7 @@ from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
 from ragtriage.triage.causes import find_causes, primary
+from ragtriage.triage.diagnostics import case_checks, case_figures
 from ragtriage.triage.models import CaseResult, GenerationSummary, Label, RetrievedChunk, Trace
 from ragtriage.triage.rules import Evidence, triage
 
@@ -74,14 +75,19 @@ def build(
     reference: dict[str, JudgeResult] | None = None,
     unjudged: dict[str, str] | None = None,
     texts: dict[str, str] | None = None,
+    escalated: dict[str, tuple[JudgeResult, Decider, str]] | None = None,
+    judge_name: str | None = None,
 ) -> list[CaseResult]:
     """One row per golden case. ``unjudged``: why a traced answer was not judged (a failed
     generation, a context chunk without text): such a case is ``unscored`` with that
     reason once triage reaches the judge, and carries it as a warning when an earlier
     stage (retrieval, ranking) already decided its label. ``texts``: the text of every
     chunk by id (the audit's ``chunk_texts``), which the causes of a generation failure
-    read; else the texts the traces carry."""
+    read; else the texts the traces carry. ``escalated``: case -> the result, decider and
+    name of the ``--escalate-to`` judge that judged it again (the first judge, named
+    ``judge_name``, was unsure of it): that judge's result decides it."""
     unjudged = unjudged or {}
+    escalated = escalated or {}
     first_rank, confident = stage1_facts(retrieval)
     leaked = _leaks_by_case(retrieval)
     rows = []
@@ -89,19 +95,27 @@ def build(
         trace = traces.get(case.id)
         expected = case.expected()
         result = judged.get(case.id)
+        case_decider, decided_by = decider, judge_name
+        if case.id in escalated:
+            result, case_decider, decided_by = escalated[case.id]
         if trace is None:
             rows.append(_untraced(case, expected))
             continue
         ranked = _ranked(trace)
         in_context = bool(set(expected) & set(trace.context_ids))
-        faithful = decider.decide(result) if result else None
+        faithful = case_decider.decide(result) if result else None
         contradicted = contradicted_claims((reference or {}).get(case.id))
+        contexts = _contexts(trace, texts)
+        figures = None
+        if result is not None and result.outcome != Outcome.UNSCORED and case.reference_answer:
+            checks = case_checks(trace.answer, contexts, expected, case.reference_answer, result)
+            figures = case_figures(checks)
         causes = []
         if result is not None and (in_context or not expected):
             causes = find_causes(
                 query=case.query,
                 answer=trace.answer,
-                contexts=_contexts(trace, texts),
+                contexts=contexts,
                 expected=expected,
                 judge=result,
                 faithful=faithful,
@@ -114,6 +128,7 @@ def build(
             relevant_in_context=in_context,
             judge=result,
             faithful=faithful,
+            unsure=case_decider.unsure(result) if result else False,
             contradicted=contradicted,
             causes=tuple(causes),
         )
@@ -146,10 +161,12 @@ def build(
                 answer=trace.answer,
                 judge=result,
                 faithful=evidence.faithful,
+                decided_by=decided_by if result is not None else None,
                 label=label,
                 reason=reason,
                 cause=primary(causes),
                 causes=causes,
+                diagnostics=figures,
                 warnings=warnings,
             )
         )

@@ -10,6 +10,7 @@ sentence-to-chunk alignment; this module holds the vocabulary every report share
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -36,7 +37,10 @@ class Cause(StrEnum):
 CAUSE_ORDER = tuple(Cause)
 
 # The causes that turn an answer the judge found faithful into a failure: it says the
-# opposite of the golden chunk, answers from a distractor, or does not answer (all or part).
+# opposite of the golden chunk, answers from a distractor, does not answer (all or part) or
+# cites what is not there. ``unsupported`` does so only when the claims judge itself found
+# the claim in no chunk (source ``judge``): the word-overlap test is no better than the
+# calibrated rule that already decided the answer faithful.
 NOT_ANSWERED = frozenset(
     {
         Cause.CONTRADICTED,
@@ -106,3 +110,6 @@ class CauseEvidence(BaseModel):
     that is missing; null when there is none."""
     note: str = ""
     """What was found, in words (which fact differs, which reference facts are missing)."""
+    source: Literal["alignment", "judge"] = "alignment"
+    """What found it: ``alignment``, the model-free sentence-to-chunk alignment (and the
+    reference's facts); ``judge``, the claims judge's own verdict on the claim."""

@@ -26,7 +26,8 @@ Causes of the case (module :mod:`ragtriage.triage.cause_types`):
 * contradicted sentences -> ``contradicted``; distractor sentences -> ``misled`` when the
   judge failed the answer or no sentence is golden (an answer built on the right passage
   may add a line from its neighbour); sentences on no chunk -> ``unsupported`` when the
-  judge failed the answer (the calibrated judge, not this test, decides faithfulness);
+  judge failed the answer (the calibrated judge, not this test, decides faithfulness) or
+  when the claims judge itself found the claim in no chunk;
 * with a reference answer: its facts (clauses, less the question's words) the answer does
   not state -> none of them: ``ignored``, some: ``incomplete``;
 * citation markers: to a passage past the last (``citation_missing``), to passages none of
@@ -54,7 +55,7 @@ from ragtriage.judge.lexical import (
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
 
-__all__ = ["ABOUT", "SUPPORT", "find_causes", "primary", "reference_facts"]
+__all__ = ["ABOUT", "SUPPORT", "entails", "find_causes", "primary", "reference_facts"]
 
 # Round values fixed in advance, not fitted: a chunk supports a sentence when one of its
 # windows holds 60 % of the sentence's content words and its facts; a chunk is what the
@@ -93,6 +94,7 @@ class _Sentence:
     fit: _Fit | None  # the chunk behind the status; None for "none" without any overlap
     note: str = ""
     span: str | None = None  # the chunk's words that show it, when not the best window
+    by_judge: bool = False  # the status is the claims judge's verdict
 
 
 def find_causes(
@@ -118,8 +120,7 @@ def find_causes(
         return []
     sentences = _sentences(answer, judge, contexts, golden, query)
     found = _sentence_causes(sentences, failed=not faithful, answerable=bool(golden))
-    if not faithful and not found:  # the judge failed it where this test finds no cause
-        found.append(_weakest(sentences))
+    found += _citations(answer, contexts, golden)
     if gold_in_context and reference_answer:
         found += _coverage(query, answer, reference_answer)
     found += [
@@ -131,7 +132,8 @@ def find_causes(
         )
         for claim in reference_contradicted or []
     ]
-    found += _citations(answer, contexts, golden)
+    if not faithful and not found:  # the judge failed it where this test finds no cause
+        found.append(_weakest(sentences))
     return sorted(found, key=lambda e: CAUSE_ORDER.index(e.cause))
 
 
@@ -162,6 +164,12 @@ def _sentences(
     if any(c.verdict is not None for c in judge.claims):
         return [_claim(c.text, c.verdict, c.chunk_ids, contexts, golden) for c in judge.claims]
     return [_sentence(s, contexts, golden, query) for s in claim_sentences(answer)]
+
+
+def entails(text: str, claim: str) -> bool:
+    """``text`` supports ``claim`` by the sentence test (module doc): a window of it holds
+    :data:`SUPPORT` of the claim's content words and its facts."""
+    return _fits(claim, [ContextChunk(id="text", text=text)], set())[0].supports()
 
 
 def _fits(text: str, contexts: Sequence[ContextChunk], golden: set[str]) -> list[_Fit]:
@@ -207,9 +215,9 @@ def _claim(
     cited = [f for f in fits if f.chunk.id in chunk_ids]
     best = _best(cited) or _best([f for f in fits if f.golden]) or _best(fits)
     if verdict == Verdict.CONTRADICTED:
-        return _Sentence(text, "contradicted", best, "the judge found it contradicted")
+        return _Sentence(text, "contradicted", best, "the judge found it contradicted", None, True)
     if verdict == Verdict.NOT_IN_CONTEXT:
-        return _Sentence(text, "none", _best(fits), "the judge found it in no chunk")
+        return _Sentence(text, "none", _best(fits), "the judge found it in no chunk", None, True)
     if cited and golden and not any(f.golden for f in cited):
         return _Sentence(text, "distractor", _best(cited))
     return _Sentence(text, "golden" if golden else "distractor", best)
@@ -285,7 +293,7 @@ def _sentence_causes(
             out.append(_row(Cause.CONTRADICTED, s))
         elif s.status == "distractor" and (failed or (answerable and not uses_gold)):
             out.append(_row(Cause.MISLED, s, "it follows a chunk that is not golden"))
-        elif s.status == "none" and failed:
+        elif s.status == "none" and (failed or s.by_judge):
             out.append(_row(Cause.UNSUPPORTED, s, "no chunk in context holds it", chunk=False))
     return out
 
@@ -310,6 +318,7 @@ def _row(cause: Cause, s: _Sentence, note: str = "", chunk: bool = True) -> Caus
         golden=fit.golden if fit else None,
         span=s.span or (fit.span if fit else None),
         note=s.note or note,
+        source="judge" if s.by_judge else "alignment",
     )
 
 

@@ -39,7 +39,7 @@ from ragtriage.data.conversations import ConversationGolden, TracedTurn, turn_sl
 from ragtriage.data.formats.text import normalise
 from ragtriage.data.models import Chunk
 from ragtriage.judge.history import SentenceSource
-from ragtriage.judge.types import JudgeFingerprint, Usage
+from ragtriage.judge.types import ContextChunk, JudgeFingerprint, Usage
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import CalibrationStatus, CaseResult, GenerationSummary, Label
 
@@ -134,6 +134,14 @@ class TurnResult(BaseModel):
     """Why, in one sentence."""
     grounded: bool
     """The answer was decided faithful, so later turns may rest on it."""
+    judged_with_history: bool = False
+    """The decision is the judge's with the admissible history in context: the passages
+    alone did not make the answer faithful, and with the history they do."""
+    passages: list[ContextChunk] = Field(default_factory=list)
+    """The chunks passed to the generator, with their text, as the judge read them."""
+    admissible_history: list[ContextChunk] = Field(default_factory=list)
+    """The history the turn may rest on (ids ``history:user:T``, ``history:answer:T``):
+    earlier user messages and grounded answers; ``annotate grades`` shows it."""
     history: list[HistorySentence] = Field(default_factory=list)
     """Sentences supported by the conversation rather than the passages."""
     probe: RewriteProbe | None = None
@@ -342,4 +350,3 @@ def retrieval_slices(report: RetrievalReport, golden: ConversationGolden) -> lis
             )
         )
     return out
-

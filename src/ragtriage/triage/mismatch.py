@@ -1,5 +1,5 @@
 """Mismatches between the golden set, the corpus and the traces: counted, listed, and
-handled by a documented policy (``--on-mismatch warn|error``).
+handled by a documented policy (``--on-mismatch fail|warn|error``).
 
 * traced queries that are not in the golden set (ignored under ``warn``);
 * golden queries without a trace (labelled ``unscored`` under ``warn``);
@@ -9,6 +9,19 @@ handled by a documented policy (``--on-mismatch warn|error``).
   the corpus (the answer cannot be judged: the case is labelled ``unscored``).
 
 Under ``error`` any mismatch stops the audit with exit code 2 and the ids.
+
+Some mismatches leave figures that mean nothing (:func:`meaningless`): past these
+thresholds the result leads every report with the reason, and under ``fail`` (the
+default) the audit's own gate verdict fails, as on a leak or a stale calibration;
+``warn`` lists them in the headline and lets the gate pass.
+
+* more than half (``UNKNOWN_SHARE``) of the distinct ids the traced golden cases
+  retrieved are not in the corpus: stage 1 cannot find a relevant chunk, every case reads
+  as a retrieval failure (re-indexed chunks with new ids, another corpus);
+* fewer than half (``TRACED_SHARE``) of the golden cases have a trace: most cases are
+  ``unscored`` and the rates rest on the few left (query ids spelt otherwise);
+* any expected id that the corpus lacks (``EXPECTED_MISSING``): its case can never find
+  it and reads as a retrieval failure (a typo in the golden set; ``golden check``).
 """
 
 from __future__ import annotations
@@ -19,10 +32,26 @@ from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
 from ragtriage.triage.models import Trace
 
-__all__ = ["LISTED", "Policy", "apply", "find"]
+__all__ = [
+    "EXPECTED_MISSING",
+    "LISTED",
+    "POLICIES",
+    "Policy",
+    "TRACED_SHARE",
+    "UNKNOWN_SHARE",
+    "apply",
+    "find",
+    "meaningless",
+    "rising_scores",
+]
 
-Policy = Literal["warn", "error"]
+Policy = Literal["fail", "warn", "error"]
+POLICIES = ("fail", "warn", "error")
 LISTED = 10
+UNKNOWN_SHARE = 0.5  # more than this share of retrieved ids unknown: meaningless
+TRACED_SHARE = 0.5  # fewer than this share of golden cases traced: meaningless
+EXPECTED_MISSING = 1  # this many expected ids missing from the corpus: meaningless
+SHOWN = 3  # ids named in a headline reason
 
 
 def find(
@@ -64,9 +93,10 @@ def find(
 
 
 def apply(found: dict[str, list[str]], policy: Policy | str, source: str) -> list[str]:
-    """Warnings for ``warn``; an :class:`InputError` naming the ids for ``error``."""
-    if policy not in ("warn", "error"):
-        raise InputError(f"must be 'warn' or 'error', got {policy!r}", field="on_mismatch")
+    """Warnings for ``fail`` and ``warn``; an :class:`InputError` naming the ids for
+    ``error``."""
+    if policy not in POLICIES:
+        raise InputError(f"must be 'fail', 'warn' or 'error', got {policy!r}", field="on_mismatch")
     lines = [
         f"{len(ids)} {kind.replace('_', ' ')}: {', '.join(ids[:LISTED])}"
         + (" ..." if len(ids) > LISTED else "")
@@ -76,3 +106,70 @@ def apply(found: dict[str, list[str]], policy: Policy | str, source: str) -> lis
     if lines and policy == "error":
         raise InputError("; ".join(lines) + " (--on-mismatch warn to continue)", path=source)
     return lines
+
+
+def _some(ids: list[str]) -> str:
+    return ", ".join(ids[:SHOWN]) + (", ..." if len(ids) > SHOWN else "")
+
+
+def meaningless(
+    found: dict[str, list[str]], golden: GoldenSet, traces: dict[str, Trace]
+) -> dict[str, str]:
+    """The mismatches past the module's thresholds, by kind (a key of :func:`find`), each
+    one short sentence for the headline of every report (empty: the figures mean what
+    they say)."""
+    reasons: dict[str, str] = {}
+    cases = len(golden.cases)
+    traced = cases - len(found["golden_without_trace"])
+    if cases and traced < TRACED_SHARE * cases:
+        other = found["traced_not_in_golden"]
+        hint = f" (the traces' query ids: {_some(other)})" if other else ""
+        reasons["golden_without_trace"] = (
+            f"{traced} of {cases} golden cases have a trace{hint}: the trace query_ids "
+            "must be the golden set's case ids"
+        )
+    known = {c.id for c in golden.cases}
+    retrieved = sum(len({c.id for c in t.retrieved}) for q, t in traces.items() if q in known)
+    unknown = len(found["trace_ids_not_in_corpus"])
+    if retrieved and unknown > UNKNOWN_SHARE * retrieved:
+        reasons["trace_ids_not_in_corpus"] = (
+            f"{unknown} of {retrieved} retrieved ids are not in the corpus "
+            f"({_some(found['trace_ids_not_in_corpus'])}): the traces must use the corpus's "
+            "chunk ids (re-indexed?)"
+        )
+    expected = found["expected_not_in_corpus"]
+    if len(expected) >= EXPECTED_MISSING:
+        ids = "1 expected id is" if len(expected) == 1 else f"{len(expected)} expected ids are"
+        reasons["expected_not_in_corpus"] = (
+            f"{ids} not in the corpus ({_some(expected)}): a case can never retrieve "
+            "it and reads as a retrieval failure (ragtriage golden check)"
+        )
+    return reasons
+
+
+def _rises(trace: Trace) -> bool:
+    scores = [c.score for c in trace.retrieved if c.score is not None]
+    pairs = list(zip(scores, scores[1:], strict=False))
+    return (
+        len(scores) == len(trace.retrieved) > 1
+        and all(a <= b for a, b in pairs)
+        and (scores[-1] > scores[0])
+    )
+
+
+def rising_scores(traces: dict[str, Trace], known: set[str]) -> dict[str, str]:
+    """``{"scores_rising": sentence}`` when some traced golden cases list their retrieved
+    chunks with scores rising down the list: stage 1 ranks them as listed (what reached
+    the generator), so a list written worst first gets every rank metric wrong, and
+    distances (lower is closer) read backwards in the score sections. Empty otherwise."""
+    scored = [t for q, t in traces.items() if q in known and len(t.retrieved) > 1]
+    rising = [t.query_id for t in scored if _rises(t)]
+    if not rising:
+        return {}
+    return {
+        "scores_rising": (
+            f"retrieved lists were ranked as listed, though their scores rise down the list "
+            f"in {len(rising)} of {len(scored)} traces ({_some(rising)}): reversed lists, or "
+            "distances (lower is closer), read backwards"
+        )
+    }

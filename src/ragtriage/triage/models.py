@@ -17,6 +17,7 @@ from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
 from ragtriage.triage.cause_types import Cause, CauseEvidence
+from ragtriage.triage.diagnostics import DiagnosticsSummary
 
 __all__ = [
     "CASE_COLUMNS",
@@ -24,6 +25,7 @@ __all__ = [
     "CalibrationStatus",
     "CaseResult",
     "Cluster",
+    "Escalation",
     "FAILURES",
     "GenerationSummary",
     "Label",
@@ -40,14 +42,15 @@ if TYPE_CHECKING:
 
 
 class Label(StrEnum):
-    """Exactly one per case. ``unscored`` and ``unstable`` are never folded into pass or
-    fail."""
+    """Exactly one per case. ``unscored``, ``unsure`` and ``unstable`` are never folded into
+    pass or fail."""
 
     PASS = "pass"
     RETRIEVAL = "retrieval"  # answerable, no relevant chunk anywhere in the retrieved list
     RANKING = "ranking"  # retrieved, but not among the chunks passed to the generator
     GENERATION = "generation"  # right context, unfaithful/wrong answer; or hallucinated
     UNSCORED = "unscored"  # the judge could not score the answer
+    UNSURE = "unsure"  # scored, but inside the calibrated band: the judge does not know
     # --samples: the judge's samples of the answer reached no majority (judge/samples.py);
     # like unscored, a case for a stronger judge or a person
     UNSTABLE = "unstable"
@@ -103,6 +106,16 @@ class CaseResult(BaseModel):
     """Every cause found on a ``generation`` failure, primary first, each with its evidence:
     the answer sentence, the context chunk (golden or not), the span; empty for every other
     label."""
+    decided_by: str | None = None
+    """The judge whose decision the label rests on (the first judge, or the one of
+    ``--escalate-to`` that judged it again because the one before was unsure); null when
+    no judge decided it."""
+    diagnostics: dict[str, float] | None = None
+    """RAGChecker's diagnostics of this answer (``precision``, ``recall``, ``f1``,
+    ``claim_recall``, ``context_precision``, ``context_utilization``,
+    ``noise_sensitivity_in_relevant``, ``noise_sensitivity_in_irrelevant``,
+    ``hallucination``, ``self_knowledge``, ``faithfulness``), each 0-1 (triage/diagnostics.py);
+    null without a judged answer or a reference answer."""
     warnings: list[str] = Field(default_factory=list)
     """Warnings on this case that did not change its label (a forbidden chunk retrieved, an
     unanswerable query retrieved confidently, why an answer was not judged)."""
@@ -114,7 +127,8 @@ class Cluster(BaseModel):
     model_config = ConfigDict(use_attribute_docstrings=True)
 
     label: Label
-    """The failing stage: ``retrieval``, ``ranking`` or ``generation``."""
+    """The failing stage: ``retrieval``, ``ranking`` or ``generation``; or ``unsure``:
+    answers the judge could not decide (grade them, or escalate to a stronger judge)."""
     tag: str
     """The tag the cases share; ``(untagged)`` for failures without a tag."""
     cause: Cause | None = None
@@ -126,6 +140,25 @@ class Cluster(BaseModel):
     """Ids of the cases in the cluster, in golden-set order."""
     action: str
     """The next action this kind of failure suggests, in one sentence."""
+
+
+class Escalation(BaseModel):
+    """One judge of ``--escalate-to``: the ``unsure`` answers it judged again."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    judge: str
+    """The judge spec, as given."""
+    fingerprint: JudgeFingerprint | None = None
+    """The judge that ran; null when no answer was left to send it."""
+    calibration: str | None = None
+    """The calibration record that decided its answers."""
+    sent: int = 0
+    """Answers sent to it: those the judge before it left ``unsure`` (count)."""
+    decided: int = 0
+    """Of them, those it decided (the rest stay ``unsure``) (count)."""
+    usage: Usage = Field(default_factory=Usage)
+    """Its model calls, tokens and cost."""
 
 
 class GenerationSummary(BaseModel):
@@ -168,8 +201,13 @@ class CalibrationStatus(BaseModel):
     """The decision rule applied (calibration/decision.py); null when uncalibrated."""
     kappa: Estimate | None = None
     """Cohen's kappa (-1 to 1) of the rule against the human grades, nested-CV where the
-    rule was chosen so, with its 95% bootstrap interval; null when uncalibrated or the
-    record has no pooled figures."""
+    rule was chosen so, with its 95% bootstrap interval, on the scope the rule was chosen on
+    (``pooled`` with several datasets, else the one dataset); null when uncalibrated."""
+    n_grades: int | None = None
+    """Graded answers in that scope (count); null when uncalibrated."""
+    few_grades: bool = False
+    """True when the record rests on too few grades (calibration/record.py:few_grades):
+    its kappa, rule and corrected rate are shown with the caveat beside them."""
     note: str = ""
     """What was applied and any caveat (uncalibrated, stale, few grades), in words."""
     # False when the rule reads no model signal and the judge's model was not called
@@ -177,6 +215,10 @@ class CalibrationStatus(BaseModel):
     model_consulted: bool = True
     """False when the rule reads only model-free signals and the judge's model was not
     called."""
+    misfit: list[str] = Field(default_factory=list)
+    """How the audit's answers differ from the answers the record was graded on, beyond
+    what the grades cover (answer length, sentences, citations, paraphrase, context
+    length), and what to do; empty when they fit or the record keeps no grade shape."""
 
 
 class AuditResult(BaseModel):
@@ -205,12 +247,19 @@ class AuditResult(BaseModel):
     """Model calls, tokens and cost of the whole audit's judging."""
     judge_cache: dict[str, int] = Field(default_factory=dict)
     """Response-cache counts: ``hits``, ``misses``, ``writes``."""
+    escalations: list[Escalation] = Field(default_factory=list)
+    """The ``--escalate-to`` cascade in order: what each judge was sent and decided (its
+    usage is not in ``judge_usage``)."""
     calibration: CalibrationStatus
     """The calibration behind the faithful decisions."""
     retrieval: RetrievalReport
     """Stage 1: retrieval metrics on the retrieved lists."""
     generation: GenerationSummary
     """Stage 2: judge outcomes and faithful rates."""
+    diagnostics: DiagnosticsSummary | None = None
+    """RAGChecker's run-level diagnostics, per run and per tag with 95% intervals, and where
+    their entailment labels came from; null when no case has a judged answer and a reference
+    answer."""
     counts: dict[str, int]
     """Label -> number of cases, every label present (0 if none)."""
     clusters: list[Cluster]
@@ -223,6 +272,19 @@ class AuditResult(BaseModel):
     """Mismatch kind (``golden_without_trace``, ``traced_not_in_golden``,
     ``trace_ids_not_in_corpus``, ``expected_not_in_corpus``, ``context_ids_without_text``)
     -> the ids concerned; only kinds with ids are listed."""
+    meaningless: dict[str, str] = Field(default_factory=dict)
+    """Mismatch kind -> one sentence, for the mismatches past the thresholds of
+    ``triage/mismatch.py`` that leave the figures meaningless (``trace_ids_not_in_corpus``:
+    most retrieved ids unknown to the corpus; ``golden_without_trace``: fewer than half of
+    the golden cases traced; ``expected_not_in_corpus``: an expected id the corpus lacks);
+    every report leads with them, and the gate fails on them unless the audit ran with
+    ``--on-mismatch warn``."""
+    assumptions: dict[str, str] = Field(default_factory=dict)
+    """What the audit assumed to read the traces, kind -> one sentence with counts:
+    ``context_top_k`` (traces without ``context_ids`` took the top k as context),
+    ``scores_rising`` (lists ranked as given though their scores rise down the list),
+    ``ids_by_text`` (passages without a corpus id given the id of the chunk with their
+    text); stated once in every report's headline area."""
     timings: dict[str, float] = Field(default_factory=dict)
     """Wall time per stage in seconds, to 0.01: ``system_s``, ``retrieval_s``, ``judge_s``,
     ``total_s``."""

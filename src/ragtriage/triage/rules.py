@@ -3,7 +3,9 @@
 * answerable, no relevant chunk anywhere in the retrieved list -> ``retrieval``
 * a relevant chunk retrieved but not passed to the generator -> ``ranking``
 * a relevant chunk reached the generator, and the judge could not score the answer ->
-  ``unscored``; the answer abstained, asserted nothing, was judged unfaithful, or
+  ``unscored``; its answer scored but inside the calibration's band (``calibration.band``:
+  the judge cannot decide it at the agreement asked) -> ``unsure``, never a pass, never a
+  generation failure; the answer abstained, asserted nothing, was judged unfaithful, or
   contradicts the golden reference answer (claims judges only) -> ``generation``; a
   faithful answer that does not answer (``pass`` means answered and faithful: its causes,
   triage/causes.py, name it contradicted, misled, ignored, incomplete or wrongly cited)
@@ -18,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragtriage.judge.types import JudgeResult, Outcome
-from ragtriage.triage.cause_types import NOT_ANSWERED, CauseEvidence
+from ragtriage.triage.cause_types import NOT_ANSWERED, Cause, CauseEvidence
 from ragtriage.triage.models import Label
 
 __all__ = ["Evidence", "triage"]
@@ -33,6 +35,7 @@ class Evidence:
     relevant_in_context: bool
     judge: JudgeResult | None
     faithful: bool | None  # the calibrated decision on a scored answer
+    unsure: bool = False  # the decision lies inside the calibration's band
     contradicted: list[str] | None = None  # answer claims the reference answer contradicts
     # why the answer fails (triage.causes), primary first: a faithful answer that does not
     # answer (ignored, incomplete), contradicts its golden chunk or follows a distractor
@@ -58,14 +61,20 @@ def _answerable(e: Evidence) -> tuple[Label, str]:
     label, reason = _judged(e, abstain_is=Label.GENERATION)
     if label == Label.PASS and e.contradicted:
         return Label.GENERATION, f"the answer contradicts the reference answer: {e.contradicted[0]}"
-    failing = [c for c in e.causes if c.cause in NOT_ANSWERED]
+    failing = [c for c in e.causes if c.cause in NOT_ANSWERED or _judge_unsupported(c)]
     if label == Label.PASS and failing:
         return Label.GENERATION, f"the answer is faithful but {_NOT_ANSWERED[failing[0].cause]}"
     return label, reason
 
 
+def _judge_unsupported(c: CauseEvidence) -> bool:
+    """A claim the claims judge itself found in no chunk (triage/cause_types.py)."""
+    return c.cause == Cause.UNSUPPORTED and c.source == "judge"
+
+
 # why a faithful answer is no pass, by its primary cause
 _NOT_ANSWERED = {
+    "unsupported": "the judge finds one of its claims in no chunk",
     "contradicted": "contradicts its golden chunk",
     "misled": "follows a chunk that is not golden and none that is",
     "ignored": "does not answer the question (none of the reference answer's facts)",
@@ -120,6 +129,13 @@ def _judged(e: Evidence, abstain_is: Label) -> tuple[Label, str]:
         return Label.GENERATION, f"the relevant chunk was in context but the answer {what}"
     if e.faithful is None:
         return Label.UNSCORED, "the judge score could not be turned into a decision"
+    if e.unsure:
+        leaning = "faithful" if e.faithful else "unfaithful"
+        return Label.UNSURE, (
+            f"the judge is not sure: its signals sit too near the calibrated rule's cut-off "
+            f"for the agreement the calibration asks (leaning {leaning}); grade it or "
+            "escalate it to a stronger judge"
+        )
     score = f"judge score {e.judge.score:.2f}" if e.judge.score is not None else "judge"
     if not e.faithful:
         score += _fact_note(e.judge.signals)

@@ -48,6 +48,8 @@ class Adapted:
     format: str
     notes: list[str] = field(default_factory=list)
     foreign: bool = False  # another tool's rows (ours are validated as they stand)
+    # what was assumed to read them (kind -> sentence): ``ids_by_text``
+    assumptions: dict[str, str] = field(default_factory=dict)
 
 
 def shape_keys(rows: Records) -> set[str]:
@@ -147,12 +149,13 @@ def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> 
         index = QueryIndex(((c.id, c.query) for c in golden.cases), source=golden.source)
     records, matched = match_queries(records, index, table.path)
     records, found = corpus_ids(records, golden)
+    assumed = {}
     if found:
-        notes.append(
-            f"{table.path}: {found} retrieved passages without a corpus id were given the id "
-            "of the corpus chunk with the same text"
+        assumed["ids_by_text"] = (
+            f"{found} retrieved passages without a corpus id were given the id of the corpus "
+            "chunk with the same text"
         )
-    return Adapted(records, f"{name}-{table.container}", notes + matched, foreign=fmt is not None)
+    return Adapted(records, f"{name}-{table.container}", notes + matched, fmt is not None, assumed)
 
 
 def _check_ours(rows: Records, keys: set[str], path: Path) -> None:

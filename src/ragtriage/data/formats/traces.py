@@ -27,12 +27,16 @@ __all__ = ["TraceFile", "load_traces", "parse_trace", "read_traces"]
 
 @dataclass
 class TraceFile:
-    """The traces of one file, keyed by query id, with the format read and notes."""
+    """The traces of one file, keyed by query id, with the format read, notes, and what
+    was assumed to read it (kind -> sentence with counts: ``context_top_k``, the top k
+    taken as the context of traces without ``context_ids``; ``ids_by_text``, passages
+    given the id of the corpus chunk with their text)."""
 
     traces: dict[str, Trace]
     format: str
     notes: list[str] = field(default_factory=list)
     queries: dict[str, str] = field(default_factory=dict)  # the text each trace asked
+    assumptions: dict[str, str] = field(default_factory=dict)
 
 
 def load_traces(
@@ -70,7 +74,14 @@ def read_traces(
         f"{path}: {len(echoed)} traces answer with their own query ({', '.join(echoed[:5])}"
         f"{', ...' if len(echoed) > 5 else ''}): check that the answer field is the answer"
     ] if echoed else [])  # fmt: skip
-    return TraceFile({t.query_id: t for t in traces}, adapted.format, notes, asked)
+    assumed = dict(adapted.assumptions)
+    top_k = sum("context_ids" not in r and "context_k" not in r for _, r in adapted.records)
+    if top_k:
+        assumed["context_top_k"] = (
+            f"the top {default_k} retrieved were taken as the generator's context in {top_k} "
+            f"of {len(traces)} traces, which give no context_ids (--context-k sets k)"
+        )
+    return TraceFile({t.query_id: t for t in traces}, adapted.format, notes, asked, assumed)
 
 
 def _queries(records: list[tuple[int, dict[str, Any]]], golden: GoldenSet | None) -> dict[str, str]:

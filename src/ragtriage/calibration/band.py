@@ -1,0 +1,267 @@
+"""Selective decisions: the band of answers a rule leaves ``unsure``.
+
+A rule decides every answer, but an answer whose signal sits at the rule's cut-off is a
+coin toss. The **margin** of an answer is how far its signal lies from the cut-off of the
+part of the rule that decides it (:func:`margins`), in that part's units; the answers are
+put in **groups** by that part (each branch of a shape split, the answers the fact check
+vetoes, each leaf of a tree), since a distance in word overlap and one in failed
+citations are not comparable. Within a group, answers at least ``min_distance`` from the
+cut-off are decided; the rest are ``unsure``.
+
+``min_distance`` is chosen by **fixed-sequence testing** (Jung, Brahman and Choi, "Trust
+or Escalate: LLM Judges with Provable Guarantees for Human Agreement", 2024; Angelopoulos
+et al., "Learn then Test", 2021): the candidate cut-offs are the group's distinct margins
+from the largest down (fixed before any label is looked at; those deciding too few
+answers for any test to pass are skipped, which depends on the margins alone). At each,
+the null hypothesis "the decided answers disagree with the humans more often than
+``1 - min_agreement``" is rejected when the exact binomial (Clopper-Pearson) upper bound
+on the disagreement of the decided calibration answers, at confidence ``1 - delta / G``
+(``G`` groups: Bonferroni), is at most ``1 - min_agreement``; the sequence stops at the
+first hypothesis not rejected and the last rejected cut-off is kept. Testing in a fixed
+order needs no correction for the number of cut-offs tried, so with probability at
+least ``1 - delta`` every group's decided answers (and so all decided answers together)
+agree with the humans at ``min_agreement`` or better, for answers drawn like the
+calibration answers. A group whose first test fails decides nothing.
+
+The margins the band is fitted on are out of fold (:func:`oof_margins`: each answer's
+margin from a rule fitted without it), as the audit's answers will be; the nested
+cross-validation fits the band inside each outer fold, so the reported coverage and
+decided agreement are figures for the whole procedure on answers it never saw.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from ragtriage.calibration.decision import (
+    AnyRule,
+    ConstantRule,
+    LogisticRule,
+    ShapeRule,
+    Table,
+    ThresholdRule,
+    TreeRule,
+    VetoRule,
+    column,
+)
+
+__all__ = [
+    "DEFAULT_DELTA",
+    "DEFAULT_MIN_AGREEMENT",
+    "Band",
+    "GroupBand",
+    "clopper_pearson_upper",
+    "decided_mask",
+    "fit_band",
+    "margins",
+    "oof_margins",
+]
+
+DEFAULT_MIN_AGREEMENT = 0.85
+DEFAULT_DELTA = 0.1
+VETO_GROUP = "veto"
+
+
+class GroupBand(BaseModel):
+    """The band of one group of answers: where its decided answers begin."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    min_distance: float | None
+    """Answers at least this far from the cut-off (in the group's signal units) are
+    decided; null: none is (its first test failed or it had too few answers)."""
+    n: int
+    """Calibration answers in the group (count)."""
+    decided: int
+    """Of them, those at least ``min_distance`` from the cut-off (count)."""
+    errors: int
+    """Of the decided ones, those the humans graded otherwise (count)."""
+    upper: float | None
+    """Clopper-Pearson upper bound (at ``1 - delta / groups``) on the decided answers'
+    disagreement; null when none is decided."""
+
+
+class Band(BaseModel):
+    """Which answers a rule decides and which it leaves ``unsure`` (module doc)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    min_agreement: float
+    """The target: decided answers agree with the humans at least this often (0-1)."""
+    delta: float
+    """The guarantee holds with probability at least ``1 - delta``."""
+    groups: dict[str, GroupBand]
+    """Group (the rule's part that decides an answer, e.g. ``cites``, ``veto/not cites``)
+    -> its band. An answer of a group not listed is ``unsure``."""
+
+    def decided(self, rule: AnyRule, table: Table) -> np.ndarray:
+        """True where ``rule`` decides the answer, False where it is ``unsure``."""
+        return decided_mask(self, *margins(rule, table))
+
+
+def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
+    """Per answer: its group within ``rule`` and its signed margin (positive: the rule's
+    signal says faithful; for a vetoed answer, positive: it says unfaithful), NaN where
+    the rule has no decision."""
+    n = len(next(iter(table.values()))) if table else 0
+    if isinstance(rule, ThresholdRule):
+        x = np.asarray(table[rule.feature], dtype=float)
+        return np.full(n, rule.feature, dtype=object), rule.direction * (x - rule.threshold)
+    if isinstance(rule, LogisticRule):
+        p = np.clip(rule.probability(table), 1e-12, 1 - 1e-12)
+        cut = min(max(rule.threshold, 1e-12), 1 - 1e-12)
+        logit = np.log(p / (1 - p)) - math.log(cut / (1 - cut))
+        return np.full(n, "logistic", dtype=object), logit
+    if isinstance(rule, TreeRule):  # a leaf is one group: all its answers decided or none
+        leaves = _tree_leaves(rule, table)
+        sign = np.where(rule.predict(table) >= 0.5, 0.0, -0.0)
+        return np.array([f"leaf {i}" for i in leaves], dtype=object), sign
+    if isinstance(rule, ConstantRule):
+        return np.full(n, "constant", dtype=object), np.zeros(n)
+    if isinstance(rule, ShapeRule):
+        x = column(table, rule.split)
+        yes_g, yes_m = _signed(rule.when, table)
+        no_g, no_m = _signed(rule.otherwise, table)
+        take = x >= rule.at
+        groups = np.where(
+            take,
+            np.array([f"{rule.split}/{g}" for g in yes_g], dtype=object),
+            np.array([f"not {rule.split}/{g}" for g in no_g], dtype=object),
+        )
+        signed = np.where(take, yes_m, no_m)
+        signed[~np.isfinite(x)] = np.nan
+        return groups, signed
+    assert isinstance(rule, VetoRule), rule
+    groups, signed = _signed(rule.rule, table)
+    if rule.veto not in table:
+        return groups, signed
+    flag = (np.asarray(table[rule.veto], dtype=float) > 0) & np.isfinite(signed)
+    # a vetoed answer is unfaithful; it is surest where its signal says so too
+    vetoed = np.array([f"{VETO_GROUP}/{g}" for g in groups], dtype=object)
+    # for a vetoed answer the value is its margin on the unfaithful side
+    return np.where(flag, vetoed, groups), np.where(flag, -signed, signed)
+
+
+def _tree_leaves(rule: TreeRule, table: Table) -> list[int]:
+    cols = {f: np.nan_to_num(column(table, f), nan=rule.fill) for f in set(rule.features) if f}
+    n = len(next(iter(table.values()))) if table else 0
+    out = []
+    for row in range(n):
+        node = 0
+        while rule.left[node] != -1:
+            x = cols[rule.features[node]][row]
+            node = rule.left[node] if x <= rule.thresholds[node] else rule.right[node]
+        out.append(node)
+    return out
+
+
+def margins(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
+    """Per answer: its group and its distance from the cut-off in the group's units. A
+    vetoed answer's distance is how far its signal lies on the unfaithful side (negative
+    when the signal alone would have called it faithful). NaN: no decision."""
+    groups, signed = _signed(rule, table)
+    vetoed = np.array([str(g).startswith(f"{VETO_GROUP}/") for g in groups], dtype=bool)
+    distance = np.where(vetoed, signed, np.abs(signed))
+    return groups, distance
+
+
+def oof_margins(
+    fit: Callable[[Table, np.ndarray], AnyRule],
+    table: Table,
+    y: np.ndarray,
+    folds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Out-of-fold groups, margins and decisions: each answer's from the rule fitted
+    without its fold, as an audited answer sees the rule fitted on the grades."""
+    from ragtriage.calibration.threshold import subset
+
+    n = len(y)
+    groups = np.full(n, "", dtype=object)
+    distance = np.full(n, np.nan)
+    decision = np.full(n, np.nan)
+    for f in np.unique(folds):
+        train, test = folds != f, folds == f
+        rule = fit(subset(table, train), y[train])
+        part = subset(table, test)
+        groups[test], distance[test] = margins(rule, part)
+        decision[test] = rule.predict(part)
+    return groups, distance, decision
+
+
+def clopper_pearson_upper(errors: int, n: int, delta: float) -> float:
+    """The exact binomial upper confidence bound (level ``1 - delta``) on an error rate of
+    which ``errors`` of ``n`` were seen: 1 when ``n`` is 0 or every one was an error."""
+    if n <= 0 or errors >= n:
+        return 1.0
+    from scipy.stats import beta
+
+    return float(beta.ppf(1.0 - delta, errors + 1, n - errors))
+
+
+def _fewest(alpha: float, delta: float) -> int:
+    """The fewest decided answers with which the test can pass at all (none wrong)."""
+    if alpha <= 0:
+        return 10**12
+    if alpha >= 1:
+        return 1
+    return math.ceil(math.log(delta) / math.log(1.0 - alpha))
+
+
+def _fit_group(distance: np.ndarray, correct: np.ndarray, alpha: float, delta: float) -> GroupBand:
+    """Fixed-sequence testing over one group's margins (module doc)."""
+    n = len(distance)
+    order = np.argsort(-distance, kind="stable")
+    d, wrong = distance[order], ~correct[order]
+    errors = np.cumsum(wrong)
+    best: tuple[float, int, int, float] | None = None
+    fewest = _fewest(alpha, delta)
+    # the last position of each distinct margin: deciding at that value decides all before
+    ends = [i for i in range(n) if i == n - 1 or d[i + 1] < d[i]]
+    for end in ends:
+        decided = end + 1
+        if decided < fewest:
+            continue  # no test here could reject: not part of the sequence
+        k = int(errors[end])
+        upper = clopper_pearson_upper(k, decided, delta)
+        if upper > alpha:
+            break
+        best = (float(d[end]), decided, k, upper)
+    if best is None:
+        return GroupBand(min_distance=None, n=n, decided=0, errors=0, upper=None)
+    value, decided, k, upper = best
+    return GroupBand(min_distance=value, n=n, decided=decided, errors=k, upper=round(upper, 6))
+
+
+def fit_band(
+    groups: np.ndarray,
+    distance: np.ndarray,
+    correct: np.ndarray,
+    min_agreement: float = DEFAULT_MIN_AGREEMENT,
+    delta: float = DEFAULT_DELTA,
+) -> Band:
+    """The band (module doc) from calibration answers' groups, margins and whether the
+    rule's decision matched the human grade; answers without a margin are left out."""
+    ok = np.isfinite(np.asarray(distance, dtype=float))
+    groups, distance = np.asarray(groups, dtype=object)[ok], np.asarray(distance, float)[ok]
+    correct = np.asarray(correct, dtype=bool)[ok]
+    names = sorted({str(g) for g in groups})
+    alpha, per_group = 1.0 - min_agreement, delta / max(1, len(names))
+    out = {}
+    for name in names:
+        mask = groups == name
+        out[name] = _fit_group(distance[mask], correct[mask], alpha, per_group)
+    return Band(min_agreement=min_agreement, delta=delta, groups=out)
+
+
+def decided_mask(band: Band, groups: np.ndarray, distance: np.ndarray) -> np.ndarray:
+    """True where the answer's margin is in its group's decided part."""
+    out = np.zeros(len(distance), dtype=bool)
+    for k, (g, d) in enumerate(zip(groups, distance, strict=True)):
+        entry = band.groups.get(str(g))
+        if entry is not None and entry.min_distance is not None and np.isfinite(d):
+            out[k] = d >= entry.min_distance - 1e-12
+    return out
