@@ -134,3 +134,57 @@ def test_compare_pairs_the_diagnostics_of_two_runs(tmp_path):
     assert diffs["recall"].n == 4 and diffs["recall"].diff is not None
     assert diffs["recall"].diff > 0 and diffs["recall"].base == pytest.approx(recall.estimate)
     assert {"noise_sensitivity_in_relevant", "hallucination", "faithfulness"} <= set(diffs)
+
+
+def test_a_claims_judge_verdicts_name_the_cause(tmp_path):
+    """With a claims judge its verdicts stand in for the sentence test: a claim it finds in
+    no chunk fails an answer the 0.5 rule calls faithful (unsupported, source judge), one
+    supported only by a non-golden chunk is misled; the diagnostics say whose entailment."""
+    from ragtriage.models.base import ModelResponse
+    from tests.judge.fakes import ScriptedModel
+
+    answers = {
+        "ok": BIKE_ANSWERS["ok"] + " The first service is free at any Porter dealer.",
+        "w": "A child seat adds 4 kg and fits behind the rider.",
+    }
+    verdicts = {  # per answer: (claim, verdict, chunk ids)
+        "ok": [
+            (BIKE_ANSWERS["ok"], "supported", ["bike-service"]),
+            ("The first service is free at any Porter dealer.", "not_in_context", []),
+        ],
+        "w": [(answers["w"], "supported", ["bike-accessories"])],
+    }
+
+    def reply(request, number):
+        prompt = "\n".join(m.content for m in request.messages)
+        qid = next(q for q, a in answers.items() if a in prompt)
+        claims = [{"claim": c, "verdict": v, "chunk_ids": ids} for c, v, ids in verdicts[qid]]
+        if 'id="reference"' in prompt:  # against the reference: nothing contradicts it
+            claims = [{**c, "verdict": "not_in_context", "chunk_ids": []} for c in claims]
+        return ModelResponse(text=json.dumps({"kind": "claims", "claims": claims}))
+
+    context = {
+        "ok": ["bike-service", "bike-specs", "bike-warranty"],
+        "w": ["bike-specs", "bike-accessories", "bike-service"],
+    }
+    traces = _traces(tmp_path / "t.jsonl", BIKE, answers, context)
+    config = AuditConfig(
+        golden=BIKE,
+        traces=traces,
+        judge=ScriptedModel(reply),
+        strategy="claims",
+        cache=tmp_path / "c.sqlite",
+    )
+    result = audit(config)
+    cases = {c.case_id: c for c in result.cases}
+    ok = cases["ok"]
+    assert ok.faithful is True and ok.label.value == "generation"  # score 0.5: faithful
+    assert (ok.cause, ok.causes[0].source) == (Cause.UNSUPPORTED, "judge")
+    assert ok.causes[0].sentence == "The first service is free at any Porter dealer."
+    assert ok.causes[0].chunk_id is None
+    misled = cases["w"]
+    assert (misled.label.value, misled.cause) == ("generation", Cause.MISLED)
+    assert (misled.causes[0].chunk_id, misled.causes[0].golden) == ("bike-accessories", False)
+    assert result.diagnostics is not None and "claims judge" in result.diagnostics.entailment
+    # the judge found the added claim in no chunk: one of two claims ungrounded
+    assert ok.diagnostics is not None and ok.diagnostics["faithfulness"] == 0.5

@@ -208,3 +208,37 @@ def test_a_reversed_list_is_scored_as_given_and_said(tmp_path, capsys):
            for r, x in (("right", right), ("reversed", reversed_))}  # fmt: skip
     assert mrr == {"right": 1.0, "reversed": pytest.approx(1 / 3)}
     assert "scores_rising" in reversed_["assumptions"] and not right["assumptions"]
+
+
+def test_a_calibration_from_one_grades_file_gives_the_audit_its_kappa(
+    tmp_path, monkeypatch, capsys
+):
+    """Item 4 and 5: a record of one scope (one grades file, given by a bare name) has a
+    named scope and gives the audit its kappa; its few grades sit beside the corrected
+    rate and in the gate's line, on the first screen."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my_grades.jsonl").write_bytes((FILES / "my_grades.jsonl").read_bytes())
+    args = ["calibrate", "my_grades.jsonl", "--judge", "lexical", "--out", "cal", "--no-plots",
+            "--folds", "2", "--resamples", "100"]  # fmt: skip
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    assert "warning: my_grades: FEW GRADES: 12 scored grades" in said
+    assert "warning: :" not in said
+    record = json.loads((tmp_path / "cal" / "lexical" / "calibration.json").read_text())
+    assert list(record["scopes"]) == ["my_grades"]
+    scope = record["scopes"]["my_grades"]
+    cv = scope["selected"]["cv"] if scope.get("selected") else scope["cv"]
+
+    calibration = str(tmp_path / "cal" / "lexical" / "calibration.json")
+    code, out = _audit(tmp_path, "traces.jsonl", "--calibration", calibration)
+    assert code == 0
+    terminal = _terminal(capsys)
+    result, markdown, page = _reports(out)
+    assert result["calibration"]["kappa"]["estimate"] == cv["kappa"]
+    assert result["calibration"]["n_grades"] == 12 and result["calibration"]["few_grades"]
+    assert "FEW GRADES: calibrated on 12" in terminal[1]  # the gate's line
+    corrected = next(line for line in terminal if "faithful (bias-corrected)" in line)
+    assert corrected.rstrip(" │").endswith("FEW GRADES: calibrated on 12")  # beside it
+    row = next(m for m in markdown if m.startswith("| corrected (prediction-powered)"))
+    assert "FEW GRADES: calibrated on 12" in row
+    assert any("kappa: 1.0000" in m and "FEW GRADES" in m for m in markdown)

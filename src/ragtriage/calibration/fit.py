@@ -25,6 +25,7 @@ from ragtriage.calibration.decision import (
     ThresholdRule,
     result_features,
 )
+from ragtriage.calibration.fit_check import grade_shape
 from ragtriage.calibration.grades import GradedItem
 from ragtriage.calibration.intergrader import krippendorff_alpha_nominal
 from ragtriage.calibration.judges import answer_tokens, package_version
@@ -362,6 +363,12 @@ def calibrate(
         rule_name=chosen.name,
         fold_rules=chosen_folds,
         band=_band_of(scopes[scope_names[0]]),
+        grade_shape=grade_shape(
+            [
+                {**result_features(by_id[i.id]), "context_chars": sum(len(c) for c in i.contexts)}
+                for i in used
+            ]
+        ),
         scopes=scopes,
         items=records,
         cost=cost,

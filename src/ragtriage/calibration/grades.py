@@ -161,9 +161,10 @@ def _grade(value: Any, path: Path, line: int) -> float | None:
 def read_grades(
     path: Path, dataset: str | None = None, columns: Columns = None
 ) -> list[HumanGrade]:
-    """All grade rows of one file; ``dataset`` defaults to the file's directory name;
-    ``columns`` maps other column names onto ours (``label=is_faithful``)."""
-    dataset = dataset or path.parent.name
+    """All grade rows of one file; ``dataset`` defaults to the file's directory name (its
+    own name for a file given without one: ``my_grades.jsonl`` is ``my_grades``, never an
+    empty scope); ``columns`` maps other column names onto ours (``label=is_faithful``)."""
+    dataset = dataset or path.parent.name or path.stem
     records = grade_rows(path, parse_columns(columns)).records
     return [_record_to_grade(record, dataset, path, line) for line, record in records]
 

@@ -17,6 +17,7 @@ from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
 from ragtriage.calibration.band import Band, decided_mask, margins
 from ragtriage.calibration.decision import Rule, decide_one, result_features, rule_features
+from ragtriage.calibration.fit_check import GradeShape
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
 from ragtriage.data.readers import read_json_document
@@ -242,6 +243,9 @@ class CalibrationRecord(BaseModel):
     """``selected (NAME)``: NAME is the candidate nested cross-validation chose."""
     fold_rules: list[Rule]  # the rule refitted without each fold (cross-fitted PPI)
     """The rule refitted without each fold, for the audit's cross-fitted PPI."""
+    grade_shape: GradeShape | None = None
+    """The shape of the graded answers (``calibration.fit_check``), which an audit's
+    answers are compared with; null in records written before it."""
     band: Band | None = None
     """Where ``rule`` decides and where it leaves an answer ``unsure`` (the first scope's
     band); null in records written before bands, which decide every answer."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from ragtriage.atomic import file_sha256
+from ragtriage.calibration.fit_check import misfit
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
@@ -41,7 +42,7 @@ from ragtriage.flows.config import (
 )
 from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_model
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
-from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult
+from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
 from ragtriage.models.base import ChatModel
 from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.models.calls import Caller
@@ -271,6 +272,8 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             judge_name=name,
         )  # fmt: skip
         generation = case_rows.generation_summary(rows, run.results, decider)
+        if decider.record is not None and decider.record.grade_shape is not None:
+            decider.status.misfit = misfit(decider.record.grade_shape, _shape_rows(rows, texts))
         escalations: list[Escalation] = []
         escalated: dict[str, tuple[JudgeResult, Decider, str]] = {}
         for spec, level in cascade:
@@ -462,6 +465,17 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
             )
         )
         answers *= share
+    return out
+
+
+def _shape_rows(rows, texts: dict[str, str]) -> list[dict[str, float]]:
+    """The shape features (``calibration.fit_check``) of the audit's scored answers."""
+    out = []
+    for row in rows:
+        if row.judge is None or row.judge.outcome != Outcome.SCORED:
+            continue
+        chars = sum(len(texts.get(c, "")) for c in row.context_ids)
+        out.append({**row.judge.signals, "context_chars": float(chars)})
     return out
 
 

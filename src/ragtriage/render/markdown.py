@@ -24,6 +24,8 @@ from ragtriage.render.views import (
     causes_by_primary,
     caveats,
     evidence_line,
+    few_grades_words,
+    fit_message,
     gate_line,
     ordered_cases,
     ordered_counts,
@@ -119,6 +121,8 @@ def _headline(result: AuditResult) -> str:
     gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
     assumed = assumptions_line(result)
     assumed = f"{escape(assumed)}\n\n" if assumed else ""
+    misfit = fit_message(result)  # first screen: every faithful decision rests on it
+    assumed += f"> [!WARNING]\n> **{escape(misfit)}**\n\n" if misfit else ""
     table = _table(["label", "cases"], rows)
     return f"## {escape(audit_title(result))}\n\n{gate}\n\n{assumed}" + table
 
@@ -155,7 +159,9 @@ def _calibration(result: AuditResult) -> str:
     lines.append("### Calibration")
     lines.append(f"- record: {escape(calibration_source(cal.source), 120)}")
     rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
-    lines.append(f"- decision: {escape(rule)}; kappa: {fmt_estimate(cal.kappa)}")
+    few = few_grades_words(result)
+    kappa = fmt_estimate(cal.kappa) + (f" ({few})" if few else "")
+    lines.append(f"- decision: {escape(rule)}; kappa: {kappa}")
     if cal.note:
         lines.append(f"- note: {escape(cal.note, REASON_CHARS)}")
     return "\n".join(lines)

@@ -19,6 +19,7 @@ __all__ = [
     "audit_title",
     "calibration_source",
     "caveats",
+    "few_grades_words",
     "causes_by_primary",
     "evidence_line",
     "gate_fails",
@@ -27,6 +28,7 @@ __all__ = [
     "ordered_counts",
     "slice_title",
     "stale_message",
+    "fit_message",
     "threshold_line",
     "unanswerable_line",
 ]
@@ -81,10 +83,7 @@ def audit_title(result: AuditResult) -> str:
     total = sum(counts.values())
     # an undecided answer is neither pass nor failure: said beside the failures it is not in
     unsure = f", {counts[Label.UNSURE]} unsure" if counts[Label.UNSURE] else ""
-    return (
-        f"ragtriage audit: {lead}{failed} of {total} cases failing{unsure}"
-        f"{slice_title(result)}"
-    )
+    return f"ragtriage audit: {lead}{failed} of {total} cases failing{unsure}{slice_title(result)}"
 
 
 # the figures each mismatch (AuditResult.meaningless) or assumption changes the meaning of
@@ -124,7 +123,17 @@ def caveats(result: AuditResult) -> dict[str, list[str]]:
     for kind, sentence in [*result.meaningless.items(), *result.assumptions.items()]:
         for figure in _AFFECTS.get(kind, ("retrieval", "generation")):
             out[figure].append(_short(sentence))
+    if (few := few_grades_words(result)) is not None:
+        out["corrected"].append(few)
     return out
+
+
+def few_grades_words(result: AuditResult) -> str | None:
+    """``FEW GRADES: calibrated on 10`` when the calibration rests on too few grades."""
+    cal = result.calibration
+    if not cal.few_grades:
+        return None
+    return f"FEW GRADES: calibrated on {cal.n_grades}" if cal.n_grades else "FEW GRADES"
 
 
 def calibration_source(source: str | None) -> str:
@@ -175,8 +184,16 @@ def gate_line(result: AuditResult) -> str:
         if rules.uncalibrated
         else "calibration current"
     )
+    if (few := few_grades_words(result)) is not None and not rules.uncalibrated:
+        calibration += f" ({few}: its kappa and corrected rate are rough)"
     allowed = "; files mismatch (allowed by --on-mismatch warn)" if rules.meaningless else ""
     return f"Gate passes without bars: {checked}; {calibration}{allowed}."
+
+
+def fit_message(result: AuditResult) -> str | None:
+    """The warning a record fitted on answers unlike these deserves, or None."""
+    misfit = result.calibration.misfit
+    return ". ".join(misfit) + "." if misfit else None
 
 
 def stale_message(result: AuditResult) -> str | None:

@@ -109,17 +109,20 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
         status = CalibrationStatus(threshold=UNCALIBRATED_THRESHOLD, note=note)
         return Decider(None, status)
     stale = is_stale(record, fingerprint)
-    pooled = record.scopes.get("pooled")
+    # the scope the rule was chosen on: pooled with several datasets, else the one dataset
+    # (only "pooled" was read, and a record from one grades file had no kappa)
+    first = record.scopes.get("pooled") or next(iter(record.scopes.values()), None)
     kappa = None
-    if pooled is not None:  # the applied rule's kappa: the nested-CV one when it was chosen so
-        cv = pooled.selected.cv if pooled.selected is not None else pooled.cv
+    if first is not None:  # the applied rule's kappa: the nested-CV one when it was chosen so
+        cv = first.selected.cv if first.selected is not None else first.cv
         kappa = Estimate(estimate=cv.kappa, low=cv.kappa_low, high=cv.kappa_high)
     note = (
         f"STALE CALIBRATION: measured on a different judge (it differs in {', '.join(stale)})"
         if stale
         else f"calibrated on {len(record.items)} human-graded answers"
     )
-    if (few := record.few_grades()) is not None:  # 10 grades read kappa 1.00 [1.00, 1.00]
+    few = record.few_grades()
+    if few is not None:  # 10 grades read kappa 1.00 [1.00, 1.00]
         note += f"; {few}"
     return Decider(
         record,
@@ -132,6 +135,8 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
             rule=record.rule,
             kappa=kappa,
             note=note,
+            n_grades=first.n_items if first is not None else len(record.items),
+            few_grades=few is not None,
         ),
     )
 

@@ -198,8 +198,13 @@ class CalibrationStatus(BaseModel):
     """The decision rule applied (calibration/decision.py); null when uncalibrated."""
     kappa: Estimate | None = None
     """Cohen's kappa (-1 to 1) of the rule against the human grades, nested-CV where the
-    rule was chosen so, with its 95% bootstrap interval; null when uncalibrated or the
-    record has no pooled figures."""
+    rule was chosen so, with its 95% bootstrap interval, on the scope the rule was chosen on
+    (``pooled`` with several datasets, else the one dataset); null when uncalibrated."""
+    n_grades: int | None = None
+    """Graded answers in that scope (count); null when uncalibrated."""
+    few_grades: bool = False
+    """True when the record rests on too few grades (calibration/record.py:few_grades):
+    its kappa, rule and corrected rate are shown with the caveat beside them."""
     note: str = ""
     """What was applied and any caveat (uncalibrated, stale, few grades), in words."""
     # False when the rule reads no model signal and the judge's model was not called
@@ -207,6 +212,10 @@ class CalibrationStatus(BaseModel):
     model_consulted: bool = True
     """False when the rule reads only model-free signals and the judge's model was not
     called."""
+    misfit: list[str] = Field(default_factory=list)
+    """How the audit's answers differ from the answers the record was graded on, beyond
+    what the grades cover (answer length, sentences, citations, paraphrase, context
+    length), and what to do; empty when they fit or the record keeps no grade shape."""
 
 
 class AuditResult(BaseModel):
