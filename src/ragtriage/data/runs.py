@@ -23,7 +23,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
-from ragtriage.atomic import file_sha256
+from ragtriage.atomic import file_blake3
 from ragtriage.data.formats import columns as column_names
 from ragtriage.data.formats import ragas
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
@@ -69,7 +69,7 @@ def load_run(path: str | Path, columns: Columns = None, golden: GoldenSet | None
         raise InputError("run file is empty", path=path)
     else:
         return read_trec_run(path)
-    table.sha256 = file_sha256(path)
+    table.digest = file_blake3(path)
     return table
 
 
