@@ -95,6 +95,13 @@ class GradesConfig:
             "(query, retrieved passages with their texts, answer).",
         ),
     ] = None
+    golden: Annotated[
+        Path | None,
+        Setting(
+            "With --answers: the golden set the traces answer, for the queries (and the "
+            "corpus's texts) of traces that name only a query_id, as the trace row does."
+        ),
+    ] = None
     out: Annotated[Path, Setting("Grades JSONL to write.", names=("--out", "-o"))]
     sample: Annotated[int, Setting("Answers to draw.", min=1, max=MAX_SAMPLE)] = (
         DEFAULT_GRADES_SAMPLE
@@ -195,6 +202,10 @@ def _golden(config: GoldenConfig, corpus: Corpus, store: SessionStore) -> Prepar
 def prepare_grades(config: GradesConfig) -> Prepared:
     if (config.audit is None) == (config.answers is None):
         raise InputError("give --audit FILE or --answers FILE (one of them)", field="--audit")
+    if config.golden is not None and config.answers is None:
+        raise InputError(
+            "--golden goes with --answers (an audit names its golden set)", field="--golden"
+        )
     if config.answers is not None:
         return _prepare_answers(config, config.answers)
     assert config.audit is not None
@@ -278,8 +289,8 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     if saved is not None and saved.get("wanted") != wanted:
         notes += _extend_from_answers(saved, config, path, digest, wanted)
     elif saved is None:
-        read = read_traces(path, DEFAULT_CONTEXT_K)
-        population, texts = _gradable_traces(read, path)
+        read, corpus = _read_answers(config, path)
+        population, texts = _gradable_traces(read, path, corpus)
         left_out = len(read.traces) - len(population)
         if left_out:
             notes.append(
@@ -313,26 +324,42 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     return Prepared(grading.GradesTask(store, command), notes)
 
 
-def _gradable_traces(read: TraceFile, path: Path) -> tuple[list[Trace], dict[str, str]]:
-    """The traces with an answer, and their passages' texts; a trace whose question or
-    passage text is not in the file is refused (the page would show a blank)."""
+def _read_answers(config: GradesConfig, path: Path) -> tuple[TraceFile, dict[str, str]]:
+    """The traces of ``--answers`` and the corpus's texts by chunk id: with ``--golden``
+    a trace's query comes from its golden case and a passage's text from the corpus, so
+    the documented trace row (``query_id``, ``retrieved`` ids, ``context_ids``,
+    ``answer``) can be graded as it stands."""
+    golden = load_golden(config.golden) if config.golden is not None else None
+    read = read_traces(path, DEFAULT_CONTEXT_K, golden)
+    corpus = golden.corpus if golden is not None and golden.corpus else {}
+    return read, {cid: chunk.text for cid, chunk in corpus.items() if chunk.text}
+
+
+def _gradable_traces(
+    read: TraceFile, path: Path, corpus: dict[str, str] | None = None
+) -> tuple[list[Trace], dict[str, str]]:
+    """The traces with an answer, and their passages' texts (the trace's own, else the
+    corpus's); a trace whose question or passage text is known from neither is refused
+    (the page would show a blank)."""
     population = [t for t in read.traces.values() if t.answer and not t.generation_error]
     if not population:
         raise InputError("no trace has an answer: nothing to grade", path=path, field="answer")
-    texts = {c.id: c.text for t in population for c in t.retrieved if c.text}
+    texts = dict(corpus or {})
+    texts |= {c.id: c.text for t in population for c in t.retrieved if c.text}
     for trace in population:
         missing = [cid for cid in trace.context_ids if cid not in texts]
         if missing:
             raise InputError(
                 f"trace {trace.query_id}: no text for context chunk {missing[0]} (with "
-                "--answers the passages' texts must be in the file)",
+                "--answers the passages' texts must be in the file, or in the corpus of "
+                "--golden)",
                 path=path,
                 field="retrieved",
             )
         if not read.queries.get(trace.query_id):
             raise InputError(
                 f"trace {trace.query_id}: no query text (with --answers the question must "
-                "be in the file)",
+                "be in the file, or give --golden: the golden set whose case it answers)",
                 path=path,
                 field="query",
             )
@@ -535,8 +562,8 @@ def _extend_from_answers(
         )
     items = saved["items"]
     _growable(saved, config.seed, config.sample, len(items))
-    read = read_traces(path, DEFAULT_CONTEXT_K)
-    population, texts = _gradable_traces(read, path)
+    read, corpus = _read_answers(config, path)
+    population, texts = _gradable_traces(read, path, corpus)
     now = {
         t.query_id: {
             "question": read.queries[t.query_id],
