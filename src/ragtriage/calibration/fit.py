@@ -50,6 +50,7 @@ from ragtriage.calibration.select import (
     select_rule,
 )
 from ragtriage.calibration.shape import shape_usable
+from ragtriage.calibration.stability import self_agreement
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
@@ -355,6 +356,24 @@ def calibrate(
             "drawn, not weighted, so they describe harder answers than the audit's; the "
             "corrected rate (--audit, audit --calibration) uses inverse-probability weights"
         )
+    stability = self_agreement(
+        chosen.rule,
+        {i.id: by_id[i.id] for i in used},
+        {i.id: bool(i.label) for i in used},
+        seed=seed,
+        resamples=resamples,
+    )
+    if stability is not None:
+        first = scopes[scope_names[0]]
+        with_people = first.selected.cv if first.selected is not None else first.cv
+        if stability.kappa < with_people.kappa:
+            warnings.append(
+                f"the judge disagrees with itself more than with people: kappa between two "
+                f"samples of the same answer {_kappa(stability.kappa)} "
+                f"[{_kappa(stability.kappa_low)}, {_kappa(stability.kappa_high)}] is below "
+                f"its kappa with the human grades {_kappa(with_people.kappa)} "
+                f"({stability.flaky} of {len(used)} answers flip between samples)"
+            )
     if unscored:
         kinds = Counter(u.outcome for _, u in unscored)
         warnings.append(
@@ -383,6 +402,7 @@ def calibrate(
         items=records,
         cost=cost,
         warnings=warnings,
+        stability=stability,
     )
 
 

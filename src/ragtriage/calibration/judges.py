@@ -93,20 +93,30 @@ def find_recorded(fingerprint: JudgeFingerprint, directory: Path, ids: set[str])
 
 
 def run_judge(
-    spec: str | JudgeSpec, items: list[JudgeItem], recorded: Path | None = None
+    spec: str | JudgeSpec,
+    items: list[JudgeItem],
+    recorded: Path | None = None,
+    samples: int = 1,
+    temperature: float | None = None,
 ) -> tuple[list[JudgeResult], float | None, str]:
     """``(results, seconds, source)``: recorded results of the same fingerprint from
-    ``recorded`` when there are any (seconds None), else the judge run on every item."""
+    ``recorded`` when there are any (seconds None), else the judge run on every item.
+
+    ``samples``/``temperature``: repeated samples of each answer, all ``samples`` drawn
+    (no early stop: the rule that would vote is chosen after them); recordings hold one
+    sample, so they are not used then."""
     strategy, model = parse_spec(spec)
     uses_model = model is not None  # a spec names a model exactly when its strategy needs one
-    if uses_model and recorded is not None:
+    sampling = samples > 1 or temperature is not None
+    if uses_model and recorded is not None and not sampling:
         path = find_recorded(spec_fingerprint(spec), recorded, {i.id for i in items})
         if path is not None:
             return read_judged(path), None, f"recorded {path}"
     start = time.perf_counter()
-    results = _api().judge_faithfulness(
-        items, model=model, strategy=strategy, **({} if uses_model else {"cache": None})
-    )
+    extra: dict[str, Any] = {} if uses_model else {"cache": None}
+    if sampling:
+        extra |= {"samples": samples, "temperature": temperature, "stop_early": False}
+    results = _api().judge_faithfulness(items, model=model, strategy=strategy, **extra)
     return list(results), time.perf_counter() - start, "ran"
 
 

@@ -20,6 +20,7 @@ from ragtriage.calibration.decision import Rule, decide_one, result_features, ru
 from ragtriage.calibration.fit_check import GradeShape
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
+from ragtriage.calibration.stability import SelfAgreement
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -261,6 +262,9 @@ class CalibrationRecord(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     """Everything that weakens the figures (few grades, no lead over the lexical baseline,
     items not scored), in words."""
+    stability: SelfAgreement | None = None
+    """With ``calibrate --samples``: the judge's agreement with itself beside its
+    agreement with people, and each answer's flip rate; null with one sample."""
 
     model_config = {"populate_by_name": True, "use_attribute_docstrings": True}
 
