@@ -21,6 +21,7 @@ from ragtriage.calibration.fit_check import GradeShape
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
 from ragtriage.calibration.stability import SelfAgreement
+from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -389,10 +390,12 @@ def load_calibration(path: Path | str) -> CalibrationRecord:
     try:
         data = read_json_document(path)
     except InputError as exc:
-        raise InputError(
+        raise wrong_file(path, "calibration") or InputError(
             f"not a calibration record: {exc.message}", path=path, line=exc.line, field=exc.field
         ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        if (wrong := wrong_file(path, "calibration")) is not None:
+            raise wrong  # results.json, traces...: named, with the command that takes it
         raise InputError(
             f"not a calibration record (expected schema {SCHEMA})", path=path, field="schema"
         )
