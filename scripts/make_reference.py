@@ -11,7 +11,10 @@
 * ``metrics.md``: the metric declarations (``retrieval/metrics.py``): formula,
   parameters, the trec_eval measure each equals, every spelling;
 * ``formats.md``: what the readers take from each users' file in
-  ``tests/fixtures/users/`` (each written by the tool named; ``sources.py`` lists them).
+  ``tests/fixtures/users/`` (each written by the tool named; ``sources.py`` lists them);
+
+and the measured figures quoted in README.md and docs/*.md, each between markers naming
+it, from the results file it was measured into (``benchmarks/results/``).
 
 Nothing here is written by hand, so a changed option, field, metric or reader shows up
 as a stale page (``tests/test_reference_docs.py`` runs ``--check``); re-run this script
@@ -538,6 +541,117 @@ def _read(source: Any) -> dict[str, str]:
     }
 
 
+# --------------------------------------------------------------------------- figures in prose
+
+# A measured figure in README.md or docs/*.md is written between two markers,
+# ``<!-- figure NAME [FILE] -->...<!-- /figure -->``, and filled from the committed
+# results file it comes from (benchmarks/results/), so the prose cannot drift from the
+# latest measurement: a new results file, re-run this script.
+RESULTS = ROOT / "benchmarks" / "results"
+FIGURE = re.compile(
+    r"<!-- figure (?P<name>[\w.]+)(?: (?P<file>[\w.-]+))? -->.*?<!-- /figure -->", re.S
+)
+_ROW = r"^\| [\d,]+ \| {tool} \| [\d.]+ \| ([\d.]+) \| ([\d.]+) \| ([\d.]+ GiB)"
+
+
+def _result(name: str) -> str:
+    if not (RESULTS / name).is_file():
+        raise SystemExit(f"a figure names benchmarks/results/{name}, which does not exist")
+    return (RESULTS / name).read_text(encoding="utf-8")
+
+
+def _found(pattern: str, text: str, name: str) -> re.Match[str]:
+    found = re.search(pattern, text, re.M)
+    if found is None:
+        raise SystemExit(f"benchmarks/results/{name}: no line matches {pattern!r}")
+    return found
+
+
+def _bash_time(name: str) -> str:
+    """``real 7m48.582s`` (bash's ``time``) as ``7 min 49 s``."""
+    found = _found(r"^real\s+(\d+)m([\d.]+)s", _result(name), name)
+    minutes, seconds = int(found[1]), round(float(found[2]))
+    minutes, seconds = minutes + seconds // 60, seconds % 60
+    return f"{minutes} min {seconds} s"
+
+
+def _demo(part: str) -> str:
+    text = _result("demo_audit.txt")
+    if part == "wall":
+        return f"{_found(r'wall ([0-9.]+) s', text, 'demo_audit.txt')[1]} s"
+    stage = _found(rf"^{part}: (\d+)/\1 \((\d+) s\)", text, "demo_audit.txt")
+    return f"{stage[2]} s"
+
+
+def _stage1(name: str) -> str:
+    """A 300k-query round of retrieval_scale.py: ragtriage against pytrec_eval."""
+    text = _result(name)
+    commit = _found(r"^# (\d{4}-\d\d-\d\d) [\d:]+ UTC, ragtriage commit (\w+)", text, name)
+    ours = _found(_ROW.format(tool="ragtriage"), text, name)
+    theirs = _found(_ROW.format(tool="pytrec_eval"), text, name)
+    rounds = _found(r"round by round: ([^;]+); median ([\d.]+x)", text, name)
+    load = _found(r"^machine: .*?load average ([\d.]+)", text, name)
+    return (
+        f"commit {commit[2]}, {commit[1]}, load average {load[1]} at the end: ragtriage "
+        f"{ours[1]} s wall, {ours[2]} CPU s, {ours[3]} peak RSS; pytrec_eval {theirs[1]} s, "
+        f"{theirs[3]}: "
+        f"**{rounds[2]}**, the median of the rounds' ratios ({rounds[1]}; `{name}`)"
+    )
+
+
+def _digest(name: str) -> str:
+    """benchmarks/run_digest.py: the digest alone, then the whole command under each code."""
+    text = _result(name)
+    alone = dict(
+        re.findall(r"^  (SHA-256|BLAKE3, 1 thread)[^:]*: [\d.]+ s wall, ([\d.]+) CPU s", text, re.M)
+    )
+    codes = re.findall(r"^\| (\S+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+ GiB) \|", text, re.M)
+    commit = _found(r"^# (\d{4}-\d\d-\d\d) [\d:]+ UTC, ragtriage commit (\w+)", text, name)
+    load = _found(r"^# at start: .*?load average ([\d.]+)", text, name)
+    if len(alone) != 2 or len(codes) != 2:
+        raise SystemExit(f"benchmarks/results/{name}: expected two digests and two codes")
+    (old, old_wall, old_cpu, _), (new, new_wall, new_cpu, _) = codes
+    return (
+        f"over the 1.17 GB run alone, SHA-256 takes {alone['SHA-256']} CPU s and BLAKE3 on "
+        f"one thread {alone['BLAKE3, 1 thread']}; the whole command, {old} and {new} in turn "
+        f"(commit {commit[2]}, {commit[1]}, load average {load[1]} at the start), median "
+        f"{old_wall} against {new_wall} s wall, "
+        f"{old_cpu} against {new_cpu} CPU s (`{name}`)"
+    )
+
+
+FIGURES: dict[str, Callable[..., str]] = {
+    "digest": _digest,
+    "setup.wall": lambda: _bash_time("setup_time.txt"),
+    "demo.wall": lambda: _demo("wall"),
+    "demo.generate": lambda: _demo("generate"),
+    "demo.judge": lambda: _demo("judge"),
+    "tests.wall": lambda: _bash_time("test_suite_time.txt"),
+    "tests.passed": lambda: _found(r"(\d+) passed", _result("test_suite_time.txt"), "")[1],
+    "tests.skipped": lambda: _found(r"(\d+) skipped", _result("test_suite_time.txt"), "")[1],
+    "stage1": _stage1,
+}
+PROSE = ["README.md", "docs/*.md"]
+
+
+def _prose_files() -> list[Path]:
+    return [path for pattern in PROSE for path in sorted(ROOT.glob(pattern))]
+
+
+def with_figures(text: str) -> str:
+    """``text`` with every figure marker's value taken from its results file."""
+
+    def fill(marker: re.Match[str]) -> str:
+        name, file = marker["name"], marker["file"]
+        if name not in FIGURES:
+            raise SystemExit(f"unknown figure {name!r} (known: {', '.join(FIGURES)})")
+        value = FIGURES[name](file) if file else FIGURES[name]()
+        head = f"<!-- figure {name}{' ' + file if file else ''} -->"
+        return f"{head}{value}<!-- /figure -->"
+
+    return FIGURE.sub(fill, text)
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "cli.md": cli_page,
     "results-schema.md": schema_page,
@@ -547,11 +661,16 @@ PAGES: dict[str, Callable[[], str]] = {
 
 
 def stale_pages() -> list[str]:
-    """Pages whose committed text differs from what the code generates now."""
+    """Pages whose committed text differs from what the code generates now, and prose
+    whose figures differ from their results files."""
     stale = []
     for name, make in PAGES.items():
         path = REFERENCE / name
         if not path.exists() or path.read_text(encoding="utf-8") != make():
+            stale.append(str(path.relative_to(ROOT)))
+    for path in _prose_files():
+        text = path.read_text(encoding="utf-8")
+        if with_figures(text) != text:
             stale.append(str(path.relative_to(ROOT)))
     return stale
 
@@ -569,6 +688,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, make in PAGES.items():
         (REFERENCE / name).write_text(make(), encoding="utf-8")
         print(f"wrote {(REFERENCE / name).relative_to(ROOT)}")
+    for path in _prose_files():
+        text = path.read_text(encoding="utf-8")
+        if with_figures(text) != text:
+            path.write_text(with_figures(text), encoding="utf-8")
+            print(f"wrote the figures of {path.relative_to(ROOT)}")
     return 0
 
 

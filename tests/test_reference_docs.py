@@ -45,6 +45,34 @@ def test_check_mode_names_a_stale_page(make_reference, tmp_path, monkeypatch, ca
     assert "stale: cli.md" in capsys.readouterr().err
 
 
+def test_prose_figures_follow_their_results_files(make_reference, tmp_path, monkeypatch):
+    """A figure between markers in README.md or docs/ is the results file's: a new
+    measurement makes the prose stale until the script copies it in."""
+    results = tmp_path / "results"
+    results.mkdir()
+    for path in make_reference.RESULTS.iterdir():
+        (results / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "README.md").write_text(
+        "the tests: <!-- figure tests.passed -->965<!-- /figure --> passed, <!-- figure "
+        "stage1 retrieval_scale_300k_rounds_fast.txt -->5.3x<!-- /figure -->\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(make_reference, "RESULTS", results)
+    monkeypatch.setattr(make_reference, "ROOT", tmp_path)
+    monkeypatch.setattr(make_reference, "PAGES", {})
+    assert make_reference.stale_pages() == ["README.md"]  # 5.3x is not the file's median
+    assert make_reference.main([]) == 0 and make_reference.stale_pages() == []
+    text = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "**5.4x**, the median of the rounds' ratios (4.9x, 5.4x, 5.7x;" in text
+    counted = results / "test_suite_time.txt"
+    counted.write_text(counted.read_text().replace("965 passed", "1001 passed"))
+    assert make_reference.stale_pages() == ["README.md"]
+    make_reference.main([])
+    assert "<!-- figure tests.passed -->1001<!-- /figure --> passed" in (
+        tmp_path / "README.md"
+    ).read_text(encoding="utf-8")
+
+
 def _leaves(group, path: str):
     if hasattr(group, "commands"):  # a group, in click or in typer's vendored click
         for name, command in group.commands.items():

@@ -152,7 +152,7 @@ def _send(http: TestClient, index: int, body: Any, versions: dict[int, int]):
 
 
 def _files(store: SessionStore) -> tuple[list[dict], dict]:
-    rows = [json.loads(line) for line in store.output.read_text("utf-8").splitlines()]
+    rows = [json.loads(line) for line in store.output.read_text("utf-8").split("\n") if line]
     return rows, json.loads(session_path(store.output).read_text("utf-8"))
 
 

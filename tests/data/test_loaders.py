@@ -297,3 +297,27 @@ def test_bad_trace_ids_are_refused_at_their_line(tmp_path, row, field):
     with pytest.raises(InputError) as info:
         load_traces(path, 3)
     assert f"{path}:1: field '{field}'" in str(info.value)
+
+
+def test_a_run_files_digest_is_blake3_whatever_its_format(tmp_path, capsys):
+    """The digest recorded for ``--run`` is the file's BLAKE3 (``b3sum`` prints the same),
+    under that name, for a JSONL run and for a TREC run read by parts in parallel."""
+    import blake3
+
+    from ragtriage.cli.main import main
+
+    trec_lines = "".join(f"q{q} Q0 d{d} {d + 1} {10 - d} t\n" for q in range(3) for d in range(5))
+    files = {
+        "run.jsonl": '{"query_id": "q1", "retrieved": ["d1", "d2"]}\n',
+        "run.trec": trec_lines,
+    }
+    qrels = write(tmp_path, "qrels.txt", "q1 0 d1 1\n")
+    for name, text in files.items():
+        path = write(tmp_path, name, text)
+        expected = blake3.blake3(path.read_bytes()).hexdigest()
+        assert load_run(path).digest == expected
+        out = tmp_path / f"{name}.json"
+        args = ["retrieval", "--qrels", str(qrels), "--run", str(path), "-o", str(out), "--quiet"]
+        assert main(args) == 0
+        run = json.loads(out.read_text(encoding="utf-8"))["run"]
+        assert run["blake3"] == expected and "sha256" not in run

@@ -7,13 +7,13 @@ per-query JSON) gives exactly what the straightforward code gives.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import random
 import sys
 from pathlib import Path
 
+import blake3
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -88,7 +88,7 @@ def test_streamed_run_equals_the_line_parser(tmp_path, monkeypatch, messy_rows, 
     parsed = Run.from_columns(table.column("query"), table.column("doc"), table.column("score"))
     assert _columns(streamed) == _columns(parsed)
     assert streamed.doc_strings(np.arange(len(streamed))) == [d for _, d, _ in messy_rows]
-    assert streamed.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert streamed.digest == blake3.blake3(path.read_bytes()).hexdigest()
     # query runs cut at block edges come back whole, as from the expanded codes
     codes = streamed.query
     whole = Run(streamed.query_ids, None, codes, None, streamed.score, words=streamed.words)

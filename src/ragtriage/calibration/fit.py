@@ -25,6 +25,7 @@ from ragtriage.calibration.decision import (
     ThresholdRule,
     result_features,
 )
+from ragtriage.calibration.fit_check import grade_shape
 from ragtriage.calibration.grades import GradedItem
 from ragtriage.calibration.intergrader import krippendorff_alpha_nominal
 from ragtriage.calibration.judges import answer_tokens, package_version
@@ -49,6 +50,7 @@ from ragtriage.calibration.select import (
     select_rule,
 )
 from ragtriage.calibration.shape import shape_usable
+from ragtriage.calibration.stability import self_agreement
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
@@ -344,6 +346,24 @@ def calibrate(
         usd_per_item=sum(r.usage.cost_usd for r in judged) / n_judged,
         seconds_per_item=None if seconds is None else seconds / n_judged,
     )
+    stability = self_agreement(
+        chosen.rule,
+        {i.id: by_id[i.id] for i in used},
+        {i.id: bool(i.label) for i in used},
+        seed=seed,
+        resamples=resamples,
+    )
+    if stability is not None:
+        first = scopes[scope_names[0]]
+        with_people = first.selected.cv if first.selected is not None else first.cv
+        if stability.kappa < with_people.kappa:
+            warnings.append(
+                f"the judge disagrees with itself more than with people: kappa between two "
+                f"samples of the same answer {_kappa(stability.kappa)} "
+                f"[{_kappa(stability.kappa_low)}, {_kappa(stability.kappa_high)}] is below "
+                f"its kappa with the human grades {_kappa(with_people.kappa)} "
+                f"({stability.flaky} of {len(used)} answers flip between samples)"
+            )
     if unscored:
         kinds = Counter(u.outcome for _, u in unscored)
         warnings.append(
@@ -362,10 +382,17 @@ def calibrate(
         rule_name=chosen.name,
         fold_rules=chosen_folds,
         band=_band_of(scopes[scope_names[0]]),
+        grade_shape=grade_shape(
+            [
+                {**result_features(by_id[i.id]), "context_chars": sum(len(c) for c in i.contexts)}
+                for i in used
+            ]
+        ),
         scopes=scopes,
         items=records,
         cost=cost,
         warnings=warnings,
+        stability=stability,
     )
 
 

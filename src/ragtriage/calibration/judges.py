@@ -104,26 +104,34 @@ def run_judge(
     spec: str | JudgeSpec,
     items: list[JudgeItem],
     recorded: Path | None = None,
+    samples: int = 1,
+    temperature: float | None = None,
     decide_for: Callable[[JudgeFingerprint], Decide] | None = None,
 ) -> tuple[list[JudgeResult], float | None, str]:
     """``(results, seconds, source)``: recorded results of the same fingerprint from
-    ``recorded`` when there are any (seconds None), else the judge run on every item;
-    items carrying history are judged passages first (module docstring), gated by the
-    rule ``decide_for`` gives for the judge's fingerprint (without one, in one pass)."""
+    ``recorded`` when there are any (seconds None), else the judge run on every item.
+
+    ``samples``/``temperature``: repeated samples of each answer, all ``samples`` drawn
+    (no early stop: the rule that would vote is chosen after them); recordings hold one
+    sample, so they are not used then. Items carrying history are judged passages first
+    (module docstring), gated by the rule ``decide_for`` gives for the judge's
+    fingerprint (without one, in one pass)."""
     strategy, model = parse_spec(spec)
     uses_model = model is not None  # a spec names a model exactly when its strategy needs one
+    sampling = samples > 1 or temperature is not None
     split = [split_history(i) for i in items]
     history = {item.id: chunks for item, chunks in split if chunks}
-    if uses_model and recorded is not None and not (history and decide_for):
+    if uses_model and recorded is not None and not sampling and not (history and decide_for):
         path = find_recorded(spec_fingerprint(spec), recorded, {i.id for i in items})
         if path is not None:
             return read_judged(path), None, f"recorded {path}"
     start = time.perf_counter()
+    extra: dict[str, Any] = {} if uses_model else {"cache": None}
+    if sampling:
+        extra |= {"samples": samples, "temperature": temperature, "stop_early": False}
 
     def judge(batch: list[JudgeItem]) -> list[JudgeResult]:
-        return list(_api().judge_faithfulness(
-            batch, model=model, strategy=strategy, **({} if uses_model else {"cache": None})
-        ))  # fmt: skip
+        return list(_api().judge_faithfulness(batch, model=model, strategy=strategy, **extra))
 
     if not (history and decide_for):
         return judge(items), time.perf_counter() - start, "ran"

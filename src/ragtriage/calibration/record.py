@@ -17,8 +17,11 @@ from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
 from ragtriage.calibration.band import Band, decided_mask, margins
 from ragtriage.calibration.decision import Rule, decide_one, result_features, rule_features
+from ragtriage.calibration.fit_check import GradeShape
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
+from ragtriage.calibration.stability import SelfAgreement
+from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -242,6 +245,9 @@ class CalibrationRecord(BaseModel):
     """``selected (NAME)``: NAME is the candidate nested cross-validation chose."""
     fold_rules: list[Rule]  # the rule refitted without each fold (cross-fitted PPI)
     """The rule refitted without each fold, for the audit's cross-fitted PPI."""
+    grade_shape: GradeShape | None = None
+    """The shape of the graded answers (``calibration.fit_check``), which an audit's
+    answers are compared with; null in records written before it."""
     band: Band | None = None
     """Where ``rule`` decides and where it leaves an answer ``unsure`` (the first scope's
     band); null in records written before bands, which decide every answer."""
@@ -254,6 +260,9 @@ class CalibrationRecord(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     """Everything that weakens the figures (few grades, no lead over the lexical baseline,
     items not scored), in words."""
+    stability: SelfAgreement | None = None
+    """With ``calibrate --samples``: the judge's agreement with itself beside its
+    agreement with people, and each answer's flip rate; null with one sample."""
 
     model_config = {"populate_by_name": True, "use_attribute_docstrings": True}
 
@@ -327,10 +336,12 @@ def load_calibration(path: Path | str) -> CalibrationRecord:
     try:
         data = read_json_document(path)
     except InputError as exc:
-        raise InputError(
+        raise wrong_file(path, "calibration") or InputError(
             f"not a calibration record: {exc.message}", path=path, line=exc.line, field=exc.field
         ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        if (wrong := wrong_file(path, "calibration")) is not None:
+            raise wrong  # results.json, traces...: named, with the command that takes it
         raise InputError(
             f"not a calibration record (expected schema {SCHEMA})", path=path, field="schema"
         )

@@ -1,6 +1,6 @@
 """The fast TREC run reader: the file memory-mapped, cut into parts at line ends, each
 part parsed by pyarrow's streaming CSV reader and turned into columns on a thread of its
-own, while one more thread takes the file's SHA-256 from the same pages.
+own, while one more thread takes the file's BLAKE3 digest from the same pages.
 
 Nothing here names a line: a file this path cannot read exactly as the line parser
 would (see :func:`fast_ids_usable`, non-finite scores, a malformed line) makes
@@ -11,7 +11,6 @@ the line at fault. Both paths give the same columns (tests/data/test_trec_input.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import mmap
 import os
 import re
@@ -20,6 +19,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import blake3
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -196,8 +196,8 @@ def _wait(
 
 
 class _Digest:
-    """The file's SHA-256 from the mapped pages, taken while the parts parse, at the
-    lowest priority, then at the normal one (:meth:`promote`).
+    """The file's BLAKE3 digest (``b3sum``'s) from the mapped pages, taken while the parts
+    parse, at the lowest priority, then at the normal one (:meth:`promote`).
 
     The digest is only written into the report, so it must not slow the parse: while the
     parts run, its thread has the lowest priority (on Linux, where a thread's nice value
@@ -210,11 +210,13 @@ class _Digest:
 
     def __init__(self, data: pa.Buffer, stop: threading.Event, pages: _Pages) -> None:
         self.data, self.stop, self.pages = data, stop, pages
-        self.sha = hashlib.sha256()
+        # one thread: it takes what the parts leave of the cores; SHA-256 took over twice
+        # its CPU time (benchmarks/results/run_digest.txt)
+        self.hash = blake3.blake3(max_threads=1)
         self.at = 0  # bytes hashed so far
         self.promoted = threading.Event()
         self.thread = threading.Thread(
-            target=self._take, args=(True,), name="ragtriage-sha256", daemon=True
+            target=self._take, args=(True,), name="ragtriage-digest", daemon=True
         )
 
     def _take(self, background: bool) -> None:
@@ -225,7 +227,7 @@ class _Digest:
             if self.stop.is_set() or (background and self.promoted.is_set()):
                 return
             end = min(self.at + HASH_STEP, len(view))
-            self.sha.update(view[self.at : end])
+            self.hash.update(view[self.at : end])
             self.at = end
             self.pages.hash_read(end)
         del view
@@ -240,12 +242,12 @@ class _Digest:
             background.join()  # it stops at its next step
             self._take(False)
 
-        self.thread = threading.Thread(target=rest, name="ragtriage-sha256", daemon=True)
+        self.thread = threading.Thread(target=rest, name="ragtriage-digest", daemon=True)
         self.thread.start()
 
     def hexdigest(self) -> str:
         self.thread.join()
-        return self.sha.hexdigest()
+        return self.hash.hexdigest()
 
 
 def _yield_to_others() -> None:
@@ -428,7 +430,7 @@ class _RunPieces:
 
 
 def _join(
-    parts: list[_RunPieces], columns: _Columns, source: str, sha256: Callable[[], str]
+    parts: list[_RunPieces], columns: _Columns, source: str, digest: Callable[[], str]
 ) -> Run:
     """One run from the parts' columns, in file order (a query cut between two parts
     is two runs of rows, merged by :meth:`Run.query_runs`)."""
@@ -438,7 +440,7 @@ def _join(
     words, score = columns.join(parts)
     runs = (head_codes, lengths)
     run = Run(query_ids, None, None, None, score, source, words=words, query_runs=runs)
-    run.sha256 = sha256
+    run.digest = digest
     return run
 
 

@@ -77,7 +77,7 @@ def filter_run(run: Run, keep: set[str]) -> Run:
         source=run.source,
         words=run.words[rows],
     )
-    kept_run.sha256 = run.sha256  # the file's hash, taken while reading
+    kept_run.digest = run.digest  # the file's hash, taken while reading
     kept_run.order = run.order  # a trace's own rank order is still the one scored
     kept_run.scored = run.scored
     return kept_run

@@ -263,7 +263,7 @@ class Run:
         self._words = words
         # of the file read, when the reader took it: a digest still being taken is a
         # function that waits for it (a run file's hash runs while the run is scored)
-        self._sha256: str | Callable[[], str | None] | None = None
+        self._digest: str | Callable[[], str | None] | None = None
         self.warnings: list[str] = []  # what the reader accepted but the user should know
         self.format: str | None = None  # another tool's format it was read from (ragas-jsonl)
         # "score": ranked as trec_eval ranks a run file (score descending, doc id
@@ -275,16 +275,16 @@ class Run:
         self.scored = True
 
     @property
-    def sha256(self) -> str | None:
-        """SHA-256 of the file the run was read from (``None``: not a file, or not
-        taken); waits for the digest when the reader is still taking it."""
-        if callable(self._sha256):
-            self._sha256 = self._sha256()
-        return self._sha256
+    def digest(self) -> str | None:
+        """BLAKE3 (``atomic.RUN_DIGEST``) of the file the run was read from (``None``: not
+        a file, or not taken); waits for the digest when the reader is still taking it."""
+        if callable(self._digest):
+            self._digest = self._digest()
+        return self._digest
 
-    @sha256.setter
-    def sha256(self, value: str | Callable[[], str | None] | None) -> None:
-        self._sha256 = value
+    @digest.setter
+    def digest(self, value: str | Callable[[], str | None] | None) -> None:
+        self._digest = value
 
     @classmethod
     def from_columns(

@@ -69,7 +69,7 @@ def read_trec_run(path: str | Path) -> Run:
     Read by parts in parallel, block by block (``_trec_fast.py``): each block's doc ids
     become fixed-width words and its query ids runs of equal neighbours before the next
     block is parsed, so the strings of a 4 GB run are never all in memory at once. The
-    file's SHA-256 is taken on the way through.
+    file's BLAKE3 digest is taken on the way through.
     """
     path = Path(path)
     delimiter = fast_delimiter(path)

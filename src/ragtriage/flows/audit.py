@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from ragtriage.atomic import file_sha256
+from ragtriage.calibration.fit_check import misfit
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
@@ -39,9 +40,10 @@ from ragtriage.flows.config import (
     K,
     Setting,
 )
-from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_model
+from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint, judge_options, resolve_model
+from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
-from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult
+from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
 from ragtriage.models.base import ChatModel
 from ragtriage.models.cache import ResponseCache, default_cache_path
 from ragtriage.models.calls import Caller
@@ -126,6 +128,25 @@ class AuditConfig:
             choices=mismatch.POLICIES,
         ),
     ] = "fail"
+    samples: Annotated[
+        int,
+        Setting(
+            "Judge each answer up to K times, stopping once the majority of K is decided; "
+            "no majority is 'unstable', neither pass nor fail (gate reads the spread).",
+            min=1,
+            max=100,
+        ),
+    ] = 1
+    temperature: Annotated[
+        float | None,
+        Setting(
+            "The samples' temperature (default: the judge's, 0; the embedded model samples "
+            "only above 0).",
+            min=0.0,
+            max=2.0,
+            finite=True,
+        ),
+    ] = None
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
     columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
     # the cascade for unsure answers (flows/escalate.py)
@@ -199,8 +220,17 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         cascade = escalation_deciders(config)  # refused before anything runs
         # a calibrated rule that reads no model signal: judge without calling the model
         planned = _model_free_plan(config, strategy, judge_model)
+        samples, temperature = config.samples, config.temperature
+        sampling_note = []
         if planned is not None:
             strategy, judge_model = "lexical", None
+            if samples > 1 or temperature is not None:
+                samples, temperature = 1, None
+                sampling_note = [
+                    "--samples not drawn: the calibrated rule reads no model signal, so its "
+                    "verdicts cannot differ between samples"
+                ]
+        vote = _sample_vote(config, strategy, judge_model) if samples > 1 else None
         shared_model = None
         # a trace file carries its answers: the generator is needed only to generate
         generates_locally = config.traces is None and config.generator == GENERATOR
@@ -218,7 +248,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         meaningless = mismatch.meaningless(mismatches, golden, all_traces)
         known = {c.id for c in golden.cases}
         assumptions = trace_info.get("assumptions", {}) | mismatch.rising_scores(traces, known)
-        warnings = full.notes + trace_info.get("notes", []) + warnings
+        warnings = full.notes + trace_info.get("notes", []) + warnings + sampling_note
         timings["system_s"] = time.perf_counter() - started
 
         t0 = time.perf_counter()
@@ -253,6 +283,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             config.concurrency,
             store,
             on_result=tick("judge", len(judged_items)) if tick else None,
+            samples=samples,
+            temperature=temperature,
+            verdict=vote,
             **_judge_options(config),
         )
         reference: dict[str, Any] = {}
@@ -271,6 +304,8 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             judge_name=name,
         )  # fmt: skip
         generation = case_rows.generation_summary(rows, run.results, decider)
+        if decider.record is not None and decider.record.grade_shape is not None:
+            decider.status.misfit = misfit(decider.record.grade_shape, _shape_rows(rows, texts))
         escalations: list[Escalation] = []
         escalated: dict[str, tuple[JudgeResult, Decider, str]] = {}
         for spec, level in cascade:
@@ -465,6 +500,17 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
     return out
 
 
+def _shape_rows(rows, texts: dict[str, str]) -> list[dict[str, float]]:
+    """The shape features (``calibration.fit_check``) of the audit's scored answers."""
+    out = []
+    for row in rows:
+        if row.judge is None or row.judge.outcome != Outcome.SCORED:
+            continue
+        chars = sum(len(texts.get(c, "")) for c in row.context_ids)
+        out.append({**row.judge.signals, "context_chars": float(chars)})
+    return out
+
+
 def judge_label(fingerprint: JudgeFingerprint) -> str:
     """A judge by name in a case row: ``lexical``, or ``STRATEGY@MODEL``."""
     if fingerprint.model == "none":
@@ -538,6 +584,22 @@ def _model_free_plan(
 ) -> Decider | None:
     """The decider when the judge's calibrated rule uses no model signal, else ``None``."""
     return model_free_plan(config.calibration, strategy, judge_model, **_judge_options(config))
+
+
+def _sample_vote(
+    config: AuditConfig, strategy: str | None, judge_model: str | ChatModel | None
+) -> Callable[[JudgeResult], str]:
+    """What a sample votes: the decision of the calibration the audit will decide by."""
+    planned = fingerprint(model=judge_model, strategy=strategy, **_judge_options(config))
+    decider = find_decider(config.calibration, planned)
+
+    def vote(result: JudgeResult) -> str:
+        decision = decider.decide(result)
+        if decision is None:
+            return result.outcome.value
+        return FAITHFUL if decision else UNFAITHFUL
+
+    return vote
 
 
 def _judge_options(config: AuditConfig) -> dict[str, Any]:

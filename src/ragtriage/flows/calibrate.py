@@ -188,6 +188,25 @@ class CalibrateConfig:
         ),
     ] = None
     columns: Annotated[ColumnMap | None, COLUMNS] = None
+    samples: Annotated[
+        int,
+        Setting(
+            "Judge each graded answer K times (all K drawn): self-agreement beside the "
+            "agreement with people, and each answer's flip rate.",
+            min=1,
+            max=100,
+        ),
+    ] = 1
+    temperature: Annotated[
+        float | None,
+        Setting(
+            "The samples' temperature (default: the judge's, 0; the embedded model samples "
+            "only above 0).",
+            min=0.0,
+            max=2.0,
+            finite=True,
+        ),
+    ] = None
 
 
 def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeCalibration]:
@@ -209,6 +228,8 @@ def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeC
         min_agreement=config.min_agreement,
         delta=config.delta,
         plan=config.plan,
+        samples=config.samples,
+        temperature=config.temperature,
     )
 
 
@@ -229,6 +250,8 @@ def run_calibration(
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
     delta: float = DEFAULT_DELTA,
     plan: float | None = None,
+    samples: int = 1,
+    temperature: float | None = None,
 ) -> list[JudgeCalibration]:
     """Calibrate every judge (run or recorded) on the grades under ``grades``; write
     ``<out>/<judge>/calibration.json`` when ``out`` is given, and its PNGs with ``plots``
@@ -245,7 +268,8 @@ def run_calibration(
             if judge_items is None:
                 judge_items = [i.judge_item() for i in items]
             results, seconds, source = run_judge(
-                given, judge_items, recorded_dir(grades), decide_for=_conversations_rule
+                given, judge_items, recorded_dir(grades), samples, temperature,
+                decide_for=_conversations_rule,
             )
         else:
             results, seconds, source = read_judged(given), None, f"recorded {given}"

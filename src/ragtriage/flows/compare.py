@@ -361,7 +361,8 @@ def _indicator(cases: dict[str, CaseResult], ids: list[str], rate: str) -> np.nd
 
     def value(case: CaseResult) -> float:
         if rate == "pass_rate":
-            return math.nan if case.label == Label.UNSCORED else float(case.label == Label.PASS)
+            undecided = case.label in (Label.UNSCORED, Label.UNSTABLE)
+            return math.nan if undecided else float(case.label == Label.PASS)
         return math.nan if case.faithful is None else float(case.faithful)
 
     return np.array([value(cases[i]) for i in ids], np.float64)

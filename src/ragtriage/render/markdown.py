@@ -25,6 +25,7 @@ from ragtriage.render.views import (
     caveats,
     evidence_line,
     few_grades_words,
+    fit_message,
     gate_line,
     ordered_cases,
     ordered_counts,
@@ -116,10 +117,12 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _headline(result: AuditResult) -> str:
     counts = ordered_counts(result)
-    rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]
+    rows = [[LABEL_TITLES[label], str(n)] for label, n in counts.items()]
     gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
     assumed = assumptions_line(result)
     assumed = f"{escape(assumed)}\n\n" if assumed else ""
+    misfit = fit_message(result)  # first screen: every faithful decision rests on it
+    assumed += f"> [!WARNING]\n> **{escape(misfit)}**\n\n" if misfit else ""
     table = _table(["label", "cases"], rows)
     return f"## {escape(audit_title(result))}\n\n{gate}\n\n{assumed}" + table
 

@@ -17,6 +17,7 @@ from ragtriage.render.views import (
     causes_by_primary,
     caveats,
     evidence_line,
+    fit_message,
     gate_fails,
     gate_line,
     ordered_cases,
@@ -171,6 +172,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     assumed = assumptions_line(result)
     if assumed:
         console.print(Text(assumed, style="yellow"))
+    if (misfit := fit_message(result)) is not None:  # first screen: every decision rests on it
+        console.print(Text(f"warning: {misfit}", style="bold red"))
     console.print(_stage_table(result, k))
     gen = result.generation
     if gen.corrected_note:
@@ -191,7 +194,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     worst = [
         c
         for c in ordered_cases(result)
-        if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSURE)
+        if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSURE, Label.UNSTABLE)
     ]
     if worst:
         console.print(Text("Worst cases:", style="bold"))

@@ -28,6 +28,7 @@ __all__ = [
     "ordered_counts",
     "slice_title",
     "stale_message",
+    "fit_message",
     "threshold_line",
     "unanswerable_line",
 ]
@@ -40,6 +41,7 @@ LABEL_ORDER = (
     Label.GENERATION,
     Label.UNSCORED,
     Label.UNSURE,
+    Label.UNSTABLE,
     Label.PASS,
 )
 LABEL_TITLES = {
@@ -48,6 +50,7 @@ LABEL_TITLES = {
     Label.GENERATION: "generation failure",
     Label.UNSCORED: "unscored",
     Label.UNSURE: "unsure (judge undecided)",
+    Label.UNSTABLE: "unstable (the judge's samples disagree)",
     Label.PASS: "pass",
 }
 
@@ -55,8 +58,12 @@ LABEL_TITLES = {
 def ordered_counts(result: AuditResult) -> dict[Label, int]:
     """Cases per label, every label present; counted from the cases when ``counts`` is empty."""
     if result.counts:
-        return {label: int(result.counts.get(label.value, 0)) for label in LABEL_ORDER}
-    return {label: sum(c.label == label for c in result.cases) for label in LABEL_ORDER}
+        found = {label: int(result.counts.get(label.value, 0)) for label in LABEL_ORDER}
+    else:
+        found = {label: sum(c.label == label for c in result.cases) for label in LABEL_ORDER}
+    if not found[Label.UNSTABLE]:  # only audits with --samples can have any
+        del found[Label.UNSTABLE]
+    return found
 
 
 def ordered_cases(result: AuditResult) -> list[CaseResult]:
@@ -187,6 +194,12 @@ def gate_line(result: AuditResult) -> str:
         calibration += f" ({few}: its kappa and corrected rate are rough)"
     allowed = "; files mismatch (allowed by --on-mismatch warn)" if rules.meaningless else ""
     return f"Gate passes without bars: {checked}; {calibration}{allowed}."
+
+
+def fit_message(result: AuditResult) -> str | None:
+    """The warning a record fitted on answers unlike these deserves, or None."""
+    misfit = result.calibration.misfit
+    return ". ".join(misfit) + "." if misfit else None
 
 
 def stale_message(result: AuditResult) -> str | None:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ragtriage.atomic import file_sha256
+from ragtriage.atomic import RUN_DIGEST, file_blake3
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import Split, filter_run, golden_qrels
 from ragtriage.data.models import GoldenSet, corpus_sha256
@@ -116,8 +116,8 @@ class RetrievalEvaluator:
         self.answerable = self.judged.num_rel > 0  # a chunk graded >= the level
         self._golden_info = _golden_info(full_golden, self.qrels)
         self._reference = None if reference is None else _as_run(reference)
-        self._reference_sha256 = (
-            None if reference is None else _run_sha256(reference, self._reference).get("sha256")
+        self._reference_digest = (
+            None if reference is None else _run_digest(reference, self._reference).get(RUN_DIGEST)
         )
 
     def evaluate(self, run: RunLike) -> RetrievalReport:
@@ -190,7 +190,7 @@ class RetrievalEvaluator:
             "rows": len(run_table),
             "queries": len(run_table.query_ids),
             "order": given.order,  # which ranking the figures read
-            **_run_sha256(run, given),
+            **_run_digest(run, given),
             **({"format": given.format} if given.format else {}),
             **({} if run_table.scored else {"scored": False}),
         }
@@ -206,7 +206,7 @@ class RetrievalEvaluator:
             self._reference,
             cutoffs(self.config.metrics),
             precision=self.config.precision,
-            sha256=self._reference_sha256,
+            digest=self._reference_digest,
             judged=self.judged,
         )
 
@@ -257,11 +257,13 @@ def _golden_info(golden: GoldenSet | None, qrels: Qrels) -> dict[str, Any]:
     return info
 
 
-def _run_sha256(run: RunLike, table: Run | None = None) -> dict[str, str]:
-    if table is not None and table.sha256:  # taken while reading: no second pass
-        return {"sha256": table.sha256}
+def _run_digest(run: RunLike, table: Run | None = None) -> dict[str, str]:
+    """The run file's digest under its name (``{"blake3": hex}``); none for a run that
+    was not read from a file."""
+    if table is not None and table.digest:  # taken while reading: no second pass
+        return {RUN_DIGEST: table.digest}
     if isinstance(run, str | Path) and Path(run).is_file():
-        return {"sha256": file_sha256(Path(run))}
+        return {RUN_DIGEST: file_blake3(Path(run))}
     return {}
 
 

@@ -287,8 +287,9 @@ class OverlapSection(BaseModel):
 
     source: str
     """Where the reference run was read from (``--reference-run``)."""
-    sha256: str | None = None
-    """SHA-256 of the reference run file; null when it was not read from a file."""
+    blake3: str | None = None
+    """BLAKE3 digest of the reference run file (what ``b3sum`` prints); null when it was
+    not read from a file."""
     n_queries: int
     """Golden queries the reference run has results for (count)."""
     missing_in_reference: list[str] = Field(default_factory=list)
@@ -348,7 +349,8 @@ class RetrievalReport(BaseModel):
     corpus's ``corpus_sha256``, ``corpus_chunks``)."""
     run: dict[str, Any] = Field(default_factory=dict)
     """The run: ``source``, ``rows``, ``queries``, ``order`` (``score``: trec_eval's,
-    ``given``: as listed), ``sha256``, ``format``; ``scored`` false for ranks only."""
+    ``given``: as listed), ``blake3`` (the file's BLAKE3 digest, what ``b3sum`` prints),
+    ``format``; ``scored`` false for ranks only."""
     n_queries: int
     """Queries of the golden set (or qrels) in the evaluated slice (count)."""
     n_answerable: int  # queries with a document judged relevant at the relevance level

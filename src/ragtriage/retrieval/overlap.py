@@ -75,7 +75,7 @@ def compare_runs(
     ks: list[int],
     *,
     precision: str = "float64",
-    sha256: str | None = None,
+    digest: str | None = None,
     judged: JudgedQrels | None = None,
 ) -> OverlapSection:
     """overlap@k for each k over the queries of ``qrels`` that the reference run answers
@@ -93,7 +93,7 @@ def compare_runs(
     worst = np.argsort(values[depth], kind="stable")[:LOWEST]
     return OverlapSection(
         source=reference.source,
-        sha256=sha256,
+        blake3=digest,
         n_queries=int(present.sum()),
         missing_in_reference=[str(q) for q in qrels.query_ids[~present]],
         means={f"overlap@{k}": float(v.mean()) for k, v in values.items() if len(v)},
