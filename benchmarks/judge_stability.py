@@ -37,6 +37,7 @@ from ragtriage.judge.api import ajudge_run
 from ragtriage.judge.types import JudgeResult
 from ragtriage.models.cache import ResponseCache
 from ragtriage.models.local import LocalModel
+from ragtriage.models.worker import ModelCrashed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,18 +74,27 @@ def main() -> None:
             if stop is not None and dt.datetime.now(dt.UTC) >= stop:
                 break
             batch = [graded[k] for k in order[at : at + args.batch]]
-            run = asyncio.run(
-                ajudge_run(
-                    [g.judge_item() for g in batch],
-                    model,
-                    "sentences",
-                    1,
-                    cache,
-                    samples=args.samples,
-                    temperature=args.temperature,
-                    stop_early=False,
-                )
-            )
+            for _attempt in range(3):  # a killed model process: the batch again, from the cache
+                try:
+                    run = asyncio.run(
+                        ajudge_run(
+                            [g.judge_item() for g in batch],
+                            model,
+                            "sentences",
+                            1,
+                            cache,
+                            samples=args.samples,
+                            temperature=args.temperature,
+                            stop_early=False,
+                        )
+                    )
+                    break
+                except ModelCrashed as exc:
+                    print(f"model process lost ({str(exc)[:80]}); resuming", flush=True)
+                    model.close()
+                    model = LocalModel(n_threads=args.threads)
+            else:
+                raise SystemExit("the model process was lost three times on one batch")
             results.update({r.item_id: r for r in run.results})
             print(f"{time.time() - started:7.0f}s {len(results)}/{len(graded)} judged", flush=True)
     finally:

@@ -109,3 +109,33 @@ def test_a_bar_far_below_every_sample_fails_the_gate():
     noisy = _noisy_audit(0)
     (check,) = check_bars(noisy, [Bar("min", "pass_rate", 0.99)])
     assert check.high < 0.99 and not check.ok
+
+
+def test_compare_sets_aside_flips_that_only_judge_noise_made():
+    """The same answer, judged 3-2 one way and 2-3 the other: noise, not a regression;
+    a changed answer that flips stays a flip."""
+    from ragtriage.flows.compare import Comparison, flips, split_noise
+    from ragtriage.render.compare import flip_summary
+
+    base = _noisy_audit(0)
+    noisy = _noisy_audit(2)
+    found = flips(base, noisy)
+    assert len(found) == 2
+    kept, noise = split_noise(found, base, noisy)
+    assert kept == [] and len(noise) == 2
+    changed = noisy.model_copy(
+        update={
+            "cases": [
+                c.model_copy(update={"answer": c.answer + " (rewritten)"})
+                if c.case_id == found[0].case_id
+                else c
+                for c in noisy.cases
+            ]
+        }
+    )
+    kept, noise = split_noise(flips(base, changed), base, changed)
+    assert [f.case_id for f in kept] == [found[0].case_id] and len(noise) == 1
+    line = flip_summary(
+        Comparison(kind="audit", golden={}, n_common=0, metrics=[], flips=kept, noise_flips=noise)
+    )
+    assert "1 more set aside as judge noise" in line

@@ -65,6 +65,8 @@ class AnswerItem:
     # per sentence: the judge's aligned window as (passage index, start, end), or None
     evidence: list[tuple[int, int, int] | None]
     judge: dict[str, Any] = field(default_factory=dict)  # shown only with --show-judge
+    # the probability the active design drew it with (calibration.active); None: uniform
+    probability: float | None = None
 
     def public(self) -> dict[str, Any]:
         return asdict(self)
@@ -190,6 +192,8 @@ def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, A
         # where the answers came from: an audit, or (--answers) a traces file
         **_origin(session),
         "sample_seed": session["sample"]["seed"],
+        **({"probability": item["probability"]} if item.get("probability") else {}),
+        **({"sample_design": session["sample"]["design"]} if "design" in session["sample"] else {}),
         "sample_size": len(session["items"]),
         "sample_population": session["sample"]["population"],
     }

@@ -337,6 +337,7 @@ def calibrate(
                 decision_cv=None if np.isnan(cv_d) else bool(cv_d),
                 decision=None if np.isnan(full_d) else bool(full_d),
                 unsure_cv=None if np.isnan(cv_d) else first_unsure.get(item.id),
+                probability=item.probability,
             )
         )
     n_judged = max(1, len([r for r in results if r.item_id in graded_ids]))
@@ -346,6 +347,15 @@ def calibrate(
         usd_per_item=sum(r.usage.cost_usd for r in judged) / n_judged,
         seconds_per_item=None if seconds is None else seconds / n_judged,
     )
+    drawn = [i.probability for i in items if i.probability is not None]
+    if drawn:
+        warnings.append(
+            f"ACTIVE DESIGN: {len(drawn)} of {len(items)} grades were drawn with unequal "
+            f"inclusion probabilities ({min(drawn):.3f} to {max(drawn):.3f}), most where the "
+            "judge was unsure: kappa, agreement and the band are measured on the answers as "
+            "drawn, not weighted, so they describe harder answers than the audit's; the "
+            "corrected rate (--audit, audit --calibration) uses inverse-probability weights"
+        )
     stability = self_agreement(
         chosen.rule,
         {i.id: by_id[i.id] for i in used},

@@ -12,6 +12,7 @@ resolved or dropped).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 from collections import defaultdict
@@ -65,6 +66,7 @@ class HumanGrade(BaseModel):
     context_ids: tuple[str, ...] = ()  # one per context when the grade file names them
     answer: str | None = None
     answer_sha256: str | None = None
+    probability: float | None = None  # inclusion probability of an active design
     source: str = ""  # file:line, for messages
 
 
@@ -81,6 +83,9 @@ class GradedItem(BaseModel):
     context_ids: tuple[str, ...] = ()
     answer: str | None = None
     answer_sha256: str | None = None
+    # the probability with which an active design drew it (calibration.active); None:
+    # drawn uniformly
+    probability: float | None = None
 
     def judge_item(self) -> JudgeItem:
         if self.answer is None:
@@ -129,6 +134,7 @@ def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int
         context_ids=tuple(record.get("context_ids", ())),
         answer=answer,
         answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
+        probability=_probability(record.get("probability"), path, line),
         source=f"{path}:{line}",
     )
 
@@ -140,6 +146,23 @@ def _text(
     (``str()`` of a list would otherwise become an id or a question without a word)."""
     value = row.get(key)
     return None if value is None else check_type(value, key, kinds, path, line)
+
+
+def _probability(value: Any, path: Path, line: int) -> float | None:
+    """An active design's inclusion probability: a number in (0, 1], or absent."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):  # a CSV cell; not a number: refused below
+        with contextlib.suppress(ValueError):
+            value = float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise InputError(
+            f"expected an inclusion probability in (0, 1], got {value!r}",
+            path=path,
+            line=line,
+            field="probability",
+        )
+    return float(value)
 
 
 def _grade(value: Any, path: Path, line: int) -> float | None:
@@ -221,6 +244,7 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
                 context_ids=first.context_ids,
                 answer=next((r.answer for r in rows if r.answer is not None), None),
                 answer_sha256=next(iter(hashes), None),
+                probability=next((r.probability for r in rows if r.probability), None),
             )
         )
     return items

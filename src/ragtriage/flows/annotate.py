@@ -101,6 +101,16 @@ class GradesConfig:
     )
     seed: Annotated[int, SEED] = DEFAULT_SEED
     grader: Annotated[str | None, Setting("Your name, in every row.")] = None
+    design: Annotated[
+        str,
+        Setting(
+            "'uniform' (every scored answer equally likely) or 'active': each answer drawn "
+            "with a probability that grows with the judge's uncertainty (its calibration's "
+            "band and margin), a fifth of the budget uniform; the most uncertain are served "
+            "first and every row records its probability, so calibrate weights them.",
+            choices=("uniform", "active"),
+        ),
+    ] = "uniform"
     # a review pass; grading is blind by default
     show_judge: Annotated[bool, Setting("Show the judge's verdict (review).")] = False
     host: Annotated[str, HOST] = "127.0.0.1"
@@ -206,9 +216,18 @@ def prepare_grades(config: GradesConfig) -> Prepared:
 def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
     digest = file_sha256(audit) if audit.is_file() else None
     wanted = {"audit": digest, "seed": config.seed, "size": config.sample}
+    if config.design == "active":  # a different sample: never resumed as a uniform one
+        wanted["design"] = "active"
     notes: list[str] = [_swept(store)] if store.swept else []
     saved = _resumable(store, "grades")
     if saved is not None and saved.get("wanted") != wanted:
+        if "design" in wanted or "design" in saved.get("wanted", {}):
+            raise InputError(
+                "this session's sample was drawn by another design or size; an active "
+                "sample is not extended (its probabilities would no longer hold): choose "
+                "another output",
+                field="--design",
+            )
         notes += _extend_from_audit(saved, config, audit, digest, wanted)
     elif saved is None and (threads := load_conversations(audit)) is not None:
         saved = _conversation_session(threads, config, audit, digest, wanted, notes)
@@ -223,19 +242,32 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
             )
         texts, changed = _context_texts(result, audit)
         notes += changed
-        items = [
-            grading.make_item(c, texts) for c in sample(population, config.sample, config.seed)
-        ]
-        notes.append(
-            f"{len(items)} of the audit's {len(population)} scored answers drawn "
-            f"with seed {config.seed}"
-        )
+        if config.design == "active":
+            items = _active_items(result, population, texts, config, audit)
+            notes.append(
+                f"{len(items)} of the audit's {len(population)} scored answers drawn by the "
+                f"active design (expected {min(config.sample, len(population))}) with seed "
+                f"{config.seed}, the judge's most uncertain first"
+            )
+        else:
+            items = [
+                grading.make_item(c, texts)
+                for c in sample(population, config.sample, config.seed)
+            ]
+            notes.append(
+                f"{len(items)} of the audit's {len(population)} scored answers drawn "
+                f"with seed {config.seed}"
+            )
         saved = {
             "kind": "grades",
             "created_at": _now(),
             "wanted": wanted,
             "audit": _audit_origin(result, audit, digest),
-            "sample": {"seed": config.seed, "population": len(population)},
+            "sample": {
+                "seed": config.seed,
+                "population": len(population),
+                **({"design": "active"} if config.design == "active" else {}),
+            },
             "items": [i.public() for i in items],
             "options": {},
         }
@@ -256,6 +288,49 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
         ]
     )
     return Prepared(grading.GradesTask(store, command), notes)
+
+
+def _active_items(result, population, texts, config: GradesConfig, audit: Path) -> list:
+    """The active design (``calibration.active``) over the audit's scored answers: each
+    drawn with a probability growing with the judge's uncertainty under the audit's own
+    calibration record (inside its band: most; else by the margin from the rule's
+    cut-off), a fifth of the budget spread uniformly; served most uncertain first."""
+    import numpy as np
+
+    from ragtriage.calibration.active import draw, inclusion_probabilities, uncertainty
+    from ragtriage.calibration.band import margins
+    from ragtriage.calibration.decision import result_features, rule_features
+    from ragtriage.calibration.record import load_calibration
+
+    source = result.calibration.source
+    if not source or not Path(source).is_file():
+        raise InputError(
+            "the active design needs the calibration record the audit decided by (its rule "
+            "and band say where the judge is unsure); this audit names none that exists "
+            f"({source or 'uncalibrated'}): audit with --calibration, or use --design uniform",
+            path=audit,
+            field="calibration.source",
+        )
+    record = load_calibration(source)
+    groups, distance, unsure = [], [], []
+    for case in population:
+        row = result_features(case.judge)
+        table = {k: np.array([v]) for k, v in row.items()}
+        table.update({f: np.array([np.nan]) for f in rule_features(record.rule) if f not in table})
+        g, d = margins(record.rule, table)
+        groups.append(g[0])
+        distance.append(d[0])
+        unsure.append(record.is_unsure(case.judge))
+    weight = uncertainty(np.array(distance), np.array(unsure), np.array(groups, dtype=object))
+    pi = inclusion_probabilities(weight, config.sample)
+    drawn = np.flatnonzero(draw(pi, config.seed))
+    order = drawn[np.argsort(-pi[drawn], kind="stable")]  # most uncertain first
+    items = []
+    for k in order:
+        item = grading.make_item(population[int(k)], texts)
+        item.probability = round(float(pi[k]), 6)
+        items.append(item)
+    return items
 
 
 def _prepare_answers(config: GradesConfig, path: Path) -> Prepared:

@@ -159,7 +159,7 @@ def noise_interval(
     (Jeffreys), their count's exact (Poisson-binomial) quantile at ``1 - (1 - level) / 2``.
     The lower end is the same the other way round. So a bar is missed on a rate's upper
     end only when even the cases the judge's samples leave in doubt cannot lift it: a
-    unanimous case keeps a small doubt (2 of 2 samples: 0.06), a split one a large one."""
+    unanimous case keeps a small doubt (2 of 2 samples: 0.08), a split one a large one."""
     point = fixed + sum(2 * agree > voted for agree, voted in votes)
     against = [settled_probability(a, n) for a, n in votes if 2 * a <= n]
     for_ = [1 - settled_probability(a, n) for a, n in votes if 2 * a > n]

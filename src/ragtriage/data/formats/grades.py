@@ -29,6 +29,7 @@ __all__ = ["FIELDS", "FORMAT", "grade_records", "is_grades", "lacks"]
 FIELDS = (
     "id", "case_id", "label", "grade", "grader", "notes", "dataset",
     "question", "contexts", "context_ids", "answer", "answer_sha256", "answer_hash",
+    "probability",
 )  # fmt: skip
 # fields that make a row a golden case or a trace in our shapes: such a row is not a
 # grade even with a ``label`` column (``context_ids`` is not one: ``annotate grades``
