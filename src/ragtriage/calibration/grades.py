@@ -63,6 +63,7 @@ class HumanGrade(BaseModel):
     notes: str = ""
     question: str = ""
     contexts: tuple[str, ...] = ()
+    context_ids: tuple[str, ...] = ()  # one per context when the grade file names them
     answer: str | None = None
     answer_sha256: str | None = None
     probability: float | None = None  # inclusion probability of an active design
@@ -79,6 +80,7 @@ class GradedItem(BaseModel):
     grades: list[HumanGrade]
     question: str = ""
     contexts: tuple[str, ...] = ()
+    context_ids: tuple[str, ...] = ()
     answer: str | None = None
     answer_sha256: str | None = None
     # the probability with which an active design drew it (calibration.active); None:
@@ -93,7 +95,9 @@ class GradedItem(BaseModel):
                 path=self.grades[0].source,
                 field="answer",
             )
-        chunks = tuple(ContextChunk(id=f"c{i}", text=t) for i, t in enumerate(self.contexts))
+        # the graded ids when known (a conversation turn's history is told by them)
+        ids = self.context_ids or tuple(f"c{i}" for i in range(len(self.contexts)))
+        chunks = tuple(ContextChunk(id=c, text=t) for c, t in zip(ids, self.contexts, strict=True))
         return JudgeItem(id=self.id, question=self.question, contexts=chunks, answer=self.answer)
 
 
@@ -127,6 +131,7 @@ def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int
         notes=_text(record, "notes", path, line) or "",
         question=_text(record, "question", path, line) or "",
         contexts=tuple(record["contexts"]),
+        context_ids=tuple(record.get("context_ids", ())),
         answer=answer,
         answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
         probability=_probability(record.get("probability"), path, line),
@@ -236,6 +241,7 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
                 grades=rows,
                 question=first.question,
                 contexts=first.contexts,
+                context_ids=first.context_ids,
                 answer=next((r.answer for r in rows if r.answer is not None), None),
                 answer_sha256=next(iter(hashes), None),
                 probability=next((r.probability for r in rows if r.probability), None),
