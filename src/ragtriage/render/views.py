@@ -20,6 +20,7 @@ __all__ = [
     "calibration_source",
     "caveats",
     "few_grades_words",
+    "judge_words",
     "causes_by_primary",
     "evidence_line",
     "gate_fails",
@@ -132,6 +133,20 @@ def caveats(result: AuditResult) -> dict[str, list[str]]:
     if (few := few_grades_words(result)) is not None:
         out["corrected"].append(few)
     return out
+
+
+def judge_words(result: AuditResult) -> str:
+    """The judge as the report's header names it. A judge whose calibrated rule reads only
+    model-free signals ran without its model (triage.calibrated.model_free_decider): the
+    fingerprint then reads ``lexical (none)``, which is what ran, not what was asked for."""
+    fp = result.judge_fingerprint
+    asked = result.config.get("judge")
+    if not result.calibration.model_consulted and asked:
+        return (
+            f"judge {asked}, decided by its calibrated rule on model-free signals "
+            f"({fp.judge} strategy; the model was not called)"
+        )
+    return f"judge {fp.judge} ({fp.model})"
 
 
 def few_grades_words(result: AuditResult) -> str | None:
