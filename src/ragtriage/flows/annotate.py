@@ -221,10 +221,11 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
                 path=audit,
                 field="cases",
             )
-        texts, changed = _context_texts(result, audit)
+        texts, changed, references = _context_texts(result, audit)
         notes += changed
         items = [
-            grading.make_item(c, texts) for c in sample(population, config.sample, config.seed)
+            grading.make_item(c, texts, reference=references.get(c.case_id))
+            for c in sample(population, config.sample, config.seed)
         ]
         notes.append(
             f"{len(items)} of the audit's {len(population)} scored answers drawn "
@@ -593,8 +594,11 @@ def _extend_from_audit(
     ids = {i["id"] for i in items}
     rest = [c for c in population if c.case_id not in ids]
     added = _drawn(rest, config.sample, len(population), len(items), config.seed)
-    texts = _context_texts(result, path)[0] if added else {}
-    saved["items"] = [*items, *(grading.make_item(c, texts).public() for c in added)]
+    texts, _, references = _context_texts(result, path) if added else ({}, [], {})
+    saved["items"] = [
+        *items,
+        *(grading.make_item(c, texts, reference=references.get(c.case_id)).public() for c in added),
+    ]
     saved["audit"] = _audit_origin(result, path, digest)
     before = saved["sample"]["population"]
     saved["sample"]["population"] = len(population)
@@ -671,10 +675,11 @@ def _unique_ids(queries: list, path: Path) -> None:
         seen[q.id] = q.line
 
 
-def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
+def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """Every chunk text the audit's judge saw: its trace file's, then its golden set's
-    corpus (the audit records where both came from, not the texts); and a note when the
-    golden set changed since the audit."""
+    corpus (the audit records where both came from, not the texts); a note when the
+    golden set changed since the audit; and the golden cases' reference answers by id
+    (the grade rows carry them, so ``calibrate`` can run the answer check on them)."""
     golden = load_golden(result.golden["source"])
     limit = result.config.get("limit")
     audited = golden.model_copy(update={"cases": golden.cases[:limit]}) if limit else golden
@@ -699,7 +704,8 @@ def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
                 path=path,
                 field="cases",
             )
-    return texts, notes
+    references = {c.id: c.reference_answer for c in audited.cases if c.reference_answer}
+    return texts, notes, references
 
 
 def _now() -> str:

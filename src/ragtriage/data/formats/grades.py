@@ -5,7 +5,9 @@ faithful (``label``: a boolean, 0/1 or a word) and may carry an ordinal ``grade`
 ``grader``, ``notes``, the ``dataset`` and what was graded: ``question``, ``contexts``
 (a list of passages, or ``{"text": ...}`` items; in CSV a JSON or Python list in one
 cell, or one plain passage) and ``answer`` with its ``answer_sha256`` (or
-``answer_hash``). ``ragtriage annotate grades`` writes such files; ``human_grades/``
+``answer_hash``), and for the answer check whether the answer answers the question
+(``answers_question``: true, false or absent) with the ``reference_answer`` the check
+reads. ``ragtriage annotate grades`` writes such files; ``human_grades/``
 ships two.
 
 This reader gives each row as a grade record: ``id`` as text, the passages as texts and
@@ -28,6 +30,7 @@ __all__ = ["FIELDS", "FORMAT", "grade_records", "is_grades", "lacks"]
 FIELDS = (
     "id", "case_id", "label", "grade", "grader", "notes", "dataset",
     "question", "contexts", "answer", "answer_sha256", "answer_hash",
+    "answers_question", "reference_answer",
 )  # fmt: skip
 # fields that make a row a golden case or a trace in our shapes: such a row is not a
 # grade even with a ``label`` column (``context_ids`` is not one: ``annotate grades``
