@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -95,3 +97,38 @@ def test_calibrate_plan_reads_the_records_out_of_fold_residuals():
     assert plan.needed == int(np.ceil(1.959964**2 * r.var(ddof=1) / 0.05**2))
     assert plan.more == max(0, plan.needed - 300)
     assert plan_grades(record, 0.2).more == 0  # already narrower than that
+
+
+def test_grades_of_an_active_design_give_the_weighted_rate(tmp_path):
+    from ragtriage.calibration.fit import calibrate
+    from ragtriage.calibration.grades import load_grades
+    from ragtriage.errors import InputError
+    from ragtriage.judge.api import judge_faithfulness
+    from tests.conftest import ROOT
+
+    rows = [
+        json.loads(line)
+        for line in (ROOT / "human_grades/begin_wow/grades.jsonl").read_text().splitlines()
+    ]
+    for k, row in enumerate(rows):
+        row["probability"] = 0.9 if k % 3 else 0.3
+    (tmp_path / "g").mkdir()
+    path = tmp_path / "g" / "grades.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rows[0]["probability"] = 1.5
+    (tmp_path / "bad.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    with pytest.raises(InputError, match="inclusion probability"):
+        load_grades(tmp_path / "bad.jsonl")
+    items = load_grades(path)
+    results = judge_faithfulness([i.judge_item() for i in items], judge="lexical", cache=None)
+    record = calibrate(items, results, judge_name="lexical", grades_digest={}, resamples=100)
+    assert any(w.startswith("ACTIVE DESIGN") for w in record.warnings)
+    est = record.ppi(results)  # the audit is the answers the grades were drawn from
+    used = [i for i in record.items if i.human is not None and i.decision_cv is not None]
+    z = [
+        float(i.decision_cv) + (float(i.human) - float(i.decision_cv)) / i.probability
+        for i in used
+    ]
+    assert est.estimate == pytest.approx(np.mean(z)) and est.n_labelled == len(used)
+    with pytest.raises(InputError, match="not among this audit's scored answers"):
+        record.ppi(results[:10])

@@ -243,6 +243,10 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--budget-chars": Opt(ints_outside(0, 100_000_000), sampled(0, 500, 1100)),  # 0: none
         "--dry-run": Opt(flag=True),
         "--quiet": Opt(flag=True),
+        "--calibration": Opt(PATH_BAD),
+        "--all-signals": Opt(flag=True),
+        "--samples": Opt(ints_outside(1, 100), sampled(1)),  # >1 with lexical: refused
+        "--temperature": Opt(floats_outside(0.0, 2.0)),  # any with lexical: refused
     },
     "calibrate": {
         "grades": Opt(PATH_BAD),
@@ -257,6 +261,8 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--ppi-labelled": Opt(floats_outside(0.1, 0.9), sampled(0.1, 0.5, 0.9)),
         "--require-beats-lexical": Opt(flag=True),
         "--columns": Opt(COLUMNS.invalid, sampled("label=is_faithful", "id=item,grader=who")),
+        "--samples": Opt(ints_outside(1, 100), sampled(1)),  # >1 with lexical: refused
+        "--temperature": Opt(floats_outside(0.0, 2.0)),  # any with lexical: refused
     },
     "audit": {
         "--golden": Opt(PATH_BAD),
@@ -286,6 +292,8 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--check-reference": Opt(flag=True),
         "--out": Opt(sampled("file.txt", "file.txt/x")),
         "--quiet": Opt(flag=True),
+        "--samples": Opt(ints_outside(1, 100), sampled(1)),  # >1 with lexical: refused
+        "--temperature": Opt(floats_outside(0.0, 2.0)),  # any with lexical: refused
     },
     "conversations": {
         "--golden": Opt(PATH_BAD),
@@ -331,6 +339,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--max": Opt(sampled("mrr=nan", "nope=1"), sampled("mrr=1")),
         "--max-drop": Opt(sampled("mrr=-1", "mrr=x")),  # and it needs --baseline
         "--allow-stale": Opt(flag=True),
+        "--strict": Opt(flag=True),
     },
     "golden split": {
         "--golden": Opt(PATH_BAD),

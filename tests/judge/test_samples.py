@@ -165,3 +165,26 @@ def test_samples_that_cannot_differ_are_refused():
         asyncio.run(ajudge_run(answer_items(1), None, "lexical", cache=None, samples=3))
     with pytest.raises(InputError, match="1 to 100"):
         _run(answer_items(1), flipping_model({"number": 0.0}), None, 0)
+
+
+def test_the_first_sample_keeps_the_key_it_had_before_samples():
+    from ragtriage.models.base import Message, cache_key
+
+    model = ScriptedModel(lambda r, n: choice(0.9))
+    request = ModelRequest(messages=(Message(role="user", content="x"),))
+    keys = {cache_key(model, request.model_copy(update={"sample": i})) for i in range(3)}
+    assert cache_key(model, request.model_copy(update={"sample": 0})) == cache_key(model, request)
+    assert len(keys) == 3
+    # the key before samples existed: the request without the field
+    import hashlib
+    import json
+
+    dumped = request.model_dump(mode="json")
+    del dumped["sample"]
+    blob = json.dumps(
+        {"model": model.name, "params": model.params, "request": dumped},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    assert cache_key(model, request) == hashlib.sha256(blob.encode()).hexdigest()

@@ -71,6 +71,8 @@ class AnswerItem:
     # the audit runs its answer check); written into the grade row, never shown: the
     # grader decides "answers the question" from the question
     reference_answer: str | None = None
+    # the probability the active design drew it with (calibration.active); None: uniform
+    probability: float | None = None
 
     def public(self) -> dict[str, Any]:
         return asdict(self)
@@ -205,6 +207,8 @@ def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, A
         # where the answers came from: an audit, or (--answers) a traces file
         **_origin(session),
         "sample_seed": session["sample"]["seed"],
+        **({"probability": item["probability"]} if item.get("probability") else {}),
+        **({"sample_design": session["sample"]["design"]} if "design" in session["sample"] else {}),
         "sample_size": len(session["items"]),
         "sample_population": session["sample"]["population"],
     }

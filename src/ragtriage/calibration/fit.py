@@ -51,6 +51,7 @@ from ragtriage.calibration.select import (
     select_rule,
 )
 from ragtriage.calibration.shape import shape_usable
+from ragtriage.calibration.stability import self_agreement
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
@@ -339,6 +340,7 @@ def calibrate(
                 decision_cv=None if np.isnan(cv_d) else bool(cv_d),
                 decision=None if np.isnan(full_d) else bool(full_d),
                 unsure_cv=None if np.isnan(cv_d) else first_unsure.get(item.id),
+                probability=item.probability,
             )
         )
     n_judged = max(1, len([r for r in results if r.item_id in graded_ids]))
@@ -348,6 +350,33 @@ def calibrate(
         usd_per_item=sum(r.usage.cost_usd for r in judged) / n_judged,
         seconds_per_item=None if seconds is None else seconds / n_judged,
     )
+    drawn = [i.probability for i in items if i.probability is not None]
+    if drawn:
+        warnings.append(
+            f"ACTIVE DESIGN: {len(drawn)} of {len(items)} grades were drawn with unequal "
+            f"inclusion probabilities ({min(drawn):.3f} to {max(drawn):.3f}), most where the "
+            "judge was unsure: kappa, agreement and the band are measured on the answers as "
+            "drawn, not weighted, so they describe harder answers than the audit's; the "
+            "corrected rate (--audit, audit --calibration) uses inverse-probability weights"
+        )
+    stability = self_agreement(
+        chosen.rule,
+        {i.id: by_id[i.id] for i in used},
+        {i.id: bool(i.label) for i in used},
+        seed=seed,
+        resamples=resamples,
+    )
+    if stability is not None:
+        first = scopes[scope_names[0]]
+        with_people = first.selected.cv if first.selected is not None else first.cv
+        if stability.kappa < with_people.kappa:
+            warnings.append(
+                f"the judge disagrees with itself more than with people: kappa between two "
+                f"samples of the same answer {_kappa(stability.kappa)} "
+                f"[{_kappa(stability.kappa_low)}, {_kappa(stability.kappa_high)}] is below "
+                f"its kappa with the human grades {_kappa(with_people.kappa)} "
+                f"({stability.flaky} of {len(used)} answers flip between samples)"
+            )
     if unscored:
         kinds = Counter(u.outcome for _, u in unscored)
         warnings.append(
@@ -381,6 +410,7 @@ def calibrate(
             else None
         ),
         warnings=warnings,
+        stability=stability,
     )
 
 

@@ -15,6 +15,7 @@ resolved or dropped).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 from collections import defaultdict
@@ -66,10 +67,12 @@ class HumanGrade(BaseModel):
     notes: str = ""
     question: str = ""
     contexts: tuple[str, ...] = ()
+    context_ids: tuple[str, ...] = ()  # one per context when the grade file names them
     answer: str | None = None
     answer_sha256: str | None = None
     answers_question: bool | None = None  # the "answers the question" mark; None: not given
     reference_answer: str | None = None  # what the answer check compares the answer with
+    probability: float | None = None  # inclusion probability of an active design
     source: str = ""  # file:line, for messages
 
 
@@ -83,6 +86,7 @@ class GradedItem(BaseModel):
     grades: list[HumanGrade]
     question: str = ""
     contexts: tuple[str, ...] = ()
+    context_ids: tuple[str, ...] = ()
     answer: str | None = None
     answer_sha256: str | None = None
     # majority of the graders' "answers the question" marks; None when none gave one or
@@ -90,6 +94,9 @@ class GradedItem(BaseModel):
     answers_question: bool | None = None
     answers_tied: bool = False
     reference_answer: str | None = None
+    # the probability with which an active design drew it (calibration.active); None:
+    # drawn uniformly
+    probability: float | None = None
 
     def judge_item(self) -> JudgeItem:
         if self.answer is None:
@@ -99,7 +106,9 @@ class GradedItem(BaseModel):
                 path=self.grades[0].source,
                 field="answer",
             )
-        chunks = tuple(ContextChunk(id=f"c{i}", text=t) for i, t in enumerate(self.contexts))
+        # the graded ids when known (a conversation turn's history is told by them)
+        ids = self.context_ids or tuple(f"c{i}" for i in range(len(self.contexts)))
+        chunks = tuple(ContextChunk(id=c, text=t) for c, t in zip(ids, self.contexts, strict=True))
         return JudgeItem(id=self.id, question=self.question, contexts=chunks, answer=self.answer)
 
 
@@ -155,10 +164,12 @@ def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int
         notes=_text(record, "notes", path, line) or "",
         question=_text(record, "question", path, line) or "",
         contexts=tuple(record["contexts"]),
+        context_ids=tuple(record.get("context_ids", ())),
         answer=answer,
         answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
         answers_question=parse_mark(record.get("answers_question"), path, line),
         reference_answer=_text(record, "reference_answer", path, line) or None,
+        probability=_probability(record.get("probability"), path, line),
         source=f"{path}:{line}",
     )
 
@@ -170,6 +181,23 @@ def _text(
     (``str()`` of a list would otherwise become an id or a question without a word)."""
     value = row.get(key)
     return None if value is None else check_type(value, key, kinds, path, line)
+
+
+def _probability(value: Any, path: Path, line: int) -> float | None:
+    """An active design's inclusion probability: a number in (0, 1], or absent."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):  # a CSV cell; not a number: refused below
+        with contextlib.suppress(ValueError):
+            value = float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise InputError(
+            f"expected an inclusion probability in (0, 1], got {value!r}",
+            path=path,
+            line=line,
+            field="probability",
+        )
+    return float(value)
 
 
 def _grade(value: Any, path: Path, line: int) -> float | None:
@@ -250,6 +278,7 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
                 grades=rows,
                 question=first.question,
                 contexts=first.contexts,
+                context_ids=first.context_ids,
                 answer=next((r.answer for r in rows if r.answer is not None), None),
                 answer_sha256=next(iter(hashes), None),
                 answers_question=answers,
@@ -257,6 +286,7 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
                 reference_answer=next(
                     (r.reference_answer for r in rows if r.reference_answer), None
                 ),
+                probability=next((r.probability for r in rows if r.probability), None),
             )
         )
     return items

@@ -21,6 +21,8 @@ from ragtriage.calibration.decision import Rule, decide_one, result_features, ru
 from ragtriage.calibration.fit_check import GradeShape
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
+from ragtriage.calibration.stability import SelfAgreement
+from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -200,6 +202,9 @@ class LabelledItem(BaseModel):
     a feature is missing."""
     decision: bool | None = None  # the record's rule fitted on all items
     """The decision of the record's rule fitted on all items; null as ``decision_cv``."""
+    probability: float | None = None
+    """The probability an active design drew it with (``annotate grades --design
+    active``); null: drawn uniformly."""
     unsure_cv: bool | None = None
     """True when the band left the item ``unsure`` out of fold (its fold's rule and band);
     null when not measured or the record has no band."""
@@ -262,6 +267,9 @@ class CalibrationRecord(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     """Everything that weakens the figures (few grades, no lead over the lexical baseline,
     items not scored), in words."""
+    stability: SelfAgreement | None = None
+    """With ``calibrate --samples``: the judge's agreement with itself beside its
+    agreement with people, and each answer's flip rate; null with one sample."""
 
     model_config = {"populate_by_name": True, "use_attribute_docstrings": True}
 
@@ -313,12 +321,63 @@ class CalibrationRecord(BaseModel):
             and i.human is not None
             and i.decision_cv is not None
         ]
+        if labelled and all(i.probability is not None for i in labelled):
+            return self._ipw(unlabelled, labelled, level)
         return ppi_rate(
             f_u,
             [float(bool(i.decision_cv)) for i in labelled],  # None filtered out above
             [float(bool(i.human)) for i in labelled],
             level=level,
             power_tuning=power_tuning,
+        )
+
+    def _ipw(
+        self, audit: list[JudgeResult], labelled: list[LabelledItem], level: float
+    ) -> PPIEstimate:
+        """Grades drawn by an active design from these answers: the inverse-probability-
+        weighted rate (``calibration.active.ipw_rate``) over the audit's scored answers,
+        each graded one with its out-of-fold decision, the others the fold rules' vote."""
+        from ragtriage.calibration.active import ipw_rate
+
+        graded = {i.id: i for i in labelled}
+        f, drawn, y, pi = [], [], [], []
+        for result in audit:
+            if result.outcome != Outcome.SCORED:
+                continue
+            item = graded.get(result.item_id)
+            if item is not None:
+                f.append(float(bool(item.decision_cv)))
+                drawn.append(True)
+                y.append(float(bool(item.human)))
+                pi.append(float(item.probability or 1.0))
+                continue
+            votes = [v for rule in self.fold_rules if (v := decide_one(rule, result)) is not None]
+            if votes:
+                f += [float(np.mean(votes))]
+                drawn.append(False)
+                y.append(0.0)
+                pi.append(1.0)
+        missing = len(graded) - sum(drawn)
+        if missing:
+            raise InputError(
+                f"{missing} of the {len(graded)} graded answers (drawn with inclusion "
+                "probabilities by an active design) are not among this audit's scored "
+                "answers: the weighted rate holds only for the answers they were drawn from"
+            )
+        est = ipw_rate(np.array(f), np.array(drawn), np.array(y), np.array(pi), level)
+        naive = float(np.mean(f))
+        return PPIEstimate(
+            estimate=est.estimate,
+            low=est.low,
+            high=est.high,
+            naive=naive,
+            naive_low=naive,
+            naive_high=naive,
+            correction=est.estimate - naive,
+            lam=1.0,
+            n_labelled=est.n_labelled,
+            n_unlabelled=est.n - est.n_labelled,
+            level=level,
         )
 
     def save(self, path: Path | str) -> Path:
@@ -335,10 +394,12 @@ def load_calibration(path: Path | str) -> CalibrationRecord:
     try:
         data = read_json_document(path)
     except InputError as exc:
-        raise InputError(
+        raise wrong_file(path, "calibration") or InputError(
             f"not a calibration record: {exc.message}", path=path, line=exc.line, field=exc.field
         ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        if (wrong := wrong_file(path, "calibration")) is not None:
+            raise wrong  # results.json, traces...: named, with the command that takes it
         raise InputError(
             f"not a calibration record (expected schema {SCHEMA})", path=path, field="schema"
         )

@@ -30,6 +30,7 @@ from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.detect import adapt_traces
 from ragtriage.data.formats.registry import recognise
 from ragtriage.data.formats.rows import PARQUET_MAGIC, Table, container, is_hf_dataset, read_table
+from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.readers import check_type, finite_float, iter_records, read_text, require
@@ -57,6 +58,8 @@ def load_run(path: str | Path, columns: Columns = None, golden: GoldenSet | None
         raise InputError("file not found", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+    if head[:1] in (b"{", b"[") and (wrong := wrong_file(path, "traces")) is not None:
+        raise wrong  # a golden set, grades, results.json...: named, with its command
     if head[:1] in (b"{", b"["):
         table = _json_run(path, mapping, golden)
     elif head.startswith(PARQUET_MAGIC) or _csv_header(head, mapping):

@@ -95,12 +95,29 @@ class GradesConfig:
             "(query, retrieved passages with their texts, answer).",
         ),
     ] = None
+    golden: Annotated[
+        Path | None,
+        Setting(
+            "With --answers: the golden set the traces answer, for the queries (and the "
+            "corpus's texts) of traces that name only a query_id, as the trace row does."
+        ),
+    ] = None
     out: Annotated[Path, Setting("Grades JSONL to write.", names=("--out", "-o"))]
     sample: Annotated[int, Setting("Answers to draw.", min=1, max=MAX_SAMPLE)] = (
         DEFAULT_GRADES_SAMPLE
     )
     seed: Annotated[int, SEED] = DEFAULT_SEED
     grader: Annotated[str | None, Setting("Your name, in every row.")] = None
+    design: Annotated[
+        str,
+        Setting(
+            "'uniform' (every scored answer equally likely) or 'active': each answer drawn "
+            "with a probability that grows with the judge's uncertainty (its calibration's "
+            "band and margin), a fifth of the budget uniform; the most uncertain are served "
+            "first and every row records its probability, so calibrate weights them.",
+            choices=("uniform", "active"),
+        ),
+    ] = "uniform"
     # a review pass; grading is blind by default
     show_judge: Annotated[bool, Setting("Show the judge's verdict (review).")] = False
     host: Annotated[str, HOST] = "127.0.0.1"
@@ -195,6 +212,10 @@ def _golden(config: GoldenConfig, corpus: Corpus, store: SessionStore) -> Prepar
 def prepare_grades(config: GradesConfig) -> Prepared:
     if (config.audit is None) == (config.answers is None):
         raise InputError("give --audit FILE or --answers FILE (one of them)", field="--audit")
+    if config.golden is not None and config.answers is None:
+        raise InputError(
+            "--golden goes with --answers (an audit names its golden set)", field="--golden"
+        )
     if config.answers is not None:
         return _prepare_answers(config, config.answers)
     assert config.audit is not None
@@ -206,9 +227,18 @@ def prepare_grades(config: GradesConfig) -> Prepared:
 def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
     digest = file_sha256(audit) if audit.is_file() else None
     wanted = {"audit": digest, "seed": config.seed, "size": config.sample}
+    if config.design == "active":  # a different sample: never resumed as a uniform one
+        wanted["design"] = "active"
     notes: list[str] = [_swept(store)] if store.swept else []
     saved = _resumable(store, "grades")
     if saved is not None and saved.get("wanted") != wanted:
+        if "design" in wanted or "design" in saved.get("wanted", {}):
+            raise InputError(
+                "this session's sample was drawn by another design or size; an active "
+                "sample is not extended (its probabilities would no longer hold): choose "
+                "another output",
+                field="--design",
+            )
         notes += _extend_from_audit(saved, config, audit, digest, wanted)
     elif saved is None and (threads := load_conversations(audit)) is not None:
         saved = _conversation_session(threads, config, audit, digest, wanted, notes)
@@ -223,20 +253,32 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
             )
         texts, changed, references = _context_texts(result, audit)
         notes += changed
-        items = [
-            grading.make_item(c, texts, reference=references.get(c.case_id))
-            for c in sample(population, config.sample, config.seed)
-        ]
-        notes.append(
-            f"{len(items)} of the audit's {len(population)} scored answers drawn "
-            f"with seed {config.seed}"
-        )
+        if config.design == "active":
+            items = _active_items(result, population, texts, config, audit, references)
+            notes.append(
+                f"{len(items)} of the audit's {len(population)} scored answers drawn by the "
+                f"active design (expected {min(config.sample, len(population))}) with seed "
+                f"{config.seed}, the judge's most uncertain first"
+            )
+        else:
+            items = [
+                grading.make_item(c, texts, reference=references.get(c.case_id))
+                for c in sample(population, config.sample, config.seed)
+            ]
+            notes.append(
+                f"{len(items)} of the audit's {len(population)} scored answers drawn "
+                f"with seed {config.seed}"
+            )
         saved = {
             "kind": "grades",
             "created_at": _now(),
             "wanted": wanted,
             "audit": _audit_origin(result, audit, digest),
-            "sample": {"seed": config.seed, "population": len(population)},
+            "sample": {
+                "seed": config.seed,
+                "population": len(population),
+                **({"design": "active"} if config.design == "active" else {}),
+            },
             "items": [i.public() for i in items],
             "options": {},
         }
@@ -259,6 +301,52 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
     return Prepared(grading.GradesTask(store, command), notes)
 
 
+def _active_items(
+    result, population, texts, config: GradesConfig, audit: Path, references: dict[str, str]
+) -> list:
+    """The active design (``calibration.active``) over the audit's scored answers: each
+    drawn with a probability growing with the judge's uncertainty under the audit's own
+    calibration record (inside its band: most; else by the margin from the rule's
+    cut-off), a fifth of the budget spread uniformly; served most uncertain first."""
+    import numpy as np
+
+    from ragtriage.calibration.active import draw, inclusion_probabilities, uncertainty
+    from ragtriage.calibration.band import margins
+    from ragtriage.calibration.decision import result_features, rule_features
+    from ragtriage.calibration.record import load_calibration
+
+    source = result.calibration.source
+    if not source or not Path(source).is_file():
+        raise InputError(
+            "the active design needs the calibration record the audit decided by (its rule "
+            "and band say where the judge is unsure); this audit names none that exists "
+            f"({source or 'uncalibrated'}): audit with --calibration, or use --design uniform",
+            path=audit,
+            field="calibration.source",
+        )
+    record = load_calibration(source)
+    groups, distance, unsure = [], [], []
+    for case in population:
+        row = result_features(case.judge)
+        table = {k: np.array([v]) for k, v in row.items()}
+        table.update({f: np.array([np.nan]) for f in rule_features(record.rule) if f not in table})
+        g, d = margins(record.rule, table)
+        groups.append(g[0])
+        distance.append(d[0])
+        unsure.append(record.is_unsure(case.judge))
+    weight = uncertainty(np.array(distance), np.array(unsure), np.array(groups, dtype=object))
+    pi = inclusion_probabilities(weight, config.sample)
+    drawn = np.flatnonzero(draw(pi, config.seed))
+    order = drawn[np.argsort(-pi[drawn], kind="stable")]  # most uncertain first
+    items = []
+    for k in order:
+        case = population[int(k)]
+        item = grading.make_item(case, texts, reference=references.get(case.case_id))
+        item.probability = round(float(pi[k]), 6)
+        items.append(item)
+    return items
+
+
 def _prepare_answers(config: GradesConfig, path: Path) -> Prepared:
     """``--answers``: the answers of a traces file, graded before any audit (no judge's
     verdict to show: the page is blind anyway)."""
@@ -279,8 +367,8 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     if saved is not None and saved.get("wanted") != wanted:
         notes += _extend_from_answers(saved, config, path, digest, wanted)
     elif saved is None:
-        read = read_traces(path, DEFAULT_CONTEXT_K)
-        population, texts = _gradable_traces(read, path)
+        read, corpus = _read_answers(config, path)
+        population, texts = _gradable_traces(read, path, corpus)
         left_out = len(read.traces) - len(population)
         if left_out:
             notes.append(
@@ -314,26 +402,42 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     return Prepared(grading.GradesTask(store, command), notes)
 
 
-def _gradable_traces(read: TraceFile, path: Path) -> tuple[list[Trace], dict[str, str]]:
-    """The traces with an answer, and their passages' texts; a trace whose question or
-    passage text is not in the file is refused (the page would show a blank)."""
+def _read_answers(config: GradesConfig, path: Path) -> tuple[TraceFile, dict[str, str]]:
+    """The traces of ``--answers`` and the corpus's texts by chunk id: with ``--golden``
+    a trace's query comes from its golden case and a passage's text from the corpus, so
+    the documented trace row (``query_id``, ``retrieved`` ids, ``context_ids``,
+    ``answer``) can be graded as it stands."""
+    golden = load_golden(config.golden) if config.golden is not None else None
+    read = read_traces(path, DEFAULT_CONTEXT_K, golden)
+    corpus = golden.corpus if golden is not None and golden.corpus else {}
+    return read, {cid: chunk.text for cid, chunk in corpus.items() if chunk.text}
+
+
+def _gradable_traces(
+    read: TraceFile, path: Path, corpus: dict[str, str] | None = None
+) -> tuple[list[Trace], dict[str, str]]:
+    """The traces with an answer, and their passages' texts (the trace's own, else the
+    corpus's); a trace whose question or passage text is known from neither is refused
+    (the page would show a blank)."""
     population = [t for t in read.traces.values() if t.answer and not t.generation_error]
     if not population:
         raise InputError("no trace has an answer: nothing to grade", path=path, field="answer")
-    texts = {c.id: c.text for t in population for c in t.retrieved if c.text}
+    texts = dict(corpus or {})
+    texts |= {c.id: c.text for t in population for c in t.retrieved if c.text}
     for trace in population:
         missing = [cid for cid in trace.context_ids if cid not in texts]
         if missing:
             raise InputError(
                 f"trace {trace.query_id}: no text for context chunk {missing[0]} (with "
-                "--answers the passages' texts must be in the file)",
+                "--answers the passages' texts must be in the file, or in the corpus of "
+                "--golden)",
                 path=path,
                 field="retrieved",
             )
         if not read.queries.get(trace.query_id):
             raise InputError(
                 f"trace {trace.query_id}: no query text (with --answers the question must "
-                "be in the file)",
+                "be in the file, or give --golden: the golden set whose case it answers)",
                 path=path,
                 field="query",
             )
@@ -536,8 +640,8 @@ def _extend_from_answers(
         )
     items = saved["items"]
     _growable(saved, config.seed, config.sample, len(items))
-    read = read_traces(path, DEFAULT_CONTEXT_K)
-    population, texts = _gradable_traces(read, path)
+    read, corpus = _read_answers(config, path)
+    population, texts = _gradable_traces(read, path, corpus)
     now = {
         t.query_id: {
             "question": read.queries[t.query_id],

@@ -40,7 +40,8 @@ from ragtriage.flows.config import (
     K,
     Setting,
 )
-from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_model
+from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint, judge_options, resolve_model
+from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
 from ragtriage.models.base import ChatModel
@@ -127,6 +128,25 @@ class AuditConfig:
             choices=mismatch.POLICIES,
         ),
     ] = "fail"
+    samples: Annotated[
+        int,
+        Setting(
+            "Judge each answer up to K times, stopping once the majority of K is decided; "
+            "no majority is 'unstable', neither pass nor fail (gate reads the spread).",
+            min=1,
+            max=100,
+        ),
+    ] = 1
+    temperature: Annotated[
+        float | None,
+        Setting(
+            "The samples' temperature (default: the judge's, 0; the embedded model samples "
+            "only above 0).",
+            min=0.0,
+            max=2.0,
+            finite=True,
+        ),
+    ] = None
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
     columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
     # the cascade for unsure answers (flows/escalate.py)
@@ -200,8 +220,17 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         cascade = escalation_deciders(config)  # refused before anything runs
         # a calibrated rule that reads no model signal: judge without calling the model
         planned = _model_free_plan(config, strategy, judge_model)
+        samples, temperature = config.samples, config.temperature
+        sampling_note = []
         if planned is not None:
             strategy, judge_model = "lexical", None
+            if samples > 1 or temperature is not None:
+                samples, temperature = 1, None
+                sampling_note = [
+                    "--samples not drawn: the calibrated rule reads no model signal, so its "
+                    "verdicts cannot differ between samples"
+                ]
+        vote = _sample_vote(config, strategy, judge_model) if samples > 1 else None
         shared_model = None
         # a trace file carries its answers: the generator is needed only to generate
         generates_locally = config.traces is None and config.generator == GENERATOR
@@ -219,7 +248,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         meaningless = mismatch.meaningless(mismatches, golden, all_traces)
         known = {c.id for c in golden.cases}
         assumptions = trace_info.get("assumptions", {}) | mismatch.rising_scores(traces, known)
-        warnings = full.notes + trace_info.get("notes", []) + warnings
+        warnings = full.notes + trace_info.get("notes", []) + warnings + sampling_note
         timings["system_s"] = time.perf_counter() - started
 
         t0 = time.perf_counter()
@@ -254,6 +283,9 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             config.concurrency,
             store,
             on_result=tick("judge", len(judged_items)) if tick else None,
+            samples=samples,
+            temperature=temperature,
+            verdict=vote,
             **_judge_options(config),
         )
         reference: dict[str, Any] = {}
@@ -552,6 +584,22 @@ def _model_free_plan(
 ) -> Decider | None:
     """The decider when the judge's calibrated rule uses no model signal, else ``None``."""
     return model_free_plan(config.calibration, strategy, judge_model, **_judge_options(config))
+
+
+def _sample_vote(
+    config: AuditConfig, strategy: str | None, judge_model: str | ChatModel | None
+) -> Callable[[JudgeResult], str]:
+    """What a sample votes: the decision of the calibration the audit will decide by."""
+    planned = fingerprint(model=judge_model, strategy=strategy, **_judge_options(config))
+    decider = find_decider(config.calibration, planned)
+
+    def vote(result: JudgeResult) -> str:
+        decision = decider.decide(result)
+        if decision is None:
+            return result.outcome.value
+        return FAITHFUL if decision else UNFAITHFUL
+
+    return vote
 
 
 def _judge_options(config: AuditConfig) -> dict[str, Any]:

@@ -19,8 +19,9 @@ from ragtriage.data.formats.columns import ColumnMap, Columns
 from ragtriage.errors import InputError
 from ragtriage.flows.config import COLUMNS, MAX_RESAMPLES, SEED, Setting
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
-from ragtriage.judge.types import JudgeResult
+from ragtriage.judge.types import JudgeFingerprint, JudgeResult
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ragtriage.triage.calibrated import find_decider
 from ragtriage.triage.causes import answers_reference
 
 __all__ = [
@@ -188,6 +189,25 @@ class CalibrateConfig:
         ),
     ] = None
     columns: Annotated[ColumnMap | None, COLUMNS] = None
+    samples: Annotated[
+        int,
+        Setting(
+            "Judge each graded answer K times (all K drawn): self-agreement beside the "
+            "agreement with people, and each answer's flip rate.",
+            min=1,
+            max=100,
+        ),
+    ] = 1
+    temperature: Annotated[
+        float | None,
+        Setting(
+            "The samples' temperature (default: the judge's, 0; the embedded model samples "
+            "only above 0).",
+            min=0.0,
+            max=2.0,
+            finite=True,
+        ),
+    ] = None
 
 
 def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeCalibration]:
@@ -209,6 +229,8 @@ def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeC
         min_agreement=config.min_agreement,
         delta=config.delta,
         plan=config.plan,
+        samples=config.samples,
+        temperature=config.temperature,
     )
 
 
@@ -229,6 +251,8 @@ def run_calibration(
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
     delta: float = DEFAULT_DELTA,
     plan: float | None = None,
+    samples: int = 1,
+    temperature: float | None = None,
 ) -> list[JudgeCalibration]:
     """Calibrate every judge (run or recorded) on the grades under ``grades``; write
     ``<out>/<judge>/calibration.json`` when ``out`` is given, and its PNGs with ``plots``
@@ -244,7 +268,10 @@ def run_calibration(
         if isinstance(given, JudgeSpec):
             if judge_items is None:
                 judge_items = [i.judge_item() for i in items]
-            results, seconds, source = run_judge(given, judge_items, recorded_dir(grades))
+            results, seconds, source = run_judge(
+                given, judge_items, recorded_dir(grades), samples, temperature,
+                decide_for=_conversations_rule,
+            )
         else:
             results, seconds, source = read_judged(given), None, f"recorded {given}"
         record = calibrate(
@@ -277,6 +304,13 @@ def run_calibration(
             run.plan = plan_grades(record, plan, audit_results)
         runs.append(run)
     return runs
+
+
+def _conversations_rule(fingerprint: JudgeFingerprint) -> Callable[[JudgeResult], bool | None]:
+    """The rule that gates a graded turn's second pass with its history: the one
+    ``ragtriage conversations`` applies without ``--calibration`` (the shipped record of
+    this judge, else score >= 0.5). The rule being fitted cannot gate its own inputs."""
+    return find_decider(None, fingerprint).decide
 
 
 def stale_warnings(record: CalibrationRecord) -> list[str]:

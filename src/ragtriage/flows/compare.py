@@ -56,6 +56,7 @@ __all__ = [
     "provenance_warnings",
     "run",
     "settings_diff",
+    "split_noise",
 ]
 
 SCHEMA_VERSION = "ragtriage.compare/1"
@@ -103,6 +104,8 @@ class Comparison(BaseModel):
     # audits computed them for; noise sensitivity and hallucination are better when lower
     diagnostics: list[Diff] = Field(default_factory=list)
     flips: list[Flip] = Field(default_factory=list)
+    # label changes set aside as judge noise (split_noise): same answer, samples disagreed
+    noise_flips: list[Flip] = Field(default_factory=list)
     # audits: cases per label, [base, candidate], for the labels whose count changed: which
     # stage regressed, at a glance
     label_changes: dict[str, list[int]] = Field(default_factory=dict)
@@ -186,7 +189,9 @@ def compare(
         comparison.rates = _rates(base, candidate, options)
         comparison.diagnostics = _diagnostics(base, candidate, options)
         comparison.warnings += _entailment_warning(base, candidate)
-        comparison.flips = flips(base, candidate)
+        comparison.flips, comparison.noise_flips = split_noise(
+            flips(base, candidate), base, candidate
+        )
         comparison.label_changes = label_changes(base, candidate)
     else:
         comparison.tags = _slice_diffs(retrieval_of(base), retrieval_of(candidate))
@@ -361,7 +366,8 @@ def _indicator(cases: dict[str, CaseResult], ids: list[str], rate: str) -> np.nd
 
     def value(case: CaseResult) -> float:
         if rate == "pass_rate":
-            return math.nan if case.label == Label.UNSCORED else float(case.label == Label.PASS)
+            undecided = case.label in (Label.UNSCORED, Label.UNSTABLE)
+            return math.nan if undecided else float(case.label == Label.PASS)
         return math.nan if case.faithful is None else float(case.faithful)
 
     return np.array([value(cases[i]) for i in ids], np.float64)
@@ -417,3 +423,26 @@ def flips(base: AuditResult, candidate: AuditResult) -> list[Flip]:
         for c in candidate.cases
         if c.case_id in old and old[c.case_id] != c.label
     ]
+
+
+def split_noise(
+    found: list[Flip], base: AuditResult, candidate: AuditResult
+) -> tuple[list[Flip], list[Flip]]:
+    """``(flips, noise)``: a flip is judge noise when the case's answer and context are the
+    same in both results and the judge's repeated samples (``--samples``) of it disagreed
+    in either: the label moved only because the judge did. A changed answer, or a case
+    judged once, stays a flip."""
+    before = {c.case_id: c for c in base.cases}
+    after = {c.case_id: c for c in candidate.cases}
+    kept: list[Flip] = []
+    noise: list[Flip] = []
+    for flip in found:
+        a, b = before[flip.case_id], after[flip.case_id]
+        same = a.answer == b.answer and a.context_ids == b.context_ids
+        (noise if same and (_flaky(a) or _flaky(b)) else kept).append(flip)
+    return kept, noise
+
+
+def _flaky(case: CaseResult) -> bool:
+    stability = case.judge.stability if case.judge is not None else None
+    return stability is not None and (stability.flaky or not stability.settled)

@@ -16,6 +16,11 @@ Metric names are the retrieval aggregates a result holds (``recall@5``, ``mrr``,
   carries access-control fields; see ``retrieval/leaks.py``). The gate fails on any leak
   without being asked to.
 
+With an audit judged with ``--samples``, a ``--min``/``--max`` bar on ``pass_rate`` or
+``faithful_rate`` (naive) fails only when the rate's judge-noise interval misses it (the
+bar is failed with 97.5 % confidence; the flaky cases are counted in the line), and
+``--strict`` holds it to the point value.
+
 An audit whose files mismatch past the thresholds of ``triage/mismatch.py`` (most
 retrieved ids unknown to the corpus, fewer than half of the golden cases traced, an
 expected id the corpus lacks: ``AuditResult.meaningless``) fails the gate too, unless it
@@ -36,6 +41,7 @@ from typing import Annotated, Literal
 from ragtriage.errors import InputError
 from ragtriage.flows.compare import provenance_warnings
 from ragtriage.flows.config import Setting
+from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, noise_interval
 from ragtriage.results.load import Result, load_result, retrieval_of
 from ragtriage.retrieval.models import Leak
 from ragtriage.triage.models import FAILURES, AuditResult, Label
@@ -68,6 +74,7 @@ Kind = Literal["min", "max", "max-drop"]
 TOLERANCE = 1e-9  # 0.80 - 0.78 must not miss a 0.02 bar by a rounding error
 COUNTS: dict[str, tuple[Label, ...]] = {f"failures.{label.value}": (label,) for label in FAILURES}
 COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,), "unsure": (Label.UNSURE,)}
+COUNTS |= {"unstable": (Label.UNSTABLE,)}
 AUDIT_METRICS = {
     "pass_rate",
     "unsure_rate",
@@ -88,9 +95,21 @@ class Bar:
 
 @dataclass(frozen=True)
 class BarCheck:
+    """``low``/``high``: the interval judge noise leaves open on the value (an audit judged
+    with ``--samples``; :func:`noise_bounds`), which a ``min``/``max`` bar is held to
+    unless ``strict``; ``flaky``: the cases whose samples disagreed."""
+
     bar: Bar
     value: float
     baseline: float | None = None
+    low: float | None = None
+    high: float | None = None
+    flaky: int = 0
+    strict: bool = False
+
+    @property
+    def noisy(self) -> bool:
+        return self.low is not None and self.high is not None and not self.strict
 
     @property
     def worsening(self) -> float | None:
@@ -101,10 +120,14 @@ class BarCheck:
 
     @property
     def ok(self) -> bool:
+        """A ``min`` bar with samples fails only when even the interval's upper end misses
+        it (a ``max`` bar: its lower end): failed with 97.5 % confidence."""
         if self.bar.kind == "min":
-            return self.value >= self.bar.bound - TOLERANCE
+            reach = self.high if self.noisy and self.high is not None else self.value
+            return reach >= self.bar.bound - TOLERANCE
         if self.bar.kind == "max":
-            return self.value <= self.bar.bound + TOLERANCE
+            reach = self.low if self.noisy and self.low is not None else self.value
+            return reach <= self.bar.bound + TOLERANCE
         worsening = self.worsening
         assert worsening is not None  # a max-drop check is built with its baseline
         return worsening <= self.bar.bound + TOLERANCE
@@ -122,7 +145,14 @@ class BarCheck:
                 f"{num(self.baseline)}: {moved}, max drop {num(self.bar.bound)}"
             )
         bar = f"{self.bar.kind} {num(self.bar.bound)}"
-        return f"{verdict}: {self.bar.metric} = {num(self.value)}, {bar}"
+        noise = ""
+        if self.low is not None and self.high is not None:
+            held = "point value held to the bar (--strict)" if self.strict else "the bar holds it"
+            noise = (
+                f" (judge noise: [{self.low:.4f}, {self.high:.4f}], {held}; "
+                f"{self.flaky} flaky cases, whose samples disagreed)"
+            )
+        return f"{verdict}: {self.bar.metric} = {num(self.value)}, {bar}{noise}"
 
 
 def parse_bars(specs: Iterable[str], kind: Kind) -> list[Bar]:
@@ -150,7 +180,7 @@ def _audit_value(result: AuditResult, name: str) -> float | None:
             return float(sum(result.counts.get(label.value, 0) for label in labels))
         return float(sum(case.label in labels for case in result.cases))
     if name in ("pass_rate", "unsure_rate"):
-        scored = [c for c in result.cases if c.label != Label.UNSCORED]
+        scored = [c for c in result.cases if c.label not in (Label.UNSCORED, Label.UNSTABLE)]
         wanted = Label.PASS if name == "pass_rate" else Label.UNSURE
         return sum(c.label == wanted for c in scored) / len(scored) if scored else None
     gen = result.generation
@@ -160,6 +190,49 @@ def _audit_value(result: AuditResult, name: str) -> float | None:
         "faithful_rate.corrected": gen.corrected_faithful_rate,
     }[name]
     return estimate.estimate if estimate is not None else None
+
+
+NOISY_RATES = ("pass_rate", "faithful_rate.naive")
+
+
+def noise_bounds(result: Result, name: str) -> tuple[float, float, int] | None:
+    """``(low, high, flaky)`` of a rate of an audit judged with ``--samples``: the interval
+    judge noise leaves open on it (``judge.samples.noise_interval``: each case counts by
+    its samples' majority, and a case may yet settle the other way with the probability
+    its votes leave), and the cases whose samples disagreed; ``None`` for other metrics,
+    other results, or an audit without samples. ``faithful_rate`` is the naive rate's
+    when the audit has no corrected rate."""
+    if not isinstance(result, AuditResult):
+        return None
+    if name == "faithful_rate" and result.generation.corrected_faithful_rate is None:
+        name = "faithful_rate.naive"
+    if name not in NOISY_RATES:
+        return None
+    fixed = total = flaky = 0
+    votes: list[tuple[int, int]] = []
+    sampled = False
+    for case in result.cases:
+        if case.label in (Label.UNSCORED, Label.UNSTABLE):
+            continue
+        if name == "faithful_rate.naive" and case.faithful is None:
+            continue
+        total += 1
+        stability = case.judge.stability if case.judge is not None else None
+        sampled = sampled or stability is not None
+        # the judge's samples decide the rate's count only for a case decided by its
+        # faithful verdict: a retrieval or ranking failure fails whatever they say
+        judged = case.faithful is not None and case.label in (Label.PASS, Label.GENERATION)
+        if stability is None or not judged:
+            fixed += case.label == Label.PASS if name == "pass_rate" else bool(case.faithful)
+            continue
+        agree = stability.votes.get(FAITHFUL, 0)
+        voted = agree + stability.votes.get(UNFAITHFUL, 0)
+        flaky += stability.flaky
+        votes.append((agree, voted))
+    if not sampled or not total:
+        return None
+    low, high = noise_interval(fixed, total, votes)
+    return low, high, flaky
 
 
 def metric_value(result: Result, name: str, source: str = "result") -> float:
@@ -216,9 +289,12 @@ def check_bars(
     *,
     source: str = "result",
     baseline_source: str = "baseline",
+    strict: bool = False,
 ) -> list[BarCheck]:
     """Every bar checked; all values are resolved first, so bad input fails before any verdict.
-    No bars is no checks: the gate's own policy (:func:`policy`) still applies."""
+    No bars is no checks: the gate's own policy (:func:`policy`) still applies. A ``min``
+    or ``max`` bar on a rate of an audit judged with ``--samples`` is held to the rate's
+    judge-noise interval (:func:`noise_bounds`), or with ``strict`` to its point value."""
     checks = []
     for bar in bars:
         value = metric_value(result, bar.metric, source)
@@ -227,7 +303,14 @@ def check_bars(
             if baseline is None:
                 raise InputError(f"--max-drop {bar.metric} needs --baseline", field="--max-drop")
             reference = metric_value(baseline, bar.metric, baseline_source)
-        checks.append(BarCheck(bar, value, reference))
+            checks.append(BarCheck(bar, value, reference))
+            continue
+        bounds = noise_bounds(result, bar.metric)
+        if bounds is None:
+            checks.append(BarCheck(bar, value, reference))
+            continue
+        low, high, flaky = bounds
+        checks.append(BarCheck(bar, value, None, low, high, flaky, strict))
     return checks
 
 
@@ -262,7 +345,7 @@ BARS_HELP = (
     "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
     "(recall@5, mrr, ndcg@10...) or pass_rate, unsure_rate, faithful_rate, "
     "faithful_rate.naive, faithful_rate.corrected, failures, failures.retrieval, "
-    "failures.ranking, failures.generation, unscored, unsure, leaks."
+    "failures.ranking, failures.generation, unscored, unsure, unstable, leaks."
 )
 
 
@@ -285,6 +368,13 @@ class GateConfig:
         Setting("Most a metric may worsen against --baseline.", metavar="METRIC=NUMBER"),
     ] = field(default_factory=list)
     allow_stale: Annotated[bool, Setting("Gate an audit whose judge calibration is stale.")] = False
+    strict: Annotated[
+        bool,
+        Setting(
+            "Hold rate bars to the point value even when the audit has --samples (default: "
+            "a bar fails only when the rate's judge-noise interval misses it)."
+        ),
+    ] = False
 
 
 @dataclass
@@ -328,7 +418,12 @@ def run(config: GateConfig) -> GateVerdict:
     result = load_result(config.results)
     base = load_result(config.baseline) if config.baseline else None
     checks = check_bars(
-        result, bars, base, source=str(config.results), baseline_source=str(config.baseline)
+        result,
+        bars,
+        base,
+        source=str(config.results),
+        baseline_source=str(config.baseline),
+        strict=config.strict,
     )
     return GateVerdict(
         checks=checks,

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from ragtriage.atomic import write_atomic
 from ragtriage.calibration.decision import rule_features
+from ragtriage.calibration.record import load_calibration
 from ragtriage.flows.config import (
     API_BASE,
     CACHE,
@@ -158,6 +159,8 @@ def plan(config: JudgeConfig) -> Plan:
     loaded or called to plan it). With ``--samples`` a sample votes what the calibrated
     rule of the judge decides (the shipped one matching it, or score >= 0.5 uncalibrated);
     a model-free plan draws one sample: a rule reading no model signal cannot flip."""
+    if config.calibration is not None:  # read (or refused) even when no rule needs it
+        load_calibration(config.calibration)
     chosen = _signals_plan(config)
     if chosen.model_free:
         if config.samples > 1 or config.temperature is not None:

@@ -185,6 +185,7 @@ async def ajudge_run(
     samples: int = 1,
     temperature: float | None = None,
     verdict: Verdict | None = None,
+    stop_early: bool = True,
     **options: Any,
 ) -> JudgeRun:
     """Judge every item; results keep the input order. ``cache=None`` disables the disk cache.
@@ -212,7 +213,7 @@ async def ajudge_run(
         def sample(index: int) -> Awaitable[JudgeResult]:
             return strat.judge(item, base.sampled(index, temperature), fp)
 
-        return await draw(sample, samples, temperature, verdict or default_verdict)
+        return await draw(sample, samples, temperature, verdict or default_verdict, stop_early)
 
     async def one(item: JudgeItem, fp: JudgeFingerprint) -> JudgeResult:
         async with gate:
@@ -306,6 +307,7 @@ def judge_faithfulness(
     ``None`` for no disk cache. ``judge``: a spec as ``--judge`` takes it (``"lexical"``,
     ``"claims@openai/gpt-4o-mini"``), instead of ``model`` and ``strategy``. Options:
     ``threads``, ``api_base``, ``json_mode``, ``timeout``, ``context_chars``,
-    ``max_sentences``, ``budget_chars``; any other is a ``TypeError``.
+    ``max_sentences``, ``budget_chars``; any other is a ``TypeError``. ``samples``,
+    ``temperature``, ``verdict``, ``stop_early``: repeated samples (:func:`ajudge_run`).
     """
     return asyncio.run(ajudge_faithfulness(items, model, strategy, concurrency, cache, **options))

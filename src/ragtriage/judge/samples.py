@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from functools import lru_cache
 
 from ragtriage.judge.types import JudgeResult, Outcome, Sample, Stability
 from ragtriage.stats import wilson_interval
@@ -41,6 +42,8 @@ __all__ = [
     "decided",
     "default_verdict",
     "draw",
+    "noise_interval",
+    "settled_probability",
     "stability",
 ]
 
@@ -93,14 +96,17 @@ async def draw(
     limit: int,
     temperature: float | None,
     verdict: Verdict = default_verdict,
+    stop_early: bool = True,
 ) -> JudgeResult:
     """Judge sample 0, 1, ... until the outcome of ``limit`` samples is decided; the
     result of the first sample that voted the verdict, with every sample's usage and the
-    :class:`Stability`; ``unstable`` when no verdict has more than half of ``limit``."""
+    :class:`Stability`; ``unstable`` when no verdict has more than half of ``limit``.
+    ``stop_early=False`` draws all ``limit`` (calibration: the rule that will vote is
+    chosen after the samples, so no vote may cut them short)."""
     results: list[JudgeResult] = []
     samples: list[Sample] = []
     votes: Counter[str] = Counter()
-    while not decided(votes, len(results), limit):
+    while len(results) < limit and (not stop_early or not decided(votes, len(results), limit)):
         result = await judge_sample(len(results))
         vote = verdict(result)
         results.append(result)
@@ -127,3 +133,48 @@ async def draw(
             "stability": found,
         }
     )
+
+
+@lru_cache(maxsize=4096)
+def settled_probability(agree: int, voted: int) -> float:
+    """P(the judge's own majority, over endless samples, is the verdict ``agree`` of
+    ``voted`` samples voted), under Jeffreys' prior Beta(1/2, 1/2) on the share: what
+    ``voted`` samples tell of a verdict that more samples could still turn."""
+    from scipy.stats import beta
+
+    if voted == 0:
+        return 0.5
+    return float(beta.sf(0.5, agree + 0.5, voted - agree + 0.5))
+
+
+def noise_interval(
+    fixed: int, total: int, votes: list[tuple[int, int]], level: float = 0.95
+) -> tuple[float, float]:
+    """The interval judge noise leaves open on a rate over ``total`` cases: ``fixed``
+    cases count for the rate whatever the judge says; each case of ``votes`` ``(for,
+    voted)`` counts by its samples' majority, and may yet settle the other way.
+
+    The upper end counts every case whose majority is for the rate, and adds the cases
+    whose majority is against it that settle for it: each with :func:`settled_probability`
+    (Jeffreys), their count's exact (Poisson-binomial) quantile at ``1 - (1 - level) / 2``.
+    The lower end is the same the other way round. So a bar is missed on a rate's upper
+    end only when even the cases the judge's samples leave in doubt cannot lift it: a
+    unanimous case keeps a small doubt (2 of 2 samples: 0.08), a split one a large one."""
+    point = fixed + sum(2 * agree > voted for agree, voted in votes)
+    against = [settled_probability(a, n) for a, n in votes if 2 * a <= n]
+    for_ = [1 - settled_probability(a, n) for a, n in votes if 2 * a > n]
+    tail = (1 - level) / 2
+    return (
+        max(0.0, (point - _upper_count(for_, tail)) / total),
+        min(1.0, (point + _upper_count(against, tail)) / total),
+    )
+
+
+def _upper_count(probs: list[float], tail: float) -> int:
+    """The ``1 - tail`` quantile of the number of successes of independent Bernoullis."""
+    import numpy as np
+
+    dist = np.ones(1)
+    for p in probs:
+        dist = np.convolve(dist, (1 - p, p))
+    return int(np.searchsorted(np.cumsum(dist), 1 - tail - 1e-12))

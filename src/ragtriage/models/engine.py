@@ -32,6 +32,7 @@ import math
 import os
 import random
 import threading
+from collections import OrderedDict
 from typing import Any
 
 from ragtriage.models.base import (
@@ -41,6 +42,8 @@ from ragtriage.models.base import (
     PermanentModelError,
 )
 from ragtriage.models.weights import ModelUnavailable, model_path
+
+_READ_MEMORY = 64  # prompts: more than the sentences of any answer a judge scores
 
 __all__ = [
     "LlamaEngine",
@@ -93,6 +96,12 @@ class LlamaEngine:
         self.n_ctx = n_ctx
         self._llm: Any = None
         self._lock = threading.Lock()
+        # choice log-probabilities of the last prompts read: repeated samples of an answer
+        # (``--samples``) send the same prompts again, and a forward pass is deterministic,
+        # so each further sample only draws anew from them
+        self._read: OrderedDict[tuple[tuple[int, ...], tuple[str, ...]], dict[str, float]] = (
+            OrderedDict()
+        )
 
     def _load(self) -> Any:
         if self._llm is None:
@@ -152,19 +161,16 @@ class LlamaEngine:
         return sorted(ids)
 
     def _choice(self, request: ModelRequest) -> ModelResponse:
-        import numpy as np
-
         tokens = self._tokens(chatml(request.messages) + request.choice_prefix)
-        self._eval_reusing_prefix(tokens)
-        llm = self._llm
-        logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),))
-        logits = logits.astype(np.float64)
-        top = logits.max()
-        log_z = top + math.log(float(np.exp(logits - top).sum()))
-        logprobs = {}
-        for choice in request.choices:
-            vals = logits[self._choice_ids(choice)]
-            logprobs[choice] = float(top + math.log(float(np.exp(vals - top).sum())) - log_z)
+        key = (tuple(tokens), request.choices)
+        if key in self._read:
+            logprobs = self._read[key]
+            self._read.move_to_end(key)
+        else:
+            logprobs = self._read_choices(tokens, request.choices)
+            self._read[key] = logprobs
+            if len(self._read) > _READ_MEMORY:
+                self._read.popitem(last=False)
         best = max(logprobs, key=logprobs.__getitem__)
         if request.temperature > 0:  # a sampled verdict: the choice drawn, no probability
             drawn = sampled_choice(logprobs, request.temperature, request_seed(request))
@@ -172,6 +178,22 @@ class LlamaEngine:
         return ModelResponse(
             text=best, choice_logprobs=logprobs, prompt_tokens=len(tokens), completion_tokens=0
         )
+
+    def _read_choices(self, tokens: list[int], choices: tuple[str, ...]) -> dict[str, float]:
+        """One forward pass; the choices' log-probabilities from the last logits."""
+        import numpy as np
+
+        self._eval_reusing_prefix(tokens)
+        llm = self._llm
+        logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),))
+        logits = logits.astype(np.float64)
+        top = logits.max()
+        log_z = top + math.log(float(np.exp(logits - top).sum()))
+        logprobs = {}
+        for choice in choices:
+            vals = logits[self._choice_ids(choice)]
+            logprobs[choice] = float(top + math.log(float(np.exp(vals - top).sum())) - log_z)
+        return logprobs
 
     def _generate(self, request: ModelRequest) -> ModelResponse:
         llm = self._load()

@@ -143,6 +143,8 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
         console.print(text)
     console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
     console.print(Text(calibration_answer_line(rec.answer_check)))
+    if rec.stability is not None:
+        _print_stability(rec, console)
     for name, s in rec.scopes.items():
         if s.unscored:
             listed = ", ".join(f"{u.id} ({u.outcome})" for u in s.unscored[:8])
@@ -162,6 +164,33 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
     console.print(f"cost per item: {calls} calls, ${usd}, {sec}")
     if run.record_path.name:
         console.print(f"wrote {run.record_path}" + "".join(f", {p}" for p in run.plots))
+
+
+def _print_stability(rec, console: Console) -> None:
+    """Self-agreement beside the agreement with people (calibration/stability.py)."""
+    st = rec.stability
+    first = next(iter(rec.scopes.values()))
+    people = first.selected.cv if first.selected is not None else first.cv
+    at = f" at temperature {st.temperature:g}" if st.temperature is not None else ""
+    t = Table(title=f"the judge against itself and against people ({st.samples} samples{at})")
+    for col in ("", "kappa [95% CI]", "agreement"):
+        t.add_column(col, justify="left" if not col else "right")
+    t.add_row(
+        "self: two samples of one answer",
+        f"{fmt(st.kappa, 2)} [{fmt(st.kappa_low, 2)}, {fmt(st.kappa_high, 2)}]",
+        fmt(st.agreement, 3),
+    )
+    t.add_row("people: the rule, cross-validated", _ci(people), fmt(people.accuracy, 3))
+    t.add_row(
+        "people: the rule in-sample, over samples",
+        f"{fmt(st.human_kappa, 2)} [{fmt(st.human_kappa_low, 2)}, {fmt(st.human_kappa_high, 2)}]",
+        fmt(st.human_agreement, 3),
+    )
+    console.print(t)
+    console.print(
+        f"flip rate: {st.flaky} of {len(st.items_detail)} answers flip between samples, "
+        f"mean flip rate {fmt(st.mean_flip_rate, 3)} (each answer's in calibration.json)"
+    )
 
 
 def _print_selection(rec, console: Console) -> None:

@@ -68,7 +68,13 @@ def flip_summary(comparison: Comparison) -> str:
     better = sum(f.new == Label.PASS and f.old != Label.PASS for f in flips)
     other = len(flips) - worse - better
     detail = f"{worse} pass -> failure, {better} failure -> pass"
-    return f"{len(flips)} ({detail}{f', {other} between failures' if other else ''})"
+    line = f"{len(flips)} ({detail}{f', {other} between failures' if other else ''})"
+    if comparison.noise_flips:
+        line += (
+            f"; {len(comparison.noise_flips)} more set aside as judge noise (the same answer, "
+            "and the judge's samples of it disagreed)"
+        )
+    return line
 
 
 def _style(diff: Diff) -> str:

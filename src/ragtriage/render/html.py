@@ -160,7 +160,7 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
     return template.render(
         csp=CSP,
         r=result,
-        counts=[(LABEL_TITLES[label], label.value, counts[label]) for label in LABEL_ORDER],
+        counts=[(LABEL_TITLES[label], label.value, n) for label, n in counts.items()],
         title=audit_title(result),
         calibration_source=calibration_source(result.calibration.source),
         gate_line=gate_line(result),

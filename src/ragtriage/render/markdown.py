@@ -118,7 +118,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _headline(result: AuditResult) -> str:
     counts = ordered_counts(result)
-    rows = [[LABEL_TITLES[label], str(counts[label])] for label in LABEL_ORDER]
+    rows = [[LABEL_TITLES[label], str(n)] for label, n in counts.items()]
     gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
     assumed = assumptions_line(result)
     assumed = f"{escape(assumed)}\n\n" if assumed else ""

@@ -195,7 +195,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     worst = [
         c
         for c in ordered_cases(result)
-        if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSURE)
+        if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSURE, Label.UNSTABLE)
     ]
     if worst:
         console.print(Text("Worst cases:", style="bold"))

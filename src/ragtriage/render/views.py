@@ -44,6 +44,7 @@ LABEL_ORDER = (
     Label.GENERATION,
     Label.UNSCORED,
     Label.UNSURE,
+    Label.UNSTABLE,
     Label.PASS,
 )
 LABEL_TITLES = {
@@ -52,6 +53,7 @@ LABEL_TITLES = {
     Label.GENERATION: "generation failure",
     Label.UNSCORED: "unscored",
     Label.UNSURE: "unsure (judge undecided)",
+    Label.UNSTABLE: "unstable (the judge's samples disagree)",
     Label.PASS: "pass",
 }
 
@@ -59,8 +61,12 @@ LABEL_TITLES = {
 def ordered_counts(result: AuditResult) -> dict[Label, int]:
     """Cases per label, every label present; counted from the cases when ``counts`` is empty."""
     if result.counts:
-        return {label: int(result.counts.get(label.value, 0)) for label in LABEL_ORDER}
-    return {label: sum(c.label == label for c in result.cases) for label in LABEL_ORDER}
+        found = {label: int(result.counts.get(label.value, 0)) for label in LABEL_ORDER}
+    else:
+        found = {label: sum(c.label == label for c in result.cases) for label in LABEL_ORDER}
+    if not found[Label.UNSTABLE]:  # only audits with --samples can have any
+        del found[Label.UNSTABLE]
+    return found
 
 
 def ordered_cases(result: AuditResult) -> list[CaseResult]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.readers import read_json_document
 from ragtriage.errors import InputError
 from ragtriage.retrieval.models import SCHEMA_VERSION as RETRIEVAL_SCHEMA
@@ -36,14 +37,24 @@ MODELS: dict[str, type[Result]] = {AUDIT_SCHEMA: AuditResult, RETRIEVAL_SCHEMA: 
 
 
 def load_result(path: str | Path) -> Result:
-    """Parse ``path`` as whichever result its ``schema_version`` names."""
+    """Parse ``path`` as whichever result its ``schema_version`` names; another kind of
+    file (traces, report.md...) is named as what it is, with the command that takes it."""
     path = Path(path)
-    data = read_json_document(path)
+    try:
+        data = read_json_document(path)
+    except InputError:
+        if (wrong := wrong_file(path, "audit", "retrieval")) is None:
+            raise
+        raise wrong from None
     if not isinstance(data, dict):
-        raise InputError("expected a JSON object", path=path)
+        raise wrong_file(path, "audit", "retrieval") or InputError(
+            "expected a JSON object", path=path
+        )
     version = data.get("schema_version")
     model = MODELS.get(version) if isinstance(version, str) else None
     if model is None:
+        if (wrong := wrong_file(path, "audit", "retrieval")) is not None:
+            raise wrong
         known = " or ".join(MODELS)
         raise InputError(
             f"unknown schema_version {version!r}; expected {known}",
@@ -64,7 +75,12 @@ def load_conversations(path: str | Path) -> ConversationsResult | None:
     """``path`` as a ``ragtriage conversations`` result, or ``None`` when it names another
     schema (kept apart from :data:`MODELS`: compare and gate read audits and reports)."""
     path = Path(path)
-    data = read_json_document(path)
+    try:
+        data = read_json_document(path)
+    except InputError:
+        if (wrong := wrong_file(path, "audit", "retrieval")) is None:
+            raise
+        raise wrong from None
     if not isinstance(data, dict) or data.get("schema_version") != CONVERSATIONS_SCHEMA:
         return None
     try:

@@ -42,8 +42,8 @@ if TYPE_CHECKING:
 
 
 class Label(StrEnum):
-    """Exactly one per case. ``unscored`` and ``unsure`` are never folded into pass or
-    fail."""
+    """Exactly one per case. ``unscored``, ``unsure`` and ``unstable`` are never folded into
+    pass or fail."""
 
     PASS = "pass"
     RETRIEVAL = "retrieval"  # answerable, no relevant chunk anywhere in the retrieved list
@@ -51,6 +51,9 @@ class Label(StrEnum):
     GENERATION = "generation"  # right context, unfaithful/wrong answer; or hallucinated
     UNSCORED = "unscored"  # the judge could not score the answer
     UNSURE = "unsure"  # scored, but inside the calibrated band: the judge does not know
+    # --samples: the judge's samples of the answer reached no majority (judge/samples.py);
+    # like unscored, a case for a stronger judge or a person
+    UNSTABLE = "unstable"
 
 
 FAILURES = (Label.RETRIEVAL, Label.RANKING, Label.GENERATION)

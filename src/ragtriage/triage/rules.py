@@ -120,6 +120,8 @@ def _judged(e: Evidence, abstain_is: Label) -> tuple[Label, str]:
     if e.judge is None or e.judge.outcome == Outcome.UNSCORED:
         reason = e.judge.reason if e.judge else "no judge result"
         return Label.UNSCORED, f"the judge could not score the answer: {reason}"
+    if e.judge.outcome == Outcome.UNSTABLE:
+        return Label.UNSTABLE, f"the judge's samples disagree: {e.judge.reason}"
     if e.judge.outcome in (Outcome.ABSTAINED, Outcome.NO_CLAIMS):
         what = "abstained" if e.judge.outcome == Outcome.ABSTAINED else "asserted nothing"
         if abstain_is == Label.PASS:

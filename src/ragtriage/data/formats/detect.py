@@ -23,6 +23,7 @@ from ragtriage.data.formats.base import Format, Reader, Records
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.registry import recognise
 from ragtriage.data.formats.rows import Table, read_table
+from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.formats.text import QueryIndex, query_key, text_id
 from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
@@ -100,6 +101,8 @@ def golden_rows(path: Path, columns: Columns = None) -> Adapted:
         return Adapted(records, f"{fmt.name}-{table.container}", notes, foreign=True)
     rows = _mapped(table.rows, mapping)
     if rows and not shape_keys(rows) & {"query", "question"}:
+        if (wrong := wrong_file(path, "golden")) is not None:
+            raise wrong
         raise InputError(
             "matches no known golden-set shape (ours: query + expected; ragas: user_input "
             "+ reference_context_ids or reference_contexts; DeepEval: input + context); "
@@ -124,6 +127,9 @@ def grade_rows(path: Path, columns: Columns = None) -> Adapted:
     mapping = parse_columns(columns)
     table = read_table(path, mapping, text=True)
     fmt = recognise(table.rows, mapping) or grades.FORMAT
+    lacking = fmt is grades.FORMAT and grades.lacks(shape_keys(_mapped(table.rows, mapping)))
+    if lacking and (wrong := wrong_file(path, "grades")) is not None:
+        raise wrong  # a golden set or traces, named, not "field 'label' missing"
     if fmt.grades is None:
         lacks = grades.lacks(shape_keys(_mapped(table.rows, mapping)))
         raise _elsewhere(fmt, "grades", table, lacks)
@@ -161,6 +167,8 @@ def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> 
 def _check_ours(rows: Records, keys: set[str], path: Path) -> None:
     if not rows or "retrieved" in keys:
         return
+    if (wrong := wrong_file(path, "traces")) is not None:
+        raise wrong
     missing = "query_id" if "query_id" not in keys else "retrieved"
     raise InputError(
         "matches no known trace shape (ours: query_id + retrieved + answer; ragas: "
