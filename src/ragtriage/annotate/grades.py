@@ -133,9 +133,11 @@ def answer_item(
     texts: dict[str, str],
     answer: str,
     judge: dict[str, Any] | None = None,
+    reference: str | None = None,
 ) -> AnswerItem:
     """The item for one answer (audited, or read from a traces file before any audit:
-    then no ``judge``); ``texts`` has every one of its context chunks."""
+    then no ``judge``); ``texts`` has every one of its context chunks; ``reference`` the
+    golden case's reference answer where the caller found a golden chunk in context."""
     contexts = [texts[cid] for cid in context_ids]
     chunks = [ContextChunk(id=cid, text=t) for cid, t in zip(context_ids, contexts, strict=True)]
     sentences = claim_sentences(answer)
@@ -148,6 +150,7 @@ def answer_item(
         sentences=sentences,
         evidence=[_evidence(s, chunks) for s in sentences],
         judge=judge or {},
+        reference_answer=reference,
     )
 
 

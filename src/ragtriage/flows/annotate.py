@@ -367,7 +367,7 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     if saved is not None and saved.get("wanted") != wanted:
         notes += _extend_from_answers(saved, config, path, digest, wanted)
     elif saved is None:
-        read, corpus = _read_answers(config, path)
+        read, corpus, references = _read_answers(config, path)
         population, texts = _gradable_traces(read, path, corpus)
         left_out = len(read.traces) - len(population)
         if left_out:
@@ -376,7 +376,12 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
             )
         items = [
             grading.answer_item(
-                t.query_id, read.queries[t.query_id], list(t.context_ids), texts, t.answer
+                t.query_id,
+                read.queries[t.query_id],
+                list(t.context_ids),
+                texts,
+                t.answer,
+                reference=references.get(t.query_id),
             )
             for t in sample(population, config.sample, config.seed)
         ]
@@ -402,15 +407,27 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     return Prepared(grading.GradesTask(store, command), notes)
 
 
-def _read_answers(config: GradesConfig, path: Path) -> tuple[TraceFile, dict[str, str]]:
-    """The traces of ``--answers`` and the corpus's texts by chunk id: with ``--golden``
-    a trace's query comes from its golden case and a passage's text from the corpus, so
-    the documented trace row (``query_id``, ``retrieved`` ids, ``context_ids``,
-    ``answer``) can be graded as it stands."""
+def _read_answers(
+    config: GradesConfig, path: Path
+) -> tuple[TraceFile, dict[str, str], dict[str, str]]:
+    """The traces of ``--answers``, the corpus's texts by chunk id and the reference
+    answers by trace: with ``--golden`` a trace's query comes from its golden case and a
+    passage's text from the corpus, so the documented trace row (``query_id``,
+    ``retrieved`` ids, ``context_ids``, ``answer``) can be graded as it stands; and its
+    case's reference answer goes into the grade row when a golden chunk is in the
+    trace's context (as the audit runs its answer check)."""
     golden = load_golden(config.golden) if config.golden is not None else None
     read = read_traces(path, DEFAULT_CONTEXT_K, golden)
     corpus = golden.corpus if golden is not None and golden.corpus else {}
-    return read, {cid: chunk.text for cid, chunk in corpus.items() if chunk.text}
+    cases = {c.id: c for c in golden.cases} if golden is not None else {}
+    references = {
+        t.query_id: case.reference_answer
+        for t in read.traces.values()
+        if (case := cases.get(t.query_id)) is not None
+        and case.reference_answer
+        and set(case.expected()) & set(t.context_ids)
+    }
+    return read, {cid: chunk.text for cid, chunk in corpus.items() if chunk.text}, references
 
 
 def _gradable_traces(
@@ -640,7 +657,7 @@ def _extend_from_answers(
         )
     items = saved["items"]
     _growable(saved, config.seed, config.sample, len(items))
-    read, corpus = _read_answers(config, path)
+    read, corpus, references = _read_answers(config, path)
     population, texts = _gradable_traces(read, path, corpus)
     now = {
         t.query_id: {
@@ -658,7 +675,12 @@ def _extend_from_answers(
         *items,
         *(
             grading.answer_item(
-                t.query_id, read.queries[t.query_id], list(t.context_ids), texts, t.answer
+                t.query_id,
+                read.queries[t.query_id],
+                list(t.context_ids),
+                texts,
+                t.answer,
+                reference=references.get(t.query_id),
             ).public()
             for t in added
         ),
