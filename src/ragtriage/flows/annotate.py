@@ -251,10 +251,10 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
                 path=audit,
                 field="cases",
             )
-        texts, changed = _context_texts(result, audit)
+        texts, changed, references = _context_texts(result, audit)
         notes += changed
         if config.design == "active":
-            items = _active_items(result, population, texts, config, audit)
+            items = _active_items(result, population, texts, config, audit, references)
             notes.append(
                 f"{len(items)} of the audit's {len(population)} scored answers drawn by the "
                 f"active design (expected {min(config.sample, len(population))}) with seed "
@@ -262,7 +262,7 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
             )
         else:
             items = [
-                grading.make_item(c, texts)
+                grading.make_item(c, texts, reference=references.get(c.case_id))
                 for c in sample(population, config.sample, config.seed)
             ]
             notes.append(
@@ -301,7 +301,9 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
     return Prepared(grading.GradesTask(store, command), notes)
 
 
-def _active_items(result, population, texts, config: GradesConfig, audit: Path) -> list:
+def _active_items(
+    result, population, texts, config: GradesConfig, audit: Path, references: dict[str, str]
+) -> list:
     """The active design (``calibration.active``) over the audit's scored answers: each
     drawn with a probability growing with the judge's uncertainty under the audit's own
     calibration record (inside its band: most; else by the margin from the rule's
@@ -338,7 +340,8 @@ def _active_items(result, population, texts, config: GradesConfig, audit: Path) 
     order = drawn[np.argsort(-pi[drawn], kind="stable")]  # most uncertain first
     items = []
     for k in order:
-        item = grading.make_item(population[int(k)], texts)
+        case = population[int(k)]
+        item = grading.make_item(case, texts, reference=references.get(case.case_id))
         item.probability = round(float(pi[k]), 6)
         items.append(item)
     return items
@@ -364,7 +367,7 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     if saved is not None and saved.get("wanted") != wanted:
         notes += _extend_from_answers(saved, config, path, digest, wanted)
     elif saved is None:
-        read, corpus = _read_answers(config, path)
+        read, corpus, references = _read_answers(config, path)
         population, texts = _gradable_traces(read, path, corpus)
         left_out = len(read.traces) - len(population)
         if left_out:
@@ -373,7 +376,12 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
             )
         items = [
             grading.answer_item(
-                t.query_id, read.queries[t.query_id], list(t.context_ids), texts, t.answer
+                t.query_id,
+                read.queries[t.query_id],
+                list(t.context_ids),
+                texts,
+                t.answer,
+                reference=references.get(t.query_id),
             )
             for t in sample(population, config.sample, config.seed)
         ]
@@ -399,15 +407,27 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     return Prepared(grading.GradesTask(store, command), notes)
 
 
-def _read_answers(config: GradesConfig, path: Path) -> tuple[TraceFile, dict[str, str]]:
-    """The traces of ``--answers`` and the corpus's texts by chunk id: with ``--golden``
-    a trace's query comes from its golden case and a passage's text from the corpus, so
-    the documented trace row (``query_id``, ``retrieved`` ids, ``context_ids``,
-    ``answer``) can be graded as it stands."""
+def _read_answers(
+    config: GradesConfig, path: Path
+) -> tuple[TraceFile, dict[str, str], dict[str, str]]:
+    """The traces of ``--answers``, the corpus's texts by chunk id and the reference
+    answers by trace: with ``--golden`` a trace's query comes from its golden case and a
+    passage's text from the corpus, so the documented trace row (``query_id``,
+    ``retrieved`` ids, ``context_ids``, ``answer``) can be graded as it stands; and its
+    case's reference answer goes into the grade row when a golden chunk is in the
+    trace's context (as the audit runs its answer check)."""
     golden = load_golden(config.golden) if config.golden is not None else None
     read = read_traces(path, DEFAULT_CONTEXT_K, golden)
     corpus = golden.corpus if golden is not None and golden.corpus else {}
-    return read, {cid: chunk.text for cid, chunk in corpus.items() if chunk.text}
+    cases = {c.id: c for c in golden.cases} if golden is not None else {}
+    references = {
+        t.query_id: case.reference_answer
+        for t in read.traces.values()
+        if (case := cases.get(t.query_id)) is not None
+        and case.reference_answer
+        and set(case.expected()) & set(t.context_ids)
+    }
+    return read, {cid: chunk.text for cid, chunk in corpus.items() if chunk.text}, references
 
 
 def _gradable_traces(
@@ -637,7 +657,7 @@ def _extend_from_answers(
         )
     items = saved["items"]
     _growable(saved, config.seed, config.sample, len(items))
-    read, corpus = _read_answers(config, path)
+    read, corpus, references = _read_answers(config, path)
     population, texts = _gradable_traces(read, path, corpus)
     now = {
         t.query_id: {
@@ -655,7 +675,12 @@ def _extend_from_answers(
         *items,
         *(
             grading.answer_item(
-                t.query_id, read.queries[t.query_id], list(t.context_ids), texts, t.answer
+                t.query_id,
+                read.queries[t.query_id],
+                list(t.context_ids),
+                texts,
+                t.answer,
+                reference=references.get(t.query_id),
             ).public()
             for t in added
         ),
@@ -695,8 +720,11 @@ def _extend_from_audit(
     ids = {i["id"] for i in items}
     rest = [c for c in population if c.case_id not in ids]
     added = _drawn(rest, config.sample, len(population), len(items), config.seed)
-    texts = _context_texts(result, path)[0] if added else {}
-    saved["items"] = [*items, *(grading.make_item(c, texts).public() for c in added)]
+    texts, _, references = _context_texts(result, path) if added else ({}, [], {})
+    saved["items"] = [
+        *items,
+        *(grading.make_item(c, texts, reference=references.get(c.case_id)).public() for c in added),
+    ]
     saved["audit"] = _audit_origin(result, path, digest)
     before = saved["sample"]["population"]
     saved["sample"]["population"] = len(population)
@@ -773,10 +801,11 @@ def _unique_ids(queries: list, path: Path) -> None:
         seen[q.id] = q.line
 
 
-def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
+def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """Every chunk text the audit's judge saw: its trace file's, then its golden set's
-    corpus (the audit records where both came from, not the texts); and a note when the
-    golden set changed since the audit."""
+    corpus (the audit records where both came from, not the texts); a note when the
+    golden set changed since the audit; and the golden cases' reference answers by id
+    (the grade rows carry them, so ``calibrate`` can run the answer check on them)."""
     golden = load_golden(result.golden["source"])
     limit = result.config.get("limit")
     audited = golden.model_copy(update={"cases": golden.cases[:limit]}) if limit else golden
@@ -801,7 +830,8 @@ def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
                 path=path,
                 field="cases",
             )
-    return texts, notes
+    references = {c.id: c.reference_answer for c in audited.cases if c.reference_answer}
+    return texts, notes, references
 
 
 def _now() -> str:
