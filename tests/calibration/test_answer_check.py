@@ -196,7 +196,12 @@ def test_the_audit_shows_the_figure_beside_the_check_counts(tmp_path, capsys):
     report = render_markdown(result)
     line = next(x for x in report.splitlines() if x.startswith("answer check:"))
     assert "ignored" in line and "incomplete" in line and "kappa -1.00" in line
+    from ragtriage.render.html import render_html
+
+    html = render_html(result)
+    assert '<p id="answer-check">answer check:' in html and "kappa -1.00" in html
 
     shipped = audit(dataclasses.replace(config, calibration=None))  # a record without marks
     assert shipped.calibration.answer_check is None
     assert "answer check:" not in render_markdown(shipped)
+    assert 'id="answer-check"' not in render_html(shipped)
