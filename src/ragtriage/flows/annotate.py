@@ -32,7 +32,7 @@ from typing import Annotated, Any
 from ragtriage.annotate import grades as grading
 from ragtriage.annotate.golden import GoldenTask, render_golden
 from ragtriage.annotate.pool import Corpus, run_lists
-from ragtriage.annotate.queries import Query, fold, read_queries, sample
+from ragtriage.annotate.queries import Query, Turn, fold, read_queries, read_turns, sample
 from ragtriage.annotate.serve import serve
 from ragtriage.annotate.store import SessionStore
 from ragtriage.atomic import file_sha256
@@ -72,7 +72,11 @@ SEED = Setting("Seed of the sample (the same seed draws the same items).", min=0
 
 @dataclass
 class GoldenConfig:
-    queries: Annotated[Path, Setting("Query log: text, CSV or JSONL, one a row.")]
+    queries: Annotated[
+        Path,
+        Setting("Query log: text, CSV or JSONL, one a row; or a conversation log (JSONL "
+                "turns: conversation_id, turn, user, answer), labelled turn by turn."),
+    ]  # fmt: skip
     corpus: Annotated[Path, Setting("corpus.jsonl of the chunks to label.")]
     out: Annotated[Path, Setting("Golden set JSONL to write.", names=("--out", "-o"))]
     run: Annotated[Path | None, Setting("Your system's run, pooled in.")] = None
@@ -158,7 +162,20 @@ def _golden(config: GoldenConfig, corpus: Corpus, store: SessionStore) -> Prepar
     notes: list[str] = [_swept(store)] if store.swept else []
     saved = _resumable(store, "golden")
     if saved is not None and saved.get("wanted") != wanted:
+        if saved["options"].get("conversational"):
+            raise InputError(
+                "a conversation session is not extended (a grown log or another --sample "
+                "or --seed): give another --out for a new sample",
+                path=config.queries,
+            )
         notes += _extend_golden(saved, config, origin, wanted)
+    elif saved is None and (turns := read_turns(config.queries)) is not None:
+        saved = _conversation_golden(turns, config, origin, wanted, len(corpus.ids))
+        notes.append(
+            f"{len(turns)} turns of {saved['queries']['distinct']} conversations read; "
+            f"{len({q['conversation_id'] for q in saved['sample']})} conversations drawn "
+            f"with seed {config.seed}, each labelled turn by turn with its history"
+        )
     elif saved is None:
         log = fold(read_queries(config.queries))
         _unique_ids(log.queries, config.queries)
@@ -207,6 +224,35 @@ def _golden(config: GoldenConfig, corpus: Corpus, store: SessionStore) -> Prepar
         ]
     )
     return Prepared(GoldenTask(store, corpus, runs, command), notes)
+
+
+def _conversation_golden(
+    turns: list[Turn], config: GoldenConfig, origin: dict, wanted: dict, chunks: int
+) -> dict[str, Any]:
+    """A session over whole conversations: ``--sample`` of them drawn (never a turn
+    without the turns before it), each in turn order. Near-duplicate turns are not
+    folded: "and the older one?" means something else in every conversation."""
+    threads: dict[str, list[Turn]] = {}
+    for turn in turns:
+        threads.setdefault(turn.conversation_id, []).append(turn)
+    drawn = sample(list(threads), config.sample, config.seed)
+    return {
+        "kind": "golden",
+        "created_at": _now(),
+        "wanted": wanted,
+        "queries": {**origin, "read": len(turns), "exact": 0, "near": 0,
+                    "distinct": len(threads)},  # fmt: skip
+        "corpus": {"source": str(config.corpus), "chunks": chunks},
+        "run": {"source": str(config.run)} if config.run else None,
+        "seed": config.seed,
+        "sample": [
+            {"id": t.id, "text": t.user, "conversation_id": t.conversation_id,
+             "turn": t.turn, "answer": t.answer}  # fmt: skip
+            for conv in drawn
+            for t in sorted(threads[conv], key=lambda t: t.turn)
+        ],
+        "options": {"graded": config.graded, "conversational": True},
+    }
 
 
 def prepare_grades(config: GradesConfig) -> Prepared:
