@@ -270,3 +270,13 @@ def test_the_default_judge_is_named_as_it_ran(tmp_path, capsys):
     header = next(p for p in page.parts if p.startswith("Created "))
     assert "judge embedded, decided by its calibrated rule on model-free signals" in header
     assert "the model was not called" in header and "lexical (none)" not in header
+
+
+@pytest.mark.parametrize(
+    "group", [[], ["golden"], ["annotate"]], ids=["root", "golden", "annotate"]
+)
+def test_command_help_is_never_cut(group, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main([*group, "--help"]) == 0
+    listing = capsys.readouterr().out.split("Commands:", 1)[1]
+    assert "..." not in listing and listing.strip()

@@ -12,9 +12,8 @@ import sys
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
 
-from ragtriage.cli.common import Abort, ClickException, one_line, usage_error
+from ragtriage.cli.common import Abort, ClickException, FullHelpGroup, one_line, usage_error
 from ragtriage.errors import RagtriageError
 from ragtriage.memory import keep_freed_memory
 
@@ -43,7 +42,7 @@ _SETTINGS: dict[str, Any] = {
 }
 
 
-class _LazyGroup(TyperGroup):
+class _LazyGroup(FullHelpGroup):
     """The root group: lists every command, imports one only when it is asked for."""
 
     def list_commands(self, ctx: Any) -> list[str]:
