@@ -62,3 +62,70 @@ def test_calibrate_reads_the_graded_turns(tmp_path):
                  "--no-plots", "--resamples", "100"]) == 0  # fmt: skip
     record = json.loads(next(out.rglob("calibration.json")).read_text())
     assert len(record["items"]) == task.total
+
+
+def test_calibrate_judges_a_graded_turn_as_the_conversations_command_does(tmp_path):
+    """Both go through judge.history's two passes: hc-snapshots turn 2 is faithful to its
+    passages, and judged together with turn 1's answer ("the N4-300 and N8-900 support
+    snapshots") the fact check reads a contradiction; hc-n8 turn 3 is faithful only with
+    the history."""
+    from ragtriage.calibration.grades import load_grades
+    from ragtriage.calibration.judges import run_judge
+    from ragtriage.flows.calibrate import _conversations_rule
+    from ragtriage.triage.calibrated import find_decider
+
+    traces = DEMO / "conversation_traces.jsonl"
+    result = conversations(ConversationsConfig(golden=DEMO, traces=traces, judge="lexical",
+                                               cache=None))  # fmt: skip
+    path = tmp_path / "results.json"
+    path.write_bytes(json_bytes(result))
+    grades = tmp_path / "grades.jsonl"
+    task = prepare_grades(GradesConfig(audit=path, out=grades, sample=50, browser=False)).task
+    for i in range(task.total):
+        item = task.item(i)
+        task.save(i, {"record": {"label": not item["id"].startswith("hc-backup")},
+                      "version": item["version"]})  # fmt: skip
+    command = {f"{t.conversation_id}#{t.turn}": t.case.judge for t in result.turns
+               if t.case.judge is not None and t.case.judge.outcome.value == "scored"}  # fmt: skip
+    decide = find_decider(None, next(iter(command.values())).fingerprint).decide
+    items = [i.judge_item() for i in load_grades(grades)]
+    assert {i.id for i in items} == set(command)
+    two_pass, _, _ = run_judge("lexical", items, decide_for=_conversations_rule)
+    one_pass, _, _ = run_judge("lexical", items)  # passages and history together
+    for got in two_pass:
+        want = command[got.item_id]
+        assert (got.score, got.signals, decide(got)) == (want.score, want.signals, decide(want))
+    together = {r.item_id: r for r in one_pass}
+    assert decide(command["hc-snapshots#2"]) is True
+    assert decide(together["hc-snapshots#2"]) is not True  # the case the order decides
+    assert together["hc-snapshots#2"].signals["contradictions"] > 0
+    n8 = next(t for t in result.turns if (t.conversation_id, t.turn) == ("hc-n8", 3))
+    assert n8.judged_with_history and decide(command["hc-n8#3"]) is True
+    # and the command line's calibrate records the same scores
+    out = tmp_path / "cal"
+    assert main(["calibrate", str(grades), "--judge", "lexical", "--out", str(out),
+                 "--no-plots", "--resamples", "100"]) == 0  # fmt: skip
+    record = json.loads(next(out.rglob("calibration.json")).read_text())
+    assert {i["id"]: i["score"] for i in record["items"]} == {
+        k: v.score for k, v in command.items()
+    }
+
+
+def test_context_ids_that_do_not_pair_with_the_contexts_are_refused(tmp_path):
+    from ragtriage.calibration.grades import load_grades
+    from ragtriage.errors import InputError
+
+    path = tmp_path / "grades.jsonl"
+    row = {"id": "c#2", "label": True, "answer": "a", "contexts": ["p", "u"],
+           "context_ids": ["doc-1", "history:user:1"]}  # fmt: skip
+    path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "id": "c#3",
+                    "context_ids": ["doc-1"]}) + "\n")  # fmt: skip
+    try:
+        load_grades(path)
+    except InputError as exc:
+        assert ":2" in str(exc) and "context_ids" in str(exc)
+    else:
+        raise AssertionError("a context_ids list one short was read")
+    path.write_text(json.dumps(row) + "\n")
+    item = load_grades(path)[0].judge_item()
+    assert [c.id for c in item.contexts] == ["doc-1", "history:user:1"]

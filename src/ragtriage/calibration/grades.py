@@ -3,7 +3,10 @@ several graders into one item.
 
 A grade row names the graded answer (``id`` or ``case_id``), says whether a person found
 it faithful (``label``) and optionally carries an ordinal ``grade``, the ``grader`` and
-``notes``. Files are read through the format registry (``data.formats.detect.grade_rows``,
+``notes``, and may say whether the answer answers the question (``answers_question``:
+true, false or absent; a JSON string is refused, a CSV cell may be ``true``, ``false`` or
+empty, as every CSV cell is text) with the ``reference_answer`` the audit's answer check
+reads. Files are read through the format registry (``data.formats.detect.grade_rows``,
 which recognises a grades table by content, as every command does); this module turns
 its records into :class:`HumanGrade` rows. Rows with the same id are several graders of
 one item: the item's label is their majority, and a tie is reported (never silently
@@ -36,6 +39,7 @@ __all__ = [
     "grade_files",
     "load_grades",
     "parse_label",
+    "parse_mark",
     "read_grades",
     "sha256_text",
 ]
@@ -63,8 +67,11 @@ class HumanGrade(BaseModel):
     notes: str = ""
     question: str = ""
     contexts: tuple[str, ...] = ()
+    context_ids: tuple[str, ...] = ()  # one per context when the grade file names them
     answer: str | None = None
     answer_sha256: str | None = None
+    answers_question: bool | None = None  # the "answers the question" mark; None: not given
+    reference_answer: str | None = None  # what the answer check compares the answer with
     probability: float | None = None  # inclusion probability of an active design
     source: str = ""  # file:line, for messages
 
@@ -79,8 +86,14 @@ class GradedItem(BaseModel):
     grades: list[HumanGrade]
     question: str = ""
     contexts: tuple[str, ...] = ()
+    context_ids: tuple[str, ...] = ()
     answer: str | None = None
     answer_sha256: str | None = None
+    # majority of the graders' "answers the question" marks; None when none gave one or
+    # they tie (then ``answers_tied``)
+    answers_question: bool | None = None
+    answers_tied: bool = False
+    reference_answer: str | None = None
     # the probability with which an active design drew it (calibration.active); None:
     # drawn uniformly
     probability: float | None = None
@@ -93,7 +106,9 @@ class GradedItem(BaseModel):
                 path=self.grades[0].source,
                 field="answer",
             )
-        chunks = tuple(ContextChunk(id=f"c{i}", text=t) for i, t in enumerate(self.contexts))
+        # the graded ids when known (a conversation turn's history is told by them)
+        ids = self.context_ids or tuple(f"c{i}" for i in range(len(self.contexts)))
+        chunks = tuple(ContextChunk(id=c, text=t) for c, t in zip(ids, self.contexts, strict=True))
         return JudgeItem(id=self.id, question=self.question, contexts=chunks, answer=self.answer)
 
 
@@ -106,6 +121,28 @@ def parse_label(value: Any, path: Path, line: int) -> bool:
     if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
         return value.strip().lower() in _TRUE
     raise InputError(f"expected true/false, got {value!r}", path=path, line=line, field="label")
+
+
+def parse_mark(value: Any, path: Path, line: int) -> bool | None:
+    """The "answers the question" mark: a boolean, or absent (None). A string is refused
+    ("no" or "false" typed into a JSON file is a slip, not a mark to guess at), except in a
+    CSV file, whose every cell is text: there ``true``, ``false`` or an empty cell."""
+    if value is None or isinstance(value, bool):
+        return value
+    if path.suffix.lower() == ".csv" and isinstance(value, str):
+        word = value.strip().lower()
+        if word in ("", "true", "false"):
+            return None if not word else word == "true"
+    raise InputError(
+        f"expected true, false or no value, got {_shown(value)}",
+        path=path,
+        line=line,
+        field="answers_question",
+    )
+
+
+def _shown(value: Any) -> str:
+    return repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
 
 
 def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int) -> HumanGrade:
@@ -127,8 +164,11 @@ def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int
         notes=_text(record, "notes", path, line) or "",
         question=_text(record, "question", path, line) or "",
         contexts=tuple(record["contexts"]),
+        context_ids=tuple(record.get("context_ids", ())),
         answer=answer,
         answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
+        answers_question=parse_mark(record.get("answers_question"), path, line),
+        reference_answer=_text(record, "reference_answer", path, line) or None,
         probability=_probability(record.get("probability"), path, line),
         source=f"{path}:{line}",
     )
@@ -226,6 +266,8 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
             )
         yes = sum(r.label for r in rows)
         label = None if 2 * yes == len(rows) else 2 * yes > len(rows)
+        marks = [r.answers_question for r in rows if r.answers_question is not None]
+        answers = _majority(marks)
         ordinal = [r.grade for r in rows if r.grade is not None]
         items.append(
             GradedItem(
@@ -236,12 +278,24 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
                 grades=rows,
                 question=first.question,
                 contexts=first.contexts,
+                context_ids=first.context_ids,
                 answer=next((r.answer for r in rows if r.answer is not None), None),
                 answer_sha256=next(iter(hashes), None),
+                answers_question=answers,
+                answers_tied=bool(marks) and answers is None,
+                reference_answer=next(
+                    (r.reference_answer for r in rows if r.reference_answer), None
+                ),
                 probability=next((r.probability for r in rows if r.probability), None),
             )
         )
     return items
+
+
+def _majority(marks: list[bool]) -> bool | None:
+    """The majority of some marks; None without any, or on a tie (never resolved)."""
+    yes = sum(marks)
+    return None if not marks or 2 * yes == len(marks) else 2 * yes > len(marks)
 
 
 def load_grades(path: Path | str, columns: Columns = None) -> list[GradedItem]:

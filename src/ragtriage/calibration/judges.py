@@ -8,12 +8,19 @@ judge_faithfulness`, so its response cache is used); a strategy that needs no mo
 (``<grades>/_judged/*.jsonl``) are used if they cover the graded items, so the default
 ``ragtriage calibrate`` is offline and fast on a fresh checkout; a changed prompt, model
 or parameter changes the fingerprint and the recording is ignored.
+
+A graded conversation turn (its contexts end with ``history:...`` chunks, as ``annotate
+grades`` writes them) is judged as ``ragtriage conversations`` judges it: on its passages,
+and again with its history only when they do not make it faithful
+(:func:`ragtriage.judge.history.judge_with_history`), by the rule the caller gives
+(``calibrate``: the one ``conversations`` applies before a calibration is given). Such
+grades are always judged afresh: a recording does not say which pass each result is.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +28,7 @@ from pydantic import ValidationError
 
 from ragtriage.data.readers import iter_records, read_json_document, read_text
 from ragtriage.errors import InputError
+from ragtriage.judge.history import Decide, judge_with_history, split_history
 from ragtriage.judge.spec import JudgeSpec
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult
 
@@ -98,17 +106,22 @@ def run_judge(
     recorded: Path | None = None,
     samples: int = 1,
     temperature: float | None = None,
+    decide_for: Callable[[JudgeFingerprint], Decide] | None = None,
 ) -> tuple[list[JudgeResult], float | None, str]:
     """``(results, seconds, source)``: recorded results of the same fingerprint from
     ``recorded`` when there are any (seconds None), else the judge run on every item.
 
     ``samples``/``temperature``: repeated samples of each answer, all ``samples`` drawn
     (no early stop: the rule that would vote is chosen after them); recordings hold one
-    sample, so they are not used then."""
+    sample, so they are not used then. Items carrying history are judged passages first
+    (module docstring), gated by the rule ``decide_for`` gives for the judge's
+    fingerprint (without one, in one pass)."""
     strategy, model = parse_spec(spec)
     uses_model = model is not None  # a spec names a model exactly when its strategy needs one
     sampling = samples > 1 or temperature is not None
-    if uses_model and recorded is not None and not sampling:
+    split = [split_history(i) for i in items]
+    history = {item.id: chunks for item, chunks in split if chunks}
+    if uses_model and recorded is not None and not sampling and not (history and decide_for):
         path = find_recorded(spec_fingerprint(spec), recorded, {i.id for i in items})
         if path is not None:
             return read_judged(path), None, f"recorded {path}"
@@ -116,8 +129,22 @@ def run_judge(
     extra: dict[str, Any] = {} if uses_model else {"cache": None}
     if sampling:
         extra |= {"samples": samples, "temperature": temperature, "stop_early": False}
-    results = _api().judge_faithfulness(items, model=model, strategy=strategy, **extra)
-    return list(results), time.perf_counter() - start, "ran"
+
+    def judge(batch: list[JudgeItem]) -> list[JudgeResult]:
+        return list(_api().judge_faithfulness(batch, model=model, strategy=strategy, **extra))
+
+    if not (history and decide_for):
+        return judge(items), time.perf_counter() - start, "ran"
+    rules: dict[str, Decide] = {}  # one rule per fingerprint, looked up once
+
+    def decide(result: JudgeResult) -> bool | None:
+        key = result.fingerprint.model_dump_json()
+        if key not in rules:
+            rules[key] = decide_for(result.fingerprint)
+        return rules[key](result)
+
+    judged, _ = judge_with_history([i for i, _ in split], history, judge, decide)
+    return [judged[i.id] for i in items], time.perf_counter() - start, "ran"
 
 
 def read_judged(path: Path) -> list[JudgeResult]:

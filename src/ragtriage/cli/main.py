@@ -64,7 +64,23 @@ def _load(name: str) -> Any:
     return group.commands[name]
 
 
-def _root() -> None:
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("ragtriage")
+        except PackageNotFoundError:  # a source checkout on PYTHONPATH, not installed
+            number = "unknown (not installed)"
+        typer.echo(f"ragtriage {number}")
+        raise typer.Exit()
+
+
+def _root(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
     """Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage."""
 
 

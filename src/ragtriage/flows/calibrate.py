@@ -19,8 +19,10 @@ from ragtriage.data.formats.columns import ColumnMap, Columns
 from ragtriage.errors import InputError
 from ragtriage.flows.config import COLUMNS, MAX_RESAMPLES, SEED, Setting
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
-from ragtriage.judge.types import JudgeResult
+from ragtriage.judge.types import JudgeFingerprint, JudgeResult
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ragtriage.triage.calibrated import find_decider
+from ragtriage.triage.causes import answers_reference
 
 __all__ = [
     "CalibrateConfig",
@@ -267,7 +269,8 @@ def run_calibration(
             if judge_items is None:
                 judge_items = [i.judge_item() for i in items]
             results, seconds, source = run_judge(
-                given, judge_items, recorded_dir(grades), samples, temperature
+                given, judge_items, recorded_dir(grades), samples, temperature,
+                decide_for=_conversations_rule,
             )
         else:
             results, seconds, source = read_judged(given), None, f"recorded {given}"
@@ -283,6 +286,7 @@ def run_calibration(
             ppi_fraction=ppi_fraction,
             min_agreement=min_agreement,
             delta=delta,
+            answer_checker=answers_reference,  # the audit's own check, not a copy of it
         )
         run = JudgeCalibration(
             name=record.judge_name, record=record, record_path=Path(), source=source
@@ -300,6 +304,13 @@ def run_calibration(
             run.plan = plan_grades(record, plan, audit_results)
         runs.append(run)
     return runs
+
+
+def _conversations_rule(fingerprint: JudgeFingerprint) -> Callable[[JudgeResult], bool | None]:
+    """The rule that gates a graded turn's second pass with its history: the one
+    ``ragtriage conversations`` applies without ``--calibration`` (the shipped record of
+    this judge, else score >= 0.5). The rule being fitted cannot gate its own inputs."""
+    return find_decider(None, fingerprint).decide
 
 
 def stale_warnings(record: CalibrationRecord) -> list[str]:

@@ -37,7 +37,7 @@ from ragtriage.flows.config import (
     Setting,
 )
 from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_model
-from ragtriage.judge.history import PriorTurn, attribute, history_chunks, with_history
+from ragtriage.judge.history import PriorTurn, ajudge_with_history, attribute, history_chunks
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
 from ragtriage.models.base import ChatModel
@@ -247,9 +247,10 @@ async def _judge_turns(
     """Every traced turn judged with its admissible history, one turn index at a time
     (all first turns, then all second turns...): a turn's history needs the decisions on
     the turns before it. Each turn is judged on its passages first, and again with its
-    admissible history when that does not make it faithful. Returns the results, the last
-    run (its fingerprint; usage summed over all), the decider, each turn's prior turns as
-    judged and the turns whose decision rests on the history."""
+    admissible history when that does not make it faithful (judge.history.
+    ajudge_with_history, which calibrate's graded turns go through too). Returns the
+    results, the last run (its fingerprint; usage summed over all), the decider, each
+    turn's prior turns as judged and the turns whose decision rests on the history."""
     threads = golden.conversations()
     depth = max(len(turns) for turns in threads.values())
     judged: dict[str, JudgeResult] = {}
@@ -274,31 +275,27 @@ async def _judge_turns(
                                    answer=trace.answer))  # fmt: skip
         if not items and last is not None:
             continue
-        run = await ajudge_run(
-            items, model, strategy, config.concurrency, store, **_options(config)
-        )
-        usage, last = usage + run.usage, run
-        if decider is None:
-            decider = find_decider(config.calibration, run.fingerprint)
-        judged.update({r.item_id: r for r in run.results})
-        # the history only adds support: judged again with it when the passages alone
-        # do not make a scored answer faithful (never the other way round: an earlier
-        # answer's wording must not veto a sentence its passages support)
-        again = [
-            with_history(item, prior[item.id])
-            for item in items
-            if prior[item.id] and judged[item.id].outcome == Outcome.SCORED
-            and decider.decide(judged[item.id]) is not True
-        ]  # fmt: skip
-        if again:
+
+        async def judge(batch: list[JudgeItem]) -> list[JudgeResult]:
+            nonlocal usage, last
             run = await ajudge_run(
-                again, model, strategy, config.concurrency, store, **_options(config)
+                batch, model, strategy, config.concurrency, store, **_options(config)
             )
-            usage = usage + run.usage
-            for result in run.results:
-                if decider.decide(result) is True:
-                    judged[result.item_id] = result
-                    with_prior.add(result.item_id)
+            usage, last = usage + run.usage, run
+            return run.results
+
+        def decide(result: JudgeResult) -> bool | None:
+            nonlocal decider
+            if decider is None:  # the judge's own fingerprint finds its calibration
+                decider = find_decider(config.calibration, result.fingerprint)
+            return decider.decide(result)
+
+        history = {item.id: history_chunks(prior[item.id]) for item in items}
+        results, rested = await ajudge_with_history(items, history, judge, decide)
+        judged.update(results)
+        with_prior |= rested
+        if decider is None and last is not None:
+            decider = find_decider(config.calibration, last.fingerprint)
     assert last is not None and decider is not None  # at least one turn index was judged
     return judged, replace(last, usage=usage), decider, prior, with_prior
 

@@ -33,22 +33,27 @@ whose words are found only in an earlier *ungrounded* answer is reported as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ragtriage.judge.alignment import align_sentence
 from ragtriage.judge.lexical import claim_sentences
-from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult
+from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome
 
 __all__ = [
     "HISTORY",
     "PriorTurn",
     "SentenceSource",
+    "ajudge_with_history",
     "attribute",
     "history_chunks",
     "is_history",
+    "judge_with_history",
+    "split_history",
     "with_history",
 ]
+
+Decide = Callable[[JudgeResult], bool | None]  # the decision rule: faithful, not, undecided
 
 HISTORY = "history:"
 SOURCES = ("context", "history-supported", "ungrounded-history")
@@ -91,6 +96,68 @@ def history_chunks(prior: Sequence[PriorTurn]) -> tuple[ContextChunk, ...]:
 def with_history(item: JudgeItem, prior: Sequence[PriorTurn]) -> JudgeItem:
     """The judge's input for a turn: its passages, then the admissible history."""
     return item.model_copy(update={"contexts": item.contexts + history_chunks(prior)})
+
+
+def split_history(item: JudgeItem) -> tuple[JudgeItem, tuple[ContextChunk, ...]]:
+    """``item`` with its passages only, and the history chunks it carried (a graded turn
+    carries both, history last: ``annotate grades`` writes them so)."""
+    passages = tuple(c for c in item.contexts if not is_history(c.id))
+    history = tuple(c for c in item.contexts if is_history(c.id))
+    return item.model_copy(update={"contexts": passages}), history
+
+
+def _again(
+    items: Sequence[JudgeItem],
+    first: Mapping[str, JudgeResult],
+    history: Mapping[str, Sequence[ContextChunk]],
+    decide: Decide,
+) -> list[JudgeItem]:
+    """The turns to judge again with their history: a scored answer the passages alone
+    do not make faithful, with some admissible history to add."""
+    return [
+        item.model_copy(update={"contexts": item.contexts + tuple(history[item.id])})
+        for item in items
+        if history.get(item.id) and first[item.id].outcome == Outcome.SCORED
+        and decide(first[item.id]) is not True
+    ]  # fmt: skip
+
+
+def _kept(
+    first: dict[str, JudgeResult], again: Sequence[JudgeResult], decide: Decide
+) -> tuple[dict[str, JudgeResult], set[str]]:
+    """The history only adds support: a result with it replaces the passages' one only
+    when it is decided faithful (never the other way round: an earlier answer's wording
+    must not veto a sentence its passages support)."""
+    kept = {r.item_id for r in again if decide(r) is True}
+    return {**first, **{r.item_id: r for r in again if r.item_id in kept}}, kept
+
+
+async def ajudge_with_history(
+    items: Sequence[JudgeItem],
+    history: Mapping[str, Sequence[ContextChunk]],
+    judge: Callable[[list[JudgeItem]], Awaitable[Sequence[JudgeResult]]],
+    decide: Decide,
+) -> tuple[dict[str, JudgeResult], set[str]]:
+    """Each turn judged on its passages (``items``), then again with its admissible
+    ``history`` (item id -> chunks) when that does not make it faithful by ``decide``
+    (module docstring). ``ragtriage conversations`` and ``calibrate`` on graded turns both
+    judge through here, so a graded turn gets the verdict the command gives it. Returns
+    every result by item id and the ids whose result rests on the history."""
+    first = {r.item_id: r for r in await judge(list(items))}
+    again = _again(items, first, history, decide)
+    return _kept(first, await judge(again), decide) if again else (first, set())
+
+
+def judge_with_history(
+    items: Sequence[JudgeItem],
+    history: Mapping[str, Sequence[ContextChunk]],
+    judge: Callable[[list[JudgeItem]], Sequence[JudgeResult]],
+    decide: Decide,
+) -> tuple[dict[str, JudgeResult], set[str]]:
+    """:func:`ajudge_with_history` with a judge that is not a coroutine (``calibrate``'s)."""
+    first = {r.item_id: r for r in judge(list(items))}
+    again = _again(items, first, history, decide)
+    return _kept(first, judge(again), decide) if again else (first, set())
 
 
 def _turn_of(chunk_id: str) -> int:

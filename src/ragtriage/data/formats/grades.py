@@ -4,9 +4,12 @@ A row names the graded answer (``id``, or ``case_id``), says whether a person fo
 faithful (``label``: a boolean, 0/1 or a word) and may carry an ordinal ``grade``, the
 ``grader``, ``notes``, the ``dataset`` and what was graded: ``question``, ``contexts``
 (a list of passages, or ``{"text": ...}`` items; in CSV a JSON or Python list in one
-cell, or one plain passage) and ``answer`` with its ``answer_sha256`` (or
-``answer_hash``). ``ragtriage annotate grades`` writes such files; ``human_grades/``
-ships two.
+cell, or one plain passage) with their ``context_ids`` if known (one id per passage: a
+graded conversation turn's history chunks are ``history:...``) and ``answer`` with its
+``answer_sha256`` (or ``answer_hash``), and for the answer check whether the answer
+answers the question (``answers_question``: true, false or absent) with the
+``reference_answer`` the check reads. ``ragtriage annotate grades`` writes such files;
+``human_grades/`` ships two.
 
 This reader gives each row as a grade record: ``id`` as text, the passages as texts and
 the other fields as they stand; ``calibration.grades`` validates the values (labels,
@@ -27,7 +30,8 @@ __all__ = ["FIELDS", "FORMAT", "grade_records", "is_grades", "lacks"]
 
 FIELDS = (
     "id", "case_id", "label", "grade", "grader", "notes", "dataset",
-    "question", "contexts", "answer", "answer_sha256", "answer_hash", "probability",
+    "question", "contexts", "context_ids", "answer", "answer_sha256", "answer_hash",
+    "probability", "answers_question", "reference_answer",
 )  # fmt: skip
 # fields that make a row a golden case or a trace in our shapes: such a row is not a
 # grade even with a ``label`` column (``context_ids`` is not one: ``annotate grades``
@@ -62,6 +66,9 @@ def _record(row: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
     record = {k: row[k] for k in FIELDS if k in row and k not in ("case_id", "answer_hash")}
     record["id"] = str(row[key])
     record["contexts"] = _contexts(row.get("contexts"), path, line)
+    record["context_ids"] = _context_ids(
+        row.get("context_ids"), len(record["contexts"]), path, line
+    )
     if row.get("answer_sha256") in (None, "") and row.get("answer_hash") is not None:
         record["answer_sha256"] = check_type(row["answer_hash"], "answer_hash", str, path, line)
     return record
@@ -78,6 +85,23 @@ def _contexts(value: Any, path: Path, line: int) -> list[str]:
         value = listed if isinstance(listed, list) else [value]
     check_type(value, "contexts", list, path, line)
     return [_context_text(c, path, line) for c in value]
+
+
+def _context_ids(value: Any, n: int, path: Path, line: int) -> list[str]:
+    """The passages' ids: none given, or one text per passage (a calibrated conversation
+    turn tells its history from its passages by them, so a list that does not pair up
+    is refused rather than guessed)."""
+    if value in (None, "", []):
+        return []
+    if isinstance(value, str):
+        value = parse_cell(value, "context_ids", path, line)
+    check_type(value, "context_ids", list, path, line)
+    for chunk_id in value:
+        check_type(chunk_id, "context_ids[]", str, path, line)
+    if len(value) != n:
+        raise InputError(f"{len(value)} ids for {n} contexts", path=path, line=line,
+                         field="context_ids")  # fmt: skip
+    return list(value)
 
 
 def _context_text(chunk: Any, path: Path, line: int) -> str:
