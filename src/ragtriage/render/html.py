@@ -102,6 +102,15 @@ def _extra(item: ExtraPng) -> tuple[str, bytes]:
     return str(caption), png
 
 
+SINGLE_PANEL_PX = 600  # a calibration figure of one scope (one panel) is ~400-450 px wide
+
+
+def _png_width(png: bytes) -> int:
+    """The image's width in pixels, from its IHDR chunk (bytes 16-20 of any PNG): a
+    one-panel figure stays its own size; only several panels take the page's width."""
+    return int.from_bytes(png[16:20], "big") if len(png) >= 24 else 0
+
+
 def _figures(result: AuditResult) -> dict[str, str | None]:
     made = {
         "metrics": plots.metric_bars(result.retrieval),
@@ -157,7 +166,10 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
     matrix from :func:`ragtriage.render.calibration_plots.write_plots`) go in the calibration
     section."""
     counts = ordered_counts(result)
-    extras = [{"caption": c, "uri": data_uri(png)} for c, png in map(_extra, extra_pngs)]
+    extras = [
+        {"caption": c, "uri": data_uri(png), "wide": _png_width(png) > SINGLE_PANEL_PX}
+        for c, png in map(_extra, extra_pngs)
+    ]
     template = environment().get_template("report.html.j2")
     return template.render(
         csp=CSP,
