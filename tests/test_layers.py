@@ -1,7 +1,8 @@
 """The layers a reader sees in the tree, and imports only going down.
 
-data < models < retrieval | judge < calibration < triage < system | results < annotate <
-flows < render < cli.
+data < models < retrieval | judge < calibration < triage < system < results | annotate <
+flows < render < cli. ``results`` is every file we write, read back, compared and gated;
+``render`` draws results and never imports ``flows`` (the commands).
 A module may import its own package and any lower layer; never a higher one, nor a
 sibling on its own level (retrieval and judge know nothing of each other). Terminal,
 Markdown, HTML and plot output live only in ``render`` (``rich``, ``matplotlib``).
@@ -26,7 +27,7 @@ LAYER = {
     "calibration": 5,
     "triage": 6,
     "system": 7,  # running the system under test: retriever + generator -> traces
-    "results": 7,
+    "results": 8,  # the files we write: schemas re-exported, loading, compare, gate
     "annotate": 8,  # the labelling pages' machinery: sample, pools, session store, web app
     "flows": 9,  # one module per command: config, run(), result
     "render": 10,
@@ -78,5 +79,18 @@ def test_display_libraries_only_in_render():
         if _unit(path) != "render"
         for name in _imports(path)
         if name.split(".")[0] in DISPLAY
+    ]
+    assert found == []
+
+
+def test_render_draws_results_never_flows():
+    """``render`` reads what a command produced through ``results``; an import of
+    ``flows`` would put a command's config and run back inside the drawing."""
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in _modules()
+        if _unit(path) == "render"
+        for name in _imports(path)
+        if name == "ragtriage.flows" or name.startswith("ragtriage.flows.")
     ]
     assert found == []

@@ -48,7 +48,10 @@ FACE = {
         "StaleCalibrationError", "calibrate", "ensure_fresh", "is_stale", "load_calibration",
         "load_grades", "ppi_rate",
     },
-    "ragtriage.results": {"load_result", "load_audit", "write_json"},
+    "ragtriage.results": {
+        "load_result", "load_audit", "write_json", "AuditResult", "RetrievalReport",
+        "JudgeResult", "CalibrationRecord", "Comparison", "GateVerdict",
+    },
     "ragtriage.flows": {
         "AuditConfig", "RetrievalConfig", "JudgeConfig", "CalibrateConfig", "CompareConfig",
         "GateConfig", "GateVerdict", "JudgeCalibration", "Comparison",
@@ -75,6 +78,9 @@ def test_the_face_gives_the_real_objects():
     assert ragtriage.audit is audit and ragtriage.calibrate is run_calibration
     assert ragtriage.RetrievalEvaluator is RetrievalEvaluator
     assert ragtriage.judge.JudgeResult is ragtriage.JudgeResult
+    results, flows = (importlib.import_module(f"ragtriage.{n}") for n in ("results", "flows"))
+    assert results.Comparison is flows.Comparison is ragtriage.Comparison
+    assert results.GateVerdict is flows.GateVerdict
     with pytest.raises(AttributeError):
         ragtriage.no_such_name  # noqa: B018
 

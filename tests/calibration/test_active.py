@@ -86,7 +86,7 @@ def test_the_plan_reaches_the_half_width_it_promises():
 
 def test_calibrate_plan_reads_the_records_out_of_fold_residuals():
     from ragtriage.calibration.record import load_calibration
-    from ragtriage.flows.calibrate import plan_grades
+    from ragtriage.results.calibrate import plan_grades
     from tests.conftest import ROOT
 
     record = load_calibration(ROOT / "calibrations/lexical.json")

@@ -76,8 +76,8 @@ def grade_sets(draw):
 )
 @given(case=grade_sets())
 def test_every_record_calibrate_writes_loads_back(case, tmp_path_factory):
-    from ragtriage.flows.calibrate import JudgeCalibration
     from ragtriage.render.calibration import print_run
+    from ragtriage.results.calibrate import JudgeCalibration
 
     rows, results, folds = case
     tmp = tmp_path_factory.mktemp("g")

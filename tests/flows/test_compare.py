@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragtriage.cli.main import main
-from ragtriage.flows.compare import Comparison, compare, paired
+from ragtriage.results.compare import Comparison, compare, paired
 from ragtriage.results.files import write_json
 from tests.audits import BASE_RANKS, make_audit
 
@@ -171,7 +171,7 @@ def test_markdown_summary_escapes_ids_and_marks_real_differences(audit, tmp_path
 
 
 def test_large_inputs_use_the_normal_limit_of_the_randomization_test(monkeypatch):
-    import ragtriage.flows.compare as module
+    import ragtriage.results.compare as module
 
     rng = np.random.default_rng(1)
     base = rng.uniform(0, 1, 400)
@@ -183,8 +183,8 @@ def test_large_inputs_use_the_normal_limit_of_the_randomization_test(monkeypatch
 
 
 def test_holm_adjustment_decides_what_is_real():
-    from ragtriage.flows.compare import Diff, _adjust
     from ragtriage.render.markdown import render_comparison_markdown
+    from ragtriage.results.compare import Diff, _adjust
     from ragtriage.stats import holm
 
     assert holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragtriage.cli.main import main
-from ragtriage.flows.gate import Bar, BarCheck, metric_value, parse_bars
 from ragtriage.results.files import write_json
+from ragtriage.results.gate import Bar, BarCheck, metric_value, parse_bars
 from tests.audits import BASE_RANKS, make_audit, with_leaks
 
 BETTER = {q: 1 if r is not None else 2 for q, r in BASE_RANKS.items()}

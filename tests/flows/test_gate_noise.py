@@ -11,9 +11,9 @@ from collections import Counter
 
 import numpy as np
 
-from ragtriage.flows.gate import Bar, check_bars
 from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, decided, noise_interval
 from ragtriage.judge.types import Sample, Stability
+from ragtriage.results.gate import Bar, check_bars
 from ragtriage.triage.models import Label
 from tests.audits import make_audit
 
@@ -114,8 +114,8 @@ def test_a_bar_far_below_every_sample_fails_the_gate():
 def test_compare_sets_aside_flips_that_only_judge_noise_made():
     """The same answer, judged 3-2 one way and 2-3 the other: noise, not a regression;
     a changed answer that flips stays a flip."""
-    from ragtriage.flows.compare import Comparison, flips, split_noise
     from ragtriage.render.compare import flip_summary
+    from ragtriage.results.compare import Comparison, flips, split_noise
 
     base = _noisy_audit(0)
     noisy = _noisy_audit(2)

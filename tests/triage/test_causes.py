@@ -104,8 +104,8 @@ def test_hb05_procedural_contradiction_is_not_pass(tmp_path, judge):
 def test_compare_pairs_the_diagnostics_of_two_runs(tmp_path):
     """Two systems on the bike set: the second answers fully; RAGChecker's diagnostics are
     per case in both results and paired in compare (recall rises)."""
-    from ragtriage.flows.compare import compare
     from ragtriage.render.markdown import render_comparison_markdown
+    from ragtriage.results.compare import compare
 
     context = {
         "w": ["bike-specs", "bike-accessories", "bike-service"],

@@ -8,8 +8,8 @@ import json
 from ragtriage.calibration.band import Band, GroupBand
 from ragtriage.calibration.record import load_calibration
 from ragtriage.flows.audit import AuditConfig, audit
-from ragtriage.flows.compare import label_changes
-from ragtriage.flows.gate import metric_value
+from ragtriage.results.compare import label_changes
+from ragtriage.results.gate import metric_value
 from ragtriage.triage.models import Label
 from tests.conftest import ROOT
 

@@ -4,7 +4,7 @@ Exit codes: 0 every bar holds; 1 a bar is missed, a forbidden chunk leaked into 
 (``leaks``, always checked when the result has the section), or the audit's judge
 calibration is stale (without ``--allow-stale``); 2 unusable input (missing file, bad
 JSON, an unknown metric, a malformed ``--min`` spec). Metric names are documented in
-:mod:`ragtriage.flows.gate`.
+:mod:`ragtriage.results.gate`.
 """
 
 from __future__ import annotations

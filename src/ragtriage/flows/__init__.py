@@ -1,4 +1,5 @@
-"""One module per command: its config, the function that runs it, and its result.
+"""One module per command: its config and the function that runs it (its result's type
+lives in ``ragtriage.results``).
 
 Each runs a command without the command line, so ``cli/`` only turns options into a
 config and a result into output (through ``render/``): ``retrieval.run``, ``judge.run``,
@@ -21,9 +22,9 @@ _PUBLIC = {
     "CalibrateConfig": "ragtriage.flows.calibrate",
     "CompareConfig": "ragtriage.flows.compare",
     "GateConfig": "ragtriage.flows.gate",
-    "GateVerdict": "ragtriage.flows.gate",
-    "JudgeCalibration": "ragtriage.flows.calibrate",
-    "Comparison": "ragtriage.flows.compare",
+    "GateVerdict": "ragtriage.results.gate",
+    "JudgeCalibration": "ragtriage.results.calibrate",
+    "Comparison": "ragtriage.results.compare",
 }
 __all__ = sorted(_PUBLIC)
 

@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
-
 from ragtriage.atomic import file_sha256, write_atomic
 from ragtriage.data.check import NEAR_DUPLICATE, CheckReport, check_golden, jaccard, normalise
 from ragtriage.data.conversations import (
@@ -38,15 +36,13 @@ from ragtriage.data.models import GoldenCase
 from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
 from ragtriage.flows.config import COLUMNS, Setting
+from ragtriage.results.golden import GrowPlan, Refusal, Split
 from ragtriage.results.load import load_audit
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
 
 __all__ = [
     "AddConfig",
     "CheckConfig",
-    "GrowPlan",
-    "Refusal",
-    "Split",
     "SplitConfig",
     "apply",
     "check",
@@ -131,13 +127,6 @@ class AddConfig:
     columns: Annotated[ColumnMap | None, COLUMNS] = None
 
 
-class Split(BaseModel):
-    held: list[str]  # ids of the held-out cases
-    total: int
-    written: Path
-    seed: int = 0
-
-
 def split(
     golden: Path,
     fraction: float,
@@ -212,24 +201,6 @@ def check(
 def run_check(config: CheckConfig) -> CheckReport:
     """``golden check``."""
     return check(config.golden, config.corpus, config.columns)
-
-
-class Refusal(BaseModel):
-    case_id: str
-    reason: str
-
-
-class GrowPlan(BaseModel):
-    target: str
-    records: list[dict[str, Any]] = Field(default_factory=list)
-    refused: list[Refusal] = Field(default_factory=list)
-    retrieved: dict[str, list[str]] = Field(default_factory=dict)  # to help mark expected ids
-    columns: dict[str, str] = Field(default_factory=dict)  # --columns: the file's own names
-
-    def written(self) -> list[dict[str, Any]]:
-        """``records`` as they go into the file: under its column names (``columns``)."""
-        names = ColumnMap(self.columns)
-        return [names.restore(r) for r in self.records]
 
 
 REWRITABLE = (".jsonl", ".json")

@@ -6,9 +6,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ragtriage.flows.calibrate import JudgeCalibration
 from ragtriage.render.format import describe_rule, fmt, signed
 from ragtriage.render.views import calibration_answer_line
+from ragtriage.results.calibrate import JudgeCalibration
 
 __all__ = ["print_judge_comparison", "print_run"]
 

@@ -6,9 +6,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ragtriage.flows.compare import Comparison, Diff
 from ragtriage.render.format import fmt, signed
 from ragtriage.render.text import clean
+from ragtriage.results.compare import Comparison, Diff
 from ragtriage.triage.models import Label
 
 __all__ = [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from ragtriage.flows.gate import GateVerdict
 from ragtriage.render.console import print_line
 from ragtriage.render.format import count
 from ragtriage.render.text import clean
+from ragtriage.results.gate import GateVerdict
 
 __all__ = ["MAX_LEAKS", "print_verdict"]
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ragtriage.data.check import CheckReport
-from ragtriage.flows.golden import GrowPlan, Split
+from ragtriage.results.golden import GrowPlan, Split
 
 __all__ = ["print_grow_plan", "print_split", "render_check"]
 

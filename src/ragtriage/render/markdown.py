@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from ragtriage.flows.compare import Comparison
 from ragtriage.render.compare import flip_summary, key_tag_diffs, label_line, verdict
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
 from ragtriage.render.text import clean
@@ -34,6 +33,7 @@ from ragtriage.render.views import (
     threshold_line,
     unanswerable_line,
 )
+from ragtriage.results.compare import Comparison
 from ragtriage.triage.cause_types import CAUSE_ACTIONS
 from ragtriage.triage.models import AuditResult
 

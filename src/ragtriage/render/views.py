@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from ragtriage.calibration.answers import NO_ANSWER_GRADES, AnswerCheck
-from ragtriage.flows.gate import policy
 from ragtriage.render.format import count, fmt
+from ragtriage.results.gate import policy
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
 from ragtriage.triage.models import FAILURES, AuditResult, CaseResult, Label

@@ -1,5 +1,8 @@
-"""Results as data: reading them back and writing JSON (comparing two and gating one
-are commands: ``ragtriage.flows``).
+"""Results as data, the one home of every file ragtriage writes: the root types of
+``results.json`` (:class:`AuditResult`), a retrieval report, judgments, ``calibration.json``,
+a comparison and a gate verdict; reading them back (``load.py``), atomic JSON
+(``files.py``), the paired statistics of a comparison (``compare.py``) and the gate's bars
+and policy (``gate.py``). The commands that run them are ``ragtriage.flows``.
 
 No output formatting lives here; everything a person reads is drawn by ``ragtriage.render``.
 """
@@ -12,6 +15,13 @@ _PUBLIC = {
     "load_result": "ragtriage.results.load",
     "load_audit": "ragtriage.results.load",
     "write_json": "ragtriage.results.files",
+    # the root type of each file we write, defined beside the stage that fills it
+    "AuditResult": "ragtriage.triage.models",
+    "RetrievalReport": "ragtriage.retrieval.models",
+    "JudgeResult": "ragtriage.judge.types",
+    "CalibrationRecord": "ragtriage.calibration.record",
+    "Comparison": "ragtriage.results.compare",
+    "GateVerdict": "ragtriage.results.gate",
 }
 __all__ = sorted(_PUBLIC)
 

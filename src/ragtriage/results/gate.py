@@ -1,0 +1,416 @@
+"""Bars a result must clear in CI: ``--min``, ``--max`` and ``--max-drop`` against a baseline.
+
+Metric names are the retrieval aggregates a result holds (``recall@5``, ``mrr``,
+``ndcg@10``...: the mean over answerable queries) plus these audit-level ones:
+
+* ``pass_rate``: passing cases / cases the judge scored (``unscored`` is excluded from
+  the denominator, never counted as pass or fail; ``unsure`` stays in it: never a pass);
+* ``unsure_rate``: ``unsure`` cases (the judge could not decide the answer at the
+  calibrated agreement) / the same denominator, lower is better;
+* ``faithful_rate``: the corrected (prediction-powered) faithful rate when the audit has
+  one, else the naive rate; ``faithful_rate.naive`` and ``faithful_rate.corrected`` pick one;
+* ``failures`` (all failing cases), ``failures.retrieval``, ``failures.ranking``,
+  ``failures.generation``, ``unscored`` and ``unsure``: case counts, where lower is
+  better;
+* ``leaks``: cases with a forbidden chunk in their top k (any result whose golden set
+  carries access-control fields; see ``retrieval/leaks.py``). The gate fails on any leak
+  without being asked to.
+
+With an audit judged with ``--samples``, a ``--min``/``--max`` bar on ``pass_rate`` or
+``faithful_rate`` (naive) fails only when the rate's judge-noise interval misses it (the
+bar is failed with 97.5 % confidence; the flaky cases are counted in the line), and
+``--strict`` holds it to the point value.
+
+An audit whose files mismatch past the thresholds of ``triage/mismatch.py`` (most
+retrieved ids unknown to the corpus, fewer than half of the golden cases traced, an
+expected id the corpus lacks: ``AuditResult.meaningless``) fails the gate too, unless it
+ran with ``--on-mismatch warn``.
+
+``--max-drop m=d`` fails when ``m`` is worse than in the baseline by more than ``d``;
+"worse" means lower, except for the counts above, where it means higher.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ragtriage.errors import InputError
+from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, noise_interval
+from ragtriage.results.load import Result, retrieval_of
+from ragtriage.retrieval.models import Leak
+from ragtriage.triage.models import FAILURES, AuditResult, Label
+
+__all__ = [
+    "AUDIT_METRICS",
+    "BARS_HELP",
+    "Bar",
+    "BarCheck",
+    "COUNTS",
+    "GateVerdict",
+    "Kind",
+    "LOWER_IS_BETTER",
+    "Policy",
+    "TOLERANCE",
+    "check_bars",
+    "leaks",
+    "meaningless",
+    "metric_value",
+    "mismatch_allowed",
+    "parse_bars",
+    "policy",
+    "stale_fields",
+    "uncalibrated",
+]
+
+Kind = Literal["min", "max", "max-drop"]
+TOLERANCE = 1e-9  # 0.80 - 0.78 must not miss a 0.02 bar by a rounding error
+COUNTS: dict[str, tuple[Label, ...]] = {f"failures.{label.value}": (label,) for label in FAILURES}
+COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,), "unsure": (Label.UNSURE,)}
+COUNTS |= {"unstable": (Label.UNSTABLE,)}
+AUDIT_METRICS = {
+    "pass_rate",
+    "unsure_rate",
+    "faithful_rate",
+    "faithful_rate.naive",
+    "faithful_rate.corrected",
+    *COUNTS,
+}
+LOWER_IS_BETTER = {*COUNTS, "leaks", "unsure_rate"}
+
+
+@dataclass(frozen=True)
+class Bar:
+    kind: Kind
+    metric: str
+    bound: float
+
+
+@dataclass(frozen=True)
+class BarCheck:
+    """``low``/``high``: the interval judge noise leaves open on the value (an audit judged
+    with ``--samples``; :func:`noise_bounds`), which a ``min``/``max`` bar is held to
+    unless ``strict``; ``flaky``: the cases whose samples disagreed."""
+
+    bar: Bar
+    value: float
+    baseline: float | None = None
+    low: float | None = None
+    high: float | None = None
+    flaky: int = 0
+    strict: bool = False
+
+    @property
+    def noisy(self) -> bool:
+        return self.low is not None and self.high is not None and not self.strict
+
+    @property
+    def worsening(self) -> float | None:
+        if self.baseline is None:
+            return None
+        sign = -1.0 if self.bar.metric in LOWER_IS_BETTER else 1.0
+        return sign * (self.baseline - self.value)
+
+    @property
+    def ok(self) -> bool:
+        """A ``min`` bar with samples fails only when even the interval's upper end misses
+        it (a ``max`` bar: its lower end): failed with 97.5 % confidence."""
+        if self.bar.kind == "min":
+            reach = self.high if self.noisy and self.high is not None else self.value
+            return reach >= self.bar.bound - TOLERANCE
+        if self.bar.kind == "max":
+            reach = self.low if self.noisy and self.low is not None else self.value
+            return reach <= self.bar.bound + TOLERANCE
+        worsening = self.worsening
+        assert worsening is not None  # a max-drop check is built with its baseline
+        return worsening <= self.bar.bound + TOLERANCE
+
+    def describe(self) -> str:
+        """One line: metric, value, the bar, and whether it held."""
+        verdict = "ok" if self.ok else "MISSED"
+        num = "{:g}".format if self.bar.metric in LOWER_IS_BETTER else "{:.4f}".format
+        if self.bar.kind == "max-drop":
+            change = self.worsening or 0.0
+            moved = f"worse by {num(change)}" if change > 0 else f"better by {num(-change)}"
+            moved = moved if change else "unchanged"  # not "worse by -0"
+            return (
+                f"{verdict}: {self.bar.metric} = {num(self.value)} vs baseline "
+                f"{num(self.baseline)}: {moved}, max drop {num(self.bar.bound)}"
+            )
+        bar = f"{self.bar.kind} {num(self.bar.bound)}"
+        noise = ""
+        if self.low is not None and self.high is not None:
+            held = "point value held to the bar (--strict)" if self.strict else "the bar holds it"
+            noise = (
+                f" (judge noise: [{self.low:.4f}, {self.high:.4f}], {held}; "
+                f"{self.flaky} flaky cases, whose samples disagreed)"
+            )
+        return f"{verdict}: {self.bar.metric} = {num(self.value)}, {bar}{noise}"
+
+
+def parse_bars(specs: Iterable[str], kind: Kind) -> list[Bar]:
+    """``["recall@5=0.75", "mrr=0.5,pass_rate=0.8"]`` -> bars (exit 2 when malformed)."""
+    option = f"--{kind}"
+    bars = []
+    for spec in (p.strip() for s in specs for p in s.split(",") if p.strip()):
+        name, sep, number = spec.partition("=")
+        try:
+            bound = float(number)
+        except ValueError:
+            bound = math.nan
+        if not sep or not name.strip() or not math.isfinite(bound):
+            raise InputError(f"{spec!r} is not METRIC=NUMBER", field=option)
+        if kind == "max-drop" and bound < 0:
+            raise InputError(f"{spec!r}: a drop must be >= 0", field=option)
+        bars.append(Bar(kind, name.strip(), bound))
+    return bars
+
+
+def _audit_value(result: AuditResult, name: str) -> float | None:
+    if name in COUNTS:
+        labels = COUNTS[name]
+        if result.counts:
+            return float(sum(result.counts.get(label.value, 0) for label in labels))
+        return float(sum(case.label in labels for case in result.cases))
+    if name in ("pass_rate", "unsure_rate"):
+        scored = [c for c in result.cases if c.label not in (Label.UNSCORED, Label.UNSTABLE)]
+        wanted = Label.PASS if name == "pass_rate" else Label.UNSURE
+        return sum(c.label == wanted for c in scored) / len(scored) if scored else None
+    gen = result.generation
+    estimate = {
+        "faithful_rate": gen.corrected_faithful_rate or gen.naive_faithful_rate,
+        "faithful_rate.naive": gen.naive_faithful_rate,
+        "faithful_rate.corrected": gen.corrected_faithful_rate,
+    }[name]
+    return estimate.estimate if estimate is not None else None
+
+
+NOISY_RATES = ("pass_rate", "faithful_rate.naive")
+
+
+def noise_bounds(result: Result, name: str) -> tuple[float, float, int] | None:
+    """``(low, high, flaky)`` of a rate of an audit judged with ``--samples``: the interval
+    judge noise leaves open on it (``judge.samples.noise_interval``: each case counts by
+    its samples' majority, and a case may yet settle the other way with the probability
+    its votes leave), and the cases whose samples disagreed; ``None`` for other metrics,
+    other results, or an audit without samples. ``faithful_rate`` is the naive rate's
+    when the audit has no corrected rate."""
+    if not isinstance(result, AuditResult):
+        return None
+    if name == "faithful_rate" and result.generation.corrected_faithful_rate is None:
+        name = "faithful_rate.naive"
+    if name not in NOISY_RATES:
+        return None
+    fixed = total = flaky = 0
+    votes: list[tuple[int, int]] = []
+    sampled = False
+    for case in result.cases:
+        if case.label in (Label.UNSCORED, Label.UNSTABLE):
+            continue
+        if name == "faithful_rate.naive" and case.faithful is None:
+            continue
+        total += 1
+        stability = case.judge.stability if case.judge is not None else None
+        sampled = sampled or stability is not None
+        # the judge's samples decide the rate's count only for a case decided by its
+        # faithful verdict: a retrieval or ranking failure fails whatever they say
+        judged = case.faithful is not None and case.label in (Label.PASS, Label.GENERATION)
+        if stability is None or not judged:
+            fixed += case.label == Label.PASS if name == "pass_rate" else bool(case.faithful)
+            continue
+        agree = stability.votes.get(FAITHFUL, 0)
+        voted = agree + stability.votes.get(UNFAITHFUL, 0)
+        flaky += stability.flaky
+        votes.append((agree, voted))
+    if not sampled or not total:
+        return None
+    low, high = noise_interval(fixed, total, votes)
+    return low, high, flaky
+
+
+def metric_value(result: Result, name: str, source: str = "result") -> float:
+    """The value ``name`` has in ``result``; exit 2 when it has none."""
+    if name == "leaks":
+        leaks = retrieval_of(result).leaks
+        if leaks is None:
+            raise InputError(
+                "'leaks' needs a golden set with access-control fields "
+                "(forbidden/tenant/acl); this result has no leak check",
+                path=source,
+            )
+        return float(leaks.n_leaking)
+    if name in AUDIT_METRICS:
+        if not isinstance(result, AuditResult):
+            raise InputError(
+                f"'{name}' needs an audit result, this is a retrieval report", path=source
+            )
+        value = _audit_value(result, name)
+    else:
+        report = retrieval_of(result)
+        try:
+            value = report.aggregate(name).mean
+        except KeyError:
+            known = [a.metric for a in report.aggregates] + (["leaks"] if report.leaks else [])
+            if isinstance(result, AuditResult):
+                known += sorted(AUDIT_METRICS)
+            raise InputError(
+                f"unknown metric '{name}'; known: {', '.join(known)}", path=source
+            ) from None
+    if value is None or not math.isfinite(value):
+        why = _why_none(result, name)
+        raise InputError(f"'{name}' has no value in this result{why}", path=source)
+    return float(value)
+
+
+def _why_none(result: Result, name: str) -> str:
+    """Why a metric has no value, in words: a bare "no value" sent users hunting."""
+    why = []
+    if isinstance(result, AuditResult):
+        unscored = sum(c.label == Label.UNSCORED for c in result.cases)
+        if name == "pass_rate" and result.cases and unscored == len(result.cases):
+            why.append(f"all {len(result.cases)} cases are unscored")
+        elif name.startswith("faithful_rate"):
+            why.append(result.generation.corrected_note or "no answer was decided")
+        why += result.meaningless.values()
+    return ": " + "; ".join(why) if why else ""
+
+
+def check_bars(
+    result: Result,
+    bars: list[Bar],
+    baseline: Result | None = None,
+    *,
+    source: str = "result",
+    baseline_source: str = "baseline",
+    strict: bool = False,
+) -> list[BarCheck]:
+    """Every bar checked; all values are resolved first, so bad input fails before any verdict.
+    No bars is no checks: the gate's own policy (:func:`policy`) still applies. A ``min``
+    or ``max`` bar on a rate of an audit judged with ``--samples`` is held to the rate's
+    judge-noise interval (:func:`noise_bounds`), or with ``strict`` to its point value."""
+    checks = []
+    for bar in bars:
+        value = metric_value(result, bar.metric, source)
+        if bar.kind != "max-drop" and bar.metric not in LOWER_IS_BETTER and bar.bound > 1:
+            # rates and retrieval means run 0-1: --min recall@5=80 could never hold
+            raise InputError(
+                f"{bar.metric}={bar.bound:g}: {bar.metric} runs from 0 to 1 (a fraction, "
+                f"not a percentage): did you mean {bar.metric}={bar.bound / 100:g}?",
+                field=f"--{bar.kind}",
+            )
+        reference = None
+        if bar.kind == "max-drop":
+            if baseline is None:
+                raise InputError(f"--max-drop {bar.metric} needs --baseline", field="--max-drop")
+            reference = metric_value(baseline, bar.metric, baseline_source)
+            checks.append(BarCheck(bar, value, reference))
+            continue
+        bounds = noise_bounds(result, bar.metric)
+        if bounds is None:
+            checks.append(BarCheck(bar, value, reference))
+            continue
+        low, high, flaky = bounds
+        checks.append(BarCheck(bar, value, None, low, high, flaky, strict))
+    return checks
+
+
+def uncalibrated(result: Result) -> bool:
+    """An audit whose judge decisions came from no calibration record (a default
+    threshold): worth a warning in a gate, though not a failure."""
+    return isinstance(result, AuditResult) and result.calibration.source is None
+
+
+def stale_fields(result: Result) -> list[str]:
+    """Fingerprint fields where the judge differs from its calibration (audits only)."""
+    return list(result.calibration.stale) if isinstance(result, AuditResult) else []
+
+
+def meaningless(result: Result) -> list[str]:
+    """Why an audit's figures mean little (file mismatches past the thresholds)."""
+    return list(result.meaningless.values()) if isinstance(result, AuditResult) else []
+
+
+def mismatch_allowed(result: Result) -> bool:
+    """The audit ran with ``--on-mismatch warn``: its mismatches are listed, not gated."""
+    return isinstance(result, AuditResult) and result.config.get("on_mismatch") == "warn"
+
+
+def leaks(result: Result) -> list[Leak]:
+    """Forbidden chunks in a checked case's top k: each one fails the gate."""
+    section = retrieval_of(result).leaks
+    return list(section.cases) if section is not None and section.n_leaking else []
+
+
+BARS_HELP = (
+    "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
+    "(recall@5, mrr, ndcg@10...) or pass_rate, unsure_rate, faithful_rate, "
+    "faithful_rate.naive, faithful_rate.corrected, failures, failures.retrieval, "
+    "failures.ranking, failures.generation, unscored, unsure, unstable, leaks."
+)
+
+
+@dataclass
+class GateVerdict:
+    """What the gate found; ``failed``: a bar missed, a leak, a stale calibration not
+    allowed, or mismatched files that leave the result meaningless (not allowed)."""
+
+    checks: list[BarCheck]
+    provenance: list[str]  # how the baseline differs from the result (corpus, slice...)
+    stale: list[str]
+    allow_stale: bool
+    uncalibrated: bool
+    leaks: list[Leak]
+    meaningless: list[str] = field(default_factory=list)
+    mismatch_allowed: bool = False  # the audit ran with --on-mismatch warn
+
+    @property
+    def mismatch_fails(self) -> bool:
+        return bool(self.meaningless) and not self.mismatch_allowed
+
+    @property
+    def missed(self) -> int:
+        return sum(not c.ok for c in self.checks)
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.stale) and not self.allow_stale
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.missed or self.refused or self.leaks or self.mismatch_fails)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the gate decides with no bar at all: it fails on a leak (always), on a stale
+    calibration (unless ``--allow-stale``) and on files mismatched past the thresholds
+    (unless the audit ran with ``--on-mismatch warn``); an uncalibrated judge is a warning.
+    The reports lead with this, so "no failures" can never sit beside a failing gate."""
+
+    leaks: tuple[Leak, ...]
+    leaking_cases: tuple[str, ...]  # case ids, in the order of the leaks
+    leaks_checked: bool  # the golden set carries access-control fields
+    stale: tuple[str, ...]
+    uncalibrated: bool
+    meaningless: tuple[str, ...] = ()
+    mismatch_allowed: bool = False
+
+    def fails(self, allow_stale: bool = False) -> bool:
+        mismatch = bool(self.meaningless) and not self.mismatch_allowed
+        return bool(self.leaks) or (bool(self.stale) and not allow_stale) or mismatch
+
+
+def policy(result: Result) -> Policy:
+    """The gate's policy checks on ``result`` (the same for ``gate`` and every report)."""
+    found = leaks(result)
+    return Policy(
+        leaks=tuple(found),
+        leaking_cases=tuple(dict.fromkeys(leak.query_id for leak in found)),
+        leaks_checked=retrieval_of(result).leaks is not None,
+        stale=tuple(stale_fields(result)),
+        uncalibrated=uncalibrated(result),
+        meaningless=tuple(meaningless(result)),
+        mismatch_allowed=mismatch_allowed(result),
+    )
