@@ -28,7 +28,6 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Literal
@@ -158,8 +157,11 @@ def _near_pairs(sets: list[frozenset[str]], threshold: float) -> dict[int, int]:
     """
     if threshold <= 0:
         threshold = 1e-9  # every pair qualifies in principle; the prefix is the whole set
-    least = [math.ceil(threshold * len(t) - 1e-9) for t in sets]
-    keyed = [_subsets(len(t), m) <= MAX_KEYS for t, m in zip(sets, least, strict=True)]
+    sizes = [len(t) for t in sets]
+    by_size = {n: math.ceil(threshold * n - 1e-9) for n in set(sizes)}  # once per size
+    least = [by_size[n] for n in sizes]
+    keyable = {n: _subsets(n, m) <= MAX_KEYS for n, m in by_size.items()}
+    keyed = [keyable[n] for n in sizes]
     large = [i for i, k in enumerate(keyed) if not k]
     probe = _prefix_probe(sets, threshold, large) if large else None
     first: dict[int, int] = {}  # key -> the first set holding it
@@ -191,7 +193,6 @@ def _near_pairs(sets: list[frozenset[str]], threshold: float) -> dict[int, int]:
 MAX_KEYS = 100
 
 
-@cache
 def _subsets(size: int, least: int) -> int:
     return sum(math.comb(size, k) for k in range(least, size + 1))
 
