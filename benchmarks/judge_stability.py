@@ -55,6 +55,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=ROOT / ".ragtriage" / "stability.sqlite")
     parser.add_argument("--deadline", default="", help="HH:MM UTC: start no batch after it")
     parser.add_argument("--batch", type=int, default=10)
+    parser.add_argument(
+        "--limit", type=int, default=0, help="judge only the first N of the seeded order"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/judge_stability.txt")
@@ -63,6 +66,8 @@ def main() -> None:
     graded = load_grades(args.grades)
     order = list(range(len(graded)))
     random.Random(args.seed).shuffle(order)
+    if args.limit:
+        order = order[: args.limit]
     stop = _deadline(args.deadline)
     model = LocalModel(n_threads=args.threads)
     cache = ResponseCache(args.cache)
@@ -140,13 +145,16 @@ def _write(args, record, results, done, total, seconds, load) -> None:
         f"{args.temperature:g}, {args.samples} samples an answer (all drawn)",
         f"# answers judged: {len(done)} of the {total} shipped grades"
         + (
-            f" (a seeded random subset, seed {args.seed}: the run stopped at --deadline "
-            f"{args.deadline} UTC on a loaded 2-core machine)"
+            f" (a seeded random subset, seed {args.seed}: the first {len(done)} of a seeded "
+            "random order, as many as a loaded 2-core machine judged by the deadline; the "
+            "rest of the order was not judged)"
             if len(done) < total
             else ""
         ),
-        f"# judging took {seconds:.0f} s this run (load average at start {load[0]:.1f}); "
-        f"{record.folds}-fold nested CV",
+        f"# judging took {seconds:.0f} s this run (load average at start {load[0]:.1f}): "
+        f"{sum(r.usage.calls for r in results.values())} model calls made, "
+        f"{sum(r.usage.cached_calls for r in results.values())} answered from the cache of "
+        f"earlier (interrupted, resumed) runs; {record.folds}-fold nested CV",
         "",
         "## agreement: the judge against itself, beside the judge against people",
         f"chosen rule: {record.rule_name}",

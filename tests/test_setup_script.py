@@ -39,3 +39,37 @@ def test_the_build_is_verbose_into_a_kept_log_and_each_stage_is_announced():
     assert "--quiet" not in SCRIPT.split("pip wheel", 1)[1].split("\n", 1)[0]
     assert 'tail -n 30 "$LOG"' in SCRIPT  # a failed build shows why
     assert "setup: installing ragtriage" in SCRIPT and "ragtriage doctor" in SCRIPT
+
+
+def _install_progress() -> str:
+    match = re.search(r"^install_progress\(\) \{\n.*?^\}\n", SCRIPT, re.M | re.S)
+    assert match, "setup.sh defines install_progress()"
+    return match.group(0)
+
+
+def test_the_final_pip_install_shows_each_package(tmp_path):
+    """The last ~100 s (pip install of ragtriage and the model's packages) said nothing."""
+    pip = (
+        "Obtaining file:///src\n  Installing build dependencies: started\n"
+        "Collecting numpy>=1.26 (from ragtriage==0.1.0)\n"
+        "  Using cached numpy-2.1.0.whl (16.0 MB)\n"
+        "Downloading torch-2.5.0-cp311-cp311-manylinux1_x86_64.whl (906.4 MB)\n"
+        "Installing collected packages: numpy, torch, ragtriage\n"
+        "Successfully installed numpy-2.1.0 ragtriage-0.1.0 torch-2.5.0\n"
+    )
+    out = subprocess.run(
+        ["bash", "-c", _install_progress() + "install_progress"],
+        input=pip,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert [re.sub(r" \(\d+ s\)$", "", line) for line in out] == [
+        "setup: installing: Collecting numpy>=1.26 (from ragtriage==0.1.0)",
+        "setup: installing: Downloading torch-2.5.0-cp311-cp311-manylinux1_x86_64.whl (906.4 MB)",
+        "setup: installing: Installing collected packages: numpy, torch, ragtriage",
+        "setup: installing: Successfully installed numpy-2.1.0 ragtriage-0.1.0 torch-2.5.0",
+    ]
+    install = SCRIPT.split('echo "setup: installing ragtriage', 1)[1]
+    assert "--quiet" not in install.split("\n", 2)[1]  # the install itself is not silenced
+    assert "| install_progress" in install and 'tail -n 30 "$INSTALL_LOG"' in install

@@ -63,3 +63,33 @@ def test_golden_goes_with_answers(tmp_path):
 
     with pytest.raises(InputError, match="--golden goes with --answers"):
         prepare_grades(GradesConfig(audit=Path("results.json"), golden=GOLDEN, out=tmp_path / "g"))
+
+
+def test_grade_rows_carry_the_reference_where_a_golden_chunk_was_in_context(tmp_path):
+    """What ``calibrate`` runs the answer check on: the golden case's reference answer,
+    only where the audit would run the check (a golden chunk in the answer's context)."""
+    from ragtriage.annotate.grades import render_grades
+
+    cases = {
+        (c := json.loads(line))["id"]: c
+        for line in (GOLDEN / "golden.jsonl").read_text().splitlines()
+    }
+    config = GradesConfig(
+        answers=FILES / "traces.jsonl", golden=GOLDEN, out=tmp_path / "g.jsonl", sample=6
+    )
+    prepared = prepare_grades(config)
+    items = prepared.task.items
+    store = prepared.task.store
+    with_reference = [i for i in items if i["reference_answer"]]
+    assert with_reference  # the fixture has golden chunks in context with references
+    for item in items:
+        case = cases[item["id"]]
+        golden_in_context = set(case.get("expected", [])) & set(item["context_ids"])
+        wanted = case.get("reference_answer") if golden_in_context else None
+        assert item["reference_answer"] == wanted
+    first = with_reference[0]
+    store.data["records"][first["id"]] = {"sentences": [], "label": True, "answers": False}
+    rows = [json.loads(x) for x in render_grades(store.data).splitlines()]
+    store.close()
+    assert rows == [rows[0]] and rows[0]["reference_answer"] == first["reference_answer"]
+    assert rows[0]["answers_question"] is False

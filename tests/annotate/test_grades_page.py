@@ -82,6 +82,9 @@ def test_grade_three_answers_then_calibrate_and_correct_the_audit(
             if key == "n":
                 break
         verdicts.append(key == "y")
+        for _ in range(step + 1):  # the "answers the question" mark: true, false, none
+            page.keyboard.press("a")
+            wait_saved(page)
         expected = "faithful" if key == "y" else "unfaithful"
         expect(page.locator("#label")).to_have_attribute("data-state", expected)
         if step == 0:
@@ -103,8 +106,13 @@ def test_grade_three_answers_then_calibrate_and_correct_the_audit(
     assert first["grader"] == "ana" and first["sample_seed"] == 3
     assert first["audit_sha256"] and first["audit"]
     assert [s["text"] for s in first["sentences"]] == claim_sentences(first["answer"])
+    # the page's "answers the question" mark is in the rows and in what calibrate reads,
+    # with the reference answer the audit's answer check compares against
+    assert [r["answers_question"] for r in rows] == [True, False, None]
     graded = load_grades(out)  # what calibrate reads
     assert [g.label for g in graded] == verdicts and graded[0].contexts
+    assert [g.answers_question for g in graded] == [True, False, None]
+    assert "reference_answer" not in _api(server, "/api/item/0")  # never shown: blind
 
     for index in range(3, 10):  # the other seven graded the same way, through the API
         item = _api(server, f"/api/item/{index}")
@@ -122,6 +130,11 @@ def test_grade_three_answers_then_calibrate_and_correct_the_audit(
     code = _in_thread(main, argv)
     assert code == 0
     record = calibration / "lexical" / "calibration.json"
+    check = json.loads(record.read_text())["answer_check"]
+    assert check["marked"] == 2
+    with_reference = [r for r in rows[:2] if r.get("reference_answer")]
+    assert check["n"] == len(with_reference) >= 1
+    assert len(check["no_reference"]) == 2 - check["n"]
     corrected = _audit(tmp_path, calibration=record).generation
     assert corrected.corrected_faithful_rate is not None, corrected.corrected_note
     assert 0.0 <= corrected.corrected_faithful_rate.estimate <= 1.0

@@ -51,7 +51,7 @@ CONFIGS = {
 # options a command declares beside its config: where and how it prints (the flow returns
 # a result; these say what becomes of it), and old spellings still read
 OWN = {
-    "audit": {"out", "quiet"},
+    "audit": {"out", "quiet", "dry_run"},
     "conversations": {"out", "quiet"},
     "retrieval": {"out", "output", "quiet"},
     "judge": {"out", "output", "quiet", "dry_run", "model", "strategy"},

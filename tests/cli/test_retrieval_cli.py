@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 
+import blake3
 import pytrec_eval
 
 from ragtriage.cli.main import main
@@ -103,7 +103,7 @@ def test_qrels_and_run_are_read_together_and_errors_name_the_file(tmp_path, caps
     out = tmp_path / "r.json"
     assert main(["retrieval", "--qrels", str(qrels), "--run", str(run), "-o", str(out)]) == 0
     report = json.loads(out.read_text())
-    assert report["run"]["sha256"] == hashlib.sha256(run.read_bytes()).hexdigest()
+    assert report["run"]["blake3"] == blake3.blake3(run.read_bytes()).hexdigest()
     assert report["per_query"]["q1"]["mrr"] == 1.0 and report["per_query"]["q2"]["mrr"] == 0.0
     capsys.readouterr()
     qrels.write_text("q1 0 a 1\nq2 0 b high\n")

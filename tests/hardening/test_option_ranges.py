@@ -263,6 +263,9 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--columns": Opt(COLUMNS.invalid, sampled("label=is_faithful", "id=item,grader=who")),
         "--samples": Opt(ints_outside(1, 100), sampled(1)),  # >1 with lexical: refused
         "--temperature": Opt(floats_outside(0.0, 2.0)),  # any with lexical: refused
+        "--min-agreement": Opt(floats_outside(0.5, 0.99), sampled(0.5, 0.85, 0.99)),
+        "--delta": Opt(floats_outside(0.01, 0.5), sampled(0.01, 0.1, 0.5)),
+        "--plan": Opt(floats_outside(0.001, 0.5), sampled(0.001, 0.05, 0.5)),
     },
     "audit": {
         "--golden": Opt(PATH_BAD),
@@ -294,6 +297,10 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--quiet": Opt(flag=True),
         "--samples": Opt(ints_outside(1, 100), sampled(1)),  # >1 with lexical: refused
         "--temperature": Opt(floats_outside(0.0, 2.0)),  # any with lexical: refused
+        "--dry-run": Opt(flag=True),
+        # a judge spec that cannot be built; lexical has no record to escalate with: refused
+        "--escalate-to": Opt(JUDGE_BAD),
+        "--escalate-calibration": Opt(PATH_BAD),  # without --escalate-to: refused
     },
     "conversations": {
         "--golden": Opt(PATH_BAD),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -149,6 +149,8 @@ SPECIALS = "\\`*_{}[]()#!|~<>&;:@=+-.0123456789 aZ/\"'$"
 
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet=SPECIALS, max_size=24))
+@example(text="0.Za")  # a bare host with a two-letter top-level domain, fuzzy-linkified
+@example(text="see hb.md")
 def test_escaped_text_renders_as_exactly_itself(text):
     """Any mix of markdown specials, escaped, renders as plain text equal to what was
     given (GFM-like with linkify, as GitHub renders a comment), in a table cell and in a
@@ -164,6 +166,7 @@ def test_escaped_text_renders_as_exactly_itself(text):
         inline = [t for t in tokens if t.type == "inline"]
         shown = inline[-1] if inline else None
         children = shown.children or [] if shown else []
+        children = _without_bare_host_links(children)
         assert all(c.type == "text" for c in children), (doc, [c.type for c in children])
         rendered = "".join(c.content for c in children).replace("\u2060", "")
         assert rendered == clean(text), (where, doc)
@@ -174,6 +177,24 @@ def test_escaped_text_renders_as_exactly_itself(text):
             else {"table_open", "thead_open", "tr_open", "th_open", "tbody_open", "td_open"}
         )
         assert set(opened) <= allowed, (doc, opened)
+
+
+def _without_bare_host_links(children: list) -> list:
+    """Drop the link tokens around a bare host ("0.Za", "hb.md"): markdown-it's fuzzy
+    linkify makes them, GitHub does not (GFM autolinks need "www.", a scheme or an "@",
+    and those are broken by ``escape``). Any other link stays and fails the test."""
+    kept, i = [], 0
+    while i < len(children):
+        c = children[i]
+        if c.type == "link_open" and i + 2 < len(children) and children[i + 2].type == "link_close":
+            text = children[i + 1].content
+            if not any(mark in text.lower() for mark in ("www", ":", "@")):
+                kept.append(children[i + 1])
+                i += 3
+                continue
+        kept.append(c)
+        i += 1
+    return kept
 
 
 def test_report_md_read_raw_names_no_absolute_path_and_shows_the_answers(audit):

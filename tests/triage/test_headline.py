@@ -242,3 +242,45 @@ def test_a_calibration_from_one_grades_file_gives_the_audit_its_kappa(
     row = next(m for m in markdown if m.startswith("| corrected (prediction-powered)"))
     assert "FEW GRADES: calibrated on 12" in row
     assert any("kappa: 1.0000" in m and "FEW GRADES" in m for m in markdown)
+    # its one-panel figures keep their own size (they were stretched to the page's width)
+    page_html = (out / "report.html").read_text(encoding="utf-8")
+    assert '<figure><img alt="Calibration: human grade' in page_html
+    assert 'class="wide"' not in page_html
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert re.fullmatch(r"ragtriage \S+.*\n", capsys.readouterr().out)
+
+
+def test_a_rate_bar_given_as_a_percentage_says_rates_run_0_to_1(tmp_path, capsys):
+    _audit(tmp_path, "traces.jsonl")
+    capsys.readouterr()
+    code, said = _gate(tmp_path / "out" / "results.json", capsys, "--min", "recall@5=80")
+    assert code == 2
+    assert "recall@5 runs from 0 to 1" in said and "did you mean recall@5=0.8?" in said
+    code, _ = _gate(tmp_path / "out" / "results.json", capsys, "--max", "failures=3")
+    assert code == 0  # a count is not a rate
+
+
+def test_the_default_judge_is_named_as_it_ran(tmp_path, capsys):
+    """The embedded judge whose shipped rule reads only model-free signals: the header said
+    "judge lexical (none)"; it names the judge asked for and that its model was not called."""
+    out = tmp_path / "out"
+    args = ["audit", "--golden", str(GOLDEN), "--traces", str(FILES / "traces.jsonl"),
+            "--cache", str(tmp_path / "c.sqlite"), "-o", str(out), "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    _, _, page = _reports(out)
+    header = next(p for p in page.parts if p.startswith("Created "))
+    assert "judge embedded, decided by its calibrated rule on model-free signals" in header
+    assert "the model was not called" in header and "lexical (none)" not in header
+
+
+@pytest.mark.parametrize(
+    "group", [[], ["golden"], ["annotate"]], ids=["root", "golden", "annotate"]
+)
+def test_command_help_is_never_cut(group, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main([*group, "--help"]) == 0
+    listing = capsys.readouterr().out.split("Commands:", 1)[1]
+    assert "..." not in listing and listing.strip()

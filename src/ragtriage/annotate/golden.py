@@ -70,7 +70,33 @@ def golden_row(query: dict[str, Any], record: dict[str, Any], graded: bool, sour
     return row
 
 
+def conversation_rows(session: dict[str, Any]) -> list[dict[str, Any]]:
+    """A conversation session's file (``conversations.jsonl``): each conversation's turns
+    up to its first turn not labelled (skipped or open); a later turn is left out
+    because without that one its history has a gap, which the golden set refuses."""
+    graded = bool(session["options"].get("graded"))
+    source = f"annotate:{session['queries']['source']}"
+    rows: list[dict[str, Any]] = []
+    stopped: set[str] = set()
+    for query in session["sample"]:
+        conv = query["conversation_id"]
+        record = session["records"].get(query["id"], {})
+        if conv in stopped or not is_labelled(record):
+            stopped.add(conv)
+            continue
+        case = golden_row(query, record, graded, source)
+        row: dict[str, Any] = {"conversation_id": conv, "turn": query["turn"],
+                               "user": query["text"]}  # fmt: skip
+        row |= {k: v for k, v in case.items() if k not in ("id", "query")}
+        row["standalone"] = bool(record.get("standalone", False))
+        rows.append(row)
+    return rows
+
+
 def render_golden(session: dict[str, Any]) -> str:
+    if session["options"].get("conversational"):
+        rows = conversation_rows(session)
+        return "".join(orjson.dumps(row).decode() + "\n" for row in rows)
     graded = bool(session["options"].get("graded"))
     source = f"annotate:{session['queries']['source']}"
     rows = [
@@ -136,6 +162,8 @@ class GoldenTask:
         self.command = command
         self.sample = [Query(q["id"], q["text"], 0) for q in store.data["sample"]]
         self.total = len(self.sample)
+        # a conversation's earlier turns, shown read-only above the turn being labelled
+        self.turns = [q for q in store.data["sample"] if "conversation_id" in q]
 
     def state(self) -> dict[str, Any]:
         data = self.store.data
@@ -162,7 +190,21 @@ class GoldenTask:
             ],
             "record": record,
             "version": version,
+            **self._conversation(index),
         }
+
+    def _conversation(self, index: int) -> dict[str, Any]:
+        """The turn's conversation and its history; nothing for a query log."""
+        if not self.turns:
+            return {}
+        this = self.turns[index]
+        history = [
+            {"turn": q["turn"], "user": q["text"], "answer": q["answer"]}
+            for q in self.turns
+            if q["conversation_id"] == this["conversation_id"] and q["turn"] < this["turn"]
+        ]
+        return {"conversation_id": this["conversation_id"], "turn": this["turn"],
+                "history": history}  # fmt: skip
 
     def _chunk(self, chunk_id: str) -> dict[str, str]:
         chunk = self.corpus.chunks[chunk_id]
@@ -217,6 +259,7 @@ class GoldenTask:
             "relevance": dict(relevance),
             "unanswerable": fields.flag(record.get("unanswerable", False), "record.unanswerable"),
             "skipped": fields.flag(record.get("skipped", False), "record.skipped"),
+            "standalone": fields.flag(record.get("standalone", False), "record.standalone"),
             "tags": list(dict.fromkeys(t.strip() for t in tags if t.strip())),
             "note": fields.text(record.get("note", ""), "record.note"),
             "reference_answer": fields.text(

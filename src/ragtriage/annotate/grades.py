@@ -10,7 +10,9 @@ the judge aligned it to (:func:`ragtriage.judge.alignment.align_sentence`).
 A record per answer: ``grader`` (``--grader`` of the session that saved it),
 ``sentences`` (one of ``supported``, ``unsupported``, ``unsure`` or
 None per sentence), ``label`` (an override of the overall label, or None), ``answers``
-(does it answer the question: True/False/None), ``note`` and ``seconds``. The overall
+(does it answer the question: True/False/None), ``note`` and ``seconds``. A row carries
+the mark as ``answers_question`` and, when a golden chunk was in context, the golden
+case's ``reference_answer``: what ``calibrate`` measures the audit's answer check on. The overall
 label follows the sentences (every one supported: faithful; any unsupported: not) unless
 overridden; with a can't-tell sentence and no unsupported one it needs the override. The
 output holds a row per answer with a label, in the format ``ragtriage calibrate`` reads
@@ -65,6 +67,10 @@ class AnswerItem:
     # per sentence: the judge's aligned window as (passage index, start, end), or None
     evidence: list[tuple[int, int, int] | None]
     judge: dict[str, Any] = field(default_factory=dict)  # shown only with --show-judge
+    # the golden case's reference answer, kept only when a golden chunk was in context (as
+    # the audit runs its answer check); written into the grade row, never shown: the
+    # grader decides "answers the question" from the question
+    reference_answer: str | None = None
     # the probability the active design drew it with (calibration.active); None: uniform
     probability: float | None = None
 
@@ -91,11 +97,16 @@ def turn_item(turn: TurnResult) -> AnswerItem:
 
 
 def make_item(
-    case: CaseResult, texts: dict[str, str], context_ids: list[str] | None = None
+    case: CaseResult,
+    texts: dict[str, str],
+    context_ids: list[str] | None = None,
+    reference: str | None = None,
 ) -> AnswerItem:
-    """The item for one audited case; ``texts`` has every one of its context chunks."""
+    """The item for one audited case; ``texts`` has every one of its context chunks;
+    ``reference`` is the golden case's reference answer, if any."""
     judge = case.judge
-    return answer_item(
+    gold_in_context = bool(set(case.expected) & set(case.context_ids))
+    item = answer_item(
         case.case_id,
         case.query,
         list(case.context_ids) if context_ids is None else context_ids,
@@ -111,6 +122,8 @@ def make_item(
             ],
         },
     )
+    item.reference_answer = reference if gold_in_context else None
+    return item
 
 
 def answer_item(
@@ -120,9 +133,11 @@ def answer_item(
     texts: dict[str, str],
     answer: str,
     judge: dict[str, Any] | None = None,
+    reference: str | None = None,
 ) -> AnswerItem:
     """The item for one answer (audited, or read from a traces file before any audit:
-    then no ``judge``); ``texts`` has every one of its context chunks."""
+    then no ``judge``); ``texts`` has every one of its context chunks; ``reference`` the
+    golden case's reference answer where the caller found a golden chunk in context."""
     contexts = [texts[cid] for cid in context_ids]
     chunks = [ContextChunk(id=cid, text=t) for cid, t in zip(context_ids, contexts, strict=True)]
     sentences = claim_sentences(answer)
@@ -135,6 +150,7 @@ def answer_item(
         sentences=sentences,
         evidence=[_evidence(s, chunks) for s in sentences],
         judge=judge or {},
+        reference_answer=reference,
     )
 
 
@@ -189,6 +205,8 @@ def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, A
         ],
         "label_overridden": record.get("label") is not None,
         "answers_question": record.get("answers"),
+        # what the audit's answer check reads (only with a golden chunk in context)
+        **({"reference_answer": ref} if (ref := item.get("reference_answer")) else {}),
         # where the answers came from: an audit, or (--answers) a traces file
         **_origin(session),
         "sample_seed": session["sample"]["seed"],
@@ -271,6 +289,7 @@ class GradesTask:
         record, version = self.store.record(item["id"])
         if not self.store.data["options"].get("show_judge"):
             item.pop("judge", None)  # blind: a grader anchored on the judge measures nothing
+        item.pop("reference_answer", None)  # the mark is the grader's reading, not the check's
         return {
             "index": index,
             **item,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -21,10 +22,11 @@ import numpy as np
 import orjson
 
 from ragtriage.data.check import duplicate_of, normalise
+from ragtriage.data.conversations import check_turns, turn_id
 from ragtriage.data.readers import read_text, split_lines
 from ragtriage.errors import InputError
 
-__all__ = ["Query", "QueryLog", "fold", "read_queries", "sample"]
+__all__ = ["Query", "QueryLog", "Turn", "fold", "read_queries", "read_turns", "sample"]
 
 _TEXT_KEYS = ("query", "question", "text")
 T = TypeVar("T")
@@ -96,6 +98,66 @@ def _row_query(row: dict, path: Path, line: int) -> Query:
     if ident is not None and not isinstance(ident, str | int):
         raise InputError("expected a string or an integer", path=path, line=line, field="id")
     return Query(str(ident) if ident not in (None, "") else f"q{line}", value.strip(), line)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user turn of a conversation log, with the answer the system gave (shown as
+    history to the turns after it)."""
+
+    conversation_id: str
+    turn: int
+    user: str
+    answer: str
+    line: int
+
+    @property
+    def id(self) -> str:
+        return turn_id(self.conversation_id, self.turn)
+
+
+_CONVERSATION_ID = re.compile(r"[^\s#]+")
+
+
+def read_turns(path: Path) -> list[Turn] | None:
+    """The turns of a conversation log (JSONL rows with ``conversation_id``, ``turn``,
+    ``user`` and, optionally, ``answer``: our conversation traces, or a conversational
+    golden set to label again); ``None`` when the first row is not a turn (a query log)."""
+    text = read_text(path)
+    if not text.lstrip().startswith("{"):
+        return None
+    rows: list[Turn] = []
+    for number, line in enumerate(split_lines(text), 1):
+        if not line.strip():
+            continue
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc}", path=path, line=number) from None
+        if not isinstance(row, dict):
+            raise InputError("expected a JSON object", path=path, line=number)
+        if not rows and "conversation_id" not in row:
+            return None
+        rows.append(_turn(row, path, number))
+    check_turns(((t.conversation_id, t.turn, t.line) for t in rows), path)
+    return rows
+
+
+def _turn(row: dict, path: Path, line: int) -> Turn:
+    conv = row.get("conversation_id")
+    if not isinstance(conv, str) or not _CONVERSATION_ID.fullmatch(conv):
+        raise InputError("expected an id without white space or '#'", path=path, line=line,
+                         field="conversation_id")  # fmt: skip
+    turn = row.get("turn")
+    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
+        raise InputError("expected a turn number 1, 2, ...", path=path, line=line, field="turn")
+    user = row.get("user")
+    if not isinstance(user, str) or not user.strip():
+        raise InputError("expected a non-empty string", path=path, line=line, field="user")
+    answer = row.get("answer", "")
+    if not isinstance(answer, str):
+        raise InputError("expected a string", path=path, line=line, field="answer")
+    return Turn(conv, turn, user.strip(), answer, line)
 
 
 def fold(queries: list[Query]) -> QueryLog:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ragtriage.calibration.agreement import agreement, cohen_kappa
+from ragtriage.calibration.answers import AnswerChecker, answer_check
 from ragtriage.calibration.band import DEFAULT_DELTA, DEFAULT_MIN_AGREEMENT, Band
 from ragtriage.calibration.combine import combination_features, fit_logistic, usable_features
 from ragtriage.calibration.decision import (
@@ -229,10 +230,12 @@ def calibrate(
     ppi_fraction: float = 0.5,
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
     delta: float = DEFAULT_DELTA,
+    answer_checker: AnswerChecker | None = None,
 ) -> CalibrationRecord:
     """Agreement, thresholds, baselines, combination, the selective band (decided answers
     agree with the humans at ``min_agreement`` with probability ``1 - delta``) and a PPI
-    check, per dataset and pooled."""
+    check, per dataset and pooled; with ``answer_checker`` (the audit's answer check), its
+    agreement with the graders' "answers the question" marks."""
     if not results:
         raise InputError("no judge results to calibrate")
     prints = {r.fingerprint.model_dump_json() for r in results}
@@ -401,6 +404,11 @@ def calibrate(
         scopes=scopes,
         items=records,
         cost=cost,
+        answer_check=(
+            answer_check(items, answer_checker, resamples=resamples, seed=seed)
+            if answer_checker is not None
+            else None
+        ),
         warnings=warnings,
         stability=stability,
     )

@@ -3,7 +3,10 @@ several graders into one item.
 
 A grade row names the graded answer (``id`` or ``case_id``), says whether a person found
 it faithful (``label``) and optionally carries an ordinal ``grade``, the ``grader`` and
-``notes``. Files are read through the format registry (``data.formats.detect.grade_rows``,
+``notes``, and may say whether the answer answers the question (``answers_question``:
+true, false or absent; a JSON string is refused, a CSV cell may be ``true``, ``false`` or
+empty, as every CSV cell is text) with the ``reference_answer`` the audit's answer check
+reads. Files are read through the format registry (``data.formats.detect.grade_rows``,
 which recognises a grades table by content, as every command does); this module turns
 its records into :class:`HumanGrade` rows. Rows with the same id are several graders of
 one item: the item's label is their majority, and a tie is reported (never silently
@@ -36,6 +39,7 @@ __all__ = [
     "grade_files",
     "load_grades",
     "parse_label",
+    "parse_mark",
     "read_grades",
     "sha256_text",
 ]
@@ -66,6 +70,8 @@ class HumanGrade(BaseModel):
     context_ids: tuple[str, ...] = ()  # one per context when the grade file names them
     answer: str | None = None
     answer_sha256: str | None = None
+    answers_question: bool | None = None  # the "answers the question" mark; None: not given
+    reference_answer: str | None = None  # what the answer check compares the answer with
     probability: float | None = None  # inclusion probability of an active design
     source: str = ""  # file:line, for messages
 
@@ -83,6 +89,11 @@ class GradedItem(BaseModel):
     context_ids: tuple[str, ...] = ()
     answer: str | None = None
     answer_sha256: str | None = None
+    # majority of the graders' "answers the question" marks; None when none gave one or
+    # they tie (then ``answers_tied``)
+    answers_question: bool | None = None
+    answers_tied: bool = False
+    reference_answer: str | None = None
     # the probability with which an active design drew it (calibration.active); None:
     # drawn uniformly
     probability: float | None = None
@@ -112,6 +123,28 @@ def parse_label(value: Any, path: Path, line: int) -> bool:
     raise InputError(f"expected true/false, got {value!r}", path=path, line=line, field="label")
 
 
+def parse_mark(value: Any, path: Path, line: int) -> bool | None:
+    """The "answers the question" mark: a boolean, or absent (None). A string is refused
+    ("no" or "false" typed into a JSON file is a slip, not a mark to guess at), except in a
+    CSV file, whose every cell is text: there ``true``, ``false`` or an empty cell."""
+    if value is None or isinstance(value, bool):
+        return value
+    if path.suffix.lower() == ".csv" and isinstance(value, str):
+        word = value.strip().lower()
+        if word in ("", "true", "false"):
+            return None if not word else word == "true"
+    raise InputError(
+        f"expected true, false or no value, got {_shown(value)}",
+        path=path,
+        line=line,
+        field="answers_question",
+    )
+
+
+def _shown(value: Any) -> str:
+    return repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+
+
 def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int) -> HumanGrade:
     """One grade record (``data.formats.grades``: ``id`` text, ``contexts`` texts) validated."""
     grade = _grade(record.get("grade"), path, line)
@@ -134,6 +167,8 @@ def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int
         context_ids=tuple(record.get("context_ids", ())),
         answer=answer,
         answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
+        answers_question=parse_mark(record.get("answers_question"), path, line),
+        reference_answer=_text(record, "reference_answer", path, line) or None,
         probability=_probability(record.get("probability"), path, line),
         source=f"{path}:{line}",
     )
@@ -231,6 +266,8 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
             )
         yes = sum(r.label for r in rows)
         label = None if 2 * yes == len(rows) else 2 * yes > len(rows)
+        marks = [r.answers_question for r in rows if r.answers_question is not None]
+        answers = _majority(marks)
         ordinal = [r.grade for r in rows if r.grade is not None]
         items.append(
             GradedItem(
@@ -244,10 +281,21 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
                 context_ids=first.context_ids,
                 answer=next((r.answer for r in rows if r.answer is not None), None),
                 answer_sha256=next(iter(hashes), None),
+                answers_question=answers,
+                answers_tied=bool(marks) and answers is None,
+                reference_answer=next(
+                    (r.reference_answer for r in rows if r.reference_answer), None
+                ),
                 probability=next((r.probability for r in rows if r.probability), None),
             )
         )
     return items
+
+
+def _majority(marks: list[bool]) -> bool | None:
+    """The majority of some marks; None without any, or on a tie (never resolved)."""
+    yes = sum(marks)
+    return None if not marks or 2 * yes == len(marks) else 2 * yes > len(marks)
 
 
 def load_grades(path: Path | str, columns: Columns = None) -> list[GradedItem]:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
+from ragtriage.calibration.answers import AnswerCheck
 from ragtriage.calibration.band import Band, decided_mask, margins
 from ragtriage.calibration.decision import Rule, decide_one, result_features, rule_features
 from ragtriage.calibration.fit_check import GradeShape
@@ -260,6 +261,9 @@ class CalibrationRecord(BaseModel):
     """Every graded item, in the order the grades were read."""
     cost: Cost
     """What judging one item cost."""
+    answer_check: AnswerCheck | None = None
+    """The audit's answer check (``ignored``/``incomplete``) against the graders' "answers
+    the question" marks; null when no grade carries the mark."""
     warnings: list[str] = Field(default_factory=list)
     """Everything that weakens the figures (few grades, no lead over the lexical baseline,
     items not scored), in words."""

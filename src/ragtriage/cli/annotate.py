@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ragtriage.cli.common import console, output_file
+from ragtriage.cli.common import FullHelpGroup, console, output_file
 from ragtriage.cli.options import with_config
 from ragtriage.flows.annotate import GoldenConfig, GradesConfig
 from ragtriage.flows.annotate import run as run_flow
@@ -16,6 +16,7 @@ app = typer.Typer(
     help="Label a golden set, or grade answers (an audit's or a traces file's), in a local "
     "web page.",
     no_args_is_help=True,
+    cls=FullHelpGroup,
 )
 
 

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (  # the ranges every command shares, declared once
@@ -30,6 +31,7 @@ from ragtriage.render.console import console as console  # every subcommand's st
 
 __all__ = [
     "Abort",
+    "FullHelpGroup",
     "CLICK",
     "COLUMNS_HELP",
     "ClickException",
@@ -176,3 +178,19 @@ def usage_error(exc: Exception) -> int:
     hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
     typer.echo(f"ragtriage: error: {one_line(message)}{hint}", err=True)
     return exc.exit_code  # type: ignore[attr-defined]
+
+
+class FullHelpGroup(TyperGroup):
+    """A group whose command list gives each command's first sentence whole, wrapped to
+    the terminal: click cut it at the width left ("Score a retriever against a golden
+    set: metrics per...")."""
+
+    def format_commands(self, ctx, formatter) -> None:  # type: ignore[no-untyped-def]
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ragtriage.cli.common import console, output_dir, output_file
+from ragtriage.cli.common import FullHelpGroup, console, output_dir, output_file
 from ragtriage.cli.options import OldOutput, flag, one_out, out_option, with_config
 from ragtriage.errors import EXIT_FAILED
 from ragtriage.flows.golden import (
@@ -24,7 +24,9 @@ from ragtriage.results.files import write_json
 __all__ = ["add", "app", "check", "register", "split"]
 
 app = typer.Typer(
-    help="Manage a golden set: held-out split, validity check, growth.", no_args_is_help=True
+    help="Manage a golden set: held-out split, validity check, growth.",
+    no_args_is_help=True,
+    cls=FullHelpGroup,
 )
 
 

@@ -12,9 +12,8 @@ import sys
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
 
-from ragtriage.cli.common import Abort, ClickException, one_line, usage_error
+from ragtriage.cli.common import Abort, ClickException, FullHelpGroup, one_line, usage_error
 from ragtriage.errors import RagtriageError
 from ragtriage.memory import keep_freed_memory
 
@@ -43,7 +42,7 @@ _SETTINGS: dict[str, Any] = {
 }
 
 
-class _LazyGroup(TyperGroup):
+class _LazyGroup(FullHelpGroup):
     """The root group: lists every command, imports one only when it is asked for."""
 
     def list_commands(self, ctx: Any) -> list[str]:
@@ -64,7 +63,23 @@ def _load(name: str) -> Any:
     return group.commands[name]
 
 
-def _root() -> None:
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("ragtriage")
+        except PackageNotFoundError:  # a source checkout on PYTHONPATH, not installed
+            number = "unknown (not installed)"
+        typer.echo(f"ragtriage {number}")
+        raise typer.Exit()
+
+
+def _root(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
     """Audit a RAG system: retrieval metrics, a calibrated faithfulness judge, triage."""
 
 

@@ -32,7 +32,7 @@ from typing import Annotated, Any
 from ragtriage.annotate import grades as grading
 from ragtriage.annotate.golden import GoldenTask, render_golden
 from ragtriage.annotate.pool import Corpus, run_lists
-from ragtriage.annotate.queries import Query, fold, read_queries, sample
+from ragtriage.annotate.queries import Query, Turn, fold, read_queries, read_turns, sample
 from ragtriage.annotate.serve import serve
 from ragtriage.annotate.store import SessionStore
 from ragtriage.atomic import file_sha256
@@ -72,7 +72,11 @@ SEED = Setting("Seed of the sample (the same seed draws the same items).", min=0
 
 @dataclass
 class GoldenConfig:
-    queries: Annotated[Path, Setting("Query log: text, CSV or JSONL, one a row.")]
+    queries: Annotated[
+        Path,
+        Setting("Query log: text, CSV or JSONL, one a row; or a conversation log (JSONL "
+                "turns: conversation_id, turn, user, answer), labelled turn by turn."),
+    ]  # fmt: skip
     corpus: Annotated[Path, Setting("corpus.jsonl of the chunks to label.")]
     out: Annotated[Path, Setting("Golden set JSONL to write.", names=("--out", "-o"))]
     run: Annotated[Path | None, Setting("Your system's run, pooled in.")] = None
@@ -158,7 +162,20 @@ def _golden(config: GoldenConfig, corpus: Corpus, store: SessionStore) -> Prepar
     notes: list[str] = [_swept(store)] if store.swept else []
     saved = _resumable(store, "golden")
     if saved is not None and saved.get("wanted") != wanted:
+        if saved["options"].get("conversational"):
+            raise InputError(
+                "a conversation session is not extended (a grown log or another --sample "
+                "or --seed): give another --out for a new sample",
+                path=config.queries,
+            )
         notes += _extend_golden(saved, config, origin, wanted)
+    elif saved is None and (turns := read_turns(config.queries)) is not None:
+        saved = _conversation_golden(turns, config, origin, wanted, len(corpus.ids))
+        notes.append(
+            f"{len(turns)} turns of {saved['queries']['distinct']} conversations read; "
+            f"{len({q['conversation_id'] for q in saved['sample']})} conversations drawn "
+            f"with seed {config.seed}, each labelled turn by turn with its history"
+        )
     elif saved is None:
         log = fold(read_queries(config.queries))
         _unique_ids(log.queries, config.queries)
@@ -209,6 +226,35 @@ def _golden(config: GoldenConfig, corpus: Corpus, store: SessionStore) -> Prepar
     return Prepared(GoldenTask(store, corpus, runs, command), notes)
 
 
+def _conversation_golden(
+    turns: list[Turn], config: GoldenConfig, origin: dict, wanted: dict, chunks: int
+) -> dict[str, Any]:
+    """A session over whole conversations: ``--sample`` of them drawn (never a turn
+    without the turns before it), each in turn order. Near-duplicate turns are not
+    folded: "and the older one?" means something else in every conversation."""
+    threads: dict[str, list[Turn]] = {}
+    for turn in turns:
+        threads.setdefault(turn.conversation_id, []).append(turn)
+    drawn = sample(list(threads), config.sample, config.seed)
+    return {
+        "kind": "golden",
+        "created_at": _now(),
+        "wanted": wanted,
+        "queries": {**origin, "read": len(turns), "exact": 0, "near": 0,
+                    "distinct": len(threads)},  # fmt: skip
+        "corpus": {"source": str(config.corpus), "chunks": chunks},
+        "run": {"source": str(config.run)} if config.run else None,
+        "seed": config.seed,
+        "sample": [
+            {"id": t.id, "text": t.user, "conversation_id": t.conversation_id,
+             "turn": t.turn, "answer": t.answer}  # fmt: skip
+            for conv in drawn
+            for t in sorted(threads[conv], key=lambda t: t.turn)
+        ],
+        "options": {"graded": config.graded, "conversational": True},
+    }
+
+
 def prepare_grades(config: GradesConfig) -> Prepared:
     if (config.audit is None) == (config.answers is None):
         raise InputError("give --audit FILE or --answers FILE (one of them)", field="--audit")
@@ -251,10 +297,10 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
                 path=audit,
                 field="cases",
             )
-        texts, changed = _context_texts(result, audit)
+        texts, changed, references = _context_texts(result, audit)
         notes += changed
         if config.design == "active":
-            items = _active_items(result, population, texts, config, audit)
+            items = _active_items(result, population, texts, config, audit, references)
             notes.append(
                 f"{len(items)} of the audit's {len(population)} scored answers drawn by the "
                 f"active design (expected {min(config.sample, len(population))}) with seed "
@@ -262,7 +308,7 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
             )
         else:
             items = [
-                grading.make_item(c, texts)
+                grading.make_item(c, texts, reference=references.get(c.case_id))
                 for c in sample(population, config.sample, config.seed)
             ]
             notes.append(
@@ -301,7 +347,9 @@ def _grades(config: GradesConfig, audit: Path, store: SessionStore) -> Prepared:
     return Prepared(grading.GradesTask(store, command), notes)
 
 
-def _active_items(result, population, texts, config: GradesConfig, audit: Path) -> list:
+def _active_items(
+    result, population, texts, config: GradesConfig, audit: Path, references: dict[str, str]
+) -> list:
     """The active design (``calibration.active``) over the audit's scored answers: each
     drawn with a probability growing with the judge's uncertainty under the audit's own
     calibration record (inside its band: most; else by the margin from the rule's
@@ -338,7 +386,8 @@ def _active_items(result, population, texts, config: GradesConfig, audit: Path) 
     order = drawn[np.argsort(-pi[drawn], kind="stable")]  # most uncertain first
     items = []
     for k in order:
-        item = grading.make_item(population[int(k)], texts)
+        case = population[int(k)]
+        item = grading.make_item(case, texts, reference=references.get(case.case_id))
         item.probability = round(float(pi[k]), 6)
         items.append(item)
     return items
@@ -364,7 +413,7 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     if saved is not None and saved.get("wanted") != wanted:
         notes += _extend_from_answers(saved, config, path, digest, wanted)
     elif saved is None:
-        read, corpus = _read_answers(config, path)
+        read, corpus, references = _read_answers(config, path)
         population, texts = _gradable_traces(read, path, corpus)
         left_out = len(read.traces) - len(population)
         if left_out:
@@ -373,7 +422,12 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
             )
         items = [
             grading.answer_item(
-                t.query_id, read.queries[t.query_id], list(t.context_ids), texts, t.answer
+                t.query_id,
+                read.queries[t.query_id],
+                list(t.context_ids),
+                texts,
+                t.answer,
+                reference=references.get(t.query_id),
             )
             for t in sample(population, config.sample, config.seed)
         ]
@@ -399,15 +453,27 @@ def _answers(config: GradesConfig, path: Path, store: SessionStore) -> Prepared:
     return Prepared(grading.GradesTask(store, command), notes)
 
 
-def _read_answers(config: GradesConfig, path: Path) -> tuple[TraceFile, dict[str, str]]:
-    """The traces of ``--answers`` and the corpus's texts by chunk id: with ``--golden``
-    a trace's query comes from its golden case and a passage's text from the corpus, so
-    the documented trace row (``query_id``, ``retrieved`` ids, ``context_ids``,
-    ``answer``) can be graded as it stands."""
+def _read_answers(
+    config: GradesConfig, path: Path
+) -> tuple[TraceFile, dict[str, str], dict[str, str]]:
+    """The traces of ``--answers``, the corpus's texts by chunk id and the reference
+    answers by trace: with ``--golden`` a trace's query comes from its golden case and a
+    passage's text from the corpus, so the documented trace row (``query_id``,
+    ``retrieved`` ids, ``context_ids``, ``answer``) can be graded as it stands; and its
+    case's reference answer goes into the grade row when a golden chunk is in the
+    trace's context (as the audit runs its answer check)."""
     golden = load_golden(config.golden) if config.golden is not None else None
     read = read_traces(path, DEFAULT_CONTEXT_K, golden)
     corpus = golden.corpus if golden is not None and golden.corpus else {}
-    return read, {cid: chunk.text for cid, chunk in corpus.items() if chunk.text}
+    cases = {c.id: c for c in golden.cases} if golden is not None else {}
+    references = {
+        t.query_id: case.reference_answer
+        for t in read.traces.values()
+        if (case := cases.get(t.query_id)) is not None
+        and case.reference_answer
+        and set(case.expected()) & set(t.context_ids)
+    }
+    return read, {cid: chunk.text for cid, chunk in corpus.items() if chunk.text}, references
 
 
 def _gradable_traces(
@@ -637,7 +703,7 @@ def _extend_from_answers(
         )
     items = saved["items"]
     _growable(saved, config.seed, config.sample, len(items))
-    read, corpus = _read_answers(config, path)
+    read, corpus, references = _read_answers(config, path)
     population, texts = _gradable_traces(read, path, corpus)
     now = {
         t.query_id: {
@@ -655,7 +721,12 @@ def _extend_from_answers(
         *items,
         *(
             grading.answer_item(
-                t.query_id, read.queries[t.query_id], list(t.context_ids), texts, t.answer
+                t.query_id,
+                read.queries[t.query_id],
+                list(t.context_ids),
+                texts,
+                t.answer,
+                reference=references.get(t.query_id),
             ).public()
             for t in added
         ),
@@ -695,8 +766,11 @@ def _extend_from_audit(
     ids = {i["id"] for i in items}
     rest = [c for c in population if c.case_id not in ids]
     added = _drawn(rest, config.sample, len(population), len(items), config.seed)
-    texts = _context_texts(result, path)[0] if added else {}
-    saved["items"] = [*items, *(grading.make_item(c, texts).public() for c in added)]
+    texts, _, references = _context_texts(result, path) if added else ({}, [], {})
+    saved["items"] = [
+        *items,
+        *(grading.make_item(c, texts, reference=references.get(c.case_id)).public() for c in added),
+    ]
     saved["audit"] = _audit_origin(result, path, digest)
     before = saved["sample"]["population"]
     saved["sample"]["population"] = len(population)
@@ -773,10 +847,11 @@ def _unique_ids(queries: list, path: Path) -> None:
         seen[q.id] = q.line
 
 
-def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
+def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """Every chunk text the audit's judge saw: its trace file's, then its golden set's
-    corpus (the audit records where both came from, not the texts); and a note when the
-    golden set changed since the audit."""
+    corpus (the audit records where both came from, not the texts); a note when the
+    golden set changed since the audit; and the golden cases' reference answers by id
+    (the grade rows carry them, so ``calibrate`` can run the answer check on them)."""
     golden = load_golden(result.golden["source"])
     limit = result.config.get("limit")
     audited = golden.model_copy(update={"cases": golden.cases[:limit]}) if limit else golden
@@ -801,7 +876,8 @@ def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str]]:
                 path=path,
                 field="cases",
             )
-    return texts, notes
+    references = {c.id: c.reference_answer for c in audited.cases if c.reference_answer}
+    return texts, notes, references
 
 
 def _now() -> str:

@@ -22,6 +22,7 @@ from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragtriage.triage.calibrated import find_decider
+from ragtriage.triage.causes import answers_reference
 
 __all__ = [
     "CalibrateConfig",
@@ -285,6 +286,7 @@ def run_calibration(
             ppi_fraction=ppi_fraction,
             min_agreement=min_agreement,
             delta=delta,
+            answer_checker=answers_reference,  # the audit's own check, not a copy of it
         )
         run = JudgeCalibration(
             name=record.judge_name, record=record, record_path=Path(), source=source

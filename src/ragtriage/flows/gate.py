@@ -298,6 +298,13 @@ def check_bars(
     checks = []
     for bar in bars:
         value = metric_value(result, bar.metric, source)
+        if bar.kind != "max-drop" and bar.metric not in LOWER_IS_BETTER and bar.bound > 1:
+            # rates and retrieval means run 0-1: --min recall@5=80 could never hold
+            raise InputError(
+                f"{bar.metric}={bar.bound:g}: {bar.metric} runs from 0 to 1 (a fraction, "
+                f"not a percentage): did you mean {bar.metric}={bar.bound / 100:g}?",
+                field=f"--{bar.kind}",
+            )
         reference = None
         if bar.kind == "max-drop":
             if baseline is None:

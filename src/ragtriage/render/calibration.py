@@ -8,6 +8,7 @@ from rich.text import Text
 
 from ragtriage.flows.calibrate import JudgeCalibration
 from ragtriage.render.format import describe_rule, fmt, signed
+from ragtriage.render.views import calibration_answer_line
 
 __all__ = ["print_judge_comparison", "print_run"]
 
@@ -141,6 +142,7 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             )
         console.print(text)
     console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
+    console.print(Text(calibration_answer_line(rec.answer_check)))
     if rec.stability is not None:
         _print_stability(rec, console)
     for name, s in rec.scopes.items():

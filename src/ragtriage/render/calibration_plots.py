@@ -24,6 +24,15 @@ def _plt():
     return plt
 
 
+def _suptitle(fig, text: str) -> None:
+    """The figure's title wrapped to its width (about 15 characters an inch at 9 pt): on
+    one panel a rule's description ran off both edges."""
+    import textwrap
+
+    width = int(fig.get_size_inches()[0] * 15)
+    fig.suptitle(textwrap.fill(text, max(width, 40)), fontsize=9)
+
+
 def _scope_data(record: CalibrationRecord, scope: str) -> tuple[np.ndarray, np.ndarray]:
     rows = [
         i
@@ -70,7 +79,7 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
         ax.set_ylabel("human")
         ci = f"[{fmt(applied.kappa_low, 2)}, {fmt(applied.kappa_high, 2)}]"  # '-' if undefined
         ax.set_title(f"{label(name)}: kappa {fmt(applied.kappa, 2)} {ci}", fontsize=9)
-    fig.suptitle(f"{title}: {label(describe_rule(record.rule), 140)}", fontsize=9)
+    _suptitle(fig, f"{title}: {label(describe_rule(record.rule), 140)}")
     fig.tight_layout()
     paths.append(_save(fig, directory / "confusion.png", plt))
 
@@ -88,11 +97,11 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
             ax.axvline(t, color="C3", alpha=0.25, lw=0.8)
         ax.axhline(s.cv.kappa, color="C2", ls=":", label=f"CV kappa {fmt(s.cv.kappa, 2)}")
         _label(ax, "threshold on judge score", "Cohen's kappa", name)
-    fig.suptitle(
+    _suptitle(
+        fig,
         title
         + ": kappa against a threshold on the judge score (faint: fold thresholds)"
         + _not_applied(record),
-        fontsize=9,
     )
     fig.tight_layout()
     paths.append(_save(fig, directory / "kappa_threshold.png", plt))
@@ -111,7 +120,7 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
         )
         ax.axvline(record.scopes[name].threshold, color="black", ls="--", label="threshold")
         _label(ax, "judge score", "items", name)
-    fig.suptitle(title + ": judge scores by human label" + _not_applied(record), fontsize=9)
+    _suptitle(fig, title + ": judge scores by human label" + _not_applied(record))
     fig.tight_layout()
     paths.append(_save(fig, directory / "score_distribution.png", plt))
     return paths

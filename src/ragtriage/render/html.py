@@ -24,6 +24,7 @@ from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
     MISMATCH_FIRST,
+    answer_check_line,
     assumptions_line,
     audit_title,
     calibration_source,
@@ -33,6 +34,7 @@ from ragtriage.render.views import (
     fit_message,
     gate_fails,
     gate_line,
+    judge_words,
     ordered_cases,
     ordered_counts,
     slice_title,
@@ -100,6 +102,15 @@ def _extra(item: ExtraPng) -> tuple[str, bytes]:
     return str(caption), png
 
 
+SINGLE_PANEL_PX = 600  # a calibration figure of one scope (one panel) is ~400-450 px wide
+
+
+def _png_width(png: bytes) -> int:
+    """The image's width in pixels, from its IHDR chunk (bytes 16-20 of any PNG): a
+    one-panel figure stays its own size; only several panels take the page's width."""
+    return int.from_bytes(png[16:20], "big") if len(png) >= 24 else 0
+
+
 def _figures(result: AuditResult) -> dict[str, str | None]:
     made = {
         "metrics": plots.metric_bars(result.retrieval),
@@ -155,7 +166,10 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
     matrix from :func:`ragtriage.render.calibration_plots.write_plots`) go in the calibration
     section."""
     counts = ordered_counts(result)
-    extras = [{"caption": c, "uri": data_uri(png)} for c, png in map(_extra, extra_pngs)]
+    extras = [
+        {"caption": c, "uri": data_uri(png), "wide": _png_width(png) > SINGLE_PANEL_PX}
+        for c, png in map(_extra, extra_pngs)
+    ]
     template = environment().get_template("report.html.j2")
     return template.render(
         csp=CSP,
@@ -164,9 +178,11 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
         title=audit_title(result),
         calibration_source=calibration_source(result.calibration.source),
         gate_line=gate_line(result),
+        answer_check=answer_check_line(result),
         assumed=assumptions_line(result),
         caveats=caveats(result),
         few_grades=few_grades_words(result),
+        judge_words=judge_words(result),
         mismatch_first=MISMATCH_FIRST if result.meaningless else None,
         gate_fails=gate_fails(result),
         failed=sum(counts[label] for label in FAILURES),

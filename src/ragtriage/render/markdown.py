@@ -18,6 +18,7 @@ from ragtriage.render.views import (
     LABEL_ORDER,
     LABEL_TITLES,
     MISMATCH_FIRST,
+    answer_check_line,
     assumptions_line,
     audit_title,
     calibration_source,
@@ -228,9 +229,12 @@ def _causes(result: AuditResult) -> str:
     """Generation failures grouped by primary cause, each with its action and, per case,
     the failing sentence and the chunk it aligns with (or "no chunk")."""
     groups = causes_by_primary(result)
-    if not groups:
+    check = answer_check_line(result)
+    if not groups and check is None:
         return ""
     lines = ["### Generation failures by cause"]
+    if check is not None:
+        lines.append(f"\n{escape(check)}")
     for cause, cases in groups:
         lines.append(
             f"\n**{escape(cause.value)}** ({len(cases)}): {escape(CAUSE_ACTIONS[cause])}\n"

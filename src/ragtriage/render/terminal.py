@@ -12,6 +12,7 @@ from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import clean, shorten
 from ragtriage.render.views import (
     MISMATCH_FIRST,
+    answer_check_line,
     assumptions_line,
     audit_title,
     causes_by_primary,
@@ -276,9 +277,12 @@ def _causes(result: AuditResult, console: Console) -> None:
     """Generation failures grouped by primary cause: its action, then a few cases with the
     failing sentence and the chunk it aligns with (all of them in the reports)."""
     groups = causes_by_primary(result)
-    if not groups:
+    check = answer_check_line(result)
+    if not groups and check is None:
         return
     console.print(Text("Generation failures by cause:", style="bold"))
+    if check is not None:
+        console.print(Text(f"  {check}"))
     for cause, cases in groups:
         console.print(Text(f"  {cause.value} ({len(cases)}): {CAUSE_ACTIONS[cause]}"))
         for case in cases[:CASES_PER_CAUSE]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ragtriage.calibration.answers import NO_ANSWER_GRADES, AnswerCheck
 from ragtriage.flows.gate import policy
 from ragtriage.render.format import count, fmt
 from ragtriage.retrieval.models import RetrievalReport
@@ -20,6 +21,9 @@ __all__ = [
     "calibration_source",
     "caveats",
     "few_grades_words",
+    "judge_words",
+    "answer_check_line",
+    "calibration_answer_line",
     "causes_by_primary",
     "evidence_line",
     "gate_fails",
@@ -132,6 +136,20 @@ def caveats(result: AuditResult) -> dict[str, list[str]]:
     if (few := few_grades_words(result)) is not None:
         out["corrected"].append(few)
     return out
+
+
+def judge_words(result: AuditResult) -> str:
+    """The judge as the report's header names it. A judge whose calibrated rule reads only
+    model-free signals ran without its model (triage.calibrated.model_free_decider): the
+    fingerprint then reads ``lexical (none)``, which is what ran, not what was asked for."""
+    fp = result.judge_fingerprint
+    asked = result.config.get("judge")
+    if not result.calibration.model_consulted and asked:
+        return (
+            f"judge {asked}, decided by its calibrated rule on model-free signals "
+            f"({fp.judge} strategy; the model was not called)"
+        )
+    return f"judge {fp.judge} ({fp.model})"
 
 
 def few_grades_words(result: AuditResult) -> str | None:
@@ -257,6 +275,43 @@ def causes_by_primary(result: AuditResult) -> list[tuple[Cause, list[CaseResult]
         if case.label == Label.GENERATION and case.cause is not None:
             groups.setdefault(case.cause, []).append(case)
     return [(cause, groups[cause]) for cause in CAUSE_ORDER if cause in groups]
+
+
+def answer_check_line(result: AuditResult) -> str | None:
+    """The answer check's counts with its agreement with the graders' "answers the
+    question" marks, when the calibration record measured it; else None."""
+    status = result.calibration
+    if status.answer_check is None:
+        return None
+    found = dict(causes_by_primary(result))
+    k = status.answer_check
+    return (
+        f"answer check: {len(found.get(Cause.IGNORED, []))} ignored, "
+        f"{len(found.get(Cause.INCOMPLETE, []))} incomplete; against the graders' "
+        f'"answers the question" marks kappa {fmt(k.estimate, 2)} '
+        f"[{fmt(k.low, 2)}, {fmt(k.high, 2)}], n={status.answer_check_n}"
+    )
+
+
+def calibration_answer_line(check: AnswerCheck | None) -> str:
+    """What ``calibrate`` says of the answer check: its agreement, or that no grade
+    carries the mark."""
+    if check is None:
+        return NO_ANSWER_GRADES
+    a = check.agreement
+    (dd, da), (ad, aa) = a.confusion  # rows the graders' mark (does not, does)
+    left = []
+    if check.no_reference:
+        left.append(f"{len(check.no_reference)} marked without a reference answer")
+    if check.tied:
+        left.append(f"{len(check.tied)} with tied marks")
+    shown = (
+        f'answer check against the graders\' "answers the question" marks: kappa '
+        f"{fmt(a.kappa, 2)} [{fmt(a.kappa_low, 2)}, {fmt(a.kappa_high, 2)}], n={check.n} "
+        f"(marked does not answer: check agrees {dd}, says answers {da}; marked answers: "
+        f"check says does not {ad}, agrees {aa})"
+    )
+    return shown + (f"; left out: {', '.join(left)}" if left else "")
 
 
 def chunk_words(e: CauseEvidence) -> str:

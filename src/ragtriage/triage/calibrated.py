@@ -121,6 +121,16 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
         if stale
         else f"calibrated on {len(record.items)} human-graded answers"
     )
+    check = record.answer_check
+    answer_kappa = (
+        Estimate(
+            estimate=check.agreement.kappa,
+            low=check.agreement.kappa_low,
+            high=check.agreement.kappa_high,
+        )
+        if check is not None and check.n
+        else None
+    )
     few = record.few_grades()
     if few is not None:  # 10 grades read kappa 1.00 [1.00, 1.00]
         note += f"; {few}"
@@ -137,6 +147,8 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
             note=note,
             n_grades=first.n_items if first is not None else len(record.items),
             few_grades=few is not None,
+            answer_check=answer_kappa,
+            answer_check_n=check.n if answer_kappa is not None and check else None,
         ),
     )
 

@@ -55,7 +55,15 @@ from ragtriage.judge.lexical import (
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
 
-__all__ = ["ABOUT", "SUPPORT", "entails", "find_causes", "primary", "reference_facts"]
+__all__ = [
+    "ABOUT",
+    "SUPPORT",
+    "answers_reference",
+    "entails",
+    "find_causes",
+    "primary",
+    "reference_facts",
+]
 
 # Round values fixed in advance, not fitted: a chunk supports a sentence when one of its
 # windows holds 60 % of the sentence's content words and its facts; a chunk is what the
@@ -341,6 +349,13 @@ def reference_facts(reference: str, query: str) -> list[tuple[str, set[str]]]:
             if key:
                 out.append((part.strip(" ."), key))
     return out
+
+
+def answers_reference(query: str, answer: str, reference: str) -> bool:
+    """The audit's answer check on its own: True when the answer states every fact of the
+    reference answer, False when it is ``ignored`` or ``incomplete`` by :func:`_coverage`
+    (what ``calibrate`` measures against the graders' "answers the question" marks)."""
+    return not _coverage(query, answer, reference)
 
 
 def _coverage(query: str, answer: str, reference: str) -> list[CauseEvidence]:

@@ -205,6 +205,12 @@ class CalibrationStatus(BaseModel):
     (``pooled`` with several datasets, else the one dataset); null when uncalibrated."""
     n_grades: int | None = None
     """Graded answers in that scope (count); null when uncalibrated."""
+    answer_check: Estimate | None = None
+    """Cohen's kappa (-1 to 1), with its 95% bootstrap interval, of the answer check
+    (``ignored``/``incomplete``) against the graders' "answers the question" marks in the
+    calibration record; null when the record has no such grades."""
+    answer_check_n: int | None = None
+    """Marked grades that kappa rests on (count); null as ``answer_check``."""
     few_grades: bool = False
     """True when the record rests on too few grades (calibration/record.py:few_grades):
     its kappa, rule and corrected rate are shown with the caveat beside them."""

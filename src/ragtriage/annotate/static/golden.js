@@ -15,8 +15,8 @@ function record() {
 }
 
 function emptyRecord() {
-  return { relevance: {}, unanswerable: false, skipped: false, tags: [], note: "",
-           reference_answer: "", added: [] };
+  return { relevance: {}, unanswerable: false, skipped: false, standalone: false, tags: [],
+           note: "", reference_answer: "", added: [] };
 }
 
 async function loadState() {
@@ -53,7 +53,22 @@ async function show(index, wait = true) {
   page.lastResults = [];
   buildCards(byId("candidates"), item.candidates, true);
   showQuery(item.query);
+  showHistory(item);
   render();
+}
+
+// A conversation's earlier turns, read-only above the turn being labelled: as text
+// nodes only (a user's message or a system's answer is never markup).
+function showHistory(item) {
+  const list = byId("history");
+  const turns = item.history || [];
+  list.hidden = !item.conversation_id;
+  byId("standalone-box").hidden = !item.conversation_id;
+  list.replaceChildren(...turns.map((t) => el("li", { "data-turn": t.turn },
+    el("div", { class: "who", text: `turn ${t.turn} · user` }),
+    longText(t.user, null, "p", "history-user"),
+    el("div", { class: "who", text: "answer" }),
+    longText(t.answer || "(no answer logged)", null, "p", "history-answer"))));
 }
 
 function showQuery(text) {
@@ -74,6 +89,7 @@ function render() {
     box.checked = rec.tags.includes(box.value) || (box.value === "unanswerable" && rec.unanswerable);
   }
   byId("unanswerable").setAttribute("aria-pressed", String(rec.unanswerable));
+  byId("standalone").checked = Boolean(rec.standalone);
   byId("skip").setAttribute("aria-pressed", String(rec.skipped));
   const marked = Object.values(rec.relevance).filter((g) => g >= 1).length;
   byId("case-state").textContent = rec.skipped ? "skipped"
@@ -301,6 +317,10 @@ function bindFields() {
   byId("next").addEventListener("click", () => show(page.index + 1));
   byId("unanswerable").addEventListener("click", () => setUnanswerable(!record().unanswerable));
   byId("skip").addEventListener("click", toggleSkip);
+  byId("standalone").addEventListener("change", (e) => {
+    record().standalone = e.target.checked;
+    save();
+  });
   document.addEventListener("keydown", onKey);
 }
 

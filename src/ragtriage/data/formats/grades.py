@@ -6,8 +6,10 @@ faithful (``label``: a boolean, 0/1 or a word) and may carry an ordinal ``grade`
 (a list of passages, or ``{"text": ...}`` items; in CSV a JSON or Python list in one
 cell, or one plain passage) with their ``context_ids`` if known (one id per passage: a
 graded conversation turn's history chunks are ``history:...``) and ``answer`` with its
-``answer_sha256`` (or ``answer_hash``). ``ragtriage annotate grades`` writes such
-files; ``human_grades/`` ships two.
+``answer_sha256`` (or ``answer_hash``), and for the answer check whether the answer
+answers the question (``answers_question``: true, false or absent) with the
+``reference_answer`` the check reads. ``ragtriage annotate grades`` writes such files;
+``human_grades/`` ships two.
 
 This reader gives each row as a grade record: ``id`` as text, the passages as texts and
 the other fields as they stand; ``calibration.grades`` validates the values (labels,
@@ -29,7 +31,7 @@ __all__ = ["FIELDS", "FORMAT", "grade_records", "is_grades", "lacks"]
 FIELDS = (
     "id", "case_id", "label", "grade", "grader", "notes", "dataset",
     "question", "contexts", "context_ids", "answer", "answer_sha256", "answer_hash",
-    "probability",
+    "probability", "answers_question", "reference_answer",
 )  # fmt: skip
 # fields that make a row a golden case or a trace in our shapes: such a row is not a
 # grade even with a ``label`` column (``context_ids`` is not one: ``annotate grades``
