@@ -116,7 +116,7 @@ def main() -> None:
         config = GoldenConfig(
             queries=folder / "queries.txt",
             corpus=folder / "corpus.jsonl",
-            output=folder / "golden.jsonl",
+            out=folder / "golden.jsonl",
             sample=200,
         )
         prepared = prepare_golden(config)
@@ -135,7 +135,12 @@ def main() -> None:
         token = new_token()
         port = free_port("127.0.0.1")
         server = uvicorn.Server(
-            uvicorn.Config(make_app(task, token), host="127.0.0.1", port=port, log_level="warning")
+            uvicorn.Config(
+                make_app(task, token, host="127.0.0.1", port=port),
+                host="127.0.0.1",
+                port=port,
+                log_level="warning",
+            )
         )
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()

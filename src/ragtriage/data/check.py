@@ -27,7 +27,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Literal
 
@@ -143,73 +144,163 @@ def duplicate_of(
 def _near_pairs(sets: list[frozenset[str]], threshold: float) -> dict[int, int]:
     """``{j: i}``: for each set j, the smallest i < j with Jaccard(i, j) >= ``threshold``.
 
-    Prefix filtering (Chaudhuri et al. 2006; Bayardo et al. 2007), exact: order every set's
-    tokens rarest first; two sets with Jaccard >= t share a token among the first
-    ``|x| - ceil(t|x|) + 1`` of each. Only pairs sharing such a prefix token are candidates,
-    pruned further by size (``t|x| <= |y| <= |x|/t``) and by position (the overlap still
-    possible after the first shared token must reach ``t/(1+t) (|x|+|y|)``), and only the
-    survivors are compared. Posting lists are numpy arrays, so a token shared by every
-    query (templated queries) costs a vector operation per query, not a Python loop.
+    Exact, in two parts. Two sets with Jaccard >= t have an intersection of at least
+    ``ceil(t|x|)`` tokens of each, so a set with few such subsets (every query of up to
+    13 words at 0.8: a 9-word query has 10) is keyed by all of them, and any two sets
+    sharing a key are candidates (keys are hashes: a collision only adds a candidate, which
+    the exact test then drops). Larger sets, rare in a query log, go through prefix filtering
+    (Chaudhuri et al. 2006; Bayardo et al. 2007): order every set's tokens rarest first; two
+    sets with Jaccard >= t share a token among the first ``|x| - ceil(t|x|) + 1`` of each;
+    pairs sharing such a prefix token are candidates, pruned by size and position. A keyed
+    set is compared by prefix only with large sets (a pair of keyed sets always shares a
+    key), so each pair is found by at least one part and the earliest match wins.
     """
     if threshold <= 0:
         threshold = 1e-9  # every pair qualifies in principle; the prefix is the whole set
+    sizes = [len(t) for t in sets]
+    by_size = {n: math.ceil(threshold * n - 1e-9) for n in set(sizes)}  # once per size
+    least = [by_size[n] for n in sizes]
+    keyable = {n: _subsets(n, m) <= MAX_KEYS for n, m in by_size.items()}
+    keyed = [keyable[n] for n in sizes]
+    large = [i for i, k in enumerate(keyed) if not k]
+    probe = _prefix_probe(sets, threshold, large) if large else None
+    first: dict[int, int] = {}  # key -> the first set holding it
+    more: dict[int, list[int]] = {}  # key -> every later set holding it
+    found: dict[int, int] = {}
+    for j, tokens in enumerate(sets):
+        candidates: set[int] = set()
+        if keyed[j]:
+            ordered = sorted(tokens)
+            for size in range(least[j], len(ordered) + 1):
+                for key in map(hash, combinations(ordered, size)):
+                    earlier = first.setdefault(key, j)
+                    if earlier != j:
+                        candidates.add(earlier)
+                        others = more.setdefault(key, [])
+                        candidates.update(others)
+                        others.append(j)
+        if probe is not None:
+            candidates.update(probe(j, only_large=keyed[j]))
+        mine = tokens
+        for i in sorted(candidates):  # ascending: the earliest match wins
+            if jaccard(sets[i], mine) >= threshold:
+                found[j] = i
+                break
+    return found
+
+
+# A set with more candidate intersections than this goes through prefix filtering.
+MAX_KEYS = 100
+
+
+def _subsets(size: int, least: int) -> int:
+    return sum(math.comb(size, k) for k in range(least, size + 1))
+
+
+def _prefix_probe(
+    sets: list[frozenset[str]], threshold: float, large: list[int]
+) -> Callable[..., list[int]]:
+    """``probe(j, only_large)``: the earlier sets sharing a prefix token with set j that
+    pass the size and position filters (only the large ones, if asked)."""
     frequency: dict[str, int] = {}
     for tokens in sets:
         for token in tokens:
             frequency[token] = frequency.get(token, 0) + 1
-    ordered = [sorted(t, key=lambda w: (frequency[w], w)) for t in sets]
-    postings = _postings(ordered, threshold)
-    found: dict[int, int] = {}
-    for j, ranked in enumerate(ordered):
-        earlier = _first_match(j, ranked, sets, postings, threshold)
-        if earlier is not None:
-            found[j] = earlier
-    return found
+    key = frequency.__getitem__
+    # rarest first, ties by the token itself: a fixed total order
+    ordered = [sorted(sorted(t), key=key) for t in sets]
+    # never past the set's end (the empty set's formula gives 1)
+    prefixes = [min(len(t), _prefix_length(len(t), threshold)) for t in ordered]
+    every = _postings(ordered, prefixes, range(len(sets)))
+    only = _postings(ordered, prefixes, large)
+    wide = {name: _wide(p) for name, p in (("every", every), ("only", only))}
+
+    def probe(j: int, only_large: bool) -> list[int]:
+        postings, wides = (only, wide["only"]) if only_large else (every, wide["every"])
+        return _candidates(j, ordered[j], prefixes[j], postings, wides, threshold)
+
+    return probe
+
+
+def _wide(
+    postings: dict[str, tuple[list[int], list[int], list[int]]],
+) -> dict[str, tuple[np.ndarray, ...]]:
+    return {
+        token: tuple(np.array(column) for column in lists)
+        for token, lists in postings.items()
+        if len(lists[0]) > WIDE_POSTING
+    }
+
+
+# A posting list longer than this is filtered with numpy (a token in every templated
+# query); shorter ones, nearly all of them in a real log, in plain Python, where a numpy
+# call's fixed cost (a few microseconds each, several per token) would dominate.
+WIDE_POSTING = 64
 
 
 def _prefix_length(size: int, threshold: float) -> int:
     return max(0, size - math.ceil(threshold * size - 1e-9) + 1)
 
 
-def _postings(ordered: list[list[str]], threshold: float) -> dict[str, tuple[np.ndarray, ...]]:
-    """Token -> (set ids, positions, set sizes) over every set's prefix, ids ascending."""
+def _postings(
+    ordered: list[list[str]], prefixes: list[int], which: Iterable[int]
+) -> dict[str, tuple[list[int], list[int], list[int]]]:
+    """Token -> (set ids, positions, set sizes) over the prefixes of the sets ``which``
+    (ascending), ids ascending."""
     lists: dict[str, tuple[list[int], list[int], list[int]]] = {}
-    for i, tokens in enumerate(ordered):
-        for position, token in enumerate(tokens[: _prefix_length(len(tokens), threshold)]):
-            ids, positions, sizes = lists.setdefault(token, ([], [], []))
+    for i in which:
+        tokens = ordered[i]
+        size = len(tokens)
+        for position in range(prefixes[i]):
+            ids, positions, sizes = lists.setdefault(tokens[position], ([], [], []))
             ids.append(i)
             positions.append(position)
-            sizes.append(len(tokens))
-    return {
-        token: (np.array(ids), np.array(positions), np.array(sizes))
-        for token, (ids, positions, sizes) in lists.items()
-    }
+            sizes.append(size)
+    return lists
 
 
-def _first_match(
+def _candidates(
     j: int,
     tokens: list[str],
-    sets: list[frozenset[str]],
-    postings: dict[str, tuple[np.ndarray, ...]],
+    prefix: int,
+    postings: dict[str, tuple[list[int], list[int], list[int]]],
+    wide: dict[str, tuple[np.ndarray, ...]],
     threshold: float,
-) -> int | None:
-    """The smallest i < j whose set is within ``threshold`` of set j, or None."""
+) -> list[int]:
+    """The sets i < j sharing a prefix token with set j that pass the size and position
+    filters. Candidates pass the same size and position filters, with the same tolerances, on the
+    Python path and the numpy path, so the result does not depend on which one ran."""
     size = len(tokens)
-    candidates: list[np.ndarray] = []
-    for position, token in enumerate(tokens[: _prefix_length(size, threshold)]):
-        ids, positions, sizes = postings[token]
-        keep = ids < j
-        keep &= (sizes >= threshold * size - 1e-9) & (sizes * threshold <= size + 1e-9)
-        needed = threshold / (1 + threshold) * (size + sizes) - 1e-9
-        keep &= 1 + np.minimum(size - position - 1, sizes - positions - 1) >= needed
-        candidates.append(ids[keep])
-    if not candidates:
-        return None
-    mine = sets[j]
-    for i in np.unique(np.concatenate(candidates)):  # ascending: the earliest match wins
-        if jaccard(sets[i], mine) >= threshold:
-            return int(i)
-    return None
+    low = threshold * size - 1e-9  # sizes >= low
+    high = size + 1e-9  # sizes * threshold <= high
+    share = threshold / (1 + threshold)
+    candidates: set[int] = set()
+    for position in range(prefix):
+        token = tokens[position]
+        left = size - position - 1
+        if token in wide:
+            ids, positions, sizes = wide[token]
+            end = int(np.searchsorted(ids, j))  # ids ascending: those < j
+            ids, positions, sizes = ids[:end], positions[:end], sizes[:end]
+            keep = (sizes >= low) & (sizes * threshold <= high)
+            needed = share * (size + sizes) - 1e-9
+            keep &= 1 + np.minimum(left, sizes - positions - 1) >= needed
+            candidates.update(ids[keep].tolist())
+            continue
+        if token not in postings:
+            continue  # only the large sets are indexed, and none has this token
+        ids_, positions_, sizes_ = postings[token]
+        for k, i in enumerate(ids_):
+            if i >= j:
+                break
+            other = sizes_[k]
+            if (
+                other >= low
+                and other * threshold <= high
+                and 1 + min(left, other - positions_[k] - 1) >= share * (size + other) - 1e-9
+            ):
+                candidates.add(i)
+    return list(candidates)
 
 
 def missing_ids(golden: GoldenSet, corpus: dict[str, Chunk]) -> list[MissingId]:
