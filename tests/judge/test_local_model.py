@@ -102,6 +102,7 @@ def test_killed_real_worker_gives_clear_error_and_keeps_cached_answers(tmp_path)
         str(cache),
         "--threads",
         "2",
+        "--all-signals",  # the shipped rule reads no model signal: without it, no worker
     ]
     proc = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
 

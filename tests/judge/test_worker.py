@@ -110,6 +110,7 @@ def _judge(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[s
     command = [sys.executable, "-m", "ragtriage.cli.main", "judge", "--answers"]
     args = [str(tmp_path / "a.jsonl"), "-o", str(tmp_path / "out.json"), "--concurrency", "1"]
     args += ["--cache", str(tmp_path / "c.sqlite"), "--max-sentences", "0"]
+    args += ["--all-signals"]  # the shipped rule reads no model signal: without it, no worker
     return subprocess.run(
         command + args, capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path
     )

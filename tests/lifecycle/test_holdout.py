@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import UTC, datetime
 
+import blake3
 import pytest
 
 from ragtriage.cli.main import main
@@ -76,7 +76,7 @@ def test_default_run_leaves_no_trace_of_held_out_cases(split_set, tmp_path):
     assert set(report["per_query"]) == {"d1", "d2"}
     assert report["aggregates"][0]["mean"] == pytest.approx(0.75)
     assert report["warnings"] == []  # held-out run rows are not "unknown queries"
-    assert report["run"]["sha256"] == hashlib.sha256(run.read_bytes()).hexdigest()
+    assert report["run"]["blake3"] == blake3.blake3(run.read_bytes()).hexdigest()
     assert report["run"]["queries"] == 3  # the held-out queries' rows were dropped
     assert "h1" not in text and "h2" not in text and "secret" not in text
     assert not (golden.parent / "holdout_reveals.jsonl").exists()

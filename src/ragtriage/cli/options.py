@@ -61,10 +61,14 @@ def _judge(text: str) -> JudgeSpec:
     return JudgeSpec.parse(text)
 
 
-def _judges(texts: list[str] | None) -> list[JudgeSpec]:
+def _judges(texts: list[str] | None, field: str = "--judge") -> list[JudgeSpec]:
     from ragtriage.judge.spec import JudgeSpec
 
-    return [JudgeSpec.parse(t) for t in texts or []]  # every spec checked before any runs
+    return [JudgeSpec.parse(t, field) for t in texts or []]  # every spec checked before any runs
+
+
+def _escalations(texts: list[str] | None) -> list[JudgeSpec]:
+    return _judges(texts, "--escalate-to")  # a bad spec names its own option
 
 
 def _columns(text: str | None) -> ColumnMap | None:
@@ -83,7 +87,7 @@ def _ks(values: list[str] | None) -> list[int]:
 PARSED: dict[str, Parsed] = {
     "judge": Parsed(str, _judge, "embedded"),
     "judges": Parsed(list[str] | None, _judges),
-    "escalate_to": Parsed(list[str] | None, _judges),
+    "escalate_to": Parsed(list[str] | None, _escalations),
     "columns": Parsed(str | None, _columns),
     "metrics": Parsed(list[str] | None, _metrics),
     "k": Parsed(list[str] | None, _ks),
