@@ -86,3 +86,34 @@ def test_a_file_given_to_the_wrong_command_is_named(args, said, outputs, capsys)
     assert code == 2
     errors = [line for line in err.splitlines() if line.startswith("ragtriage: error:")]
     assert len(errors) == 1 and said in errors[0], err  # one line
+
+
+@pytest.mark.parametrize("kind", ["traces", "results", "golden"])
+def test_a_wrong_calibration_file_is_refused_before_anything_is_judged(
+    kind, outputs, tmp_path, monkeypatch, capsys
+):
+    """The record was read only when the reports were written, after every answer was
+    judged: a wrong --calibration cost a whole audit before it was named."""
+    import ragtriage.flows.audit as flow
+
+    def judged(*_a, **_k):
+        raise AssertionError("judged before the calibration record was read")
+
+    monkeypatch.setattr(flow, "ajudge_run", judged)
+    monkeypatch.setattr(flow, "run_system", judged)
+    wrong = {"traces": TRACES, "results": outputs / "results.json",
+             "golden": GOLDEN / "golden.jsonl"}[kind]  # fmt: skip
+    said = {"traces": "this is a traces file, not a calibration record: give it to audit --traces",
+            "results": "this is an audit result (results.json), not a calibration record",
+            "golden": "this is a golden set, not a calibration record"}[kind]  # fmt: skip
+    cache = tmp_path / "c.sqlite"
+    args = ["audit", "--golden", str(GOLDEN), "--traces", str(TRACES), "--judge", "lexical",
+            "--calibration", str(wrong), "--cache", str(cache),
+            "-o", str(tmp_path / "x")]  # fmt: skip
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2
+    errors = [line for line in err.splitlines() if line.startswith("ragtriage: error:")]
+    assert len(errors) == 1 and said in errors[0] and str(wrong) in errors[0], err
+    assert not cache.exists()  # no response was cached: nothing ran
+    assert not (tmp_path / "x" / "results.json").exists()

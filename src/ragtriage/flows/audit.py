@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from ragtriage.atomic import file_sha256
 from ragtriage.calibration.fit_check import misfit
+from ragtriage.calibration.record import load_calibration
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
@@ -212,6 +213,10 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     """Run the whole audit; ``tick(stage, total)`` returns a per-item progress callback."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
+    if config.calibration is not None:
+        # read (or refused: a traces file, a results.json... named as what it is) before
+        # anything is generated or judged; the decider reads it again once a run exists
+        load_calibration(config.calibration)
     full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
     golden = evaluated_slice(full, config.holdout)  # held-out cases are not even run
     store = ResponseCache(config.cache or default_cache_path())
