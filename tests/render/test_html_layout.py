@@ -1,6 +1,7 @@
 """The HTML report laid out by real headless Chromium at a phone's width (420 px) and a
-desktop's (1400 px) (issue 27, item 10): numbers never break mid-digit, figures never
-shrink to thumbnails, and "Failures" comes before the plots.
+desktop's (1280 and 1400 px) (issue 27, item 10; issue 35): numbers never break mid-digit,
+figures never shrink to thumbnails nor run past the viewport, and "Failures" comes before
+the plots.
 
 The page's own CSP forbids scripts, so a test copy without it carries a measuring script
 that writes what it found into the DOM, which ``--dump-dom`` returns.
@@ -40,6 +41,12 @@ addEventListener('load', () => {
     scrolling: [...document.querySelectorAll('figure')]
       .filter(f => f.scrollWidth > f.clientWidth)
       .map(f => [f.querySelector('img').alt, f.className]),
+    page_overflow: document.documentElement.scrollWidth - innerWidth,
+    viewport: innerWidth,
+    edges: [...document.querySelectorAll('figure img')].map(i => {
+      const r = i.getBoundingClientRect();
+      return [i.alt, i.closest('figure').className, r.left, r.right, i.naturalWidth];
+    }),
   };
   const pre = document.createElement('pre'); pre.id = 'measured';
   pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
@@ -81,17 +88,25 @@ def html(tmp_path_factory):
     return render_html(make_audit(), extra_pngs=pngs)
 
 
-@pytest.mark.parametrize("width", [420, 1400])
+@pytest.mark.parametrize("width", [420, 1280, 1400])
 def test_numbers_stay_whole_and_figures_stay_readable(html, width, tmp_path):
     got = measure(html, width, tmp_path)
     assert got["broken_numbers"] == []  # '0.6656 to 1.0000' split mid-digit at 420 px
     assert len(got["images"]) >= 5
     for alt, shown in got["images"]:
         assert shown >= 340, (alt, shown)  # a calibration figure was ~130 px a panel
-    # a figure scrolls sideways only where it must: a three-panel one on a phone (its
-    # image's 1 px border made every figure 2 px too wide, with a scrollbar at 1400 px)
-    expected = [] if width >= 1000 else [s for s in got["scrolling"] if s[1] == "wide"]
-    assert got["scrolling"] == expected
+    # no figure scrolls sideways, nor the page: a three-panel one on a phone was 576 px
+    # wide in a 388 px column, its right panel cut off behind a scrollbar (and its image's
+    # 1 px border made every figure 2 px too wide, with a scrollbar at 1400 px)
+    assert got["scrolling"] == []
+    assert got["page_overflow"] <= 0, got["page_overflow"]
+    wide = [e for e in got["edges"] if e[1] == "wide"]
+    assert len(wide) >= 3  # the three-panel calibration figures are in the page
+    for alt, _, left, right, _natural in got["edges"]:
+        assert left >= 0 and right <= got["viewport"], (alt, left, right)  # all of it shows
+    if width >= 1000:  # room on a desktop: three panels side by side at a readable size
+        for alt, _, left, right, natural in wide:
+            assert right - left >= min(natural, 1000), (alt, right - left, natural)
     headings = got["headings"]
     assert headings.index("Failures") < headings.index("Stage 1: retrieval")
     assert headings.index("Failures") < headings.index("Calibration")
