@@ -36,6 +36,7 @@ from ragtriage.flows.config import (
     MAX_RANK,
     METRICS,
     OLD_JUDGE,
+    TEMPERATURE,
     THREADS,
     TIMEOUT,
     K,
@@ -138,16 +139,7 @@ class AuditConfig:
             max=100,
         ),
     ] = 1
-    temperature: Annotated[
-        float | None,
-        Setting(
-            "The samples' temperature (default: the judge's, 0; the embedded model samples "
-            "only above 0).",
-            min=0.0,
-            max=2.0,
-            finite=True,
-        ),
-    ] = None
+    temperature: Annotated[float | None, TEMPERATURE] = None
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
     columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
     # the cascade for unsure answers (flows/escalate.py)

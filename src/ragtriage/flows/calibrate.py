@@ -16,7 +16,7 @@ from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
 from ragtriage.calibration.record import CalibrationRecord, is_stale
 from ragtriage.data.formats.columns import ColumnMap, Columns
 from ragtriage.errors import InputError
-from ragtriage.flows.config import COLUMNS, MAX_RESAMPLES, SEED, Setting
+from ragtriage.flows.config import COLUMNS, MAX_RESAMPLES, SEED, TEMPERATURE, Setting
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult
 from ragtriage.results.calibrate import JudgeCalibration, plan_grades
@@ -149,16 +149,7 @@ class CalibrateConfig:
             max=100,
         ),
     ] = 1
-    temperature: Annotated[
-        float | None,
-        Setting(
-            "The samples' temperature (default: the judge's, 0; the embedded model samples "
-            "only above 0).",
-            min=0.0,
-            max=2.0,
-            finite=True,
-        ),
-    ] = None
+    temperature: Annotated[float | None, TEMPERATURE] = None
 
 
 def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeCalibration]:

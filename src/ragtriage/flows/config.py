@@ -114,6 +114,13 @@ CONCURRENCY = Setting(
     max=MAX_WORKERS,
 )
 THREADS = Setting("CPU threads for the embedded model.", min=1, max=MAX_WORKERS)
+TEMPERATURE = Setting(
+    "The samples' temperature (default: the judge's, 0; the embedded model samples only "
+    "above 0).",
+    min=0.0,
+    max=2.0,
+    finite=True,
+)
 CACHE = Setting("SQLite response cache (default .ragtriage/cache.sqlite or $RAGTRIAGE_CACHE).")
 API_BASE = Setting("OpenAI-compatible base URL of the judge's endpoint.")
 JSON_MODE = Setting(

@@ -23,6 +23,7 @@ from ragtriage.flows.config import (
     JSON_MODE,
     JUDGE,
     MAX_CHARS,
+    TEMPERATURE,
     THREADS,
     TIMEOUT,
     Setting,
@@ -103,16 +104,7 @@ class JudgeConfig:
             max=MAX_SAMPLES,
         ),
     ] = 1
-    temperature: Annotated[
-        float | None,
-        Setting(
-            "The samples' temperature (default: the judge's, 0; the embedded model samples "
-            "only above 0).",
-            min=0.0,
-            max=2.0,
-            finite=True,
-        ),
-    ] = None
+    temperature: Annotated[float | None, TEMPERATURE] = None
     all_signals: Annotated[
         bool,
         Setting(
