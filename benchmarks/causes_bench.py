@@ -14,7 +14,7 @@ that must pass) and audits them with:
   added one ``not_in_context``, a distractor's sentence ``supported`` citing the
   distractor, an abstention ``abstention``; against the reference answer likewise),
   written by this script into a recording (``--out``/claims_recording.jsonl) and replayed
-  by :class:`ragtriage.models.replay.ReplayModel`. This figure measures the cause assignment
+  by :class:`ragtriage.llm.replay.ReplayModel`. This figure measures the cause assignment
   from a claims judge's verdicts, not any model's judging.
 
 A case is right when its label is ``generation`` and its primary cause is the constructed
@@ -37,9 +37,9 @@ from cause_cases import CAUSES, build
 from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.judge.items import fence_answer
 from ragtriage.judge.lexical import split_sentences
-from ragtriage.models.base import ModelResponse
-from ragtriage.models.cache import ResponseCache
-from ragtriage.models.replay import ReplayModel, write_recording
+from ragtriage.llm.base import ModelResponse
+from ragtriage.llm.cache import ResponseCache
+from ragtriage.llm.replay import ReplayModel, write_recording
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "constructed/claims-judge"

@@ -19,10 +19,10 @@ from pathlib import Path
 from ragtriage.judge.api import ajudge_run
 from ragtriage.judge.items import load_answers
 from ragtriage.judge.strategies.sentences import SentenceStrategy
-from ragtriage.models.base import cache_key
-from ragtriage.models.cache import ResponseCache
-from ragtriage.models.local import LocalModel
-from ragtriage.models.replay import write_recording
+from ragtriage.llm.base import cache_key
+from ragtriage.llm.cache import ResponseCache
+from ragtriage.llm.local import LocalModel
+from ragtriage.llm.replay import write_recording
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ragtriage.judge.api import ajudge_run
 from ragtriage.judge.items import load_answers
-from ragtriage.models.replay import ReplayModel
+from ragtriage.llm.replay import ReplayModel
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "judge"
 

@@ -35,9 +35,9 @@ from ragtriage.calibration.grades import load_grades
 from ragtriage.calibration.stability import self_agreement
 from ragtriage.judge.api import ajudge_run
 from ragtriage.judge.types import JudgeResult
-from ragtriage.models.cache import ResponseCache
-from ragtriage.models.local import LocalModel
-from ragtriage.models.worker import ModelCrashed
+from ragtriage.llm.cache import ResponseCache
+from ragtriage.llm.local import LocalModel
+from ragtriage.llm.worker import ModelCrashed
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ragtriage.judge.items import load_answers
 from ragtriage.judge.ragas_compare import ragas_faithfulness
-from ragtriage.models.local import LocalModel
+from ragtriage.llm.local import LocalModel
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "judge"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ragtriage.judge.api import ajudge_run
 from ragtriage.judge.items import load_answers
-from ragtriage.models.local import LocalModel
+from ragtriage.llm.local import LocalModel
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

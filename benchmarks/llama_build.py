@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--gen-tokens", type=int, default=64)
     args = parser.parse_args()
     if args.model is None:
-        from ragtriage.models.weights import model_path
+        from ragtriage.llm.weights import model_path
 
         args.model = model_path()
     wheels = dict(w.split("=", 1) for w in args.wheel)

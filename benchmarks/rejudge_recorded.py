@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ragtriage.calibration.grades import load_grades
 from ragtriage.judge.api import ajudge_run
-from ragtriage.models.replay import ReplayModel
+from ragtriage.llm.replay import ReplayModel
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADES = ROOT / "human_grades"

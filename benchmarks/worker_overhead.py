@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from ragtriage.judge.api import ajudge_run
-from ragtriage.models.local import LocalModel
+from ragtriage.llm.local import LocalModel
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("begin_wow", "expertqa")

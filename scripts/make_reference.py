@@ -475,7 +475,7 @@ USERS = ROOT / "tests" / "fixtures" / "users"
 
 def formats_page() -> str:
     """The table of what each users' file gives, read by the readers ``audit --traces``
-    and ``retrieval --run`` use (tests/triage/test_users_files.py audits the same files)."""
+    and ``retrieval --run`` use (tests/flows/test_users_files.py audits the same files)."""
     if str(USERS) not in sys.path:
         sys.path.insert(0, str(USERS))
     from sources import SOURCES  # type: ignore[import-not-found]

@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LLAMA_VERSION=0.3.36
-# Must equal ragtriage.models.build.PORTABLE_CMAKE_ARGS (a test checks).
+# Must equal ragtriage.llm.build.PORTABLE_CMAKE_ARGS (a test checks).
 PORTABLE="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 FLAGS="${RAGTRIAGE_LLAMA_CMAKE_ARGS:-$PORTABLE}"
 PY="${PYTHON:-python}"

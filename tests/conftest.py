@@ -1,5 +1,9 @@
 """Shared test helpers: the repository root, so tests run from any directory; and a check,
-at the end of every module, that no event loop is left running in the main thread."""
+at the end of every module, that no event loop is left running in the main thread.
+
+tests/ mirrors src/ragtriage/ (a change to src/ragtriage/X finds its tests in tests/X;
+``tests/test_layout.py`` checks it); helpers and fixtures several packages share live in
+``tests/support/`` and are registered here as plugins."""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
+
+pytest_plugins = ["tests.support.hardening", "tests.support.lifecycle"]
 
 ROOT = Path(__file__).resolve().parents[1]
 

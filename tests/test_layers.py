@@ -1,6 +1,6 @@
 """The layers a reader sees in the tree, and imports only going down.
 
-data < models < retrieval | judge < calibration < triage < system < results | annotate <
+data < llm < retrieval | judge < calibration < triage < system < results | annotate <
 flows < render < cli. ``results`` is every file we write, read back, compared and gated;
 ``render`` draws results and never imports ``flows`` (the commands).
 A module may import its own package and any lower layer; never a higher one, nor a
@@ -21,7 +21,7 @@ LAYER = {
     "stats": 1,
     "memory": 1,
     "data": 2,
-    "models": 3,
+    "llm": 3,
     "retrieval": 4,
     "judge": 4,
     "calibration": 5,

@@ -16,8 +16,8 @@ PACKAGE = Path(ragtriage.__file__).resolve().parent
 # Internal control flow: each is caught and turned into an ``unscored`` result before
 # anything reaches the user (see their docstrings), so they stay plain exceptions.
 INTERNAL_ERRORS = {
-    "ragtriage.models.calls.Unscorable",
-    "ragtriage.models.calls._Reshaped",  # control flow inside Caller.raw, never escapes it
+    "ragtriage.llm.calls.Unscorable",
+    "ragtriage.llm.calls._Reshaped",  # control flow inside Caller.raw, never escapes it
     "ragtriage.system.generate.GenerationFailed",
 }
 
@@ -107,7 +107,7 @@ def test_internal_errors_still_exist():
 def test_errors_keep_the_bases_callers_catch():
     from ragtriage.judge.prompts import PromptError
     from ragtriage.judge.strategies.base import UnknownStrategyError
-    from ragtriage.models.base import PermanentModelError, TransientModelError
+    from ragtriage.llm.base import PermanentModelError, TransientModelError
 
     assert issubclass(PromptError, ValueError)
     assert issubclass(UnknownStrategyError, ValueError)

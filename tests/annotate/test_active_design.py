@@ -8,7 +8,7 @@ import pytest
 from ragtriage.calibration.grades import load_grades
 from ragtriage.errors import InputError
 from ragtriage.flows.annotate import GradesConfig, prepare_grades
-from tests.triage.test_unsure_audit import _files
+from tests.flows.test_unsure_audit import _files
 
 
 def _audit(tmp_path, calibration: bool = True):

@@ -15,7 +15,7 @@ from ragtriage.calibration.band import Band, GroupBand
 from ragtriage.calibration.record import load_calibration
 from ragtriage.cli.main import main
 from tests.conftest import ROOT
-from tests.triage.test_unsure_audit import CONTEXT
+from tests.flows.test_unsure_audit import CONTEXT
 
 from .conftest import read_jsonl, start_server, wait_saved
 

@@ -1,5 +1,5 @@
 """``ragtriage annotate``'s options: a bad value is one line naming the option, exit 2,
-before any server starts (the option fuzz in tests/hardening leaves out commands that
+before any server starts (the option fuzz in tests/cli leaves out commands that
 serve, since a valid draw would start a server and wait)."""
 
 from __future__ import annotations

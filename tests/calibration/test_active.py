@@ -61,8 +61,7 @@ def test_the_interval_covers_at_the_nominal_rate():
     f, y, d = _population()
     pi = inclusion_probabilities(np.where(d < 0.3, 1.0, 0.2), budget=120)
     hits = sum(
-        (e := ipw_rate(f, draw(pi, seed), y, pi)).low <= y.mean() <= e.high
-        for seed in range(400)
+        (e := ipw_rate(f, draw(pi, seed), y, pi)).low <= y.mean() <= e.high for seed in range(400)
     )
     assert hits / 400 >= 0.91
 
@@ -126,8 +125,7 @@ def test_grades_of_an_active_design_give_the_weighted_rate(tmp_path):
     est = record.ppi(results)  # the audit is the answers the grades were drawn from
     used = [i for i in record.items if i.human is not None and i.decision_cv is not None]
     z = [
-        float(i.decision_cv) + (float(i.human) - float(i.decision_cv)) / i.probability
-        for i in used
+        float(i.decision_cv) + (float(i.human) - float(i.decision_cv)) / i.probability for i in used
     ]
     assert est.estimate == pytest.approx(np.mean(z)) and est.n_labelled == len(used)
     with pytest.raises(InputError, match="not among this audit's scored answers"):

@@ -48,7 +48,7 @@ def test_generator_embedded_is_the_judges_word_and_local_still_works(tmp_path, m
             pass
 
         async def raw(self, request, usage):
-            from ragtriage.models.calls import Unscorable
+            from ragtriage.llm.calls import Unscorable
 
             raise Unscorable("no model in this test")
 

@@ -17,7 +17,7 @@ from ragtriage.data.tables import Qrels, Run, doc_words
 from ragtriage.data.trec import first_duplicate, read_trec_qrels
 from ragtriage.errors import InputError
 from ragtriage.retrieval import ranking
-from tests.retrieval.collection_ids import id_pool
+from tests.support.collection_ids import id_pool
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -3,6 +3,6 @@
 
 from __future__ import annotations
 
-from tests.audits import audit, empty_audit, hostile_audit
+from tests.support.audits import audit, empty_audit, hostile_audit
 
 __all__ = ["audit", "empty_audit", "hostile_audit"]

@@ -264,7 +264,7 @@ class FailingCaller:
         pass
 
     async def raw(self, request, usage):
-        from ragtriage.models.calls import Unscorable
+        from ragtriage.llm.calls import Unscorable
 
         raise Unscorable("model server timed out after 6 attempts")
 

@@ -11,7 +11,7 @@ import pytest
 from ragtriage.cli.main import main
 from ragtriage.results.compare import Comparison, compare, paired
 from ragtriage.results.files import write_json
-from tests.audits import BASE_RANKS, make_audit
+from tests.support.audits import BASE_RANKS, make_audit
 
 # Every answerable query's relevant chunk moved to rank 1 (never-retrieved ones to rank 2).
 BETTER = {q: 1 if r is not None else 2 for q, r in BASE_RANKS.items()}

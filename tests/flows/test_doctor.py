@@ -9,7 +9,7 @@ import pytest
 
 from ragtriage.cli.main import main
 from ragtriage.flows import doctor
-from ragtriage.models.build import (
+from ragtriage.llm.build import (
     PORTABLE_CMAKE_ARGS,
     beyond_portable,
     compiled_features,
@@ -74,7 +74,7 @@ def test_doctor_exit_code_and_fix_lines(monkeypatch, capsys, status, code):
 
 @pytest.mark.slow
 def test_doctor_passes_on_this_install(capsys):
-    from tests.judge.test_local_model import _available
+    from tests.llm.test_local_model import _available
 
     if not _available():
         pytest.fail("the embedded model must be installed: bash scripts/setup.sh")

@@ -7,7 +7,7 @@ import pytest
 from ragtriage.cli.main import main
 from ragtriage.results.files import write_json
 from ragtriage.results.gate import Bar, BarCheck, metric_value, parse_bars
-from tests.audits import BASE_RANKS, make_audit, with_leaks
+from tests.support.audits import BASE_RANKS, make_audit, with_leaks
 
 BETTER = {q: 1 if r is not None else 2 for q, r in BASE_RANKS.items()}
 

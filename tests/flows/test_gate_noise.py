@@ -15,7 +15,7 @@ from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, decided, noise_interva
 from ragtriage.judge.types import Sample, Stability
 from ragtriage.results.gate import Bar, check_bars
 from ragtriage.triage.models import Label
-from tests.audits import make_audit
+from tests.support.audits import make_audit
 
 FLIPS, SHARES = (0.0, 0.05, 0.15, 0.3), (0.6, 0.2, 0.15, 0.05)
 

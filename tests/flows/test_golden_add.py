@@ -11,7 +11,7 @@ from ragtriage.data.golden import load_golden
 from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.results.files import write_json
 from ragtriage.retrieval.evaluate import evaluate_retrieval
-from tests.lifecycle.conftest import write_jsonl
+from tests.support.lifecycle import write_jsonl
 
 CHUNKS = {"a": "Alpha text.", "b": "The N4-300 has four drive bays.", "x": "Cooking pasta."}
 

@@ -9,8 +9,8 @@ import pytest
 from ragtriage import judge_faithfulness
 from ragtriage.errors import InputError
 from ragtriage.judge.api import ajudge_faithfulness, fingerprint, resolve_model
-from ragtriage.models.base import ChatModel
-from tests.judge.fakes import ScriptedModel, choice
+from ragtriage.llm.base import ChatModel
+from tests.support.fakes import ScriptedModel, choice
 
 
 def test_fingerprint_is_stable_and_tracks_what_changes_output():

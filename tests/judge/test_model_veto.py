@@ -15,7 +15,7 @@ from ragtriage.calibration.decision import ThresholdRule, VetoRule, decide_one
 from ragtriage.judge.api import judge_faithfulness
 from ragtriage.judge.strategies.sentences import REJECT
 from ragtriage.judge.types import ContextChunk, JudgeItem
-from tests.judge.fakes import ScriptedModel, choice
+from tests.support.fakes import ScriptedModel, choice
 
 # A swap the model-free checks miss: the same words, the roles exchanged.
 CONTEXT = (ContextChunk(id="c0", text="Serena Williams defeated Maria Sharapova in the final ."),)

@@ -7,8 +7,8 @@ import pytest
 from ragtriage.judge.api import judge_faithfulness
 from ragtriage.judge.outcomes import classify_answer
 from ragtriage.judge.types import Outcome
-from ragtriage.models.base import ModelResponse, PermanentModelError
-from tests.judge.fakes import ScriptedModel, choice
+from ragtriage.llm.base import ModelResponse, PermanentModelError
+from tests.support.fakes import ScriptedModel, choice
 
 CTX = ["Paris is the capital of France. It lies on the Seine."]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragtriage.judge.types import ContextChunk, JudgeItem
-from ragtriage.models.base import ModelResponse
-from tests.judge.fakes import ScriptedModel
+from ragtriage.llm.base import ModelResponse
+from tests.support.fakes import ScriptedModel
 
 pytest.importorskip("ragas", reason="optional extra: pip install '.[ragas]'")
 

@@ -17,7 +17,7 @@ import pytest
 from ragtriage.judge.api import ajudge_run
 from ragtriage.judge.items import load_answers
 from ragtriage.judge.types import JudgeResult, Outcome
-from ragtriage.models.replay import ReplayModel
+from ragtriage.llm.replay import ReplayModel
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "judge"
 RECORDING = FIXTURES / "embedded_calibration_recording.jsonl"
@@ -78,9 +78,9 @@ def test_unrecorded_request_is_unscored_not_invented():
 
 def test_seeded_cache_makes_the_real_model_free(tmp_path):
     """Seed a cache from the recording; the embedded model then makes zero calls."""
-    from ragtriage.models.cache import ResponseCache
-    from ragtriage.models.local import LocalModel
-    from ragtriage.models.replay import seed_cache
+    from ragtriage.llm.cache import ResponseCache
+    from ragtriage.llm.local import LocalModel
+    from ragtriage.llm.replay import seed_cache
 
     cache = ResponseCache(tmp_path / "c.sqlite")
     assert seed_cache(RECORDING, cache) == len(RECORDING.read_text().splitlines()) - 1

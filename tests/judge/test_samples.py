@@ -17,9 +17,9 @@ from ragtriage.errors import InputError
 from ragtriage.judge.api import ajudge_run
 from ragtriage.judge.samples import decided
 from ragtriage.judge.types import JudgeResult, Outcome
-from ragtriage.models.base import ModelRequest, ModelResponse
-from ragtriage.models.cache import ResponseCache
-from tests.judge.fakes import ScriptedModel, answer_items, choice
+from ragtriage.llm.base import ModelRequest, ModelResponse
+from ragtriage.llm.cache import ResponseCache
+from tests.support.fakes import ScriptedModel, answer_items, choice
 
 
 def _outcome(votes: list[str], limit: int) -> str | None:
@@ -168,7 +168,7 @@ def test_samples_that_cannot_differ_are_refused():
 
 
 def test_the_first_sample_keeps_the_key_it_had_before_samples():
-    from ragtriage.models.base import Message, cache_key
+    from ragtriage.llm.base import Message, cache_key
 
     model = ScriptedModel(lambda r, n: choice(0.9))
     request = ModelRequest(messages=(Message(role="user", content="x"),))

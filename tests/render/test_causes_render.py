@@ -14,7 +14,7 @@ from ragtriage.render.html import render_html
 from ragtriage.render.terminal import audit_summary
 from ragtriage.render.views import evidence_line
 from ragtriage.triage.cause_types import Cause, CauseEvidence
-from tests.audits import make_audit
+from tests.support.audits import make_audit
 
 
 def _case(audit, case_id):

@@ -11,7 +11,7 @@ from ragtriage.render.html import render_html
 from ragtriage.render.markdown import render_markdown
 from ragtriage.render.terminal import audit_summary
 from ragtriage.triage.models import CalibrationStatus
-from tests.audits import make_audit, with_leaks
+from tests.support.audits import make_audit, with_leaks
 
 LEAK = "Gate fails whatever the bars: 1 leak (q01)."
 

@@ -15,7 +15,7 @@ from ragtriage.errors import InputError
 from ragtriage.render import plots
 from ragtriage.render.html import CSP, render_html
 from ragtriage.render.writer import write_reports
-from tests.audits import make_audit, with_leaks
+from tests.support.audits import make_audit, with_leaks
 
 TINY_PNG = plots.metric_bars(make_audit().retrieval)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ragtriage.render.html import CSP, render_html
-from tests.audits import HOSTILE, IMG, SCRIPT, make_audit
+from tests.support.audits import HOSTILE, IMG, SCRIPT, make_audit
 
 CHROMIUM = Path("/usr/bin/chromium")
 TITLE = "ragtriage audit report"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ragtriage.render.html import render_html
-from tests.audits import make_audit
+from tests.support.audits import make_audit
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from ragtriage.render.markdown import escape, render_markdown
-from tests.audits import make_audit, with_leaks
+from tests.support.audits import make_audit, with_leaks
 
 PARSER = MarkdownIt("commonmark").enable("table")
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ragtriage import evaluate_retrieval
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.errors import InputError
-from tests.retrieval.collection_ids import id_pool
+from tests.support.collection_ids import id_pool
 
 # ragtriage name -> trec_eval measure
 PAIRS = {

@@ -140,8 +140,8 @@ def test_a_claims_judge_verdicts_name_the_cause(tmp_path):
     """With a claims judge its verdicts stand in for the sentence test: a claim it finds in
     no chunk fails an answer the 0.5 rule calls faithful (unsupported, source judge), one
     supported only by a non-golden chunk is misled; the diagnostics say whose entailment."""
-    from ragtriage.models.base import ModelResponse
-    from tests.judge.fakes import ScriptedModel
+    from ragtriage.llm.base import ModelResponse
+    from tests.support.fakes import ScriptedModel
 
     answers = {
         "ok": BIKE_ANSWERS["ok"] + " The first service is free at any Porter dealer.",

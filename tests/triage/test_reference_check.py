@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from ragtriage.flows.audit import AuditConfig, audit
-from ragtriage.models.base import ModelResponse
+from ragtriage.llm.base import ModelResponse
 from ragtriage.triage.cause_types import Cause
 from ragtriage.triage.models import Label
-from tests.judge.fakes import ScriptedModel
+from tests.support.fakes import ScriptedModel
 
 
 def claims_reply(request, number):

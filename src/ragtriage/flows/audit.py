@@ -46,10 +46,10 @@ from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint, judge_options
 from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
-from ragtriage.models.base import ChatModel
-from ragtriage.models.cache import ResponseCache, default_cache_path
-from ragtriage.models.calls import Caller
-from ragtriage.models.local import require_llama
+from ragtriage.llm.base import ChatModel
+from ragtriage.llm.cache import ResponseCache, default_cache_path
+from ragtriage.llm.calls import Caller
+from ragtriage.llm.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.sections import versions

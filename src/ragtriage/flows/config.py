@@ -14,7 +14,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from ragtriage.models.modes import JSON_MODES as LITELLM_JSON_MODES
+from ragtriage.llm.modes import JSON_MODES as LITELLM_JSON_MODES
 
 __all__ = [
     "API_BASE",

@@ -40,9 +40,9 @@ from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_mod
 from ragtriage.judge.history import PriorTurn, ajudge_with_history, attribute, history_chunks
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
-from ragtriage.models.base import ChatModel
-from ragtriage.models.cache import ResponseCache, default_cache_path
-from ragtriage.models.local import require_llama
+from ragtriage.llm.base import ChatModel
+from ragtriage.llm.cache import ResponseCache, default_cache_path
+from ragtriage.llm.local import require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.sections import versions

@@ -1,7 +1,7 @@
 """``ragtriage doctor``: check what a newcomer's install needs, and say what to fix.
 
 Each check returns a :class:`Check`; a failure carries its fix. The model is exercised
-only in a child process (:class:`~ragtriage.models.worker.WorkerProcess`): a
+only in a child process (:class:`~ragtriage.llm.worker.WorkerProcess`): a
 llama.cpp build that segfaults on this CPU is reported, not fatal to the doctor.
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Literal
 
 from ragtriage.atomic import file_sha256
-from ragtriage.models.base import Message, ModelRequest
-from ragtriage.models.build import (
+from ragtriage.llm.base import Message, ModelRequest
+from ragtriage.llm.build import (
     INSTALL_COMMAND,
     LLAMA_CPP_VERSION,
     REBUILD_COMMAND,
@@ -30,8 +30,8 @@ from ragtriage.models.build import (
     cpu_flags,
     unsupported_features,
 )
-from ragtriage.models.cache import default_cache_path
-from ragtriage.models.weights import MODEL_SHA256, cache_dir, model_path
+from ragtriage.llm.cache import default_cache_path
+from ragtriage.llm.weights import MODEL_SHA256, cache_dir, model_path
 
 __all__ = ["Check", "run_checks"]
 
@@ -98,8 +98,8 @@ def llama_build(info: str) -> Check:
 
 def generation(n_threads: int | None = None) -> tuple[Check, str]:
     """One token from the embedded model in a child process, and the build it reports."""
-    from ragtriage.models.engine import default_threads
-    from ragtriage.models.worker import WorkerProcess
+    from ragtriage.llm.engine import default_threads
+    from ragtriage.llm.worker import WorkerProcess
 
     worker = WorkerProcess(n_threads=n_threads or default_threads(), n_ctx=512)
     request = ModelRequest(
@@ -134,7 +134,7 @@ def writable(name: str, folder: Path) -> Check:
 
 def litellm_offline(timeout_s: float = 120.0) -> Check:
     """Import litellm in a child whose proxies lead nowhere: it must not need the network."""
-    code = "import ragtriage.models.litellm_model, litellm; print(litellm.__name__)"
+    code = "import ragtriage.llm.litellm_model, litellm; print(litellm.__name__)"
     env = {
         **os.environ,
         "HTTP_PROXY": "http://127.0.0.1:9",

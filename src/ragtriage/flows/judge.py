@@ -44,7 +44,7 @@ from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, Verdict
 from ragtriage.judge.spec import JudgeSpec
 from ragtriage.judge.strategies.base import needs_model
 from ragtriage.judge.types import JudgeResult
-from ragtriage.models.cache import ResponseCache, default_cache_path
+from ragtriage.llm.cache import ResponseCache, default_cache_path
 from ragtriage.results.files import write_json
 from ragtriage.triage.calibrated import find_decider, model_free_decider
 

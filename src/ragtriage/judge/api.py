@@ -25,9 +25,9 @@ from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.strategies.base import STRATEGIES, Strategy, get_strategy, needs_model
 from ragtriage.judge.strategies.common import precheck
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult, Usage
-from ragtriage.models.base import ChatModel, ModelRequest
-from ragtriage.models.cache import ResponseCache, default_cache_path
-from ragtriage.models.calls import Caller, RetryPolicy
+from ragtriage.llm.base import ChatModel, ModelRequest
+from ragtriage.llm.cache import ResponseCache, default_cache_path
+from ragtriage.llm.calls import Caller, RetryPolicy
 
 __all__ = [
     "STRATEGIES",
@@ -54,12 +54,12 @@ def resolve_model(model: str | ChatModel | None, **options: Any) -> ChatModel:
     if model is not None and not isinstance(model, str):
         return model
     if model is None or model in (EMBEDDED, "local") or model.startswith("local/"):
-        from ragtriage.models.local import LocalModel
+        from ragtriage.llm.local import LocalModel
 
         return LocalModel(n_threads=options.get("threads"))
     if model.startswith("replay:"):
         return _replay(Path(model.removeprefix("replay:")))
-    from ragtriage.models.litellm_model import LiteLLMModel
+    from ragtriage.llm.litellm_model import LiteLLMModel
 
     keep = {k: options[k] for k in ("api_base", "json_mode", "timeout") if options.get(k)}
     return LiteLLMModel(model, **keep)
@@ -67,7 +67,7 @@ def resolve_model(model: str | ChatModel | None, **options: Any) -> ChatModel:
 
 def _replay(path: Path) -> ChatModel:
     """A recording to replay; a missing or unreadable one is an input error naming it."""
-    from ragtriage.models.replay import ReplayModel
+    from ragtriage.llm.replay import ReplayModel
 
     if not path.is_file():
         raise InputError("no such recording (replay:FILE)", path=path, field="--judge")

@@ -16,8 +16,8 @@ from pydantic import BaseModel
 from ragtriage.judge.strategies.base import Strategy
 from ragtriage.judge.strategies.common import precheck
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem
-from ragtriage.models.base import ChatModel, ModelRequest, cache_key
-from ragtriage.models.cache import ResponseCache
+from ragtriage.llm.base import ChatModel, ModelRequest, cache_key
+from ragtriage.llm.cache import ResponseCache
 
 __all__ = ["CostEstimate", "estimate"]
 

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from ragtriage.errors import EXIT_INPUT, RagtriageError
-from ragtriage.models.base import Message
+from ragtriage.llm.base import Message
 
 __all__ = ["Prompt", "PromptError", "load_prompt", "prompts_dir"]
 

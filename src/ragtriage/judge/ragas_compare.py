@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragtriage.judge.types import JudgeItem
-from ragtriage.models.base import ChatModel, ModelRequest, as_messages
+from ragtriage.llm.base import ChatModel, ModelRequest, as_messages
 
 __all__ = ["RagasResult", "ragas_faithfulness"]
 

@@ -105,7 +105,7 @@ def check_model(model: str, text: str, field: str = FIELD) -> None:
     work: it used to run, leave most answers unscored and exit 0."""
     if model == EMBEDDED or model.startswith("replay:"):
         return
-    from ragtriage.models.litellm_model import known_model, model_suggestions
+    from ragtriage.llm.litellm_model import known_model, model_suggestions
 
     if known_model(model):
         return

@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragtriage.models.base import Usage
+from ragtriage.llm.base import Usage
 
 __all__ = [
     "Claim",

@@ -13,8 +13,8 @@ from ragtriage.judge.items import fence_contexts
 from ragtriage.judge.lexical import content_words, split_sentences
 from ragtriage.judge.prompts import load_prompt
 from ragtriage.judge.types import ContextChunk, Usage
-from ragtriage.models.base import ModelRequest
-from ragtriage.models.calls import Caller, Unscorable
+from ragtriage.llm.base import ModelRequest
+from ragtriage.llm.calls import Caller, Unscorable
 from ragtriage.retrieval.retrievers import Hit, load_callable
 
 __all__ = [

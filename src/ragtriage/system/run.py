@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from ragtriage.data.models import GoldenSet
-from ragtriage.models.calls import Caller
+from ragtriage.llm.calls import Caller
 from ragtriage.retrieval.retrievers import Hit, run_retriever
 from ragtriage.system.generate import (
     EMBEDDED,

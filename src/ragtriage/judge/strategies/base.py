@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 from ragtriage.errors import InputError
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult
-from ragtriage.models.base import ModelRequest
-from ragtriage.models.calls import Caller
+from ragtriage.llm.base import ModelRequest
+from ragtriage.llm.calls import Caller
 
 __all__ = [
     "STRATEGIES",

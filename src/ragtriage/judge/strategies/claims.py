@@ -27,8 +27,8 @@ from ragtriage.judge.types import (
     Usage,
     Verdict,
 )
-from ragtriage.models.base import ModelRequest, ModelResponse
-from ragtriage.models.calls import Caller, Unscorable
+from ragtriage.llm.base import ModelRequest, ModelResponse
+from ragtriage.llm.calls import Caller, Unscorable
 
 __all__ = ["ClaimStrategy", "ClaimVerdict", "ClaimsOutput", "PROMPT", "parse_claims"]
 

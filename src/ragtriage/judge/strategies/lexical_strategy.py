@@ -9,7 +9,7 @@ from ragtriage.judge.lexical import WORDS_VERSION, sentence_support
 from ragtriage.judge.strategies.base import register
 from ragtriage.judge.strategies.common import lexical_signals, make_result
 from ragtriage.judge.types import Claim, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
-from ragtriage.models.base import ModelRequest
+from ragtriage.llm.base import ModelRequest
 
 __all__ = ["LexicalStrategy"]
 

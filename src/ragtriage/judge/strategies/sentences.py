@@ -50,8 +50,8 @@ from ragtriage.judge.types import (
     Outcome,
     Usage,
 )
-from ragtriage.models.base import ModelRequest, ModelResponse
-from ragtriage.models.calls import Caller, Unscorable
+from ragtriage.llm.base import ModelRequest, ModelResponse
+from ragtriage.llm.calls import Caller, Unscorable
 
 __all__ = ["PROMPT", "REJECT", "SCHEMA", "SentenceStrategy", "probability"]
 

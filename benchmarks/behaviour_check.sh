@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Digests of the outputs the restructuring must keep byte-identical (issue 34's Done-when):
+# retrieval on trec_eval's own files, the model-free audit of the handbook set, calibrate
+# with the lexical judge on the shipped grades, and the retrieval report of the 300k benchmark's
+# seeded run (benchmarks/retrieval_scale.py's generator). Values that differ on every run (wall
+# seconds, dates, the output folder, the run digest's name) are blanked by normalise.py
+# before hashing; everything else counts.
+#
+#   bash benchmarks/behaviour_check.sh            # prints "<sha256>  <name>" per output
+#   bash benchmarks/behaviour_check.sh --keep D   # also keeps the normalised files in D
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KEEP=""
+if [[ "${1:-}" == "--keep" ]]; then KEEP="$2"; fi
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+T=tests/fixtures/trec_eval
+
+ragtriage retrieval --run $T/results.test --qrels $T/qrels.test -o "$W/trec.json" > "$W/trec.txt" 2>&1
+ragtriage retrieval --run $T/results.test --qrels $T/qrels.rel_level -o "$W/trec_graded.json" > "$W/trec_graded.txt" 2>&1
+ragtriage audit --golden golden_sets/handbook --generator extractive --judge lexical \
+  --cache "$W/cache.sqlite" -o "$W/audit" > "$W/audit.txt" 2>&1
+ragtriage calibrate human_grades/expertqa/grades.jsonl human_grades/begin_wow/grades.jsonl \
+  --judge lexical --out "$W/cal" > "$W/calibrate.txt" 2>&1
+mkdir -p "$W/scale"
+python -c "import sys; sys.path.insert(0, 'benchmarks'); from pathlib import Path; from retrieval_scale import generate; generate(300_000, Path(sys.argv[1]))" "$W/scale"
+ragtriage retrieval --run "$W/scale/run-300k.trec" --qrels "$W/scale/qrels-300k.trec" -o "$W/scale.json" > "$W/scale.txt" 2>&1
+rm -rf "$W/scale" "$W/cache.sqlite"
+
+python benchmarks/behaviour_normalise.py "$W"
+( cd "$W" && find . -type f ! -name '*.png' | LC_ALL=C sort | xargs sha256sum )
+( cd "$W" && find . -type f -name '*.png' | LC_ALL=C sort | sed 's/$/  (png: present)/' )
+if [[ -n "$KEEP" ]]; then rm -rf "$KEEP"; cp -r "$W" "$KEEP"; fi
