@@ -20,7 +20,7 @@ ragtriage retrieval --run $T/results.test --qrels $T/qrels.test -o "$W/trec.json
 ragtriage retrieval --run $T/results.test --qrels $T/qrels.rel_level -o "$W/trec_graded.json" > "$W/trec_graded.txt" 2>&1
 ragtriage audit --golden golden_sets/handbook --generator extractive --judge lexical \
   --cache "$W/cache.sqlite" -o "$W/audit" > "$W/audit.txt" 2>&1
-ragtriage calibrate human_grades/expertqa/grades.jsonl human_grades/begin_wow/grades.jsonl \
+ragtriage calibrate human_grades \
   --judge lexical --out "$W/cal" > "$W/calibrate.txt" 2>&1
 mkdir -p "$W/scale"
 python -c "import sys; sys.path.insert(0, 'benchmarks'); from pathlib import Path; from retrieval_scale import generate; generate(300_000, Path(sys.argv[1]))" "$W/scale"
