@@ -28,6 +28,5 @@ ragtriage retrieval --run "$W/scale/run-300k.trec" --qrels "$W/scale/qrels-300k.
 rm -rf "$W/scale" "$W/cache.sqlite"
 
 python benchmarks/behaviour_normalise.py "$W"
-( cd "$W" && find . -type f ! -name '*.png' | LC_ALL=C sort | xargs sha256sum )
-( cd "$W" && find . -type f -name '*.png' | LC_ALL=C sort | sed 's/$/  (png: present)/' )
+( cd "$W" && find . -type f | LC_ALL=C sort | xargs sha256sum )
 if [[ -n "$KEEP" ]]; then rm -rf "$KEEP"; cp -r "$W" "$KEEP"; fi

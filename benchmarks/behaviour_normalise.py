@@ -13,12 +13,13 @@ from pathlib import Path
 
 _VARYING = "|".join(
     [r"seconds\w*", r"wall\w*", r"elapsed\w*", r"\w*_seconds", r"created\w*", r"started\w*"]
-    + [r"finished\w*", "written_at", "date", "timestamp"]
+    + [r"finished\w*", "written_at", "date", "timestamp", r"\w+_s"]
 )
 _RULES = [
     (re.compile(r"/tmp/tmp[\w.]+"), "<tmp>"),
     (re.compile(rf'"({_VARYING})": ("[^"]*"|[-\d.eE+]+|null)'), r'"\1": "<varies>"'),
     (re.compile(r"\b\d+(\.\d+)? ?(s|ms|min)\b"), "<time>"),
+    (re.compile(r"^timings \(s\): .*$", re.M), "timings (s): <varies>"),
     (re.compile(r"\b20\d\d-\d\d-\d\d[T ][\d:.+Z-]+"), "<date>"),
     (re.compile(r'"(sha256|blake3)"'), '"<digest>"'),
     (re.compile(r"\b(sha256|blake3)\b"), "<digest>"),
@@ -26,6 +27,7 @@ _RULES = [
 
 
 def normalise(text: str) -> str:
+    text = text.replace(str(Path.cwd()), "<repo>")  # the checkout's own path
     for pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)
     return text
