@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from functools import lru_cache
 
 from ragtriage.judge.types import JudgeResult, Outcome, Sample, Stability
 from ragtriage.stats import wilson_interval
@@ -45,6 +44,7 @@ __all__ = [
     "noise_interval",
     "settled_probability",
     "stability",
+    "vote_prior",
 ]
 
 FAITHFUL, UNFAITHFUL = "faithful", "unfaithful"
@@ -135,16 +135,50 @@ async def draw(
     )
 
 
-@lru_cache(maxsize=4096)
-def settled_probability(agree: int, voted: int) -> float:
-    """P(the judge's own majority, over endless samples, is the verdict ``agree`` of
-    ``voted`` samples voted), under Jeffreys' prior Beta(1/2, 1/2) on the share: what
-    ``voted`` samples tell of a verdict that more samples could still turn."""
-    from scipy.stats import beta
+# the grid of vote probabilities the prior lives on: 0.5 itself is left out, so every
+# grid point has a settled verdict (more than half of endless samples one way)
+GRID = tuple(i / 20 for i in range(21) if i != 10)
+EM_STEPS = 200
+REPLICATES = 50
 
-    if voted == 0:
-        return 0.5
-    return float(beta.sf(0.5, agree + 0.5, voted - agree + 0.5))
+
+def vote_prior(votes: list[tuple[int, int]]) -> list[float]:
+    """The share of cases at each :data:`GRID` vote probability, estimated from the
+    run's own ``(for, voted)`` counts (empirical Bayes: the maximum-likelihood mixture of
+    binomials on the grid, by EM from the uniform share, a fixed number of steps).
+
+    The stopping rule does not enter: the sequential stop depends only on the votes
+    already drawn, so the likelihood of a case's votes is ``p**for * (1-p)**against``
+    however many were drawn (the likelihood principle)."""
+    import numpy as np
+
+    like = _likelihood(votes)
+    share = np.full(len(GRID), 1 / len(GRID))
+    for _ in range(EM_STEPS):
+        post = like * share
+        post /= post.sum(axis=1, keepdims=True)
+        share = post.mean(axis=0)
+    return [float(s) for s in share]
+
+
+def _likelihood(votes: list[tuple[int, int]]):
+    import numpy as np
+
+    grid = np.array(GRID)
+    agree = np.array([a for a, _ in votes], dtype=float)[:, None]
+    against = np.array([n - a for a, n in votes], dtype=float)[:, None]
+    return grid**agree * (1 - grid) ** against
+
+
+def settled_probability(votes: list[tuple[int, int]], prior: list[float] | None = None):
+    """Each case's P(its settled verdict, the majority of endless samples, is *for*)
+    given its ``(for, voted)`` votes, under ``prior`` on the vote probability (default:
+    :func:`vote_prior` of ``votes`` itself). A case with no vote keeps the prior's odds."""
+    import numpy as np
+
+    share = np.array(vote_prior(votes) if prior is None else prior)
+    post = _likelihood(votes) * share
+    return post[:, np.array(GRID) > 0.5].sum(axis=1) / post.sum(axis=1)
 
 
 def noise_interval(
@@ -154,20 +188,83 @@ def noise_interval(
     cases count for the rate whatever the judge says; each case of ``votes`` ``(for,
     voted)`` counts by its samples' majority, and may yet settle the other way.
 
-    The upper end counts every case whose majority is for the rate, and adds the cases
-    whose majority is against it that settle for it: each with :func:`settled_probability`
-    (Jeffreys), their count's exact (Poisson-binomial) quantile at ``1 - (1 - level) / 2``.
-    The lower end is the same the other way round. So a bar is missed on a rate's upper
-    end only when even the cases the judge's samples leave in doubt cannot lift it: a
-    unanimous case keeps a small doubt (2 of 2 samples: 0.08), a split one a large one."""
+    **What it bounds**: the *settled* rate, each case counted by the majority of endless
+    samples. A case's samples leave that open: a majority of 3 or 5 votes is itself wrong
+    with a probability that grows with the case's flip rate (flip rate 0.4, 5 votes:
+    0.32), and the sequential stop keeps a case's votes few.
+
+    **How**: each case's P(settled for | its votes) by :func:`settled_probability` under
+    the prior the run's own votes estimate (:func:`vote_prior`, empirical Bayes: how
+    often cases of this judge on this golden set are near a coin flip, and on which
+    side). The settled count is at most the majority count plus the cases whose majority
+    is against the rate that settle for it; the upper end adds that number's exact
+    (Poisson-binomial) ``1 - (1 - level) / 2`` quantile, the lower end the same the other
+    way round. Leaving out the cases that settle the other way makes each end
+    conservative.
+
+    **Valid when** the cases are exchangeable draws from one population of vote
+    probabilities (so the run's own votes estimate its shape) and samples of a case are
+    independent given its probability; the stop is ignorable (see :func:`vote_prior`).
+    The estimated prior's own error is not propagated: with few cases (tens) or few votes
+    a case the interval can be too narrow; benchmarks/gate_noise_sim.py measures it."""
     point = fixed + sum(2 * agree > voted for agree, voted in votes)
-    against = [settled_probability(a, n) for a, n in votes if 2 * a <= n]
-    for_ = [1 - settled_probability(a, n) for a, n in votes if 2 * a > n]
     tail = (1 - level) / 2
+    low, high = _turned(votes, tail)
+    return max(0.0, (point - low) / total), min(1.0, (point + high) / total)
+
+
+def _turned(votes: list[tuple[int, int]], tail: float) -> tuple[int, int]:
+    """The ``1 - tail`` quantiles of how many cases whose majority is for (against) the
+    rate settle the other way: each case's chance under a prior re-estimated on
+    :data:`REPLICATES` Bayesian-bootstrap reweightings of the cases (fixed seed), the
+    count's distribution averaged over them, so the prior's own error is in it."""
+    import numpy as np
+    from scipy.stats import beta
+
+    if not votes:
+        return 0, 0
+    kinds, counts = np.unique(np.array(votes), axis=0, return_counts=True)
+    rng = np.random.default_rng(0)
+    weights = rng.gamma(np.broadcast_to(counts, (REPLICATES, counts.size)))
+    prior = _em(_likelihood([tuple(v) for v in kinds.tolist()]), weights)
+    post = _likelihood([tuple(v) for v in kinds.tolist()])[None] * prior[:, None, :]
+    p_for = post[:, :, np.array(GRID) > 0.5].sum(axis=2) / post.sum(axis=2)
+    # never less doubt than Jeffreys' prior alone leaves: a prior estimated from few
+    # flaky cases can all but rule out a turn that one prior free of the run allows
+    jeffreys = beta.sf(0.5, kinds[:, 0] + 0.5, kinds[:, 1] - kinds[:, 0] + 0.5)
+    majority = 2 * kinds[:, 0] > kinds[:, 1]
     return (
-        max(0.0, (point - _upper_count(for_, tail)) / total),
-        min(1.0, (point + _upper_count(against, tail)) / total),
+        _quantile(counts[majority], np.maximum(1 - p_for, 1 - jeffreys)[:, majority], tail),
+        _quantile(counts[~majority], np.maximum(p_for, jeffreys)[:, ~majority], tail),
     )
+
+
+def _em(like, weights):
+    """Grid priors maximising each replicate's weighted likelihood (EM, uniform start)."""
+    import numpy as np
+
+    share = np.full((weights.shape[0], like.shape[1]), 1 / like.shape[1])
+    w = weights / weights.sum(axis=1, keepdims=True)
+    for _ in range(EM_STEPS):
+        post = like[None] * share[:, None, :]
+        post /= post.sum(axis=2, keepdims=True)
+        share = (post * w[:, :, None]).sum(axis=1)
+    return share
+
+
+def _quantile(counts, probs, tail: float) -> int:
+    """The ``1 - tail`` quantile of a sum of binomials ``(counts[t], probs[b, t])``,
+    its distribution averaged over the replicates ``b``."""
+    import numpy as np
+    from scipy.signal import fftconvolve
+    from scipy.stats import binom
+
+    dist = np.ones((probs.shape[0], 1))
+    for t, c in enumerate(counts.tolist()):
+        pmf = binom.pmf(np.arange(c + 1)[None, :], c, probs[:, t : t + 1])
+        dist = np.clip(fftconvolve(dist, pmf, axes=1), 0, None)
+    mean = dist.mean(axis=0)
+    return int(np.searchsorted(np.cumsum(mean) / mean.sum(), 1 - tail - 1e-12))
 
 
 def _upper_count(probs: list[float], tail: float) -> int:
