@@ -35,7 +35,7 @@ from ragtriage.calibration.active import (
     ipw_rate,
 )
 from ragtriage.calibration.band import margins
-from ragtriage.calibration.fit import calibrate
+from ragtriage.calibration.fit import fit_record
 from ragtriage.calibration.grades import load_grades
 from ragtriage.calibration.judges import run_judge
 from ragtriage.calibration.threshold import subset
@@ -54,7 +54,7 @@ def _shipped() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     results, _, _ = run_judge(
         JudgeSpec.parse("lexical"), [i.judge_item() for i in items], ROOT / "human_grades/_judged"
     )
-    record = calibrate(items, results, judge_name="lexical", grades_digest={}, resamples=100)
+    record = fit_record(items, results, judge_name="lexical", grades_digest={}, resamples=100)
     by = {r.item_id: r for r in results}
     rows = {i.id: _features(i, by[i.id]) for i in items if by[i.id].outcome == Outcome.SCORED}
     kept = [i for i in record.items if i.decision_cv is not None and i.human is not None]

@@ -30,7 +30,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from ragtriage.calibration.fit import calibrate
+from ragtriage.calibration.fit import fit_record
 from ragtriage.calibration.grades import load_grades
 from ragtriage.calibration.stability import self_agreement
 from ragtriage.judge.api import ajudge_run
@@ -107,7 +107,7 @@ def main() -> None:
         model.close()
     seconds = time.time() - started
     done = [g for g in graded if g.id in results]
-    record = calibrate(
+    record = fit_record(
         done,
         list(results.values()),
         judge_name=f"embedded@T{args.temperature:g}x{args.samples}",

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragtriage.flows.calibrate import run_calibration
+from ragtriage.flows.calibrate import calibrate
 from ragtriage.judge.api import judge_faithfulness
 from ragtriage.judge.items import load_answers
 
@@ -68,7 +68,7 @@ def _kappas(rows: list[dict], edit: Edit, folder: Path) -> tuple[np.ndarray, np.
     path.write_text("".join(json.dumps(edit(copy.deepcopy(r))) + "\n" for r in rows))
     selected, baseline = [], []
     for seed in SEEDS:
-        (run,) = run_calibration(GRADES, judged=[path], seed=seed, resamples=50)
+        (run,) = calibrate(GRADES, judged=[path], seed=seed, resamples=50)
         scopes = run.record.scopes
         selected.append([scopes[s].selected.cv.kappa for s in SCOPES])
         baseline.append(

@@ -504,7 +504,7 @@ def formats_page() -> str:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     # the conversation files' rows, from what the conversation readers take from them
-    from tests.conversations.test_conversations import conversation_table
+    from tests.flows.test_conversations import conversation_table
 
     return head + "".join(rows) + conversation_table()
 

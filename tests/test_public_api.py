@@ -45,7 +45,7 @@ FACE = {
     },
     "ragtriage.calibration": {
         "CalibrationRecord", "GradedItem", "HumanGrade", "PPIEstimate",
-        "StaleCalibrationError", "calibrate", "ensure_fresh", "is_stale", "load_calibration",
+        "StaleCalibrationError", "fit_record", "ensure_fresh", "is_stale", "load_calibration",
         "load_grades", "ppi_rate",
     },
     "ragtriage.results": {
@@ -72,10 +72,10 @@ def test_the_public_face_is_what_it_says(name):
 
 def test_the_face_gives_the_real_objects():
     from ragtriage.flows.audit_api import audit
-    from ragtriage.flows.calibrate import run_calibration
+    from ragtriage.flows.calibrate import calibrate
     from ragtriage.retrieval.evaluate import RetrievalEvaluator
 
-    assert ragtriage.audit is audit and ragtriage.calibrate is run_calibration
+    assert ragtriage.audit is audit and ragtriage.calibrate is calibrate
     assert ragtriage.RetrievalEvaluator is RetrievalEvaluator
     assert ragtriage.judge.JudgeResult is ragtriage.JudgeResult
     results, flows = (importlib.import_module(f"ragtriage.{n}") for n in ("results", "flows"))

@@ -28,7 +28,7 @@ _PUBLIC = {
     "evaluate_retrieval": ("ragtriage.retrieval.evaluate", "evaluate_retrieval"),
     "RetrievalEvaluator": ("ragtriage.retrieval.evaluate", "RetrievalEvaluator"),
     "judge_faithfulness": ("ragtriage.judge.api", "judge_faithfulness"),
-    "calibrate": ("ragtriage.flows.calibrate", "run_calibration"),
+    "calibrate": ("ragtriage.flows.calibrate", "calibrate"),
     "audit": ("ragtriage.flows.audit_api", "audit"),
     "AuditConfig": ("ragtriage.flows.audit", "AuditConfig"),
     "compare": ("ragtriage.results.compare", "compare"),

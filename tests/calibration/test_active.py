@@ -99,7 +99,7 @@ def test_calibrate_plan_reads_the_records_out_of_fold_residuals():
 
 
 def test_grades_of_an_active_design_give_the_weighted_rate(tmp_path):
-    from ragtriage.calibration.fit import calibrate
+    from ragtriage.calibration.fit import fit_record
     from ragtriage.calibration.grades import load_grades
     from ragtriage.errors import InputError
     from ragtriage.judge.api import judge_faithfulness
@@ -120,7 +120,7 @@ def test_grades_of_an_active_design_give_the_weighted_rate(tmp_path):
         load_grades(tmp_path / "bad.jsonl")
     items = load_grades(path)
     results = judge_faithfulness([i.judge_item() for i in items], judge="lexical", cache=None)
-    record = calibrate(items, results, judge_name="lexical", grades_digest={}, resamples=100)
+    record = fit_record(items, results, judge_name="lexical", grades_digest={}, resamples=100)
     assert any(w.startswith("ACTIVE DESIGN") for w in record.warnings)
     est = record.ppi(results)  # the audit is the answers the grades were drawn from
     used = [i for i in record.items if i.human is not None and i.decision_cv is not None]

@@ -6,8 +6,8 @@ import pytest
 
 from ragtriage.calibration import (
     StaleCalibrationError,
-    calibrate,
     ensure_fresh,
+    fit_record,
     is_stale,
     load_calibration,
     load_grades,
@@ -25,7 +25,7 @@ def record_and_results(tmp_path_factory):
     path = tmp / "g" / "grades.jsonl"
     path.parent.mkdir()
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    record = calibrate(
+    record = fit_record(
         load_grades(path), results, judge_name="synthetic", grades_digest={}, resamples=200
     )
     return record, results
@@ -134,7 +134,7 @@ def test_reproducible(record_and_results, tmp_path):
     rows, _ = synthetic(n=150, seed=1)
     path = tmp_path / "grades.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    again = calibrate(
+    again = fit_record(
         load_grades(path), results, judge_name="synthetic", grades_digest={}, resamples=200
     )
     assert again.model_dump() == record.model_dump()
@@ -152,7 +152,7 @@ def test_several_graders_give_alpha_and_ties_are_listed(tmp_path):
     path = tmp_path / "grades.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     items = load_grades(path)
-    record = calibrate(items, results, judge_name="s", grades_digest={}, resamples=100)
+    record = fit_record(items, results, judge_name="s", grades_digest={}, resamples=100)
     pooled = record.scopes["pooled"]
     assert pooled.n_multi_graded == 60
     data = np.full((2, 60), np.nan)
@@ -174,7 +174,7 @@ def test_judge_reporting_only_its_score_still_gets_the_lexical_baseline(tmp_path
     bare = [r.model_copy(update={"signals": {}}) for r in results]
     path = tmp_path / "grades.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    record = calibrate(load_grades(path), bare, judge_name="s", grades_digest={}, resamples=100)
+    record = fit_record(load_grades(path), bare, judge_name="s", grades_digest={}, resamples=100)
     pooled = record.scopes["pooled"]
     assert "lexical" in {b.name for b in pooled.baselines}  # computed from the graded text
     for rule in [record.rule, *record.fold_rules]:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from ragtriage.calibration import calibrate, load_calibration, load_grades
+from ragtriage.calibration import fit_record, load_calibration, load_grades
 from ragtriage.errors import InputError
 from ragtriage.judge.types import JudgeResult, Outcome
 from ragtriage.render.format import fmt
@@ -85,7 +85,7 @@ def test_every_record_calibrate_writes_loads_back(case, tmp_path_factory):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     try:
         items = load_grades(path)
-        record = calibrate(
+        record = fit_record(
             items, results, judge_name="j", grades_digest={}, folds=folds, resamples=100
         )
     except InputError:
@@ -118,7 +118,7 @@ def test_majority_baseline_on_mostly_faithful_grades_loads(tmp_path):
     ]
     path = tmp_path / "grades.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    record = calibrate(load_grades(path), results, judge_name="j", grades_digest={}, resamples=100)
+    record = fit_record(load_grades(path), results, judge_name="j", grades_digest={}, resamples=100)
     majority = next(b for b in record.scopes["mine"].baselines if b.name == "majority")
     saved = record.save(tmp_path / "c.json")
     stored = json.loads(saved.read_text())["scopes"]["mine"]["baselines"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 
-from ragtriage.calibration import calibrate, load_grades
+from ragtriage.calibration import fit_record, load_grades
 from ragtriage.calibration.decision import ThresholdRule
 from ragtriage.calibration.stability import sample_decisions, self_agreement
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome, Sample, Stability
@@ -106,7 +106,7 @@ def _record(tmp_path, flaky: bool):
     rows, results = _calibrated(flaky)
     path = tmp_path / "grades.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return calibrate(
+    return fit_record(
         load_grades(path), results, judge_name="synthetic", grades_digest={}, resamples=200
     )
 

@@ -151,7 +151,7 @@ def test_trace_file_gives_every_label(tmp_path):
     assert info.value.path == str(traces)
     rank_row = next(row for row in result.cases if row.case_id == "rank")
     assert rank_row.first_relevant_rank == 2 and rank_row.context_ids == ["x"]
-    assert result.traces["sha256"]
+    assert result.traces.sha256
     assert result.clusters[0].label in (Label.RETRIEVAL, Label.RANKING, Label.GENERATION)
 
 

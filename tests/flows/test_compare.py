@@ -77,7 +77,7 @@ def test_missing_values_and_empty_pairs():
 def test_queries_in_one_result_only_and_golden_hash_warning(audit):
     candidate = make_audit(BETTER)
     candidate.retrieval.per_query = candidate.retrieval.per_query.drop(index="q03")
-    candidate.golden["sha256"] = "f" * 64
+    candidate.golden.sha256 = "f" * 64
     result = compare(audit, candidate)
     assert result.n_common == 9 and result.only_base == ["q03"] and result.only_candidate == []
     assert any("golden sets differ" in w for w in result.warnings)
@@ -237,11 +237,15 @@ def test_changed_settings_are_named_and_a_verdict_says_what_moved(audit):
 
 
 def test_a_changed_corpus_or_slice_is_flagged(audit, tmp_path, capsys):
-    base = audit.model_copy(update={"golden": {**audit.golden, "corpus_sha256": "a" * 64}})
-    candidate = audit.model_copy(
-        update={"golden": {**audit.golden, "corpus_sha256": "b" * 64, "slice": "holdout"}}
-    )
-    base = base.model_copy(update={"golden": {**base.golden, "slice": "dev"}})
+    def measured_on(corpus: str, slice_: str):
+        # the corpus hash is the retrieval report's, the slice the audit's own golden record
+        retrieval = audit.retrieval.model_copy(
+            update={"golden": {**audit.retrieval.golden, "corpus_sha256": corpus * 64}}
+        )
+        golden = audit.golden.model_copy(update={"slice": slice_})
+        return audit.model_copy(update={"golden": golden, "retrieval": retrieval})
+
+    base, candidate = measured_on("a", "dev"), measured_on("b", "holdout")
     warnings = compare(base, candidate, resamples=100, permutations=200).warnings
     assert any(w.startswith("the corpora differ") for w in warnings)
     assert any("different slices of the golden set (dev vs holdout)" in w for w in warnings)

@@ -50,7 +50,7 @@ def test_writable_reports_a_folder_that_is_a_file(tmp_path):
 
 
 def _fake_checks(status: str):
-    def run_checks(on_check=None):
+    def run(on_check=None):
         checks = [
             doctor.Check("packages", "ok", "fine"),
             doctor.Check("one-token generation", status, "died of SIGSEGV", "bash fix.sh"),
@@ -60,12 +60,12 @@ def _fake_checks(status: str):
             on_check(check)
         return checks
 
-    return run_checks
+    return run
 
 
 @pytest.mark.parametrize(("status", "code"), [("ok", 0), ("fail", 1)])
 def test_doctor_exit_code_and_fix_lines(monkeypatch, capsys, status, code):
-    monkeypatch.setattr("ragtriage.cli.doctor.run_checks", _fake_checks(status))
+    monkeypatch.setattr("ragtriage.flows.doctor.run", _fake_checks(status))
     assert main(["doctor"]) == code
     out = capsys.readouterr().out
     assert ("fix: bash fix.sh" in out) == (status == "fail")

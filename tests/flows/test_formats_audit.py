@@ -58,7 +58,7 @@ def test_every_source_gives_the_labels_of_our_own_formats(tmp_path):
     golden, traces = _ours(tmp_path)
     ours = ragtriage.audit(golden, traces, **options)
     assert [label for _, label in _labels(ours)] == WANT
-    assert (ours.golden["format"], ours.traces["format"]) == ("ragtriage-jsonl", "ragtriage-jsonl")
+    assert (ours.golden.format, ours.traces.format) == ("ragtriage-jsonl", "ragtriage-jsonl")
 
     ragas_jsonl = FIXTURES / "ragas_ids.jsonl"
     ragas_parquet = FIXTURES / "ragas_ids.parquet"
@@ -76,7 +76,7 @@ def test_every_source_gives_the_labels_of_our_own_formats(tmp_path):
         assert result.retrieval.aggregates == ours.retrieval.aggregates, name
 
     from_spans = ragtriage.audit(golden, spans, **options)
-    assert from_spans.traces["format"] == "openinference-jsonl"
+    assert from_spans.traces.format == "openinference-jsonl"
     assert len(from_spans.mismatches["traced_not_in_golden"]) == 1  # the unknown question
 
 

@@ -66,7 +66,7 @@ def test_calibration_plots_are_of_the_rule_applied():
     the applied rule min_sentence_lexical >= 0.6464 (kappa 0.38)."""
     import json
 
-    from ragtriage.calibration import calibrate, load_grades
+    from ragtriage.calibration import fit_record, load_grades
     from ragtriage.render.calibration_plots import _applied, _not_applied
     from ragtriage.render.format import describe_rule
     from tests.calibration.conftest import synthetic
@@ -78,7 +78,7 @@ def test_calibration_plots_are_of_the_rule_applied():
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "grades.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        record = calibrate(load_grades(path), results, judge_name="s", grades_digest={},
+        record = fit_record(load_grades(path), results, judge_name="s", grades_digest={},
                            resamples=100)  # fmt: skip
     pooled = record.scopes["pooled"]
     assert pooled.selected is not None

@@ -75,14 +75,14 @@ def measure(html: str, width: int, tmp_path: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def html(tmp_path_factory):
-    from ragtriage.calibration import calibrate, load_grades
+    from ragtriage.calibration import fit_record, load_grades
     from ragtriage.render.calibration_plots import write_plots
     from tests.calibration.conftest import synthetic
 
     tmp = tmp_path_factory.mktemp("cal")
     rows, results = synthetic(n=90, seed=3)
     (tmp / "grades.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    record = calibrate(load_grades(tmp / "grades.jsonl"), results, judge_name="synthetic",
+    record = fit_record(load_grades(tmp / "grades.jsonl"), results, judge_name="synthetic",
                        grades_digest={}, resamples=100)  # fmt: skip
     pngs = write_plots(record, tmp / "plots")  # three panels each: pooled, alpha, beta
     return render_html(make_audit(), extra_pngs=pngs)

@@ -28,7 +28,9 @@ from ragtriage.triage.models import (
     Cluster,
     Estimate,
     GenerationSummary,
+    GoldenSource,
     Label,
+    TraceSource,
 )
 
 SCRIPT = "<script>document.title='pwned'</script>"
@@ -174,8 +176,14 @@ def make_audit(
         created_at="2026-11-30T00:00:00Z",
         config={"context": CONTEXT},
         versions={"ragtriage": "test"},
-        golden=dict(report.golden),
-        traces={"source": "t.jsonl"},
+        golden=GoldenSource(
+            source=str(report.golden.get("source", "golden")),
+            sha256=str(report.golden.get("sha256", "0" * 64)),
+            cases=len(cases),
+            slice="all",
+            format="ragtriage-jsonl",
+        ),
+        traces=TraceSource(source="t.jsonl"),
         judge_fingerprint=FINGERPRINT,
         judge_usage=Usage(calls=len(cases)),
         calibration=CalibrationStatus(

@@ -2,12 +2,12 @@
 
 Public API (used by the audit): :func:`load_calibration`, :class:`CalibrationRecord`
 (``decide``, ``ppi``), :func:`is_stale`, :func:`ensure_fresh`, :func:`ppi_rate`,
-plus :func:`calibrate` and :func:`load_grades` to build a record.
+plus :func:`fit_record` and :func:`load_grades` to build a record.
 """
 
 from __future__ import annotations
 
-from ragtriage.calibration.fit import calibrate
+from ragtriage.calibration.fit import fit_record
 from ragtriage.calibration.grades import GradedItem, HumanGrade, load_grades
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.record import (
@@ -24,7 +24,7 @@ __all__ = [
     "HumanGrade",
     "PPIEstimate",
     "StaleCalibrationError",
-    "calibrate",
+    "fit_record",
     "ensure_fresh",
     "is_stale",
     "load_calibration",

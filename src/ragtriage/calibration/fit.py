@@ -71,7 +71,7 @@ from ragtriage.stats import (
     wilson_interval,
 )
 
-__all__ = ["Fit", "beats_baseline", "calibrate", "scope_candidates"]
+__all__ = ["Fit", "beats_baseline", "fit_record", "scope_candidates"]
 
 Fit = Callable[[Table, np.ndarray], AnyRule]
 
@@ -217,7 +217,7 @@ class _Scope:
         return diff(np.arange(len(y))), low, high
 
 
-def calibrate(
+def fit_record(
     items: list[GradedItem],
     results: list[JudgeResult],
     *,

@@ -10,7 +10,8 @@ import typer
 
 from ragtriage.cli.common import console
 from ragtriage.errors import EXIT_FAILED, EXIT_OK
-from ragtriage.flows.doctor import Check, run_checks
+from ragtriage.flows import doctor as doctor_flow
+from ragtriage.flows.doctor import Check
 from ragtriage.render.doctor import print_check
 
 __all__ = ["doctor", "register"]
@@ -23,7 +24,7 @@ def _show(check: Check) -> None:
 def doctor() -> None:
     """Check packages, the model file, the llama.cpp build, a one-token generation in a
     child process, the cache folders, litellm offline and headless Chromium."""
-    checks = run_checks(on_check=_show)
+    checks = doctor_flow.run(on_check=_show)
     failed = [c.name for c in checks if c.status == "fail"]
     if failed:
         console().print(f"{len(failed)} check(s) failed: {', '.join(failed)}")

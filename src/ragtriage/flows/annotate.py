@@ -847,23 +847,25 @@ def _unique_ids(queries: list, path: Path) -> None:
         seen[q.id] = q.line
 
 
-def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str], dict[str, str]]:
+def _context_texts(
+    result: AuditResult, path: Path
+) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """Every chunk text the audit's judge saw: its trace file's, then its golden set's
     corpus (the audit records where both came from, not the texts); a note when the
     golden set changed since the audit; and the golden cases' reference answers by id
     (the grade rows carry them, so ``calibrate`` can run the answer check on them)."""
-    golden = load_golden(result.golden["source"])
+    golden = load_golden(result.golden.source)
     limit = result.config.get("limit")
     audited = golden.model_copy(update={"cases": golden.cases[:limit]}) if limit else golden
     notes = []
-    if result.golden.get("sha256") and audited.content_hash() != result.golden["sha256"]:
+    if result.golden.sha256 and audited.content_hash() != result.golden.sha256:
         notes.append(
-            f"warning: the golden set {result.golden['source']} changed since the "
+            f"warning: the golden set {result.golden.source} changed since the "
             "audit; passages are read from it as it is now"
         )
     traces = {}
-    source = result.traces.get("source")
-    if result.traces.get("sha256") and source and Path(source).is_file():
+    source = result.traces.source
+    if result.traces.sha256 and source and Path(source).is_file():
         k = int(result.config.get("context_k") or DEFAULT_CONTEXT_K)
         traces = read_traces(source, k, golden).traces
     texts = chunk_texts(golden, traces)
@@ -872,7 +874,7 @@ def _context_texts(result: Any, path: Path) -> tuple[dict[str, str], list[str], 
         if missing:
             raise InputError(
                 f"case {case.case_id}: no text for context chunk {missing[0]} in the audit's "
-                f"golden set or trace file ({result.golden['source']})",
+                f"golden set or trace file ({result.golden.source})",
                 path=path,
                 field="cases",
             )

@@ -62,7 +62,7 @@ from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import Decider, find_decider, model_free_plan
 from ragtriage.triage.diagnostics import summarize
-from ragtriage.triage.models import AuditResult, Escalation, Label, Trace
+from ragtriage.triage.models import AuditResult, Escalation, GoldenSource, Label, Trace, TraceSource
 
 __all__ = [
     "AuditConfig",
@@ -339,14 +339,16 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         config=config.public(),
         versions=versions(),
-        golden={  # the whole set's hash, as the retrieval report and reveal log record it
-            "source": str(config.golden),
-            "sha256": full.content_hash(),
-            "cases": len(golden.cases),
-            "slice": "holdout" if config.holdout else "dev" if has_holdout(full) else "all",
-            "format": full.format,
-        },
-        traces={k: v for k, v in trace_info.items() if k not in ("notes", "assumptions")},
+        golden=GoldenSource(  # the whole set's hash, as the retrieval report records it
+            source=str(config.golden),
+            sha256=full.content_hash(),
+            cases=len(golden.cases),
+            slice="holdout" if config.holdout else "dev" if has_holdout(full) else "all",
+            format=full.format,
+        ),
+        traces=TraceSource(
+            **{k: v for k, v in trace_info.items() if k in TraceSource.model_fields}
+        ),
         judge_fingerprint=run.fingerprint,
         judge_usage=run.usage,
         judge_cache=run.cache,

@@ -98,7 +98,7 @@ def _without_paths(result: AuditResult, given: dict[str, list[Any]]) -> AuditRes
             text = text.replace(path, _name(path))
         return text
 
-    golden = {k: named(v) if isinstance(v, str) else v for k, v in result.golden.items()}
+    golden = result.golden.model_copy(update={"source": named(result.golden.source)})
     config = {k: named(v) if isinstance(v, str) else v for k, v in result.config.items()}
     warnings = [named(w) for w in result.warnings]
     return result.model_copy(update={"golden": golden, "config": config, "warnings": warnings})

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from ragtriage.atomic import file_sha256
 from ragtriage.calibration.band import DEFAULT_DELTA, DEFAULT_MIN_AGREEMENT
-from ragtriage.calibration.fit import calibrate
+from ragtriage.calibration.fit import fit_record
 from ragtriage.calibration.grades import GradedItem, grade_files, load_grades
 from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
 from ragtriage.calibration.record import CalibrationRecord, is_stale
@@ -30,7 +30,7 @@ __all__ = [
     "digest_files",
     "recorded_dir",
     "run",
-    "run_calibration",
+    "calibrate",
     "slug",
     "stale_warnings",
 ]
@@ -153,10 +153,10 @@ class CalibrateConfig:
 
 
 def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeCalibration]:
-    """:func:`run_calibration` of a config; ``plots`` draws each record's PNGs."""
+    """:func:`calibrate` of a config; ``plots`` draws each record's PNGs."""
     if not config.grades.exists():
         raise InputError("no such grade file or directory", path=config.grades)
-    return run_calibration(
+    return calibrate(
         config.grades,
         judges=config.judges,
         judged=config.judged,
@@ -176,7 +176,7 @@ def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeC
     )
 
 
-def run_calibration(
+def calibrate(
     grades: Path,
     *,
     judges: Sequence[str | JudgeSpec] = (),
@@ -216,7 +216,7 @@ def run_calibration(
             )
         else:
             results, seconds, source = read_judged(given), None, f"recorded {given}"
-        record = calibrate(
+        record = fit_record(
             items,
             results,
             judge_name=_name(name, results),

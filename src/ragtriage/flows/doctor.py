@@ -33,7 +33,7 @@ from ragtriage.llm.build import (
 from ragtriage.llm.cache import default_cache_path
 from ragtriage.llm.weights import MODEL_SHA256, cache_dir, model_path
 
-__all__ = ["Check", "run_checks"]
+__all__ = ["Check", "run"]
 
 Status = Literal["ok", "fail", "optional"]
 SETUP = INSTALL_COMMAND
@@ -164,7 +164,7 @@ def chromium() -> Check:
     return Check("headless Chromium", "optional", "not found", fix)
 
 
-def run_checks(on_check: Callable[[Check], None] | None = None) -> list[Check]:
+def run(on_check: Callable[[Check], None] | None = None) -> list[Check]:
     """Every check in order; ``on_check`` sees each as it finishes (they take seconds)."""
     checks: list[Check] = []
 

@@ -270,7 +270,7 @@ def record(
 def originals(result: AuditResult) -> dict[str, GoldenCase]:
     """The audit's golden cases by id, when its golden set can still be read (else none:
     the audit's own fields are all there is)."""
-    source = result.golden.get("source")
+    source = result.golden.source
     try:
         return {c.id: c for c in load_golden(source).cases} if source else {}
     except InputError:

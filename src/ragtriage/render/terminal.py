@@ -243,8 +243,8 @@ def _stage_table(result: AuditResult, k: int) -> Table:
 
 def _formats_read(result: AuditResult) -> str:
     """Which formats the inputs were read as (detected by content), e.g. ``ragas-jsonl``."""
-    golden = result.golden.get("format", "-")
-    traces = result.traces.get("format")
+    golden = result.golden.format or "-"
+    traces = result.traces.format
     return f"read: golden set {golden}" + (f", traces {traces}" if traces else "")
 
 

@@ -264,7 +264,7 @@ def threshold_line(report: RetrievalReport) -> str | None:
 def slice_title(result: AuditResult) -> str:
     """`` (held-out slice)`` for an audit of the held-back cases, else nothing: a report of
     the slice nobody may tune on must say so where it is read first."""
-    return " (held-out slice)" if result.golden.get("slice") == "holdout" else ""
+    return " (held-out slice)" if result.golden.slice == "holdout" else ""
 
 
 def causes_by_primary(result: AuditResult) -> list[tuple[Cause, list[CaseResult]]]:

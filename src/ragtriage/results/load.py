@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.readers import read_json_document
@@ -111,6 +111,8 @@ def golden_field(result: Result, key: str) -> str | None:
     """A string the result records of its golden set (``corpus_sha256``, ``slice``), from
     the audit or its embedded retrieval report."""
     for golden in (getattr(result, "golden", None), retrieval_of(result).golden):
+        if isinstance(golden, BaseModel):  # an audit's typed GoldenSource
+            golden = golden.model_dump()
         if isinstance(golden, dict) and isinstance(golden.get(key), str):
             return golden[key]
     return None

@@ -7,7 +7,7 @@ every report renders; ``compare`` and ``gate`` read it back.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -227,6 +227,39 @@ class CalibrationStatus(BaseModel):
     length), and what to do; empty when they fit or the record keeps no grade shape."""
 
 
+class GoldenSource(BaseModel):
+    """Which golden set an audit scored: what ``compare`` pairs and ``annotate`` re-reads."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    source: str
+    """The golden set's path as given."""
+    sha256: str
+    """SHA-256 of the whole set (both slices), as the retrieval report and reveal log
+    record it: a changed set is noticed."""
+    cases: int
+    """Cases audited (the slice's)."""
+    slice: Literal["dev", "holdout", "all"]
+    """``holdout`` with ``--holdout``; ``dev`` when the set has a held-out slice; else ``all``."""
+    format: str | None = None
+    """The golden set's file format (``ragtriage-jsonl``, ``beir``, ...); absent in results
+    written before formats were detected."""
+
+
+class TraceSource(BaseModel):
+    """Where an audit's answers came from: a trace file, or the retriever and generator run."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    source: str
+    """The trace file's path, or ``retriever=..., generator=...`` for a run of the system."""
+    # a system run has no file: its record holds only ``source``, as it always did
+    sha256: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """SHA-256 of the trace file; absent for a run of the system."""
+    format: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The trace file's format (``ragtriage-jsonl``, ``ragas``, ...); absent for a run."""
+
+
 class AuditResult(BaseModel):
     """What ``ragtriage audit`` writes to ``results.json``."""
 
@@ -241,12 +274,10 @@ class AuditResult(BaseModel):
     trace file)."""
     versions: dict[str, str]
     """Package -> version: python, ragtriage, numpy, pandas, pyarrow (``unknown`` if absent)."""
-    golden: dict[str, Any]
-    """The golden set: ``source`` path, ``sha256`` of the whole set, ``cases`` audited,
-    ``slice`` (dev, holdout or all), ``format``."""
-    traces: dict[str, Any]
-    """Where the answers came from: ``source`` (a trace file, or the retriever and generator
-    run), with a file's ``sha256`` and ``format``."""
+    golden: GoldenSource
+    """The golden set scored."""
+    traces: TraceSource
+    """Where the answers came from."""
     judge_fingerprint: JudgeFingerprint
     """The judge that scored the answers."""
     judge_usage: Usage
