@@ -275,7 +275,7 @@ def test_a_held_out_audit_says_so_in_every_report(split_set, tmp_path):
         golden=golden, traces=traces, judge="lexical", holdout=True, cache=tmp_path / "c.db"
     )
     result = audit(config)
-    assert result.golden["slice"] == "holdout"
+    assert result.golden.slice == "holdout"
     assert (
         render_markdown(result).startswith("## ragtriage audit: ")
         and "(held-out slice)" in (render_markdown(result).splitlines()[0])
