@@ -152,12 +152,7 @@ def vote_prior(votes: list[tuple[int, int]]) -> list[float]:
     however many were drawn (the likelihood principle)."""
     import numpy as np
 
-    like = _likelihood(votes)
-    share = np.full(len(GRID), 1 / len(GRID))
-    for _ in range(EM_STEPS):
-        post = like * share
-        post /= post.sum(axis=1, keepdims=True)
-        share = post.mean(axis=0)
+    (share,) = _em(_likelihood(votes), np.ones((1, len(votes))))
     return [float(s) for s in share]
 
 
@@ -205,8 +200,9 @@ def noise_interval(
     **Valid when** the cases are exchangeable draws from one population of vote
     probabilities (so the run's own votes estimate its shape) and samples of a case are
     independent given its probability; the stop is ignorable (see :func:`vote_prior`).
-    The estimated prior's own error is not propagated: with few cases (tens) or few votes
-    a case the interval can be too narrow; benchmarks/gate_noise_sim.py measures it."""
+    The estimated prior's own error enters through bootstrap reweightings of the cases
+    (:func:`_turned`); with cases near a coin flip the interval can still be too narrow,
+    as benchmarks/gate_noise_sim.py measures."""
     point = fixed + sum(2 * agree > voted for agree, voted in votes)
     tail = (1 - level) / 2
     low, high = _turned(votes, tail)
@@ -226,8 +222,8 @@ def _turned(votes: list[tuple[int, int]], tail: float) -> tuple[int, int]:
     kinds, counts = np.unique(np.array(votes), axis=0, return_counts=True)
     rng = np.random.default_rng(0)
     weights = rng.gamma(np.broadcast_to(counts, (REPLICATES, counts.size)))
-    prior = _em(_likelihood([tuple(v) for v in kinds.tolist()]), weights)
-    post = _likelihood([tuple(v) for v in kinds.tolist()])[None] * prior[:, None, :]
+    like = _likelihood([tuple(v) for v in kinds.tolist()])
+    post = like[None] * _em(like, weights)[:, None, :]
     p_for = post[:, :, np.array(GRID) > 0.5].sum(axis=2) / post.sum(axis=2)
     # never less doubt than Jeffreys' prior alone leaves: a prior estimated from few
     # flaky cases can all but rule out a turn that one prior free of the run allows
@@ -265,13 +261,3 @@ def _quantile(counts, probs, tail: float) -> int:
         dist = np.clip(fftconvolve(dist, pmf, axes=1), 0, None)
     mean = dist.mean(axis=0)
     return int(np.searchsorted(np.cumsum(mean) / mean.sum(), 1 - tail - 1e-12))
-
-
-def _upper_count(probs: list[float], tail: float) -> int:
-    """The ``1 - tail`` quantile of the number of successes of independent Bernoullis."""
-    import numpy as np
-
-    dist = np.ones(1)
-    for p in probs:
-        dist = np.convolve(dist, (1 - p, p))
-    return int(np.searchsorted(np.cumsum(dist), 1 - tail - 1e-12))
