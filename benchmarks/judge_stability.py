@@ -69,11 +69,30 @@ def main() -> None:
     if args.limit:
         order = order[: args.limit]
     stop = _deadline(args.deadline)
+    started = time.time()
+    load = os.getloadavg()
+    # One event loop for every batch: the model process is started from a thread of the
+    # loop's executor, and the kernel's parent-death signal is tied to that thread, so a
+    # loop (and its executor) per batch would SIGTERM the model after the first batch.
+    results = asyncio.run(_judge_all(args, graded, order, stop, started))
+    seconds = time.time() - started
+    done = [g for g in graded if g.id in results]
+    record = fit_record(
+        done,
+        list(results.values()),
+        judge_name=f"embedded@T{args.temperature:g}x{args.samples}",
+        grades_digest={},
+        seed=args.seed,
+        folds=5 if len(done) >= 100 else 2,  # a short run: fewer folds, said in the report
+        resamples=1000,
+    )
+    _write(args, record, results, done, len(graded), seconds, load)
+
+
+async def _judge_all(args, graded, order, stop, started) -> dict[str, JudgeResult]:
     model = LocalModel(n_threads=args.threads)
     cache = ResponseCache(args.cache)
     results: dict[str, JudgeResult] = {}
-    started = time.time()
-    load = os.getloadavg()
     try:
         for at in range(0, len(order), args.batch):
             if stop is not None and dt.datetime.now(dt.UTC) >= stop:
@@ -81,17 +100,15 @@ def main() -> None:
             batch = [graded[k] for k in order[at : at + args.batch]]
             for _attempt in range(3):  # a killed model process: the batch again, from the cache
                 try:
-                    run = asyncio.run(
-                        ajudge_run(
-                            [g.judge_item() for g in batch],
-                            model,
-                            "sentences",
-                            1,
-                            cache,
-                            samples=args.samples,
-                            temperature=args.temperature,
-                            stop_early=False,
-                        )
+                    run = await ajudge_run(
+                        [g.judge_item() for g in batch],
+                        model,
+                        "sentences",
+                        1,
+                        cache,
+                        samples=args.samples,
+                        temperature=args.temperature,
+                        stop_early=False,
                     )
                     break
                 except ModelCrashed as exc:
@@ -105,18 +122,7 @@ def main() -> None:
     finally:
         cache.close()
         model.close()
-    seconds = time.time() - started
-    done = [g for g in graded if g.id in results]
-    record = fit_record(
-        done,
-        list(results.values()),
-        judge_name=f"embedded@T{args.temperature:g}x{args.samples}",
-        grades_digest={},
-        seed=args.seed,
-        folds=5 if len(done) >= 100 else 2,  # a short run: fewer folds, said in the report
-        resamples=1000,
-    )
-    _write(args, record, results, done, len(graded), seconds, load)
+    return results
 
 
 def _deadline(text: str) -> dt.datetime | None:
