@@ -58,6 +58,13 @@ def main() -> None:
     parser.add_argument(
         "--limit", type=int, default=0, help="judge only the first N of the seeded order"
     )
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N of the order")
+    parser.add_argument(
+        "--calls-only",
+        action="store_true",
+        help="write only what the judging cost (calls made, calls from the cache), no fit: "
+        "for a re-run with a larger --samples over answers judged before",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/judge_stability.txt")
@@ -68,6 +75,7 @@ def main() -> None:
     random.Random(args.seed).shuffle(order)
     if args.limit:
         order = order[: args.limit]
+    order = order[args.skip :]
     stop = _deadline(args.deadline)
     started = time.time()
     load = os.getloadavg()
@@ -77,6 +85,9 @@ def main() -> None:
     results = asyncio.run(_judge_all(args, graded, order, stop, started))
     seconds = time.time() - started
     done = [g for g in graded if g.id in results]
+    if args.calls_only:
+        _write_calls(args, results, seconds)
+        return
     record = fit_record(
         done,
         list(results.values()),
@@ -131,6 +142,28 @@ def _deadline(text: str) -> dt.datetime | None:
     hour, minute = (int(p) for p in text.split(":"))
     now = dt.datetime.now(dt.UTC)
     return now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+
+
+def _write_calls(args, results: dict[str, JudgeResult], seconds: float) -> None:
+    """What judging cost: per answer, the samples, the calls made and those from the cache."""
+    made = sum(r.usage.calls for r in results.values())
+    cached = sum(r.usage.cached_calls for r in results.values())
+    lines = [
+        f"# benchmarks/judge_stability.py --calls-only at commit {_commit()}, "
+        f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
+        f"# --samples {args.samples} --temperature {args.temperature:g} --skip {args.skip} "
+        f"--limit {args.limit} --cache {args.cache.name}",
+        f"answers judged: {len(results)} in {seconds:.0f} s; model calls made: {made}; "
+        f"answered from the cache: {cached}",
+        "id\tsamples\tcalls_made\tcalls_cached",
+        *(
+            f"{k}\t{len(r.stability.samples) if r.stability else 1}\t{r.usage.calls}\t{r.usage.cached_calls}"
+            for k, r in results.items()
+        ),
+    ]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines[:4]))
 
 
 def _write(args, record, results, done, total, seconds, load) -> None:
