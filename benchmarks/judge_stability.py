@@ -156,14 +156,15 @@ def _write_calls(args, results: dict[str, JudgeResult], seconds: float) -> None:
         f"answers judged: {len(results)} in {seconds:.0f} s; model calls made: {made}; "
         f"answered from the cache: {cached}",
         "id\tsamples\tcalls_made\tcalls_cached",
-        *(
-            f"{k}\t{len(r.stability.samples) if r.stability else 1}\t{r.usage.calls}\t{r.usage.cached_calls}"
-            for k, r in results.items()
-        ),
+        *(f"{k}\t{_drawn(r)}\t{r.usage.calls}\t{r.usage.cached_calls}" for k, r in results.items()),
     ]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:4]))
+
+
+def _drawn(result: JudgeResult) -> int:
+    return len(result.stability.samples) if result.stability else 1
 
 
 def _write(args, record, results, done, total, seconds, load) -> None:
