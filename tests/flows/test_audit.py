@@ -273,7 +273,7 @@ def test_a_failed_generation_is_unscored_with_its_reason_never_judged(tmp_path, 
     """It became the answer "[generation failed: ...]" and was judged."""
     from ragtriage.flows import audit as audit_module
 
-    monkeypatch.setattr(audit_module, "resolve_model", lambda *a, **k: None)
+    monkeypatch.setattr(audit_module, "LocalModel", lambda *a, **k: None)
     monkeypatch.setattr(audit_module, "Caller", FailingCaller)
     result = audit(
         AuditConfig(
