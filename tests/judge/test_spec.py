@@ -220,3 +220,10 @@ def test_a_typo_in_the_judge_is_refused_by_ragtriage_audit(tmp_path):
 
     with pytest.raises(InputError, match="did you mean 'lexical'"):
         ragtriage.audit("handbook", judge="lexcal", cache=tmp_path / "c.sqlite", limit=1)
+
+
+def test_an_unknown_strategy_names_the_option_it_came_from():
+    """``--escalate-to bogus@embedded`` was refused naming ``--judge``."""
+    with pytest.raises(InputError) as caught:
+        JudgeSpec.parse("bogus@embedded", "--escalate-to")
+    assert caught.value.field == "--escalate-to" and "bogus" in str(caught.value)
