@@ -5,6 +5,7 @@ import pytest
 
 from ragtriage.calibration import load_calibration
 from ragtriage.cli.main import main
+from ragtriage.judge.judge import Judge
 
 from .conftest import FINGERPRINT, synthetic, write_jsonl
 
@@ -83,8 +84,9 @@ def test_recorded_results_of_the_same_fingerprint_are_reused(
     from ragtriage.calibration import judges
 
     grades, judged, results = synthetic_files
-    write_jsonl(grades / "_judged" / "synthetic.jsonl", results)
-    monkeypatch.setattr(judges, "spec_fingerprint", lambda spec: FINGERPRINT)
+    default = Judge.from_spec(None).fingerprint  # the default judge's, as it records it
+    recorded = [r.model_copy(update={"fingerprint": default}) for r in results]
+    write_jsonl(grades / "_judged" / "synthetic.jsonl", recorded)
     monkeypatch.setattr(judges, "_api", lambda: pytest.fail("the judge must not run"))
     code = main(
         ["calibrate", str(grades), "--out", str(tmp_path / "o"), "--no-plots", "--resamples", "200"]

@@ -53,7 +53,7 @@ def test_generator_embedded_is_the_judges_word_and_local_still_works(tmp_path, m
             raise Unscorable("no model in this test")
 
     monkeypatch.setattr(audit_flow, "require_llama", lambda: None)
-    monkeypatch.setattr(audit_flow, "resolve_model", lambda *a, **k: None)
+    monkeypatch.setattr(audit_flow, "LocalModel", lambda *a, **k: None)
     monkeypatch.setattr(audit_flow, "Caller", FailingCaller)
     for spelling in ("embedded", "local"):
         out = tmp_path / spelling

@@ -99,7 +99,7 @@ def test_a_wrong_calibration_file_is_refused_before_anything_is_judged(
     def judged(*_a, **_k):
         raise AssertionError("judged before the calibration record was read")
 
-    monkeypatch.setattr(flow, "ajudge_run", judged)
+    monkeypatch.setattr(flow, "ajudge", judged)
     monkeypatch.setattr(flow, "run_system", judged)
     wrong = {"traces": TRACES, "results": outputs / "results.json",
              "golden": GOLDEN / "golden.jsonl"}[kind]  # fmt: skip

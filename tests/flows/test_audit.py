@@ -273,7 +273,7 @@ def test_a_failed_generation_is_unscored_with_its_reason_never_judged(tmp_path, 
     """It became the answer "[generation failed: ...]" and was judged."""
     from ragtriage.flows import audit as audit_module
 
-    monkeypatch.setattr(audit_module, "resolve_model", lambda *a, **k: None)
+    monkeypatch.setattr(audit_module, "LocalModel", lambda *a, **k: None)
     monkeypatch.setattr(audit_module, "Caller", FailingCaller)
     result = audit(
         AuditConfig(
@@ -290,3 +290,36 @@ def test_a_failed_generation_is_unscored_with_its_reason_never_judged(tmp_path, 
         else:  # decided before the answer mattered: retrieval or ranking
             assert row.label in (Label.RETRIEVAL, Label.RANKING) and failed in row.warnings
     assert result.counts["unscored"] > 0 and result.counts["pass"] == 0
+
+
+def test_the_default_audit_makes_the_embedded_model_object_once(tmp_path, monkeypatch):
+    """The judge travelled as a (strategy, model) pair, resolved for the plan, the
+    sampling vote, the run and the generator: each made an embedded model object."""
+    from ragtriage.flows import audit as audit_module
+    from ragtriage.llm.local import LocalModel
+
+    made = []
+    real = LocalModel.__init__
+
+    def counted(self, **kwargs):
+        made.append(kwargs)
+        real(self, **kwargs)
+
+    monkeypatch.setattr(LocalModel, "__init__", counted)
+    monkeypatch.setattr(audit_module, "require_llama", lambda: None)
+    monkeypatch.setattr(audit_module, "Caller", FailingCaller)  # no model is run
+    result = audit(AuditConfig(golden=HANDBOOK, cache=tmp_path / "c.sqlite", limit=2))
+    assert len(made) == 1
+    assert result.judge_fingerprint.model.startswith("local/") or (
+        result.judge_fingerprint.judge == "lexical"  # a model-free calibrated rule
+    )
+
+
+def test_a_bad_generator_is_refused_before_any_progress_line(tmp_path, capsys):
+    args = ["audit", "--golden", str(HANDBOOK), "--judge", "lexical", "--generator",
+            "bogus@embedded", "--cache", str(tmp_path / "c.sqlite"),
+            "-o", str(tmp_path / "o")]  # fmt: skip
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert "generator" in captured.err and "module:function" in captured.err
+    assert "generate:" not in captured.out + captured.err

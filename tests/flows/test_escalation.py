@@ -12,7 +12,7 @@ from ragtriage.calibration.decision import ThresholdRule
 from ragtriage.calibration.record import load_calibration
 from ragtriage.errors import InputError
 from ragtriage.flows.audit import AuditConfig, audit
-from ragtriage.judge.api import fingerprint, judge_options
+from ragtriage.judge.api import fingerprint
 from ragtriage.judge.spec import JudgeSpec
 from ragtriage.triage.models import Label
 from tests.conftest import ROOT
@@ -26,9 +26,7 @@ def _second_record(tmp_path, base: str):
     """A record for the second judge: faithful when its weakest sentence is supported."""
     record = load_calibration(ROOT / "calibrations/lexical.json")
     rule = ThresholdRule(feature="min_sentence_prob", threshold=0.5)
-    record.fingerprint = fingerprint(
-        model="openai/fake-judge", strategy="sentences", **judge_options(None, base, None, None)
-    )
+    record.fingerprint = fingerprint(model="openai/fake-judge", strategy="sentences", api_base=base)
     record.rule, record.fold_rules, record.band = rule, [rule] * 5, None
     record.judge_name = SPEC
     return record.save(tmp_path / "second.json")

@@ -9,7 +9,8 @@ import pytest
 
 from ragtriage.cli.main import main
 from ragtriage.errors import InputError
-from ragtriage.judge.api import ajudge_faithfulness, fingerprint, resolve_judge
+from ragtriage.judge.api import ajudge_faithfulness, fingerprint
+from ragtriage.judge.judge import Judge
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec, refuse_old_options
 from ragtriage.judge.strategies import STRATEGIES, get_strategy, needs_model, register
 from ragtriage.judge.strategies.base import UnknownStrategyError
@@ -80,8 +81,8 @@ def test_registry_and_needs_model():
         assert strategy.name == name and strategy.needs_model == factory.needs_model
     assert get_strategy("sentences", context_chars=None).params["context_chars"] == 360
     assert get_strategy("claims", context_chars=None, threads=2).params["context_chars"] == 0
-    strat, chat = resolve_judge("lexical", "openai/never-resolved")
-    assert strat.name == "lexical" and chat is None
+    judge = Judge.build("lexical", "openai/never-resolved")
+    assert judge.name == "lexical" and judge.model is None
     assert fingerprint(model=EMBEDDED) == fingerprint()  # the user-facing name only
     assert fingerprint().model.startswith("local/qwen2.5")  # the recorded name is unchanged
 
@@ -219,3 +220,10 @@ def test_a_typo_in_the_judge_is_refused_by_ragtriage_audit(tmp_path):
 
     with pytest.raises(InputError, match="did you mean 'lexical'"):
         ragtriage.audit("handbook", judge="lexcal", cache=tmp_path / "c.sqlite", limit=1)
+
+
+def test_an_unknown_strategy_names_the_option_it_came_from():
+    """``--escalate-to bogus@embedded`` was refused naming ``--judge``."""
+    with pytest.raises(InputError) as caught:
+        JudgeSpec.parse("bogus@embedded", "--escalate-to")
+    assert caught.value.field == "--escalate-to" and "bogus" in str(caught.value)

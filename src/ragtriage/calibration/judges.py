@@ -19,6 +19,7 @@ grades are always judged afresh: a recording does not say which pass each result
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +30,7 @@ from pydantic import ValidationError
 from ragtriage.data.readers import iter_records, read_json_document, read_text
 from ragtriage.errors import InputError
 from ragtriage.judge.history import Decide, judge_with_history, split_history
+from ragtriage.judge.judge import Judge
 from ragtriage.judge.spec import JudgeSpec
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult
 
@@ -37,10 +39,8 @@ __all__ = [
     "answer_tokens",
     "find_recorded",
     "package_version",
-    "parse_spec",
     "read_judged",
     "run_judge",
-    "spec_fingerprint",
 ]
 
 RECORDED_DIR = "_judged"
@@ -70,19 +70,6 @@ def _api():
     return api
 
 
-def parse_spec(spec: str | JudgeSpec) -> tuple[str | None, str | None]:
-    """``(strategy, model)`` of a judge spec (see :class:`JudgeSpec`), as text or already
-    parsed; a bad one is an input error naming the right spelling."""
-    parsed = spec if isinstance(spec, JudgeSpec) else JudgeSpec.parse(spec)
-    return parsed.strategy, parsed.model
-
-
-def spec_fingerprint(spec: str | JudgeSpec) -> JudgeFingerprint:
-    """The fingerprint a spec would produce, without loading a model or calling one."""
-    strategy, model = parse_spec(spec)
-    return _api().fingerprint(model=model, strategy=strategy)
-
-
 def find_recorded(fingerprint: JudgeFingerprint, directory: Path, ids: set[str]) -> Path | None:
     """The recorded results file in ``directory`` with exactly this fingerprint that covers
     the most ids in ``ids`` (graded items it lacks are then reported as missing)."""
@@ -101,40 +88,38 @@ def find_recorded(fingerprint: JudgeFingerprint, directory: Path, ids: set[str])
 
 
 def run_judge(
-    spec: str | JudgeSpec,
+    judge: Judge | JudgeSpec | str,
     items: list[JudgeItem],
     recorded: Path | None = None,
-    samples: int = 1,
-    temperature: float | None = None,
     decide_for: Callable[[JudgeFingerprint], Decide] | None = None,
 ) -> tuple[list[JudgeResult], float | None, str]:
-    """``(results, seconds, source)``: recorded results of the same fingerprint from
+    """``(results, seconds, source)``: recorded results of the judge's fingerprint from
     ``recorded`` when there are any (seconds None), else the judge run on every item.
 
-    ``samples``/``temperature``: repeated samples of each answer, all ``samples`` drawn
+    ``judge.options.samples``/``temperature``: repeated samples of each answer, all drawn
     (no early stop: the rule that would vote is chosen after them); recordings hold one
     sample, so they are not used then. Items carrying history are judged passages first
     (module docstring), gated by the rule ``decide_for`` gives for the judge's
     fingerprint (without one, in one pass)."""
-    strategy, model = parse_spec(spec)
-    uses_model = model is not None  # a spec names a model exactly when its strategy needs one
-    sampling = samples > 1 or temperature is not None
+    if not isinstance(judge, Judge):  # a spec: the judge built here, once
+        judge = Judge.from_spec(judge)
+    uses_model = judge.model is not None
     split = [split_history(i) for i in items]
     history = {item.id: chunks for item, chunks in split if chunks}
-    if uses_model and recorded is not None and not sampling and not (history and decide_for):
-        path = find_recorded(spec_fingerprint(spec), recorded, {i.id for i in items})
+    one_pass = not judge.options.sampling and not (history and decide_for)
+    if uses_model and recorded is not None and one_pass:
+        path = find_recorded(judge.fingerprint, recorded, {i.id for i in items})
         if path is not None:
             return read_judged(path), None, f"recorded {path}"
     start = time.perf_counter()
-    extra: dict[str, Any] = {} if uses_model else {"cache": None}
-    if sampling:
-        extra |= {"samples": samples, "temperature": temperature, "stop_early": False}
+    extra: dict[str, Any] = {} if uses_model else {"cache": None}  # no model: nothing cached
 
-    def judge(batch: list[JudgeItem]) -> list[JudgeResult]:
-        return list(_api().judge_faithfulness(batch, model=model, strategy=strategy, **extra))
+    def run(batch: list[JudgeItem]) -> list[JudgeResult]:
+        api = _api()
+        return asyncio.run(api.ajudge(judge, batch, stop_early=False, **extra)).results
 
     if not (history and decide_for):
-        return judge(items), time.perf_counter() - start, "ran"
+        return run(items), time.perf_counter() - start, "ran"
     rules: dict[str, Decide] = {}  # one rule per fingerprint, looked up once
 
     def decide(result: JudgeResult) -> bool | None:
@@ -143,7 +128,7 @@ def run_judge(
             rules[key] = decide_for(result.fingerprint)
         return rules[key](result)
 
-    judged, _ = judge_with_history([i for i, _ in split], history, judge, decide)
+    judged, _ = judge_with_history([i for i, _ in split], history, run, decide)
     return [judged[i.id] for i in items], time.perf_counter() - start, "ran"
 
 

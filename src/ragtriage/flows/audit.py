@@ -42,16 +42,18 @@ from ragtriage.flows.config import (
     K,
     Setting,
 )
-from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint, judge_options, resolve_model
+from ragtriage.judge.api import JudgeRun, ajudge
+from ragtriage.judge.judge import Judge, JudgeOptions
 from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
 from ragtriage.llm.base import ChatModel
 from ragtriage.llm.cache import ResponseCache, default_cache_path
 from ragtriage.llm.calls import Caller
-from ragtriage.llm.local import require_llama
+from ragtriage.llm.local import LocalModel, require_llama
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.metrics import Measure, expand
+from ragtriage.retrieval.retrievers import load_callable
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
 from ragtriage.system.generate import EMBEDDED as GENERATOR
@@ -60,7 +62,7 @@ from ragtriage.system.run import chunk_texts, run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
-from ragtriage.triage.calibrated import Decider, find_decider, model_free_plan
+from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
 from ragtriage.triage.diagnostics import summarize
 from ragtriage.triage.models import AuditResult, Escalation, GoldenSource, Label, Trace, TraceSource
 
@@ -69,8 +71,8 @@ __all__ = [
     "PlannedJudge",
     "Tick",
     "audit",
+    "audit_judge",
     "escalation_deciders",
-    "judge_choice",
     "judge_label",
     "plan_calls",
     "run_audit",
@@ -211,31 +213,26 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         load_calibration(config.calibration)
     full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
     golden = evaluated_slice(full, config.holdout)  # held-out cases are not even run
+    _check_system(config)  # a bad retriever or generator, before any progress line
     store = ResponseCache(config.cache or default_cache_path())
     try:
-        strategy, judge_model = judge_choice(config)
-        cascade = escalation_deciders(config)  # refused before anything runs
-        # a calibrated rule that reads no model signal: judge without calling the model
-        planned = _model_free_plan(config, strategy, judge_model)
-        samples, temperature = config.samples, config.temperature
-        sampling_note = []
-        if planned is not None:
-            strategy, judge_model = "lexical", None
-            if samples > 1 or temperature is not None:
-                samples, temperature = 1, None
-                sampling_note = [
-                    "--samples not drawn: the calibrated rule reads no model signal, so its "
-                    "verdicts cannot differ between samples"
-                ]
-        vote = _sample_vote(config, strategy, judge_model) if samples > 1 else None
-        shared_model = None
+        asked = audit_judge(config)  # the one judge object (and embedded model) of the run
         # a trace file carries its answers: the generator is needed only to generate
         generates_locally = config.traces is None and config.generator == GENERATOR
-        if judge_model == EMBEDDED or generates_locally:
+        shared_model = _shared_model(config, asked, generates_locally)
+        cascade = escalation_deciders(config, shared_model)  # refused before anything runs
+        # a calibrated rule that reads no model signal: judge without calling the model
+        planned = model_free_decider(config.calibration, asked.fingerprint)
+        judge = asked if planned is None else asked.model_free()
+        sampling_note = []
+        if planned is not None and asked.options.sampling:
+            sampling_note = [
+                "--samples not drawn: the calibrated rule reads no model signal, so its "
+                "verdicts cannot differ between samples"
+            ]
+        vote = _sample_vote(config, judge) if judge.options.samples > 1 else None
+        if generates_locally or (judge.model is not None and judge.model is shared_model):
             require_llama()  # before any answer is generated
-            shared_model = resolve_model(None, threads=config.threads)
-        if judge_model == EMBEDDED:
-            judge_model = shared_model  # one embedded model judges and generates
         traces, all_traces, trace_info = await _traces(
             config, golden, store, shared_model, tick, full
         )
@@ -273,22 +270,18 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             if case.id not in unjudged
         ]
         judged_items = [i for i in items if i is not None]
-        run = await ajudge_run(
+        run = await ajudge(
+            judge,
             judged_items,
-            judge_model,
-            strategy,
             config.concurrency,
             store,
             on_result=tick("judge", len(judged_items)) if tick else None,
-            samples=samples,
-            temperature=temperature,
             verdict=vote,
-            **_judge_options(config),
         )
         reference: dict[str, Any] = {}
         if run.fingerprint.judge == "claims" and config.check_reference:
             reference, checked = await _reference_check(
-                golden, traces, judge_model, strategy, config, store
+                golden, traces, judge.single(), config, store
             )
             if checked is not None:
                 run = replace(run, usage=run.usage + checked.usage, cache=checked.cache)
@@ -305,21 +298,16 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             decider.status.misfit = misfit(decider.record.grade_shape, _shape_rows(rows, texts))
         escalations: list[Escalation] = []
         escalated: dict[str, tuple[JudgeResult, Decider, str]] = {}
-        for spec, level in cascade:
+        for spec, judge_k, level in cascade:
             unsure = {r.case_id for r in rows if r.label == Label.UNSURE}
             sent = [i for i in judged_items if i.id in unsure]
             step = Escalation(judge=str(spec), calibration=level.status.source, sent=len(sent))
             escalations.append(step)
             if not sent:
                 continue
-            model_k: str | ChatModel | None = spec.model
-            if model_k == EMBEDDED:
+            if judge_k.embedded:
                 require_llama()
-                shared_model = shared_model or resolve_model(None, threads=config.threads)
-                model_k = shared_model
-            run_k = await ajudge_run(
-                sent, model_k, spec.strategy, config.concurrency, store, **_judge_options(config)
-            )
+            run_k = await ajudge(judge_k, sent, config.concurrency, store)
             step.fingerprint, step.usage = run_k.fingerprint, run_k.usage
             for r in run_k.results:
                 escalated[r.item_id] = (r, level, str(spec))
@@ -405,7 +393,7 @@ async def _traces(config, golden, store, shared_model, tick, full):
 
 
 async def _reference_check(
-    golden, traces, model, strategy, config, store
+    golden, traces, judge: Judge, config, store
 ) -> tuple[dict[str, Any], JudgeRun | None]:
     """Judge each answer against its golden reference answer, to catch contradictions;
     the results by case, and the run (its calls count in the audit's usage; its cache
@@ -425,9 +413,7 @@ async def _reference_check(
     ]
     if not items:
         return {}, None
-    run = await ajudge_run(
-        items, model, strategy, config.concurrency, store, **_judge_options(config)
-    )
+    run = await ajudge(judge, items, config.concurrency, store)
     return {r.item_id: r for r in run.results}, run
 
 
@@ -468,20 +454,12 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
     """The dry run: each judge of the cascade with the answers it is expected to be sent
     (the unsure share of the judge before it, as its calibration measured out of fold)
     and the calls and dollars its record's cost per answer makes of them. Runs nothing."""
-    from ragtriage.judge.api import fingerprint
-
+    first = audit_judge(config).fingerprint
     cascade = escalation_deciders(config)
     full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
     answers = float(len(evaluated_slice(full, config.holdout).cases))
-    strategy, model = judge_choice(config)
-    if model == EMBEDDED:
-        from ragtriage.calibration.judges import spec_fingerprint
-
-        first = spec_fingerprint(JudgeSpec.parse(EMBEDDED))
-    else:
-        first = fingerprint(model=model, strategy=strategy, **_judge_options(config))
     judges = [(judge_label(first), find_decider(config.calibration, first))]
-    judges += [(str(spec), decider) for spec, decider in cascade]
+    judges += [(str(spec), decider) for spec, _, decider in cascade]
     out = []
     for name, decider in judges:
         cost = decider.record.cost if decider.record is not None else None
@@ -517,12 +495,14 @@ def judge_label(fingerprint: JudgeFingerprint) -> str:
     return f"{fingerprint.judge}@{fingerprint.model}"
 
 
-def escalation_deciders(config: AuditConfig) -> list[tuple[JudgeSpec, Decider]]:
-    """Each ``--escalate-to`` judge with the calibration that decides for it; a judge
-    without a record matching its fingerprint is refused here, before anything runs: it
-    would decide by an uncalibrated 0.5 on its score, or by another judge's rule."""
-    from ragtriage.judge.api import fingerprint
-
+def escalation_deciders(
+    config: AuditConfig, embedded: ChatModel | None = None
+) -> list[tuple[JudgeSpec, Judge, Decider]]:
+    """Each ``--escalate-to`` judge, built once (``embedded``: the embedded model object
+    the audit already holds, for a judge that names it), with the calibration that decides
+    for it; a judge without a record matching its fingerprint is refused here, before
+    anything runs: it would decide by an uncalibrated 0.5 on its score, or by another
+    judge's rule."""
     paths = list(config.escalate_calibration)
     if len(paths) > len(config.escalate_to):
         raise InputError(
@@ -530,16 +510,14 @@ def escalation_deciders(config: AuditConfig) -> list[tuple[JudgeSpec, Decider]]:
             "--escalate-to judges",
             field="--escalate-calibration",
         )
+    options = JudgeOptions.of_config(config).single()  # escalated answers: one sample
     out = []
     for k, spec in enumerate(config.escalate_to):
         path = paths[k] if k < len(paths) else None
-        model = None if spec.model == EMBEDDED else spec.model
-        fp = fingerprint(model=model, strategy=spec.strategy, **_judge_options(config))
-        if spec.model == EMBEDDED:  # the embedded model's name, without loading it
-            from ragtriage.calibration.judges import spec_fingerprint
-
-            fp = spec_fingerprint(spec)
-        decider = find_decider(path, fp)
+        judge = Judge.from_spec(spec, options, embedded=embedded, field="--escalate-to")
+        if judge.embedded:
+            embedded = judge.model  # the next judge naming it shares it
+        decider = find_decider(path, judge.fingerprint)
         if decider.record is None or decider.status.stale:
             why = (
                 f"its calibration record differs in {', '.join(decider.status.stale)}"
@@ -552,45 +530,51 @@ def escalation_deciders(config: AuditConfig) -> list[tuple[JudgeSpec, Decider]]:
                 "with --escalate-calibration",
                 field="--escalate-to",
             )
-        out.append((spec, decider))
+        out.append((spec, judge, decider))
     return out
 
 
-def judge_choice(config: AuditConfig) -> tuple[str | None, str | ChatModel | None]:
-    """``(strategy, model)`` of the audit's judge: its spec parsed (``None``: the default),
-    or a :class:`ChatModel` with ``config.strategy``."""
-    model: str | ChatModel | None
-    if isinstance(config.judge, JudgeSpec):
-        strategy, model = config.judge.strategy, config.judge.model
-    elif config.judge is None or isinstance(config.judge, str):
-        spec = JudgeSpec.parse(config.judge)
-        strategy, model = spec.strategy, spec.model
-    else:
-        strategy, model = None, config.judge
+def audit_judge(config: AuditConfig) -> Judge:
+    """The audit's judge, built once: its spec (``None``: the default), or a
+    :class:`ChatModel` with ``config.strategy``; with the config's judge options."""
+    options = JudgeOptions.of_config(config)
+    if config.judge is not None and not isinstance(config.judge, str | JudgeSpec):
+        return Judge.from_model(config.judge, config.strategy, options)
+    spec = config.judge if isinstance(config.judge, JudgeSpec) else JudgeSpec.parse(config.judge)
     if config.strategy is not None:
-        if strategy is not None and strategy != config.strategy:
+        if spec.strategy is not None and spec.strategy != config.strategy:
             raise InputError(
-                f"the judge spec names strategy {strategy}, the config {config.strategy}; "
+                f"the judge spec names strategy {spec.strategy}, the config {config.strategy}; "
                 f"give one (e.g. judge='{config.strategy}@MODEL')",
                 field="strategy",
             )
-        strategy = config.strategy
-    return strategy, model
+        spec = replace(spec, strategy=config.strategy)
+    return Judge.from_spec(spec, options)
 
 
-def _model_free_plan(
-    config: AuditConfig, strategy: str | None, judge_model: str | ChatModel | None
-) -> Decider | None:
-    """The decider when the judge's calibrated rule uses no model signal, else ``None``."""
-    return model_free_plan(config.calibration, strategy, judge_model, **_judge_options(config))
+def _shared_model(config: AuditConfig, judge: Judge, generates: bool) -> ChatModel | None:
+    """The one embedded model object of the audit: the judge's when its spec names the
+    embedded model (it judges and generates), else a new one when the embedded generator
+    runs, else ``None`` (the escalation judges make one if they name it)."""
+    if judge.embedded and judge.model is not config.judge:
+        return judge.model
+    return LocalModel(n_threads=config.threads) if generates else None
 
 
-def _sample_vote(
-    config: AuditConfig, strategy: str | None, judge_model: str | ChatModel | None
-) -> Callable[[JudgeResult], str]:
+def _check_system(config: AuditConfig) -> None:
+    """A retriever or generator ``module:function`` that cannot be imported is refused
+    before anything runs (it printed ``generate: 0/16`` first)."""
+    if config.traces is not None:
+        return
+    if config.retriever != "bm25":
+        load_callable(config.retriever)
+    if config.generator not in (GENERATOR, "extractive"):
+        load_callable(config.generator, field="generator")
+
+
+def _sample_vote(config: AuditConfig, judge: Judge) -> Callable[[JudgeResult], str]:
     """What a sample votes: the decision of the calibration the audit will decide by."""
-    planned = fingerprint(model=judge_model, strategy=strategy, **_judge_options(config))
-    decider = find_decider(config.calibration, planned)
+    decider = find_decider(config.calibration, judge.fingerprint)
 
     def vote(result: JudgeResult) -> str:
         decision = decider.decide(result)
@@ -599,10 +583,6 @@ def _sample_vote(
         return FAITHFUL if decision else UNFAITHFUL
 
     return vote
-
-
-def _judge_options(config: AuditConfig) -> dict[str, Any]:
-    return judge_options(config.threads, config.api_base, config.json_mode, config.timeout)
 
 
 def unjudgeable(trace: Trace, texts: dict[str, str]) -> str | None:

@@ -17,6 +17,7 @@ from ragtriage.calibration.record import CalibrationRecord, is_stale
 from ragtriage.data.formats.columns import ColumnMap, Columns
 from ragtriage.errors import InputError
 from ragtriage.flows.config import COLUMNS, MAX_RESAMPLES, SEED, TEMPERATURE, Setting
+from ragtriage.judge.judge import Judge, JudgeOptions
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult
 from ragtriage.results.calibrate import JudgeCalibration, plan_grades
@@ -210,9 +211,9 @@ def calibrate(
         if isinstance(given, JudgeSpec):
             if judge_items is None:
                 judge_items = [i.judge_item() for i in items]
+            judge = Judge.from_spec(given, JudgeOptions(samples=samples, temperature=temperature))
             results, seconds, source = run_judge(
-                given, judge_items, recorded_dir(grades), samples, temperature,
-                decide_for=_conversations_rule,
+                judge, judge_items, recorded_dir(grades), decide_for=_conversations_rule
             )
         else:
             results, seconds, source = read_judged(given), None, f"recorded {given}"

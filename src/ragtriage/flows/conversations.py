@@ -36,8 +36,9 @@ from ragtriage.flows.config import (
     K,
     Setting,
 )
-from ragtriage.judge.api import JudgeRun, ajudge_run, judge_options, resolve_model
+from ragtriage.judge.api import JudgeRun, ajudge
 from ragtriage.judge.history import PriorTurn, ajudge_with_history, attribute, history_chunks
+from ragtriage.judge.judge import Judge, JudgeOptions
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
 from ragtriage.llm.base import ChatModel
@@ -50,7 +51,7 @@ from ragtriage.retrieval.split import log_reveal
 from ragtriage.system.run import chunk_texts
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
-from ragtriage.triage.calibrated import Decider, find_decider, model_free_plan
+from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
 from ragtriage.triage.conversations import (
     ConversationsResult,
     TurnResult,
@@ -129,15 +130,12 @@ def _public(value: Any) -> Any:
     return getattr(value, "name", str(value))
 
 
-def _spec(config: ConversationsConfig) -> tuple[str | None, Any]:
+def _judge(config: ConversationsConfig) -> Judge:
+    """The judge of the run, built once: a spec, or a model object (its default strategy)."""
+    options = JudgeOptions.of_config(config)
     if config.judge is not None and not isinstance(config.judge, str | JudgeSpec):
-        return None, config.judge  # a model object: its default strategy
-    spec = config.judge if isinstance(config.judge, JudgeSpec) else JudgeSpec.parse(config.judge)
-    return spec.strategy, spec.model
-
-
-def _options(config: ConversationsConfig) -> dict[str, Any]:
-    return judge_options(config.threads, config.api_base, config.json_mode, config.timeout)
+        return Judge.from_model(config.judge, None, options)
+    return Judge.from_spec(config.judge, options)
 
 
 async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
@@ -171,18 +169,16 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
     timings["retrieval_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    strategy, model = _spec(config)
-    planned = model_free_plan(config.calibration, strategy, model, **_options(config))
-    if planned is not None:
-        strategy, model = "lexical", None
-    if model == EMBEDDED:
+    asked = _judge(config)
+    planned = model_free_decider(config.calibration, asked.fingerprint)
+    judge = asked if planned is None else asked.model_free()
+    if judge.embedded and judge.model is not config.judge:
         require_llama()
-        model = resolve_model(None, threads=config.threads)
     unjudged = {q: why for q, t in traces.items() if (why := unjudgeable(t, texts))}
     store = ResponseCache(config.cache or default_cache_path())
     try:
         judged, run, decider, prior, with_prior = await _judge_turns(
-            golden, traced, traces, texts, unjudged, strategy, model, planned, store, config
+            golden, traced, traces, texts, unjudged, judge, planned, store, config
         )
     finally:
         store.close()
@@ -211,8 +207,11 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
             "turns": len(golden.turns),
             "slice": "holdout" if config.holdout else "dev" if whole.has_holdout() else "all",
         },
-        traces={"source": str(config.traces), "sha256": file_sha256(config.traces),
-                "format": read.format},  # fmt: skip
+        traces={
+            "source": str(config.traces),
+            "sha256": file_sha256(config.traces),
+            "format": read.format,
+        },  # fmt: skip
         judge_fingerprint=run.fingerprint,
         judge_usage=run.usage,
         calibration=decider.status,
@@ -236,14 +235,11 @@ async def _judge_turns(
     traces: dict[str, Any],
     texts: dict[str, str],
     unjudged: dict[str, str],
-    strategy: str | None,
-    model: Any,
+    judge: Judge,
     planned: Decider | None,
     store: ResponseCache,
     config: ConversationsConfig,
-) -> tuple[
-    dict[str, JudgeResult], JudgeRun, Decider, dict[str, list[PriorTurn]], set[str]
-]:
+) -> tuple[dict[str, JudgeResult], JudgeRun, Decider, dict[str, list[PriorTurn]], set[str]]:
     """Every traced turn judged with its admissible history, one turn index at a time
     (all first turns, then all second turns...): a turn's history needs the decisions on
     the turns before it. Each turn is judged on its passages first, and again with its
@@ -276,11 +272,9 @@ async def _judge_turns(
         if not items and last is not None:
             continue
 
-        async def judge(batch: list[JudgeItem]) -> list[JudgeResult]:
+        async def judge_batch(batch: list[JudgeItem]) -> list[JudgeResult]:
             nonlocal usage, last
-            run = await ajudge_run(
-                batch, model, strategy, config.concurrency, store, **_options(config)
-            )
+            run = await ajudge(judge, batch, config.concurrency, store)
             usage, last = usage + run.usage, run
             return run.results
 
@@ -291,7 +285,7 @@ async def _judge_turns(
             return decider.decide(result)
 
         history = {item.id: history_chunks(prior[item.id]) for item in items}
-        results, rested = await ajudge_with_history(items, history, judge, decide)
+        results, rested = await ajudge_with_history(items, history, judge_batch, decide)
         judged.update(results)
         with_prior |= rested
         if decider is None and last is not None:
@@ -355,4 +349,3 @@ def _turn_results(
 
 def conversations(config: ConversationsConfig) -> ConversationsResult:
     return asyncio.run(run_conversations(config))
-

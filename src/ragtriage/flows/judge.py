@@ -11,7 +11,7 @@ import asyncio
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from ragtriage.atomic import write_atomic
 from ragtriage.calibration.decision import rule_features
@@ -28,21 +28,13 @@ from ragtriage.flows.config import (
     TIMEOUT,
     Setting,
 )
-from ragtriage.judge.api import (
-    MAX_SAMPLES,
-    JudgeRun,
-    ajudge_run,
-    check_sampling,
-    fingerprint,
-    fingerprint_of,
-    resolve_judge,
-)
+from ragtriage.judge.api import MAX_SAMPLES, JudgeRun, ajudge, check_sampling
 from ragtriage.judge.estimate import CostEstimate
 from ragtriage.judge.estimate import estimate as estimate_run
 from ragtriage.judge.items import load_answers
+from ragtriage.judge.judge import Judge, JudgeOptions
 from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, Verdict
 from ragtriage.judge.spec import JudgeSpec
-from ragtriage.judge.strategies.base import needs_model
 from ragtriage.judge.types import JudgeResult
 from ragtriage.llm.cache import ResponseCache, default_cache_path
 from ragtriage.results.files import write_json
@@ -113,18 +105,6 @@ class JudgeConfig:
         ),
     ] = False
 
-    def options(self) -> dict[str, Any]:
-        """The options the strategy and model take (``None``: their default)."""
-        return {
-            "threads": self.threads,
-            "api_base": self.api_base,
-            "json_mode": self.json_mode,
-            "timeout": self.timeout,
-            "context_chars": self.context_chars,
-            "max_sentences": self.max_sentences,
-            "budget_chars": self.budget_chars,
-        }
-
     def cache_path(self) -> Path | None:
         return None if self.no_cache else (self.cache or default_cache_path())
 
@@ -135,14 +115,12 @@ class Plan:
     or, when the calibrated rule of the asked judge reads only model-free signals (and
     ``all_signals`` is off), strategy ``lexical`` without the model, as ``audit`` does
     (``triage.calibrated.model_free_decider``): the rule's decisions are the same and no
-    model call is paid for. ``note`` says which, in words, for the summary."""
+    model call is paid for. ``note`` says which, in words, for the summary. ``judge``:
+    the judge object, built once, its options carrying the samples to draw."""
 
-    strategy: str | None
-    model: str | None
+    judge: Judge
     model_free: bool
     note: str
-    samples: int = 1
-    temperature: float | None = None
     verdict: Verdict | None = None
 
 
@@ -153,20 +131,19 @@ def plan(config: JudgeConfig) -> Plan:
     a model-free plan draws one sample: a rule reading no model signal cannot flip."""
     if config.calibration is not None:  # read (or refused) even when no rule needs it
         load_calibration(config.calibration)
-    chosen = _signals_plan(config)
+    asked = Judge.from_spec(config.judge, JudgeOptions.of_config(config))
+    chosen = _signals_plan(config, asked)
     if chosen.model_free:
-        if config.samples > 1 or config.temperature is not None:
+        if asked.options.sampling:
             note = (
                 f"{chosen.note}; --samples not drawn: the rule reads no model signal, so its "
                 "verdicts cannot differ between samples (--all-signals samples the model)"
             )
             return replace(chosen, note=note)
         return chosen
-    if config.samples == 1 and config.temperature is None:
+    if not asked.options.sampling:
         return chosen
-    spec = config.judge
-    planned = fingerprint(model=spec.model, strategy=spec.strategy, **_set(config.options()))
-    decider = find_decider(config.calibration, planned)
+    decider = find_decider(config.calibration, asked.fingerprint)
 
     def vote(result: JudgeResult) -> str:
         decision = decider.decide(result)
@@ -174,33 +151,26 @@ def plan(config: JudgeConfig) -> Plan:
             return result.outcome.value
         return FAITHFUL if decision else UNFAITHFUL
 
-    return replace(chosen, samples=config.samples, temperature=config.temperature, verdict=vote)
+    return replace(chosen, verdict=vote)
 
 
-def _signals_plan(config: JudgeConfig) -> Plan:
-    spec = config.judge
-    if not needs_model(spec.strategy):
-        return Plan(
-            spec.strategy, spec.model, False, "signals: model-free (a judge without a model)"
-        )
+def _signals_plan(config: JudgeConfig, asked: Judge) -> Plan:
+    if asked.model is None:
+        return Plan(asked, False, "signals: model-free (a judge without a model)")
     if config.all_signals:
-        return Plan(
-            spec.strategy, spec.model, False, "signals: all, the model's too (--all-signals)"
-        )
-    planned = fingerprint(model=spec.model, strategy=spec.strategy, **_set(config.options()))
+        return Plan(asked, False, "signals: all, the model's too (--all-signals)")
+    planned = asked.fingerprint
     decider = model_free_decider(config.calibration, planned)
     if decider is None or decider.record is None:
         return Plan(
-            spec.strategy,
-            spec.model,
+            asked,
             False,
             "signals: all, the model's too (the judge's calibrated rule reads the model's, "
             "or no calibration matches the judge)",
         )
     reads = ", ".join(sorted(rule_features(decider.record.rule)))
     return Plan(
-        "lexical",
-        None,
+        asked.model_free(),
         True,
         f"signals: model-free only: the {planned.judge} judge's calibrated rule "
         f"({decider.record.rule_name}, {decider.status.source}) reads only {reads}, so its "
@@ -209,25 +179,17 @@ def _signals_plan(config: JudgeConfig) -> Plan:
     )
 
 
-def _set(options: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in options.items() if v is not None}
-
-
 def run(config: JudgeConfig) -> JudgeRun:
     """Judge every answer of ``config.answers`` (cached: a rerun pays nothing twice)."""
     items = load_answers(config.answers)
     chosen = plan(config)
     judged = asyncio.run(
-        ajudge_run(
+        ajudge(
+            chosen.judge,
             items,
-            chosen.model,
-            chosen.strategy,
             config.concurrency,
             config.cache_path(),
-            samples=chosen.samples,
-            temperature=chosen.temperature,
             verdict=chosen.verdict,
-            **config.options(),
         )
     )
     judged.signals = chosen.note
@@ -238,12 +200,14 @@ def estimate(config: JudgeConfig) -> CostEstimate:
     """Calls, tokens and cost the run would take, counting what the cache already holds."""
     items = load_answers(config.answers)
     chosen = plan(config)
-    strategy, chat = resolve_judge(chosen.strategy, chosen.model, **config.options())
-    check_sampling(chat, chosen.samples, chosen.temperature)
+    judge, options = chosen.judge, chosen.judge.options
+    check_sampling(judge.model, options.samples, options.temperature)
     store = ResponseCache(config.cache_path())
     try:
-        fp = fingerprint_of(strategy, chat)
-        found = estimate_run(items, chat, strategy, fp, store, chosen.samples, chosen.temperature)
+        found = estimate_run(
+            items, judge.model, judge.strategy, judge.fingerprint, store, options.samples,
+            options.temperature,
+        )  # fmt: skip
         return found.model_copy(update={"signals": chosen.note})
     finally:
         store.close()

@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragtriage import __version__
 from ragtriage.errors import InputError
 from ragtriage.judge.items import coerce_items
+from ragtriage.judge.judge import Judge, JudgeOptions, resolve_model
 from ragtriage.judge.outcomes import classify_answer
 from ragtriage.judge.samples import Verdict, default_verdict, draw
-from ragtriage.judge.spec import EMBEDDED, JudgeSpec
-from ragtriage.judge.strategies.base import STRATEGIES, Strategy, get_strategy, needs_model
+from ragtriage.judge.strategies.base import STRATEGIES, Strategy
 from ragtriage.judge.strategies.common import precheck
 from ragtriage.judge.types import JudgeFingerprint, JudgeItem, JudgeResult, Usage
 from ragtriage.llm.base import ChatModel, ModelRequest
@@ -31,123 +30,18 @@ from ragtriage.llm.calls import Caller, RetryPolicy
 
 __all__ = [
     "STRATEGIES",
+    "Judge",
+    "JudgeOptions",
     "JudgeRun",
+    "ajudge",
     "ajudge_faithfulness",
     "ajudge_run",
     "fingerprint",
     "judge_faithfulness",
-    "judge_options",
-    "resolve_judge",
     "resolve_model",
-    "resolve_strategy",
 ]
 
 _DEFAULT = object()
-
-
-def resolve_model(model: str | ChatModel | None, **options: Any) -> ChatModel:
-    """``None``/``"embedded"`` (also the fingerprint's ``"local/..."`` name): the embedded
-    judge; ``"replay:PATH"``: a recording; else a litellm model id.
-
-    ``options``: ``threads`` (local), ``api_base``, ``json_mode``, ``timeout`` (litellm).
-    """
-    if model is not None and not isinstance(model, str):
-        return model
-    if model is None or model in (EMBEDDED, "local") or model.startswith("local/"):
-        from ragtriage.llm.local import LocalModel
-
-        return LocalModel(n_threads=options.get("threads"))
-    if model.startswith("replay:"):
-        return _replay(Path(model.removeprefix("replay:")))
-    from ragtriage.llm.litellm_model import LiteLLMModel
-
-    keep = {k: options[k] for k in ("api_base", "json_mode", "timeout") if options.get(k)}
-    return LiteLLMModel(model, **keep)
-
-
-def _replay(path: Path) -> ChatModel:
-    """A recording to replay; a missing or unreadable one is an input error naming it."""
-    from ragtriage.llm.replay import ReplayModel
-
-    if not path.is_file():
-        raise InputError("no such recording (replay:FILE)", path=path, field="--judge")
-    try:
-        return ReplayModel.load(path)
-    except (OSError, ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
-        raise InputError(
-            f"not a recording: {type(exc).__name__}: {str(exc)[:200]}", path=path, field="--judge"
-        ) from None
-
-
-def judge_options(
-    threads: int | None = None,
-    api_base: str | None = None,
-    json_mode: str | None = None,
-    timeout: float | None = None,
-) -> dict[str, Any]:
-    """The judge options a command was given (those left ``None`` are not passed on, so
-    each model keeps its own default)."""
-    given = {"threads": threads, "api_base": api_base, "json_mode": json_mode, "timeout": timeout}
-    return {k: v for k, v in given.items() if v is not None}
-
-
-def resolve_strategy(strategy: str | None, model: ChatModel | None, **options: Any) -> Strategy:
-    """The strategy object; default ``sentences`` for local models, ``claims`` otherwise."""
-    if strategy is None:
-        strategy = "sentences" if (model is None or model.local) else "claims"
-    return get_strategy(strategy, **options)
-
-
-# what the models and strategies read; anything else is a caller's typo, refused rather
-# than ignored (``judge=`` once ran the embedded model when ``lexical`` was asked for)
-JUDGE_OPTIONS = frozenset(
-    {
-        "threads",
-        "api_base",
-        "json_mode",
-        "timeout",
-        "context_chars",
-        "max_sentences",
-        "budget_chars",
-    }
-)
-
-
-def resolve_judge(
-    strategy: str | None, model: str | ChatModel | None, **options: Any
-) -> tuple[Strategy, ChatModel | None]:
-    """The strategy and the model it calls (``None`` for a strategy that needs none).
-
-    ``judge``: a spec as ``--judge`` takes it (``lexical``, ``claims@openai/gpt-4o``),
-    instead of ``strategy`` and ``model``; other options must be :data:`JUDGE_OPTIONS`."""
-    strategy, model = _from_spec(strategy, model, options.pop("judge", None))
-    unknown = sorted(set(options) - JUDGE_OPTIONS)
-    if unknown:
-        raise TypeError(f"unknown judge option(s) {unknown}; known: {sorted(JUDGE_OPTIONS)}")
-    chat = resolve_model(model, **options) if needs_model(strategy) else None
-    return resolve_strategy(strategy, chat, **options), chat
-
-
-def _from_spec(
-    strategy: str | None, model: str | ChatModel | None, judge: str | None
-) -> tuple[str | None, str | ChatModel | None]:
-    if judge is None:
-        return strategy, model
-    if strategy is not None or model is not None:
-        raise TypeError("give judge= or strategy= and model=, not both")
-    spec = JudgeSpec.parse(judge, field="judge")
-    return spec.strategy, spec.model
-
-
-def fingerprint_of(strategy: Strategy, model: ChatModel | None) -> JudgeFingerprint:
-    params = {**({} if model is None else model.params), **strategy.params}
-    return JudgeFingerprint(
-        judge=strategy.name,
-        model="none" if model is None else model.name,
-        params={k: v for k, v in params.items() if isinstance(v, str | int | float | bool | None)},
-        prompt_sha256=dict(strategy.prompt_sha256),
-        package_version=__version__,
-    )
 
 
 def fingerprint(
@@ -157,7 +51,20 @@ def fingerprint(
 
     Loads no weights and makes no call: only names, parameters and prompt hashes.
     """
-    return fingerprint_of(*resolve_judge(strategy, model, **options))
+    return _judge(model, strategy, options).fingerprint
+
+
+def _judge(model: str | ChatModel | None, strategy: str | None, options: dict[str, Any]) -> Judge:
+    """The judge of the public functions' arguments. ``judge``: a spec as ``--judge``
+    takes it (``lexical``, ``claims@openai/gpt-4o``), instead of ``strategy`` and
+    ``model``; other options must be :class:`JudgeOptions` fields."""
+    spec = options.pop("judge", None)
+    judge_options = JudgeOptions.of(**options)
+    if spec is None:
+        return Judge.build(strategy, model, judge_options)
+    if strategy is not None or model is not None:
+        raise TypeError("give judge= or strategy= and model=, not both")
+    return Judge.from_spec(spec, judge_options, field="judge")
 
 
 @dataclass
@@ -188,13 +95,31 @@ async def ajudge_run(
     stop_early: bool = True,
     **options: Any,
 ) -> JudgeRun:
+    """:func:`ajudge` with the judge built from ``model``, ``strategy`` and ``options``."""
+    judged = list(coerce_items(items))
+    judge = _judge(model, strategy, {**options, "samples": samples, "temperature": temperature})
+    return await ajudge(judge, judged, concurrency, cache, on_result, retry, verdict, stop_early)
+
+
+async def ajudge(
+    judge: Judge,
+    items: Iterable[JudgeItem | Mapping[str, Any]],
+    concurrency: int = 8,
+    cache: Path | ResponseCache | None | object = _DEFAULT,
+    on_result: Callable[[JudgeResult], None] | None = None,
+    retry: RetryPolicy | None = None,
+    verdict: Verdict | None = None,
+    stop_early: bool = True,
+) -> JudgeRun:
     """Judge every item; results keep the input order. ``cache=None`` disables the disk cache.
 
-    ``samples``: judge each answer up to that many times, stopping once the majority is
-    decided (:mod:`ragtriage.judge.samples`; ``verdict``: what a sample votes, by default
-    score >= 0.5); ``temperature``: the samples' temperature (``None``: the judge's own)."""
+    ``judge.options.samples``: judge each answer up to that many times, stopping once the
+    majority is decided (:mod:`ragtriage.judge.samples`; ``verdict``: what a sample votes,
+    by default score >= 0.5); ``judge.options.temperature``: the samples' temperature
+    (``None``: the judge's own)."""
     judged = list(coerce_items(items))
-    strat, chat = resolve_judge(strategy, model, **options)
+    strat, chat = judge.strategy, judge.model
+    samples, temperature = judge.options.samples, judge.options.temperature
     check_sampling(chat, samples, temperature)
     store = _open_cache(cache if chat is not None else None)  # no model: nothing to cache
     policy = retry or RetryPolicy()
@@ -225,9 +150,9 @@ async def ajudge_run(
     try:
         if caller is not None and (first := _first_request(strat, judged)) is not None:
             await caller.settle(first)  # e.g. a litellm endpoint's JSON mode
-        fp = fingerprint_of(strat, chat)  # after settling: it names the JSON mode found
+        fp = judge.fingerprint  # after settling: it names the JSON mode found
         results = list(await asyncio.gather(*(one(i, fp) for i in judged)))
-        if (settled := fingerprint_of(strat, chat)) != fp:  # the JSON mode was found late
+        if (settled := judge.fingerprint) != fp:  # the JSON mode was found late
             fp = settled
             results = [r.model_copy(update={"fingerprint": fp}) for r in results]
     finally:

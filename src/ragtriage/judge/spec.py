@@ -77,7 +77,7 @@ class JudgeSpec:
 
     @classmethod
     def _with_strategy(cls, strategy: str, model: str, text: str, field: str) -> JudgeSpec:
-        strategy_factory(strategy)  # an unknown name: an error listing the known ones
+        strategy_factory(strategy, field)  # an unknown name: an error listing the known ones
         if not model:
             raise InputError(f"{text!r} names no model after '@'", field=field)
         if model.lower() in OLD_DEFAULTS:

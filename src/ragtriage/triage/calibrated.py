@@ -18,12 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ragtriage.calibration.decision import rule_features, uses_model
 from ragtriage.calibration.record import CalibrationRecord, is_stale, load_calibration
-from ragtriage.judge.api import fingerprint
-from ragtriage.judge.strategies.base import needs_model
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
 from ragtriage.stats import Estimate, wilson_interval
@@ -35,7 +32,6 @@ __all__ = [
     "UNCALIBRATED_THRESHOLD",
     "find_decider",
     "model_free_decider",
-    "model_free_plan",
     "naive_rate",
 ]
 
@@ -191,14 +187,3 @@ def model_free_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Deci
         "to judge: those signals were computed without it"
     )
     return decider
-
-
-def model_free_plan(
-    path: Path | None, strategy: str | None, model: Any, **options: Any
-) -> Decider | None:
-    """:func:`model_free_decider` of the judge ``strategy``/``model`` about to run (its
-    fingerprint computed without loading the model); ``None`` for a strategy that calls no
-    model anyway."""
-    if not needs_model(strategy):
-        return None
-    return model_free_decider(path, fingerprint(model=model, strategy=strategy, **options))

@@ -70,8 +70,9 @@ def register(factory: Any) -> Any:
     return factory
 
 
-def strategy_factory(name: str) -> StrategyFactory:
-    """The registered strategy ``name``; an unknown name is an error listing the known."""
+def strategy_factory(name: str, field: str = "--judge") -> StrategyFactory:
+    """The registered strategy ``name``; an unknown name is an error listing the known,
+    naming ``field``: the option or setting the name came from."""
     import ragtriage.judge.strategies  # noqa: F401 - registers the built-in strategies
 
     try:
@@ -79,7 +80,7 @@ def strategy_factory(name: str) -> StrategyFactory:
     except KeyError:
         known = ", ".join(sorted(STRATEGIES))
         raise UnknownStrategyError(
-            f"unknown strategy {name!r}; known strategies: {known}", field="--judge"
+            f"unknown strategy {name!r}; known strategies: {known}", field=field
         ) from None
 
 
