@@ -45,6 +45,7 @@ from ragtriage.flows.config import (
 from ragtriage.judge.api import JudgeRun, ajudge_run, fingerprint, judge_options, resolve_model
 from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
+from ragtriage.judge.strategies.base import needs_model
 from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
 from ragtriage.llm.base import ChatModel
 from ragtriage.llm.cache import ResponseCache, default_cache_path
@@ -440,14 +441,26 @@ class PlannedJudge:
     calls_per_answer: float | None  # from its calibration record; None without one
     usd_per_answer: float | None
     unsure_share: float  # of what it is sent, the share its band leaves unsure (expected)
+    samples: int = 1  # --samples K: the most samples an answer gets (the first judge)
 
     @property
     def calls(self) -> float | None:
-        return None if self.calls_per_answer is None else self.answers * self.calls_per_answer
+        """The most: every answer drawn ``samples`` times."""
+        if self.calls_per_answer is None:
+            return None
+        return self.answers * self.calls_per_answer * self.samples
 
     @property
     def usd(self) -> float | None:
-        return None if self.usd_per_answer is None else self.answers * self.usd_per_answer
+        if self.usd_per_answer is None:
+            return None
+        return self.answers * self.usd_per_answer * self.samples
+
+    @property
+    def fewest(self) -> float:
+        """The share of :attr:`calls` and :attr:`usd` when the first ``floor(K/2) + 1``
+        samples of every answer agree (1 without samples)."""
+        return (self.samples // 2 + 1) / self.samples
 
 
 def _unsure_share(decider: Decider) -> float:
@@ -482,8 +495,14 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
         first = fingerprint(model=model, strategy=strategy, **_judge_options(config))
     judges = [(judge_label(first), find_decider(config.calibration, first))]
     judges += [(str(spec), decider) for spec, decider in cascade]
+    # the first judge draws --samples if it calls a model whose rule reads a model signal
+    sampled = (
+        config.samples > 1
+        and needs_model(strategy)
+        and _model_free_plan(config, strategy, model) is None
+    )
     out = []
-    for name, decider in judges:
+    for k, (name, decider) in enumerate(judges):
         cost = decider.record.cost if decider.record is not None else None
         share = _unsure_share(decider)
         out.append(
@@ -493,6 +512,7 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
                 calls_per_answer=None if cost is None else cost.calls_per_item,
                 usd_per_answer=None if cost is None else cost.usd_per_item,
                 unsure_share=share,
+                samples=config.samples if k == 0 and sampled else 1,
             )
         )
         answers *= share
