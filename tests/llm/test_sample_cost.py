@@ -89,3 +89,9 @@ def test_a_router_is_priced_at_its_dearest_deployment(tmp_path):
     private = "      model: openai/private-model\n      api_base: https://llm.example/v1\n"
     unknown, _ = _estimate(_router(tmp_path, cheap, private), 3)
     assert unknown.cost_usd is None and "not priced" in unknown.note
+    # the file's own price for the private deployment: 1 and 2 dollars per million tokens
+    own = private + "      input_cost_per_token: 1.0e-6\n      output_cost_per_token: 2.0e-6\n"
+    priced, _ = _estimate(_router(tmp_path, own, own), 3)
+    assert priced.cost_usd == pytest.approx(
+        priced.prompt_tokens * 1e-6 + priced.completion_tokens * 2e-6
+    )

@@ -252,36 +252,32 @@ class RouterModel(LiteLLMModel):
         return {**super().negotiated(), "deployments_answered": dict(self.answered)}
 
     def token_prices(self) -> tuple[float, float] | None:
-        """Input and output price per token of the dearest deployment (litellm's cost map,
-        or the deployment's own ``input_cost_per_token``/``output_cost_per_token``);
-        ``None`` when one has no price. A self-hosted deployment costs nothing."""
-        import litellm
+        """Input and output price per token of the dearest deployment: the deployment's
+        own ``input_cost_per_token``/``output_cost_per_token``, else litellm's cost map
+        (what the run's usage will report), else nothing for a server on this machine;
+        ``None`` when a deployment has no price at all."""
+        found = [_deployment_prices(params) for params in self.config.deployments]
+        if any(p is None for p in found):
+            return None
+        return max((p for p in found if p is not None), key=lambda p: p[0] + p[1])
 
-        found: list[tuple[float, float]] = []
-        for params in self.config.deployments:
-            if "input_cost_per_token" in params or "output_cost_per_token" in params:
-                found.append(
-                    (
-                        float(params.get("input_cost_per_token", 0.0)),
-                        float(params.get("output_cost_per_token", 0.0)),
-                    )
-                )
-                continue
-            if is_local_endpoint(params.get("api_base")):
-                found.append((0.0, 0.0))
-                continue
-            entry = litellm.model_cost.get(params["model"])
-            if entry is None:
-                entry = litellm.model_cost.get(params["model"].split("/", 1)[-1])
-            if not isinstance(entry, Mapping) or "input_cost_per_token" not in entry:
-                return None
-            found.append(
-                (
-                    float(entry.get("input_cost_per_token") or 0.0),
-                    float(entry.get("output_cost_per_token") or 0.0),
-                )
-            )
-        return max(found, key=lambda p: p[0] + p[1])
+
+def _deployment_prices(params: Mapping[str, Any]) -> tuple[float, float] | None:
+    if "input_cost_per_token" in params or "output_cost_per_token" in params:
+        return (
+            float(params.get("input_cost_per_token", 0.0)),
+            float(params.get("output_cost_per_token", 0.0)),
+        )
+    import litellm
+
+    model = str(params["model"])
+    entry = litellm.model_cost.get(model) or litellm.model_cost.get(model.split("/", 1)[-1])
+    if isinstance(entry, Mapping) and "input_cost_per_token" in entry:
+        return (
+            float(entry.get("input_cost_per_token") or 0.0),
+            float(entry.get("output_cost_per_token") or 0.0),
+        )
+    return (0.0, 0.0) if is_local_endpoint(params.get("api_base")) else None
 
 
 class _AllCoolingDown(TransientModelError):
