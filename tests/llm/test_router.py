@@ -159,3 +159,32 @@ def test_a_router_refuses_api_base(tmp_path):
     path = _write(tmp_path, _yaml(["http://127.0.0.1:1/v1"]))
     with pytest.raises(InputError, match="give no --api-base"):
         resolve_model(f"router:{path}", api_base="http://elsewhere/v1")
+
+
+def test_every_deployment_cooling_down_holds_every_call_and_ends_unscored(tmp_path):
+    """Both servers refuse with 429: the router says no deployment is available and for
+    how long; every call waits (a pause, capped at the policy's longest wait), and when the
+    attempts run out the answer is ``unscored`` with the reason, not a verdict."""
+
+    def refuse(body, n):
+        return 429, "slow down"
+
+    def wait(n, status):
+        return {"retry-after": "30"}
+
+    with FakeOpenAI(refuse, headers=wait) as a, FakeOpenAI(refuse, headers=wait) as b:
+        path = _write(tmp_path, _yaml([a.base, b.base]))
+        retry = RetryPolicy(attempts=3, initial_s=0.01, max_wait_s=0.3)
+        run = asyncio.run(
+            ajudge_run(
+                answer_items(2),
+                model=resolve_model(f"router:{path}"),
+                strategy="claims",
+                cache=None,
+                retry=retry,
+            )
+        )
+    assert {r.outcome for r in run.results} == {Outcome.UNSCORED}
+    assert all("No deployments available" in r.reason for r in run.results)
+    assert all(r.score is None for r in run.results)
+    assert run.calls["rate_limit_pauses"] >= 1

@@ -345,9 +345,14 @@ def _to_response(litellm: Any, raw: Any, headers: bool = True) -> ModelResponse:
 
 
 def _headers(raw: Any) -> dict[str, str]:
-    """The response's headers as litellm passes them on (``additional_headers``)."""
+    """The response's rate-limit headers as litellm passes them on
+    (``_hidden_params["additional_headers"]``)."""
     hidden = getattr(raw, "_hidden_params", None)
     found = hidden.get("additional_headers") if isinstance(hidden, dict) else None
     if not isinstance(found, dict):
         return {}
-    return {str(k): str(v) for k, v in found.items() if v is not None}
+    return {
+        str(k): str(v)
+        for k, v in found.items()
+        if v is not None and ("ratelimit" in str(k).lower() or "retry-after" in str(k).lower())
+    }

@@ -173,7 +173,9 @@ class RateLimits:
 
     def pause(self, seconds: float) -> None:
         """Hold every call for ``seconds`` (a 429's ``Retry-After``); pauses never shorten."""
-        until = self.now() + max(0.0, seconds)
+        if seconds <= 0:
+            return
+        until = self.now() + seconds
         if until > self.paused_until:
             if self.paused_until <= self.now():
                 self.pauses += 1
