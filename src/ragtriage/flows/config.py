@@ -103,7 +103,8 @@ JSON_MODES = ("auto", *LITELLM_JSON_MODES)  # auto: the strongest the endpoint a
 # One vocabulary: a setting several commands share is declared here once.
 JUDGE = Setting(
     "Judge spec: 'embedded' (default, offline), 'lexical' (no model), a litellm model id, "
-    "'replay:FILE', or STRATEGY@MODEL (e.g. claims@openai/gpt-4o-mini).",
+    "'replay:FILE', 'router:FILE[#GROUP]' (a litellm Router over the endpoints FILE "
+    "names), or STRATEGY@MODEL (e.g. claims@openai/gpt-4o-mini).",
     names=("--judge", "-j"),
     metavar="SPEC",
 )
