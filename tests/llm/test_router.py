@@ -188,3 +188,44 @@ def test_every_deployment_cooling_down_holds_every_call_and_ends_unscored(tmp_pa
     assert all("No deployments available" in r.reason for r in run.results)
     assert all(r.score is None for r in run.results)
     assert run.calls["rate_limit_pauses"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        (b"model_list:\n  - \xff\xfe\n", ":"),
+        (b"- model_name: judge\n", ":"),
+        (b"model_list:\n  - judge\n", ":2: field 'model_list[0]'"),
+        (
+            _yaml(["http://a/v1"]).encode() + b"router_settings:\n  routing_strategi: x\n",
+            ": field 'router_settings': litellm.Router refuses it: "
+            "Router.__init__() got an unexpected keyword argument 'routing_strategi'",
+        ),
+        (
+            _yaml(["http://a/v1"]).encode() + b"router_settings:\n  routing_strategy: fastest\n",
+            ": field 'router_settings': litellm.Router refuses it: Invalid routing_strategy",
+        ),
+        (_yaml(["http://a/v1"]).encode() + b"router_settings: [1]\n", ": field 'router_settings'"),
+    ],
+    ids=[
+        "not-utf8",
+        "a-list",
+        "entry-not-mapping",
+        "unknown-setting",
+        "unknown-strategy",
+        "settings-not-mapping",
+    ],
+)
+def test_hostile_router_files_exit_2_with_one_line_naming_the_file(
+    tmp_path, capsys, content, where
+):
+    from ragtriage.cli.main import main
+
+    path = tmp_path / "router.yaml"
+    path.write_bytes(content)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps(answer_items(1)[0]) + "\n")
+    code = main(["judge", "--answers", str(answers), "--judge", f"router:{path}", "--no-cache"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert f"{path}{where}" in err[0], err[0]

@@ -51,6 +51,7 @@ __all__ = [
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
 
+from ragtriage.errors import RagtriageError
 from ragtriage.llm.base import (
     ModelRequest,
     ModelResponse,
@@ -255,8 +256,8 @@ class LiteLLMModel:
         kwargs = self._kwargs(request)
         try:
             raw = await self._send(litellm, kwargs)
-        except (TransientModelError, PermanentModelError):
-            raise  # already classified (a router's "every deployment cooling down")
+        except RagtriageError:
+            raise  # already classified (a router's "every deployment cooling down"; its file)
         except Exception as exc:  # classified below: transient ones are retried
             error = _classify(exc)
             if isinstance(error, UnsupportedRequestError) and "response_format" in kwargs:

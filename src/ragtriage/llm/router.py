@@ -102,7 +102,22 @@ def load_router(model: str, field: str = FIELD) -> RouterConfig:
     settings = data.get("router_settings") or {}
     if not isinstance(settings, dict):
         raise InputError("a mapping of litellm.Router settings", path=path, field="router_settings")
+    _check_settings(entries, settings, path)
     return RouterConfig(path=path, group=group, model_list=entries, settings=dict(settings))
+
+
+def _check_settings(entries: list[dict[str, Any]], settings: dict[str, Any], path: Path) -> None:
+    """Build the router once (offline, a fraction of a second) so that a setting it refuses
+    (an unknown key, a routing strategy it lacks) stops the command here, not each call."""
+    from ragtriage.llm.litellm_model import _litellm
+
+    try:
+        _litellm().Router(model_list=entries, **{**settings, **_FORCED})
+    except (TypeError, ValueError) as exc:  # without settings, the deployments are refused
+        field = "router_settings" if settings else "model_list"
+        raise InputError(
+            f"litellm.Router refuses it: {_brief(exc)}", path=path, field=field
+        ) from None
 
 
 def _parse(text: str, path: Path) -> tuple[dict[str, Any], dict[int, int]]:
@@ -211,16 +226,11 @@ class RouterModel(LiteLLMModel):
         self._router: Any = None
 
     def _router_instance(self, litellm: Any) -> Any:
+        """The router, built in the run's event loop at its first call (its settings were
+        checked when the file was read)."""
         if self._router is None:
             settings = {**self.config.settings, **_FORCED}
-            try:
-                self._router = litellm.Router(model_list=self.config.model_list, **settings)
-            except TypeError as exc:
-                raise InputError(
-                    f"not a litellm.Router setting: {_brief(exc)}",
-                    path=self.config.path,
-                    field="router_settings",
-                ) from None
+            self._router = litellm.Router(model_list=self.config.model_list, **settings)
         return self._router
 
     async def _send(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
