@@ -53,7 +53,7 @@ def test_spec_names_the_file_and_group(tmp_path):
     # identity: the group and its models, not the addresses (a new server keeps the cache)
     assert model.params == {
         "router": "judge",
-        "deployments": ["openai/fake-judge"],
+        "deployments": "openai/fake-judge",
         "json_mode": "json_schema",
     }
 
@@ -135,6 +135,8 @@ def test_calls_spread_over_both_servers(tmp_path):
     answered = run.calls["deployments_answered"]
     assert answered == {a.base: counts[0], b.base: counts[1]}
     assert run.fingerprint.model == "router:judge"
+    # the fingerprint (what a calibration is valid for) names the deployments' models
+    assert run.fingerprint.params["deployments"] == "openai/fake-judge"
 
 
 def test_one_servers_429_goes_to_the_other_without_holding_every_call(tmp_path):

@@ -221,7 +221,12 @@ class RouterModel(LiteLLMModel):
             self._use(JSON_MODES[weakest])
         self.config = config
         self.tokenizer_model = models[0]
-        self.params = {"router": config.group, "deployments": models, "json_mode": self.json_mode}
+        self.params = {
+            "router": config.group,
+            # a string, so the judge's fingerprint keeps it (it drops lists)
+            "deployments": ",".join(models),
+            "json_mode": self.json_mode,
+        }
         self.answered: dict[str, int] = {}  # api_base (or model id) -> responses
         self._router: Any = None
 
