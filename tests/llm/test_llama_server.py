@@ -14,41 +14,20 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from ragtriage.judge.api import ajudge_run
 from ragtriage.judge.types import Outcome
+from tests.support.llama_server import chat_requests, gguf_or_skip, llama_server
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 # Two short graded answers that assert something (so the judge has claims to score).
 ITEMS = ("begin-wow-dev-00357", "begin-wow-test-00055")
-READY_S = 180.0
-
-
-def _gguf() -> Path:
-    from ragtriage.llm.weights import ModelUnavailable, model_path
-
-    try:
-        return model_path()
-    except ModelUnavailable as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must install the embedded model (scripts/setup.sh): {exc}")
-        pytest.skip(f"the embedded model's GGUF file is not available: {exc}")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _items() -> list[dict]:
@@ -57,61 +36,14 @@ def _items() -> list[dict]:
     return [{k: by_id[i][k] for k in ("id", "question", "contexts", "answer")} for i in ITEMS]
 
 
-def _chat_requests(log: Path) -> int:
-    return sum('"POST /v1/chat/completions' in line for line in log.read_text().splitlines())
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """``(base URL, server log)`` of a llama_cpp.server on a free port; killed at the end."""
-    gguf = _gguf()
+    gguf = gguf_or_skip()
     log = tmp_path_factory.mktemp("llama_server") / "server.log"
-    port = _free_port()
     threads = os.environ.get("RAGTRIAGE_THREADS", "2")
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(gguf),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "4096",
-        "--n_threads",
-        threads,
-    ]
-    with log.open("w") as out:
-        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        base = f"http://127.0.0.1:{port}/v1"
-        deadline = time.monotonic() + READY_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(
-                    f"llama_cpp.server exited ({proc.returncode}):\n{log.read_text()[-3000:]}"
-                )
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"llama_cpp.server not ready in {READY_S:.0f} s:\n{log.read_text()[-3000:]}"
-                )
-            time.sleep(0.5)
+    with llama_server(gguf, log, threads) as base:
         yield base, log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_claims_through_llama_cpp_server_end_to_end(server, tmp_path, monkeypatch):
@@ -132,7 +64,7 @@ def test_claims_through_llama_cpp_server_end_to_end(server, tmp_path, monkeypatc
     seconds = time.perf_counter() - started
     print(
         f"\nllama_cpp.server claims run: {len(items)} items, {seconds:.1f} s, "
-        f"{first.usage.calls} calls, {_chat_requests(log)} requests, "
+        f"{first.usage.calls} calls, {chat_requests(log)} requests, "
         f"tokens {first.usage.prompt_tokens}+{first.usage.completion_tokens}, {first.calls}"
     )
     reasons = {r.item_id: (r.outcome.value, r.reason) for r in first.results}
@@ -144,11 +76,11 @@ def test_claims_through_llama_cpp_server_end_to_end(server, tmp_path, monkeypatc
     assert first.fingerprint.params["json_mode"] == "json_object_schema"
     assert first.calls["timeouts"] == 0  # queued on the one slot, never abandoned
     assert first.usage.calls == len(items) == first.cache["writes"]
-    requests = _chat_requests(log)
+    requests = chat_requests(log)
     assert requests == len(items) + 1  # the items' calls and the one refused json_schema
 
     again = run()
-    assert _chat_requests(log) == requests  # not one request: all from the cache
+    assert chat_requests(log) == requests  # not one request: all from the cache
     assert again.usage.calls == 0 and again.usage.cached_calls == len(items)
     assert again.fingerprint == first.fingerprint
     assert [r.score for r in again.results] == [r.score for r in first.results]

@@ -9,12 +9,15 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 
 Reply = tuple[int, str]  # (HTTP status, message content)
+# (request number, HTTP status) -> extra response headers (rate limits, Retry-After)
+Headers = Callable[[int, int], dict[str, str]]
 
 
 class FakeOpenAI:
@@ -24,8 +27,12 @@ class FakeOpenAI:
         delay: float = 0.0,
         slots: int | None = None,
         serial: bool = False,
+        headers: Headers | None = None,
     ):
         self.script = script
+        self.headers = headers
+        # (arrived, answered) monotonic times of each request, in order of arrival
+        self.times: list[list[float]] = []
         self.delay = delay
         self.slots = slots  # answered on GET /props as llama.cpp does; None: 404
         self.serial = serial  # one request computed at a time, the rest queue (unannounced)
@@ -46,15 +53,19 @@ class FakeOpenAI:
             number = len(self.requests)
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
+            stamp = [time.monotonic(), 0.0]
+            self.times.append(stamp)
         try:
             status, content = await self._compute(body, number)
         finally:
             with self._lock:
                 self.in_flight -= 1
+                stamp[1] = time.monotonic()
+        extra = self.headers(number, status) if self.headers is not None else {}
         if status != 200:
             error = {"error": {"message": content, "type": "rate_limit", "code": status}}
-            return web.json_response(error, status=status, headers={"retry-after": "0"})
-        return web.json_response(_completion(body, content))
+            return web.json_response(error, status=status, headers={"retry-after": "0", **extra})
+        return web.json_response(_completion(body, content), headers=extra)
 
     async def _compute(self, body: dict[str, Any], number: int) -> Reply:
         if not self.serial:

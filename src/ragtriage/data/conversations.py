@@ -159,9 +159,7 @@ def _turn(record: dict[str, Any], path: Path, line: int) -> int:
     return value
 
 
-def check_turns(
-    keyed: Iterable[tuple[str, int, int]], path: Path, what: str = "turn"
-) -> None:
+def check_turns(keyed: Iterable[tuple[str, int, int]], path: Path, what: str = "turn") -> None:
     """``(conversation, turn, line)`` in file order: each conversation's turns must be
     ``1..n`` with none twice; a gap is refused (a missing turn is missing history, and
     the turns after it would be judged without it)."""

@@ -240,14 +240,24 @@ def _conversation_golden(
         "kind": "golden",
         "created_at": _now(),
         "wanted": wanted,
-        "queries": {**origin, "read": len(turns), "exact": 0, "near": 0,
-                    "distinct": len(threads)},  # fmt: skip
+        "queries": {
+            **origin,
+            "read": len(turns),
+            "exact": 0,
+            "near": 0,
+            "distinct": len(threads),
+        },  # fmt: skip
         "corpus": {"source": str(config.corpus), "chunks": chunks},
         "run": {"source": str(config.run)} if config.run else None,
         "seed": config.seed,
         "sample": [
-            {"id": t.id, "text": t.user, "conversation_id": t.conversation_id,
-             "turn": t.turn, "answer": t.answer}  # fmt: skip
+            {
+                "id": t.id,
+                "text": t.user,
+                "conversation_id": t.conversation_id,
+                "turn": t.turn,
+                "answer": t.answer,
+            }  # fmt: skip
             for conv in drawn
             for t in sorted(threads[conv], key=lambda t: t.turn)
         ],

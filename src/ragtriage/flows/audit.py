@@ -426,14 +426,26 @@ class PlannedJudge:
     calls_per_answer: float | None  # from its calibration record; None without one
     usd_per_answer: float | None
     unsure_share: float  # of what it is sent, the share its band leaves unsure (expected)
+    samples: int = 1  # --samples K: the most samples an answer gets (the first judge)
 
     @property
     def calls(self) -> float | None:
-        return None if self.calls_per_answer is None else self.answers * self.calls_per_answer
+        """The most: every answer drawn ``samples`` times."""
+        if self.calls_per_answer is None:
+            return None
+        return self.answers * self.calls_per_answer * self.samples
 
     @property
     def usd(self) -> float | None:
-        return None if self.usd_per_answer is None else self.answers * self.usd_per_answer
+        if self.usd_per_answer is None:
+            return None
+        return self.answers * self.usd_per_answer * self.samples
+
+    @property
+    def fewest(self) -> float:
+        """The share of :attr:`calls` and :attr:`usd` when the first ``floor(K/2) + 1``
+        samples of every answer agree (1 without samples)."""
+        return (self.samples // 2 + 1) / self.samples
 
 
 def _unsure_share(decider: Decider) -> float:
@@ -454,14 +466,21 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
     """The dry run: each judge of the cascade with the answers it is expected to be sent
     (the unsure share of the judge before it, as its calibration measured out of fold)
     and the calls and dollars its record's cost per answer makes of them. Runs nothing."""
-    first = audit_judge(config).fingerprint
+    judge = audit_judge(config)
+    first = judge.fingerprint
     cascade = escalation_deciders(config)
     full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
     answers = float(len(evaluated_slice(full, config.holdout).cases))
     judges = [(judge_label(first), find_decider(config.calibration, first))]
     judges += [(str(spec), decider) for spec, _, decider in cascade]
+    # the first judge draws --samples if it calls a model whose rule reads a model signal
+    sampled = (
+        config.samples > 1
+        and judge.model is not None
+        and model_free_decider(config.calibration, first) is None
+    )
     out = []
-    for name, decider in judges:
+    for k, (name, decider) in enumerate(judges):
         cost = decider.record.cost if decider.record is not None else None
         share = _unsure_share(decider)
         out.append(
@@ -471,6 +490,7 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
                 calls_per_answer=None if cost is None else cost.calls_per_item,
                 usd_per_answer=None if cost is None else cost.usd_per_item,
                 unsure_share=share,
+                samples=config.samples if k == 0 and sampled else 1,
             )
         )
         answers *= share

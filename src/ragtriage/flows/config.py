@@ -103,7 +103,8 @@ JSON_MODES = ("auto", *LITELLM_JSON_MODES)  # auto: the strongest the endpoint a
 # One vocabulary: a setting several commands share is declared here once.
 JUDGE = Setting(
     "Judge spec: 'embedded' (default, offline), 'lexical' (no model), a litellm model id, "
-    "'replay:FILE', or STRATEGY@MODEL (e.g. claims@openai/gpt-4o-mini).",
+    "'replay:FILE', 'router:FILE[#GROUP]' (a litellm Router over the endpoints FILE "
+    "names), or STRATEGY@MODEL (e.g. claims@openai/gpt-4o-mini).",
     names=("--judge", "-j"),
     metavar="SPEC",
 )
@@ -115,8 +116,7 @@ CONCURRENCY = Setting(
 )
 THREADS = Setting("CPU threads for the embedded model.", min=1, max=MAX_WORKERS)
 TEMPERATURE = Setting(
-    "The samples' temperature (default: the judge's, 0; the embedded model samples only "
-    "above 0).",
+    "The samples' temperature (default: the judge's, 0; the embedded model samples only above 0).",
     min=0.0,
     max=2.0,
     finite=True,

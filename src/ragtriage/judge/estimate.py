@@ -4,6 +4,10 @@ Asks the strategy for exactly the requests a real run would send (so cached ones
 known and not counted as to pay) and for the completion size it expects, counts prompt
 tokens with litellm's tokenizer for the model (falling back to characters / 4), and prices
 with litellm's local cost map (zero for local models; unknown models are reported as such).
+With ``--samples K`` the cost is calls x K x tokens x price at most (every answer drawn K
+times) and ``cost_fewest_usd`` at least (the first ``floor(K/2) + 1`` samples agree). A
+router (``router:FILE``) is priced at its dearest deployment: an upper bound, since it may
+send every call there.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ class CostEstimate(BaseModel):
     # this is the fewest, every answer's first floor(K/2) + 1 samples agreeing
     samples: int = 1
     calls_fewest: int | None = None
+    cost_fewest_usd: float | None = None  # the cost of ``calls_fewest`` (None: unknown)
     signals: str = ""  # which signals the run computes and why (flows.judge.plan)
 
 
@@ -47,7 +52,9 @@ def _tokens(model: ChatModel, request: ModelRequest) -> int:
         try:
             import litellm
 
-            return int(litellm.token_counter(model=model.name, messages=messages))
+            # a router counts with its first deployment's tokenizer
+            name = getattr(model, "tokenizer_model", model.name)
+            return int(litellm.token_counter(model=name, messages=messages))
         except Exception:  # unknown tokenizer: fall through to the rough count
             pass
     return sum(len(m["content"]) for m in messages) // 4 + 4 * len(messages)
@@ -65,6 +72,7 @@ def estimate(
     """Each sample's requests are marked as the run marks them (``Caller.sampled``), so
     samples a previous run drew are counted as cached."""
     calls = cached = prompt = completion = skipped = n = fewest = 0
+    least = [0, 0]  # prompt and completion tokens of the fewest calls
     sampled = samples > 1 or temperature is not None
     for item in items:
         n += 1
@@ -82,10 +90,16 @@ def estimate(
                     cached += 1
                     continue
                 calls += 1
-                fewest += index <= samples // 2
-                prompt += _tokens(model, request)
-                completion += strategy.completion_tokens(item, model.local)
+                tokens = _tokens(model, request)
+                out = strategy.completion_tokens(item, model.local)
+                prompt += tokens
+                completion += out
+                if index <= samples // 2:
+                    fewest += 1
+                    least[0] += tokens
+                    least[1] += out
     cost, note = _price(model, prompt, completion)
+    cost_fewest = _price(model, *least)[0] if samples > 1 else None
     if samples > 1:
         note += f"; up to {samples} samples an answer: calls, tokens and cost are the most"
     return CostEstimate(
@@ -99,12 +113,21 @@ def estimate(
         note=note,
         samples=samples,
         calls_fewest=fewest if samples > 1 else None,
+        cost_fewest_usd=cost_fewest,
     )
 
 
 def _price(model: ChatModel | None, prompt: int, completion: int) -> tuple[float | None, str]:
     if model is None or model.local:
         return 0.0, "local model: no cost"
+    prices = getattr(model, "token_prices", None)
+    if callable(prices):  # a router: its dearest deployment's prices
+        found = prices()
+        if found is None:
+            return None, f"{model.name}: a deployment is not priced: cost unknown"
+        price_in, price_out = found
+        cost = prompt * price_in + completion * price_out
+        return cost, "priced at the router's dearest deployment (litellm's cost map)"
     try:
         import litellm
 

@@ -192,7 +192,8 @@ def resolve_model(
     model: str | ChatModel | None, *, field: str = FIELD, **options: Any
 ) -> ChatModel:
     """``None``/``"embedded"`` (also the fingerprint's ``"local/..."`` name): the embedded
-    judge; ``"replay:PATH"``: a recording; else a litellm model id.
+    judge; ``"replay:PATH"``: a recording; ``"router:FILE[#GROUP]"``: a litellm Router over
+    the deployments FILE names; else a litellm model id.
 
     ``options``: ``threads`` (local), ``api_base``, ``json_mode``, ``timeout`` (litellm).
     """
@@ -205,10 +206,24 @@ def resolve_model(
     assert model is not None
     if model.startswith("replay:"):
         return _replay(Path(model.removeprefix("replay:")), field)
+    if model.startswith("router:"):
+        return _router(model, options)
     from ragtriage.llm.litellm_model import LiteLLMModel
 
     keep = {k: options[k] for k in ("api_base", "json_mode", "timeout") if options.get(k)}
     return LiteLLMModel(model, **keep)
+
+
+def _router(model: str, options: dict[str, Any]) -> ChatModel:
+    """``router:FILE[#GROUP]``: the file names the endpoints, so ``api_base`` is refused."""
+    from ragtriage.llm.router import RouterModel, load_router
+
+    if options.get("api_base"):
+        raise InputError(
+            "a router's file names its endpoints; give no --api-base", field="--api-base"
+        )
+    keep = {k: options[k] for k in ("json_mode", "timeout") if options.get(k)}
+    return RouterModel(load_router(model), **keep)
 
 
 def _replay(path: Path, field: str) -> ChatModel:

@@ -5,6 +5,8 @@
 ``lexical``                            word overlap, no model
 ``openai/gpt-4o-mini``                 a litellm model id, strategy ``claims``
 ``replay:PATH``                        a recorded model (its default strategy)
+``router:FILE[#GROUP]``                a litellm Router over the group's deployments
+                                       in FILE (YAML/JSON ``model_list``), ``claims``
 ``STRATEGY@MODEL``                     e.g. ``claims@openai/gpt-4o-mini``,
                                        ``sentences@embedded``, ``sentences@replay:PATH``
 ``STRATEGY``                           a strategy on the embedded model (``claims``)
@@ -104,6 +106,11 @@ def check_model(model: str, text: str, field: str = FIELD) -> None:
     not a model or provider litellm knows) is an error with a did-you-mean, before any
     work: it used to run, leave most answers unscored and exit 0."""
     if model == EMBEDDED or model.startswith("replay:"):
+        return
+    if model.startswith("router:"):  # the file must name the group's deployments
+        from ragtriage.llm.router import load_router
+
+        load_router(model, field)
         return
     from ragtriage.llm.litellm_model import known_model, model_suggestions
 

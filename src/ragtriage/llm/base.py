@@ -66,6 +66,9 @@ class ModelResponse(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    # the provider's response headers that matter to the caller (rate limits): read once
+    # by :class:`~ragtriage.llm.calls.Caller`, never cached or recorded
+    headers: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
 
 
 class Usage(BaseModel):

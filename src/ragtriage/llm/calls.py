@@ -12,9 +12,15 @@
   lowers the limit as a timeout would, but it is still awaited (``slow_calls``), so a
   request the server is computing (or has queued) is not thrown away and sent again. Only
   the model's own timeout abandons it, and then it is retried.
+* The provider's rate-limit headers bound the calls too (:mod:`ragtriage.llm.ratelimit`):
+  never more in flight than the requests (or tokens) left in its window, and when a
+  response says nothing is left, or a 429 (or 503) says ``Retry-After``, every call waits
+  until then, not just the one that was refused (``rate_limit_pauses``).
 * Transient errors (429, timeouts, connection errors, 5xx) are retried by one tenacity
   policy: exponential backoff with full jitter, honouring ``Retry-After``. Permanent ones
-  (4xx, validation errors) are not retried.
+  (4xx, validation errors) are not retried. A call whose retries run out is not lost: it
+  raises :class:`Unscorable`, and its item (or its sample, with ``--samples``) is kept as
+  ``unscored`` with the reason, never dropped and never counted as a pass or a fail.
 * A model that negotiates its request shape (:class:`~ragtriage.llm.base.ShapeNegotiating`:
   litellm's JSON mode) is settled once before a run (:meth:`Caller.settle`); a refused
   shape makes it fall back, and the call is sent again as the new shape, keyed by it.
@@ -54,6 +60,7 @@ from ragtriage.llm.base import (
     cache_key,
 )
 from ragtriage.llm.cache import ResponseCache
+from ragtriage.llm.ratelimit import RateLimits
 
 __all__ = ["Caller", "InFlightLimit", "RetryPolicy", "SLOW_FRACTION", "Unscorable"]
 
@@ -93,14 +100,16 @@ class InFlightLimit:
     A timeout or a slow call means the endpoint queues more than it serves in time:
     :meth:`timed_out` and :meth:`slow` halve ``limit`` (never below 1), once per round:
     calls that started before the last decrease do not decrease it again. ``limit``
-    successes in a row raise it by one, up to ``maximum``.
+    successes in a row raise it by one, up to ``maximum``. ``rate``: the provider's
+    window, which lowers the limit further while little is left and pauses every call.
     """
 
-    def __init__(self, maximum: int) -> None:
+    def __init__(self, maximum: int, rate: RateLimits | None = None) -> None:
         if maximum < 1:
             raise ValueError("concurrency must be at least 1")
         self.maximum = maximum
         self.limit = maximum
+        self.rate = rate or RateLimits()
         self.in_flight = 0
         self.peak = 0
         self.timeouts = 0
@@ -113,7 +122,7 @@ class InFlightLimit:
     async def slot(self) -> AsyncIterator[int]:
         """Hold one slot while a call is sent; yields the round it started in."""
         async with self._changed:
-            await self._changed.wait_for(lambda: self.in_flight < self.limit)
+            await self._free()
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
         try:
@@ -122,6 +131,24 @@ class InFlightLimit:
             async with self._changed:
                 self.in_flight -= 1
                 self._changed.notify_all()
+
+    async def _free(self) -> None:
+        """Wait (holding the condition) until no pause is on and a slot is free. A pause
+        ends by the clock; a slot frees when a call ends (one is in flight, as the limit
+        is at least 1), and a call's end wakes every waiter."""
+        while True:
+            if (left := self.rate.pause_left()) > 0:
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), left)
+                continue
+            if self.in_flight < self.allowed():
+                return
+            await self._changed.wait()
+
+    def allowed(self) -> int:
+        """Calls in flight allowed now: the AIMD limit, under the provider's window."""
+        window = self.rate.cap()
+        return self.limit if window is None else min(self.limit, window)
 
     def timed_out(self, started: int) -> None:
         self.timeouts += 1
@@ -168,7 +195,8 @@ class Caller:
     usage: Usage = field(default_factory=Usage)
 
     def __post_init__(self) -> None:
-        self.limit = InFlightLimit(self.concurrency)
+        # the provider's window belongs to the endpoint: every caller of it shares it
+        self.limit = InFlightLimit(self.concurrency, getattr(self.model, "rate_limits", None))
         # Settled before the run: key -> the response of that first call, counted when
         # the item asks for it.
         self._early: dict[str, ModelResponse] = {}
@@ -244,6 +272,7 @@ class Caller:
             "timeouts": self.limit.timeouts,
             "slow_calls": self.limit.slow_calls,
             "server_slots": self.server_slots,
+            **self.limit.rate.report(),
         }
         negotiated = getattr(self.model, "negotiated", None)
         if callable(negotiated):
@@ -318,6 +347,12 @@ class Caller:
             except ModelTimeoutError:
                 self.limit.timed_out(started)
                 raise
+            except TransientModelError as exc:
+                if exc.retry_after is not None:  # the server said when: every call waits
+                    self.limit.rate.pause(min(exc.retry_after, self.retry.max_wait_s))
+                raise
+            tokens = response.prompt_tokens + response.completion_tokens
+            self.limit.rate.observe(response.headers, tokens)
         self.limit.succeeded()
         return response
 

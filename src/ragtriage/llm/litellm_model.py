@@ -21,6 +21,12 @@ timeout (:data:`LOCAL_TIMEOUT_S`): a server with one slot queues requests, and a
 that gives up on a queued request throws away work the server will still do. (Long before
 that, the caller lowers its calls in flight while still awaiting the slow call; see
 :mod:`ragtriage.llm.calls`.)
+
+Each response's rate-limit headers (litellm's ``_hidden_params["additional_headers"]``)
+travel with it to the caller, which follows them (:mod:`ragtriage.llm.ratelimit`); an
+error's ``Retry-After`` (or ``retry-after-ms``, or the reset of a window with nothing
+left) becomes its ``retry_after``. ``rate_limits`` is this endpoint's window, shared by
+every caller of the model.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ __all__ = [
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
 
+from ragtriage.errors import RagtriageError
 from ragtriage.llm.base import (
     ModelRequest,
     ModelResponse,
@@ -54,6 +61,7 @@ from ragtriage.llm.base import (
     UnsupportedRequestError,
 )
 from ragtriage.llm.modes import JSON_MODES, JsonMode
+from ragtriage.llm.ratelimit import RateLimits, retry_after_s
 
 REMOTE_TIMEOUT_S = 120.0
 LOCAL_TIMEOUT_S = 900.0  # a queued request on a one-slot local server is not abandoned
@@ -134,6 +142,9 @@ class LiteLLMModel:
     """A :class:`~ragtriage.llm.base.ChatModel` backed by ``litellm.acompletion``."""
 
     local = False
+    # whether a response's rate-limit headers speak for the whole endpoint (a router's
+    # come from one of its deployments, so they do not)
+    follows_headers = True
 
     def __init__(
         self,
@@ -159,6 +170,7 @@ class LiteLLMModel:
         # api_base is part of the identity (two servers may serve different weights);
         # timeout is not (it does not change the output). json_mode is the mode in use.
         self.params: dict[str, Any] = {"api_base": api_base, "json_mode": self.json_mode}
+        self.rate_limits = RateLimits()  # what the endpoint's headers say is left
 
     async def serving_slots(self) -> int | None:
         """How many requests a self-hosted server computes at once: llama.cpp's server
@@ -243,14 +255,20 @@ class LiteLLMModel:
         mode = self.json_mode  # the shape this call is sent as (and cached under)
         kwargs = self._kwargs(request)
         try:
-            raw = await litellm.acompletion(**kwargs)
+            raw = await self._send(litellm, kwargs)
+        except RagtriageError:
+            raise  # already classified (a router's "every deployment cooling down"; its file)
         except Exception as exc:  # classified below: transient ones are retried
             error = _classify(exc)
             if isinstance(error, UnsupportedRequestError) and "response_format" in kwargs:
                 error.fell_back = self._fall_back(mode, _short(exc)[:120])
             raise error from exc
-        response = _to_response(litellm, raw)
+        response = _to_response(litellm, raw, headers=self.follows_headers)
         return _as_choice(request, response) if request.mode == "choice" else response
+
+    async def _send(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
+        """The one request (a router sends it to one of its deployments instead)."""
+        return await litellm.acompletion(**kwargs)
 
 
 def _classify(exc: Exception) -> Exception:
@@ -278,11 +296,12 @@ def _classify(exc: Exception) -> Exception:
 
 
 def _retry_after(exc: Exception) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
+    """The wait the error's headers ask for (litellm keeps them on the exception)."""
+    headers = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
     try:
-        value = headers.get("retry-after")
-        return float(value) if value is not None else None
+        return retry_after_s(dict(headers) if headers else None)
     except (TypeError, ValueError):
         return None
 
@@ -309,7 +328,7 @@ def _as_choice(request: ModelRequest, response: ModelResponse) -> ModelResponse:
     return response
 
 
-def _to_response(litellm: Any, raw: Any) -> ModelResponse:
+def _to_response(litellm: Any, raw: Any, headers: bool = True) -> ModelResponse:
     choice = raw.choices[0]
     text = choice.message.content or ""
     usage = getattr(raw, "usage", None)
@@ -322,4 +341,19 @@ def _to_response(litellm: Any, raw: Any) -> ModelResponse:
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         cost_usd=cost,
+        headers=_headers(raw) if headers else {},
     )
+
+
+def _headers(raw: Any) -> dict[str, str]:
+    """The response's rate-limit headers as litellm passes them on
+    (``_hidden_params["additional_headers"]``)."""
+    hidden = getattr(raw, "_hidden_params", None)
+    found = hidden.get("additional_headers") if isinstance(hidden, dict) else None
+    if not isinstance(found, dict):
+        return {}
+    return {
+        str(k): str(v)
+        for k, v in found.items()
+        if v is not None and ("ratelimit" in str(k).lower() or "retry-after" in str(k).lower())
+    }

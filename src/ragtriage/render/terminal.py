@@ -152,6 +152,12 @@ def print_call_plan(plan, console: Console) -> None:
         sent = "every case" if k == 0 else "the unsure answers of the judge before"
         calls = "unknown (no calibration record)" if judge.calls is None else f"{judge.calls:.0f}"
         usd = "unknown" if judge.usd is None else f"${judge.usd:.4f}"
+        if judge.samples > 1 and judge.calls is not None:
+            least = "" if judge.usd is None else f", ${judge.usd * judge.fewest:.4f}"
+            calls = (
+                f"up to {judge.samples} samples an answer: at most {calls} (at least "
+                f"{judge.calls * judge.fewest:.0f}{least})"
+            )
         console.print(
             Text(
                 f"{k + 1}. {judge.judge}: about {judge.answers:.0f} answers ({sent}), "

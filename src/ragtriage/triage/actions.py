@@ -112,6 +112,4 @@ def clusters(cases: list[CaseResult], lexical_retriever: bool = False) -> list[C
         )
         for (label, tag, cause), members in groups.items()
     ]
-    return sorted(
-        out, key=lambda c: (-c.count, CLUSTERED.index(c.label), c.tag, c.cause or "")
-    )
+    return sorted(out, key=lambda c: (-c.count, CLUSTERED.index(c.label), c.tag, c.cause or ""))
