@@ -10,11 +10,11 @@ import pytest
 
 from ragtriage.calibration.grades import load_grades, read_grades
 from ragtriage.cli.main import main
+from ragtriage.data.containers import read_table
 from ragtriage.data.formats import grades as grade_format
 from ragtriage.data.formats.columns import parse_columns
 from ragtriage.data.formats.detect import grade_rows
 from ragtriage.data.formats.registry import FORMATS, recognise
-from ragtriage.data.formats.rows import read_table
 from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError

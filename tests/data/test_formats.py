@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from ragtriage.calibration.grades import read_grades
+from ragtriage.data.containers import read_table
 from ragtriage.data.formats.columns import parse_columns
-from ragtriage.data.formats.rows import read_table
 from ragtriage.data.formats.text import text_id
 from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden

@@ -22,8 +22,8 @@ import numpy as np
 import orjson
 
 from ragtriage.data.check import duplicate_of, normalise
+from ragtriage.data.containers import read_text, split_lines
 from ragtriage.data.conversations import check_turns, turn_id
-from ragtriage.data.readers import read_text, split_lines
 from ragtriage.errors import InputError
 
 __all__ = ["Query", "QueryLog", "Turn", "fold", "read_queries", "read_turns", "sample"]

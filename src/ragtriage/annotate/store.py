@@ -36,7 +36,7 @@ import orjson
 
 from ragtriage.annotate import fields
 from ragtriage.atomic import write_atomic_set
-from ragtriage.data.readers import read_text
+from ragtriage.data.containers import read_text
 from ragtriage.errors import InputError, RagtriageError
 
 __all__ = ["Conflict", "NotSaved", "SessionStore", "session_path"]

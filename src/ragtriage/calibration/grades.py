@@ -24,9 +24,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ragtriage.data.containers import check_type
 from ragtriage.data.formats.columns import Columns, parse_columns
 from ragtriage.data.formats.detect import grade_rows
-from ragtriage.data.readers import check_type
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
 

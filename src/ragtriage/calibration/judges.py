@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ragtriage.data.readers import iter_records, read_json_document, read_text
+from ragtriage.data.containers import iter_records, read_json_document, read_text
 from ragtriage.errors import InputError
 from ragtriage.judge.history import Decide, judge_with_history, split_history
 from ragtriage.judge.judge import Judge

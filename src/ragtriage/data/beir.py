@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ragtriage.data.containers import check_type, iter_records, read_text, require, split_lines
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
-from ragtriage.data.readers import check_type, iter_records, read_text, require, split_lines
 from ragtriage.errors import InputError
 
 __all__ = [

@@ -33,10 +33,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.atomic import write_atomic
+from ragtriage.data.containers import check_type, iter_records, read_text, require
 from ragtriage.data.golden import load_chunks, parse_case
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet, Trace
-from ragtriage.data.readers import check_type, iter_records, read_text, require
 from ragtriage.errors import InputError
 
 __all__ = [

@@ -24,12 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data.beir import check_grade, is_beir_dir, load_beir, load_corpus
+from ragtriage.data.containers import (
+    check_type,
+    is_hf_dataset,
+    iter_records,
+    read_text,
+    unique_items,
+)
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import golden_rows
-from ragtriage.data.formats.rows import is_hf_dataset
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
-from ragtriage.data.readers import check_type, iter_records, read_text, unique_items
 from ragtriage.errors import InputError
 
 __all__ = [

@@ -22,10 +22,10 @@ from typing import Literal
 import numpy as np
 
 from ragtriage.atomic import write_atomic
+from ragtriage.data.containers import iter_records, read_text
 from ragtriage.data.formats.columns import Columns, parse_columns
 from ragtriage.data.golden import parse_case
 from ragtriage.data.models import GoldenSet
-from ragtriage.data.readers import iter_records, read_text
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.errors import InputError
 

@@ -24,16 +24,26 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.atomic import file_blake3
+from ragtriage.data.containers import (
+    PARQUET_MAGIC,
+    Table,
+    check_type,
+    container,
+    finite_float,
+    is_hf_dataset,
+    iter_records,
+    read_table,
+    read_text,
+    require,
+)
 from ragtriage.data.formats import columns as column_names
 from ragtriage.data.formats import ragas
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.detect import adapt_traces
 from ragtriage.data.formats.registry import recognise
-from ragtriage.data.formats.rows import PARQUET_MAGIC, Table, container, is_hf_dataset, read_table
 from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet
-from ragtriage.data.readers import check_type, finite_float, iter_records, read_text, require
 from ragtriage.data.tables import Run
 from ragtriage.data.trec import read_trec_run
 from ragtriage.errors import InputError

@@ -28,8 +28,8 @@ from ragtriage.data._trec_fast import (
     fast_ids_usable,
     stream_run,
 )
+from ragtriage.data.containers import read_text
 from ragtriage.data.ids import all_clean, check_id, shown
-from ragtriage.data.readers import read_text
 from ragtriage.data.tables import Qrels, Run, doc_words, id_hash
 from ragtriage.errors import InputError
 

@@ -23,6 +23,7 @@ from typing import Annotated, Any
 
 from ragtriage.atomic import file_sha256, write_atomic
 from ragtriage.data.check import NEAR_DUPLICATE, CheckReport, check_golden, jaccard, normalise
+from ragtriage.data.containers import iter_records, read_text
 from ragtriage.data.conversations import (
     assign_conversation_holdout,
     is_conversation_file,
@@ -33,7 +34,6 @@ from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.golden import GOLDEN_FILES, TABLE_FILES, load_chunks, load_golden, parse_case
 from ragtriage.data.holdout import assign_holdout, has_holdout, write_split
 from ragtriage.data.models import GoldenCase
-from ragtriage.data.readers import iter_records, read_text
 from ragtriage.errors import InputError
 from ragtriage.flows.config import COLUMNS, Setting
 from ragtriage.results.golden import GrowPlan, Refusal, Split

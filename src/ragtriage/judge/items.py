@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ragtriage.data.readers import check_type, require, unique_records
+from ragtriage.data.containers import check_type, require, unique_records
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
 

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.readers import parse_json, split_lines
+from ragtriage.data.containers import parse_json, split_lines
 from ragtriage.errors import InputError
 from ragtriage.llm.base import (
     ModelRequest,

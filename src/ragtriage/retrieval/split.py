@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ragtriage.atomic import write_atomic
+from ragtriage.data.containers import split_lines
 from ragtriage.data.holdout import Split, golden_qrels, has_holdout, select_cases
 from ragtriage.data.models import GoldenSet
-from ragtriage.data.readers import split_lines
 from ragtriage.data.tables import Qrels
 from ragtriage.errors import InputError
 from ragtriage.retrieval.models import RetrievalReport, SplitInfo

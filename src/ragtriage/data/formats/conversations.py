@@ -38,6 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import check_type, iter_records, require
 from ragtriage.data.conversations import (
     ConversationGolden,
     TracedTurn,
@@ -51,7 +52,6 @@ from ragtriage.data.formats.detect import corpus_ids
 from ragtriage.data.formats.text import normalise, query_key, text_id
 from ragtriage.data.formats.traces import parse_trace
 from ragtriage.data.models import GoldenSet
-from ragtriage.data.readers import check_type, iter_records, require
 from ragtriage.errors import InputError
 
 __all__ = ["FORMATS", "Conversation", "detect", "read_conversation_traces"]

@@ -20,9 +20,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import check_type
 from ragtriage.data.formats.base import Format, Records, Rows
 from ragtriage.data.formats.text import text_id
-from ragtriage.data.readers import check_type
 from ragtriage.errors import InputError
 
 __all__ = ["DELIMITER", "FORMAT", "golden_records", "is_deepeval", "trace_records"]

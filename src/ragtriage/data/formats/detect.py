@@ -1,7 +1,8 @@
 """Which tool wrote a table, by its content, and its rows in our own shapes.
 
-The container comes from the file's bytes (``rows.py``), the shape from the rows' fields
-(``registry.FORMATS``: OpenInference spans, human grades, DeepEval, ragas; else ours).
+The container comes from the file's bytes (``data/containers.py``), the shape from the
+rows' fields (``registry.FORMATS``: OpenInference spans, human grades, DeepEval, ragas;
+else ours).
 The result names the format (``ragas-jsonl``, ``openinference-parquet``,
 ``ragtriage-csv``...) so the terminal and ``results.json`` can say what was read. A table
 that fits no shape is an error naming the file, the first row and the field it lacks.
@@ -18,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Table, read_table
 from ragtriage.data.formats import grades
 from ragtriage.data.formats.base import Format, Reader, Records
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.registry import recognise
-from ragtriage.data.formats.rows import Table, read_table
 from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.formats.text import QueryIndex, query_key, text_id
 from ragtriage.data.models import GoldenSet

@@ -21,9 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import check_type, parse_cell, parse_json
 from ragtriage.data.formats.base import Format, Records, Rows
-from ragtriage.data.formats.rows import parse_cell
-from ragtriage.data.readers import check_type, parse_json
 from ragtriage.errors import InputError
 
 __all__ = ["FIELDS", "FORMAT", "grade_records", "is_grades", "lacks"]

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import finite_float
 from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.text import text_id
-from ragtriage.data.readers import finite_float
 from ragtriage.errors import InputError
 
 __all__ = [

@@ -21,9 +21,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import check_type
 from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.text import text_id
-from ragtriage.data.readers import check_type
 from ragtriage.errors import InputError
 
 __all__ = ["FIELDS", "FORMAT", "OLD_NAMES", "golden_records", "is_ragas", "trace_records"]

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import check_type, finite_float, require, unique_items
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import trace_rows
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet, RetrievedChunk, Trace
-from ragtriage.data.readers import check_type, finite_float, require, unique_items
 from ragtriage.errors import InputError
 
 __all__ = ["TraceFile", "load_traces", "parse_trace", "read_traces"]
