@@ -513,8 +513,8 @@ def _read(source: Any) -> dict[str, str]:
     """What the readers take from one fixture, in words, for the table."""
     from sources import ANSWER_BY_QUERY, REFERENCE_BY_QUERY, golden_of  # type: ignore
 
-    from ragtriage.data.formats.traces import read_traces
     from ragtriage.data.golden import load_golden
+    from ragtriage.data.traces import read_traces
 
     golden = load_golden(golden_of(source))
     read = read_traces(USERS / source.file, 3, golden)

@@ -10,13 +10,13 @@ import pytest
 
 from ragtriage.calibration.grades import load_grades, read_grades
 from ragtriage.cli.main import main
+from ragtriage.data import grades as grade_format
 from ragtriage.data.containers import read_table
-from ragtriage.data.formats import grades as grade_format
 from ragtriage.data.formats.columns import parse_columns
 from ragtriage.data.formats.detect import grade_rows
 from ragtriage.data.formats.registry import FORMATS, recognise
-from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.runs import load_run
+from ragtriage.data.traces import read_traces
 from ragtriage.errors import InputError
 from tests.conftest import ROOT
 

@@ -16,9 +16,9 @@ from ragtriage.calibration.grades import read_grades
 from ragtriage.data.containers import read_table
 from ragtriage.data.formats.columns import parse_columns
 from ragtriage.data.formats.text import text_id
-from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
 from ragtriage.data.runs import load_run
+from ragtriage.data.traces import read_traces
 from ragtriage.errors import InputError
 from tests.conftest import ROOT
 

@@ -29,9 +29,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragtriage.calibration.grades import load_grades
-from ragtriage.data.formats.traces import load_traces
 from ragtriage.data.golden import load_golden
 from ragtriage.data.runs import load_run
+from ragtriage.data.traces import load_traces
 from ragtriage.data.trec import read_trec_qrels
 from ragtriage.errors import InputError
 from ragtriage.judge.items import load_answers
@@ -350,7 +350,7 @@ def test_trace_loader(tmp_path_factory, rows, corruption):
 
 
 def trace_oracle(record: dict) -> tuple[str, tuple]:
-    """A trace record as data/formats/traces.py documents it (default context_k 3)."""
+    """A trace record as data/traces.py documents it (default context_k 3)."""
     retrieved = []
     for item in record["retrieved"]:
         if isinstance(item, dict):

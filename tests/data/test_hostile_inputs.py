@@ -14,9 +14,9 @@ from ragtriage.calibration.grades import read_grades
 from ragtriage.cli.main import main
 from ragtriage.data.beir import load_beir
 from ragtriage.data.containers import parse_cell
-from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
 from ragtriage.data.runs import load_run
+from ragtriage.data.traces import read_traces
 from ragtriage.errors import InputError
 from tests.conftest import ROOT
 

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from ragtriage.calibration.grades import load_grades
 from ragtriage.calibration.judges import read_judged
 from ragtriage.calibration.record import load_calibration
-from ragtriage.data.formats.traces import load_traces
 from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.runs import load_run
+from ragtriage.data.traces import load_traces
 from ragtriage.errors import InputError
 from ragtriage.judge.items import load_answers
 from ragtriage.results.load import load_result

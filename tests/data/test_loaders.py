@@ -290,7 +290,7 @@ def test_bad_ids_are_refused_at_their_file_line_and_field(tmp_path, kind, row, w
     ],
 )
 def test_bad_trace_ids_are_refused_at_their_line(tmp_path, row, field):
-    from ragtriage.data.formats.traces import load_traces
+    from ragtriage.data.traces import load_traces
 
     path = tmp_path / "traces.jsonl"
     path.write_text(json.dumps(row) + "\n")

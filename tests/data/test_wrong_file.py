@@ -1,5 +1,5 @@
 """A file given to the wrong command is named as what it is, with the command that takes
-it (issue 35 item 9): one check, ``data/formats/sniff.py``, asked by every reader."""
+it (issue 35 item 9): one check, ``data/sniff.py``, asked by every reader."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragtriage.cli.main import main
-from ragtriage.data.formats.sniff import sniff
+from ragtriage.data.sniff import sniff
 from tests.conftest import ROOT
 
 FILES = ROOT / "tests" / "fixtures" / "headline"

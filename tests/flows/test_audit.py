@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from ragtriage.cli.main import main
-from ragtriage.data.formats.traces import load_traces
 from ragtriage.data.golden import load_golden
+from ragtriage.data.traces import load_traces
 from ragtriage.errors import InputError
 from ragtriage.flows.audit import AuditConfig, audit
 from ragtriage.triage.models import AuditResult, Label

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from ragtriage.cli.main import main
-from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
+from ragtriage.data.traces import read_traces
 from ragtriage.render.views import threshold_line, unanswerable_line
 from ragtriage.retrieval.models import RetrievalReport
 from tests.conftest import ROOT

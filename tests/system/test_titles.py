@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ragtriage.data.golden import load_golden
 from ragtriage.data.models import Chunk
+from ragtriage.data.traces import chunk_texts
 from ragtriage.retrieval.retrievers import BM25Retriever, Hit
 from ragtriage.system.generate import extractive_answer
-from ragtriage.system.run import chunk_texts
 from tests.conftest import ROOT
 
 

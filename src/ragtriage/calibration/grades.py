@@ -146,7 +146,7 @@ def _shown(value: Any) -> str:
 
 
 def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int) -> HumanGrade:
-    """One grade record (``data.formats.grades``: ``id`` text, ``contexts`` texts) validated."""
+    """One grade record (``data.grades``: ``id`` text, ``contexts`` texts) validated."""
     grade = _grade(record.get("grade"), path, line)
     answer = _text(record, "answer", path, line)
     digest = _text(record, "answer_sha256", path, line)

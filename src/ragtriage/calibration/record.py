@@ -23,7 +23,7 @@ from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
 from ragtriage.calibration.stability import SelfAgreement
 from ragtriage.data.containers import read_json_document
-from ragtriage.data.formats.sniff import wrong_file
+from ragtriage.data.sniff import wrong_file
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
 from ragtriage.stats import Estimate, NanFloat

@@ -41,9 +41,9 @@ from ragtriage.data.formats import ragas
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.detect import adapt_traces
 from ragtriage.data.formats.registry import recognise
-from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet
+from ragtriage.data.sniff import wrong_file
 from ragtriage.data.tables import Run
 from ragtriage.data.trec import read_trec_run
 from ragtriage.errors import InputError

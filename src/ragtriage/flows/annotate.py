@@ -36,15 +36,14 @@ from ragtriage.annotate.queries import Query, Turn, fold, read_queries, read_tur
 from ragtriage.annotate.serve import serve
 from ragtriage.annotate.store import SessionStore
 from ragtriage.atomic import file_sha256
-from ragtriage.data.formats.traces import TraceFile, read_traces
 from ragtriage.data.golden import load_chunks, load_golden
 from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.runs import load_run
+from ragtriage.data.traces import TraceFile, chunk_texts, read_traces
 from ragtriage.errors import InputError
 from ragtriage.flows.config import MAX_SEED, Setting
 from ragtriage.results.load import load_audit, load_conversations
 from ragtriage.stats import DEFAULT_SEED
-from ragtriage.system.run import chunk_texts
 from ragtriage.triage.conversations import ConversationsResult
 from ragtriage.triage.models import AuditResult
 

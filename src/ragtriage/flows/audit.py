@@ -19,10 +19,10 @@ from ragtriage.atomic import file_sha256
 from ragtriage.calibration.fit_check import misfit
 from ragtriage.calibration.record import load_calibration
 from ragtriage.data.formats.columns import ColumnMap
-from ragtriage.data.formats.traces import read_traces
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
 from ragtriage.data.models import DEFAULT_CONTEXT_K, GoldenSet
+from ragtriage.data.traces import chunk_texts, read_traces
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (
     API_BASE,
@@ -58,7 +58,7 @@ from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
 from ragtriage.system.generate import EMBEDDED as GENERATOR
 from ragtriage.system.generate import canonical_generator
-from ragtriage.system.run import chunk_texts, run_system
+from ragtriage.system.run import run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from ragtriage.atomic import file_sha256
+from ragtriage.data.conversation_traces import read_conversation_traces
 from ragtriage.data.conversations import ConversationGolden, TracedTurn, load_conversation_golden
-from ragtriage.data.formats.conversations import read_conversation_traces
 from ragtriage.data.models import DEFAULT_CONTEXT_K
+from ragtriage.data.traces import chunk_texts, run_from_traces
 from ragtriage.flows.audit import unjudgeable
 from ragtriage.flows.config import (
     API_BASE,
@@ -48,7 +49,6 @@ from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_r
 from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
-from ragtriage.system.run import chunk_texts
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
@@ -161,7 +161,7 @@ async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
 
     t0 = time.perf_counter()
     retrieval = evaluate_retrieval(
-        flat, case_rows.run_from_traces(traces, flat), config.measures, k=config.k,
+        flat, run_from_traces(traces, flat), config.measures, k=config.k,
         miss_k=config.context_k, split="holdout" if config.holdout else None,
     )  # fmt: skip
     if config.holdout:  # logged against the path the audit was given

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from ragtriage.data.containers import read_json_document
-from ragtriage.data.formats.sniff import wrong_file
+from ragtriage.data.sniff import wrong_file
 from ragtriage.errors import InputError
 from ragtriage.retrieval.models import SCHEMA_VERSION as RETRIEVAL_SCHEMA
 from ragtriage.retrieval.models import RetrievalReport

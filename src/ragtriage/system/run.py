@@ -1,14 +1,14 @@
 """Get the system's behaviour as traces by running it: a retriever and a generator (the
 embedded BM25 + local model by default, or user callables), the top ``context_k`` chunks
-passed on. A trace file is read by ``data/formats/traces.py`` instead; ``chunk_texts``
-gathers the chunk texts either kind of trace and the golden corpus hold."""
+passed on. A trace file is read by ``data/traces.py`` instead, which also holds what
+either kind of trace converts into (``run_from_traces``, ``chunk_texts``)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
 
-from ragtriage.data.models import GoldenSet
+from ragtriage.data.models import GoldenSet, RetrievedChunk, Trace
 from ragtriage.llm.calls import Caller
 from ragtriage.retrieval.retrievers import Hit, run_retriever
 from ragtriage.system.generate import (
@@ -18,20 +18,10 @@ from ragtriage.system.generate import (
     canonical_generator,
     sync_generator,
 )
-from ragtriage.triage.models import RetrievedChunk, Trace
 
-__all__ = ["Progress", "chunk_texts", "run_system"]
+__all__ = ["Progress", "run_system"]
 
 Progress = Callable[[], None]
-
-
-def chunk_texts(golden: GoldenSet, traces: dict[str, Trace]) -> dict[str, str]:
-    """Text of every chunk we know: from the traces first, then the golden corpus (title
-    and text, :attr:`Chunk.passage`)."""
-    texts = {cid: c.passage for cid, c in (golden.corpus or {}).items()}
-    for trace in traces.values():
-        texts.update({c.id: c.text for c in trace.retrieved if c.text})
-    return texts
 
 
 async def run_system(

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections import Counter
 
 from ragtriage.data.models import GoldenSet
-from ragtriage.data.tables import Run
+from ragtriage.data.traces import ranked_chunks, run_from_traces
 from ragtriage.errors import RagtriageError
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
 from ragtriage.triage.causes import find_causes, primary
 from ragtriage.triage.diagnostics import case_checks, case_figures
-from ragtriage.triage.models import CaseResult, GenerationSummary, Label, RetrievedChunk, Trace
+from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
 from ragtriage.triage.rules import Evidence, triage
 
 __all__ = [
@@ -20,38 +20,9 @@ __all__ = [
     "contradicted_claims",
     "generation_summary",
     "label_counts",
-    "run_from_traces",
+    "run_from_traces",  # data/traces.py, beside Trace; named here for flows/audit.py
     "stage1_facts",
 ]
-
-
-def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:
-    """The retrieved lists as a run, ranked as listed (``order="given"``): that order is
-    what reached the generator, so stage 1, the case rows and every report name the rank
-    it gave (scores, kept for the threshold and confidence sections, do not reorder it)."""
-    queries, docs, scores = [], [], []
-    for case in golden.cases:
-        trace = traces.get(case.id)
-        for rank, chunk in enumerate(trace.retrieved if trace else []):
-            queries.append(case.id)
-            docs.append(chunk.id)
-            scores.append(chunk.score if chunk.score is not None else float(-rank))
-    run = Run.from_columns(queries, docs, scores, source="traces")
-    run.order = "given"
-    run.scored = not docs or any(  # positions alone are no confidence (issue 26)
-        c.score is not None for t in traces.values() for c in t.retrieved
-    )
-    return run
-
-
-def _ranked(trace: Trace) -> list[RetrievedChunk]:
-    """The retrieved chunks as stage 1 ranks them (``run_from_traces``, order "given"):
-    as listed, a chunk listed twice kept at its first place (stage 1 counts the copy in a
-    warning), so the rank a card shows is the rank every metric and reason names."""
-    first: dict[str, RetrievedChunk] = {}
-    for chunk in trace.retrieved:
-        first.setdefault(chunk.id, chunk)
-    return list(first.values())
 
 
 def _leaks_by_case(retrieval: RetrievalReport) -> dict[str, list[str]]:
@@ -101,7 +72,7 @@ def build(
         if trace is None:
             rows.append(_untraced(case, expected))
             continue
-        ranked = _ranked(trace)
+        ranked = ranked_chunks(trace)
         in_context = bool(set(expected) & set(trace.context_ids))
         faithful = case_decider.decide(result) if result else None
         contradicted = contradicted_claims((reference or {}).get(case.id))

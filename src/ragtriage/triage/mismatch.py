@@ -58,7 +58,7 @@ def find(
     golden: GoldenSet, traces: dict[str, Trace], texts: dict[str, str] | None = None
 ) -> dict[str, list[str]]:
     """Every kind of mismatch with the ids involved (empty lists when none). ``texts``:
-    every chunk text known (system/run.py:chunk_texts), to find context without one."""
+    every chunk text known (data/traces.py:chunk_texts), to find context without one."""
     known = {c.id for c in golden.cases}
     corpus = golden.corpus
     out: dict[str, list[str]] = {

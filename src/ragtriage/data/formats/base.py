@@ -10,9 +10,10 @@ read one file one way. A grades reader turns rows into grade records (``id``, ``
 ``calibration.grades`` validates: ``calibrate`` and every other command recognise a file
 the same way. Nothing downstream knows which tool wrote a row.
 
-A grades reader gets CSV cells as the text they are (``rows.read_table(text=True)``): a
-grade's answer or note may well look like a list (``[1]``), so a reader parses only the
-list cells it knows (``rows.parse_cell``).
+A grades reader gets CSV cells as the text they are
+(``containers.read_table(text=True)``): a grade's answer or note may well look like a
+list (``[1]``), so a reader parses only the list cells it knows
+(``containers.parse_cell``).
 """
 
 from __future__ import annotations

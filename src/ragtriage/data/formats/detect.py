@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data import grades
 from ragtriage.data.containers import Table, read_table
-from ragtriage.data.formats import grades
 from ragtriage.data.formats.base import Format, Reader, Records
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.registry import recognise
-from ragtriage.data.formats.sniff import wrong_file
 from ragtriage.data.formats.text import QueryIndex, query_key, text_id
 from ragtriage.data.models import GoldenSet
+from ragtriage.data.sniff import wrong_file
 from ragtriage.errors import InputError
 
 __all__ = [

@@ -10,7 +10,8 @@ and ragas, whose field names do not overlap each other's or ours.
 
 from __future__ import annotations
 
-from ragtriage.data.formats import deepeval, grades, openinference, ragas
+from ragtriage.data import grades
+from ragtriage.data.formats import deepeval, openinference, ragas
 from ragtriage.data.formats.base import Format, Rows
 from ragtriage.data.formats.columns import ColumnMap
 

@@ -7,6 +7,11 @@ text?}`` or plain ids), ``context_ids`` (the chunks passed to the generator) or
 and OpenInference spans, whose queries are matched to the golden cases by their text.
 Every format's records come through the registry (``detect.adapt_traces``, the same
 path a run read from such a file takes); this module validates them into traces.
+
+What a trace converts into lives here too, beside :class:`Trace`, for traces read from a
+file and traces ``system/`` made alike: the retrieved lists as a run
+(:func:`run_from_traces`, ranked as :func:`ranked_chunks` gives them) and the text of
+every chunk known (:func:`chunk_texts`).
 """
 
 from __future__ import annotations
@@ -20,9 +25,18 @@ from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import trace_rows
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet, RetrievedChunk, Trace
+from ragtriage.data.tables import Run
 from ragtriage.errors import InputError
 
-__all__ = ["TraceFile", "load_traces", "parse_trace", "read_traces"]
+__all__ = [
+    "TraceFile",
+    "chunk_texts",
+    "load_traces",
+    "parse_trace",
+    "ranked_chunks",
+    "read_traces",
+    "run_from_traces",
+]
 
 
 @dataclass
@@ -149,3 +163,41 @@ def _context_ids(
         if k < 0:
             raise InputError("must be >= 0", path=path, line=line, field="context_k")
     return [c.id for c in retrieved[:k]]
+
+
+def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:
+    """The retrieved lists as a run, ranked as listed (``order="given"``): that order is
+    what reached the generator, so stage 1, the case rows and every report name the rank
+    it gave (scores, kept for the threshold and confidence sections, do not reorder it)."""
+    queries, docs, scores = [], [], []
+    for case in golden.cases:
+        trace = traces.get(case.id)
+        for rank, chunk in enumerate(trace.retrieved if trace else []):
+            queries.append(case.id)
+            docs.append(chunk.id)
+            scores.append(chunk.score if chunk.score is not None else float(-rank))
+    run = Run.from_columns(queries, docs, scores, source="traces")
+    run.order = "given"
+    run.scored = not docs or any(  # positions alone are no confidence (issue 26)
+        c.score is not None for t in traces.values() for c in t.retrieved
+    )
+    return run
+
+
+def ranked_chunks(trace: Trace) -> list[RetrievedChunk]:
+    """The retrieved chunks as stage 1 ranks them (``run_from_traces``, order "given"):
+    as listed, a chunk listed twice kept at its first place (stage 1 counts the copy in a
+    warning), so the rank a card shows is the rank every metric and reason names."""
+    first: dict[str, RetrievedChunk] = {}
+    for chunk in trace.retrieved:
+        first.setdefault(chunk.id, chunk)
+    return list(first.values())
+
+
+def chunk_texts(golden: GoldenSet, traces: dict[str, Trace]) -> dict[str, str]:
+    """Text of every chunk we know: from the traces first, then the golden corpus (title
+    and text, :attr:`Chunk.passage`)."""
+    texts = {cid: c.passage for cid, c in (golden.corpus or {}).items()}
+    for trace in traces.values():
+        texts.update({c.id: c.text for c in trace.retrieved if c.text})
+    return texts

@@ -50,8 +50,8 @@ from ragtriage.data.conversations import (
 from ragtriage.data.formats import openinference as oi
 from ragtriage.data.formats.detect import corpus_ids
 from ragtriage.data.formats.text import normalise, query_key, text_id
-from ragtriage.data.formats.traces import parse_trace
 from ragtriage.data.models import GoldenSet
+from ragtriage.data.traces import parse_trace
 from ragtriage.errors import InputError
 
 __all__ = ["FORMATS", "Conversation", "detect", "read_conversation_traces"]
