@@ -7,7 +7,8 @@ and records every Python function call made in a ``ragtriage`` module (``sys.set
 Consecutive calls in one module are one entry. It prints, per container: the sequence of
 modules entered, the number of distinct modules, and the switches between the container
 modules (the JSON/JSONL reader and the table reader): how often reading went back and
-forth between them.
+forth between them, and the entries made while opening the file (before the rows reach
+the format registry).
 
     python benchmarks/reading_trace.py
 """
@@ -81,6 +82,16 @@ def _entered(call: Any) -> list[str]:
     return seq
 
 
+def _opening(seq: list[str]) -> list[str]:
+    """The modules entered before the rows reach the format registry: opening the file."""
+    end = (
+        seq.index("ragtriage.data.formats.registry")
+        if "ragtriage.data.formats.registry" in seq
+        else len(seq)
+    )
+    return seq[:end]
+
+
 def _switches(seq: list[str]) -> int:
     only = [m for m in seq if m in CONTAINERS]
     collapsed = [m for i, m in enumerate(only) if i == 0 or only[i - 1] != m]
@@ -103,6 +114,8 @@ def main() -> None:
                 f"{_switches(seq)} switches between container modules"
             )
             print("  first entered: " + ", ".join(dict.fromkeys(short)))
+            opening = [m.removeprefix("ragtriage.") for m in _opening(seq)]
+            print(f"  opening the file ({len(opening)} entries): " + " > ".join(opening))
             print("  sequence: " + " > ".join(short))
 
 
