@@ -56,7 +56,7 @@ def test_a_csv_grades_file_is_read_by_its_content_not_its_suffix(tmp_path, name)
 def test_calibrate_and_the_trace_reader_agree_on_one_grades_file(tmp_path):
     path = _jsonl(tmp_path / "set" / "grades.jsonl", GRADES)
     mapping = parse_columns(None)
-    assert recognise(read_table(path, mapping).rows, mapping) is grade_format.FORMAT
+    assert recognise(read_table(path, mapping.pairs).rows, mapping) is grade_format.FORMAT
     assert grade_rows(path).format == "ragtriage-grades-jsonl"
     assert [i.id for i in load_grades(path)] == ["a", "b"]
     # before: question/contexts/answer read as old ragas samples, so a grades file given

@@ -27,15 +27,12 @@ import re
 import stat
 import sys
 import tokenize
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ragtriage.errors import InputError
-
-if TYPE_CHECKING:
-    from ragtriage.data.formats.columns import ColumnMap
 
 __all__ = [
     "CSV_NUMBERS",
@@ -470,10 +467,13 @@ def is_hf_dataset(path: Path) -> bool:
     )
 
 
-def read_table(path: Path, columns: ColumnMap | None = None, *, text: bool = False) -> Table:
-    """Every row of ``path`` with its row number (module docstring). ``columns``: the
-    ``--columns`` mapping, so that a CSV column read as one of our number fields
-    (``rank=position``) is converted like the field itself; the rows keep their names.
+def read_table(
+    path: Path, renames: Mapping[str, str] | None = None, *, text: bool = False
+) -> Table:
+    """Every row of ``path`` with its row number (module docstring). ``renames``: the
+    ``--columns`` pairs (ours -> theirs, ``ColumnMap.pairs``), so that a CSV column read
+    as one of our number fields (``rank=position``) is converted like the field itself;
+    the rows keep their names.
     ``text``: CSV cells as the text they are, empty ones too (what a grades reader takes,
     ``base``), instead of parsed and converted."""
     kind = container(path)
@@ -485,8 +485,8 @@ def read_table(path: Path, columns: ColumnMap | None = None, *, text: bool = Fal
         rows = [(line, {k.strip(): v for k, v in raw.items()}) for line, raw in _csv_records(path)]
     elif kind == "csv":
         numbers = CSV_NUMBERS
-        if columns:
-            numbers |= {theirs for ours, theirs in columns.pairs.items() if ours in CSV_NUMBERS}
+        if renames:
+            numbers |= {theirs for ours, theirs in renames.items() if ours in CSV_NUMBERS}
         rows = _csv_rows(path, numbers)
     else:
         rows = list(iter_records(path))

@@ -119,7 +119,7 @@ def read_table_run(path: Path, columns: Columns = None, golden: GoldenSet | None
     """A CSV or Parquet run: ``retrieved`` lists, one row per chunk (``doc_id``), or
     another tool's rows (ragas)."""
     mapping = parse_columns(columns)
-    table = read_table(path, mapping)
+    table = read_table(path, mapping.pairs)
     if not table.rows:
         raise InputError("run file is empty", path=path)
     if recognise(table.rows, mapping) is not None:

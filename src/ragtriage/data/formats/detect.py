@@ -95,7 +95,7 @@ def _elsewhere(fmt: Format, kind: str, table: Table, lacks: str | None = None) -
 def golden_rows(path: Path, columns: Columns = None) -> Adapted:
     """A golden-set file's rows as our golden records."""
     mapping = parse_columns(columns)
-    table = read_table(path, mapping)
+    table = read_table(path, mapping.pairs)
     fmt = recognise(table.rows, mapping)
     if fmt is not None:
         records, notes = _read(fmt, "golden", table, mapping)
@@ -118,7 +118,7 @@ def golden_rows(path: Path, columns: Columns = None) -> Adapted:
 def trace_rows(path: Path, columns: Columns = None, golden: GoldenSet | None = None) -> Adapted:
     """A trace file's rows as our trace records (:func:`adapt_traces`)."""
     mapping = parse_columns(columns)
-    return adapt_traces(read_table(path, mapping), mapping, golden)
+    return adapt_traces(read_table(path, mapping.pairs), mapping, golden)
 
 
 def grade_rows(path: Path, columns: Columns = None) -> Adapted:
@@ -126,7 +126,7 @@ def grade_rows(path: Path, columns: Columns = None) -> Adapted:
     format recognises is read as ours, whose reader names the field it lacks; another
     tool's golden set or traces is refused, saying what it is."""
     mapping = parse_columns(columns)
-    table = read_table(path, mapping, text=True)
+    table = read_table(path, mapping.pairs, text=True)
     fmt = recognise(table.rows, mapping) or grades.FORMAT
     lacking = fmt is grades.FORMAT and grades.lacks(shape_keys(_mapped(table.rows, mapping)))
     if lacking and (wrong := wrong_file(path, "grades")) is not None:
