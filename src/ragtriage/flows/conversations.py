@@ -64,7 +64,7 @@ from ragtriage.triage.conversations import (
 )
 from ragtriage.triage.models import Label
 
-__all__ = ["ConversationsConfig", "conversations", "run_conversations"]
+__all__ = ["ConversationsConfig", "arun", "run"]
 
 
 @dataclass
@@ -138,7 +138,8 @@ def _judge(config: ConversationsConfig) -> Judge:
     return Judge.from_spec(config.judge, options)
 
 
-async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
+async def arun(config: ConversationsConfig) -> ConversationsResult:
+    """Judge every turn of the conversation golden set in context, and roll it up."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     whole = load_conversation_golden(config.golden)
@@ -347,5 +348,6 @@ def _turn_results(
     return out
 
 
-def conversations(config: ConversationsConfig) -> ConversationsResult:
-    return asyncio.run(run_conversations(config))
+def run(config: ConversationsConfig) -> ConversationsResult:
+    """:func:`arun` to its end."""
+    return asyncio.run(arun(config))
