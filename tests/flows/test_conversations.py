@@ -377,4 +377,4 @@ def test_the_claims_judge_reads_the_history_too(tmp_path):
     repeated = _turn(result, "c-ungrounded", 3)
     assert repeated.label.value == "generation"
     assert not any(c.startswith("history:answer") for c in repeated.case.judge.claims[0].chunk_ids)
-    assert result.config["judge"] == "fake/model"
+    assert result.config.judge == "fake/model"

@@ -64,7 +64,7 @@ def test_only_the_unsure_answer_is_sent_to_the_second_judge(tmp_path, monkeypatc
     [step] = result.escalations
     assert (step.sent, step.decided) == (1, 1) and step.usage.calls == len(asked)
     assert result.counts["unsure"] == 0
-    assert result.config["escalate_to"] == [SPEC] and result.config["escalate_calibration"]
+    assert result.config.escalate_to == [SPEC] and result.config.escalate_calibration
     json.dumps(result.model_dump(mode="json"))  # the results file holds the cascade
 
 

@@ -53,7 +53,7 @@ def test_answer_contradicting_the_reference_is_a_generation_failure(tmp_path):
     # both calls are in the audit's usage and cache figures (the reference's were dropped)
     assert (result.judge_usage.calls, result.judge_usage.prompt_tokens) == (2, 20)
     assert result.judge_cache == {"hits": 0, "misses": 2, "writes": 2}
-    assert result.config["judge"] == "fake/model"
+    assert result.config.judge == "fake/model"
     assert "UNCALIBRATED" in result.calibration.note  # no record for this judge: 0.5, flagged
     assert result.calibration.threshold == 0.5
     no_check = audit_flow.run(

@@ -64,7 +64,15 @@ from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import CalibrationRecords, Decider
 from ragtriage.triage.diagnostics import summarize
-from ragtriage.triage.models import AuditResult, Escalation, GoldenSource, Label, Trace, TraceSource
+from ragtriage.triage.models import (
+    AuditResult,
+    AuditSettings,
+    Escalation,
+    GoldenSource,
+    Label,
+    Trace,
+    TraceSource,
+)
 
 __all__ = [
     "AuditConfig",
@@ -171,13 +179,14 @@ class AuditConfig:
         self.generator = canonical_generator(self.generator)  # 'local' is 'embedded'
         self.measures = expand(list(self.metrics), list(self.k))
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> AuditSettings:
         """The config as JSON values (a model object is recorded by its name). With a trace
         file the retriever, generator and depth were not used and are recorded as None
         (a traced audit said "generator local", and compare then saw a change)."""
         unused = {"retriever", "generator", "depth"} if self.traces is not None else set()
         values = {k: v for k, v in self.__dict__.items() if k != "measures"}  # = metrics
-        return {k: None if k in unused else _public(v) for k, v in values.items()}
+        public = {k: None if k in unused else _public(v) for k, v in values.items()}
+        return AuditSettings.model_validate(public)
 
 
 def _public(value: Any) -> Any:

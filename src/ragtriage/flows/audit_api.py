@@ -118,11 +118,13 @@ def _without_paths(result: AuditResult, given: dict[str, list[Any]]) -> AuditRes
     retrieval = result.retrieval.model_copy(
         update={"golden": {k: named(v) if isinstance(v, str) else v for k, v in judged.items()}}
     )
-    config = {k: named(v) if isinstance(v, str) else v for k, v in result.config.items()}
+    settings = result.config.model_dump()
+    config = result.config.model_copy(
+        update={k: named(v) for k, v in settings.items() if isinstance(v, str)}
+    )
     warnings = [named(w) for w in result.warnings]
     update = {"golden": golden, "traces": traces, "retrieval": retrieval, "config": config}
-    update["warnings"] = warnings
-    return result.model_copy(update=update)
+    return result.model_copy(update={**update, "warnings": warnings})
 
 
 def _frame_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -54,6 +54,7 @@ from ragtriage.triage import mismatch
 from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
 from ragtriage.triage.conversations import (
     ConversationsResult,
+    ConversationsSettings,
     TurnResult,
     history_rows,
     probe_rewrites,
@@ -114,9 +115,9 @@ class ConversationsConfig:
     def __post_init__(self) -> None:
         self.measures = expand(list(self.metrics), list(self.k))
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> ConversationsSettings:
         values = {k: v for k, v in self.__dict__.items() if k != "measures"}
-        return {k: _public(v) for k, v in values.items()}
+        return ConversationsSettings.model_validate({k: _public(v) for k, v in values.items()})
 
 
 def _public(value: Any) -> Any:
