@@ -4,7 +4,8 @@ lives in ``ragtriage.results``).
 Each runs a command without the command line, so ``cli/`` only turns options into a
 config and a result into output (through ``render/``): ``retrieval.run``, ``judge.run``,
 ``calibrate.run``, ``compare.run``, ``gate.run``, ``annotate.run``, ``audit.run`` and
-``conversations.run`` (``arun``: their coroutines; ``audit_api.audit``: the audit from
+``conversations.run`` (``audit``, ``conversations`` and ``judge`` have ``arun``, the
+coroutine ``run`` runs to its end; ``audit_api.audit``: the audit from
 Python values, writing what the command writes with ``out=``);
 ``golden.run_split``, ``run_check`` and ``run_add``; ``doctor.run``. A config's
 fields are declared once with their help, default and range (``config.py``); the command

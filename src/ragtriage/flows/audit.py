@@ -2,7 +2,10 @@
 
 Flow: golden set -> traces (file, callables, or embedded BM25 + local model) -> stage 1
 on the retrieved lists -> stage 2 judge on every answer (cached, so an interrupted audit
-resumes for free) -> calibrated decisions -> triage -> clusters -> :class:`AuditResult`.
+resumes for free) -> calibrated decisions -> triage -> clusters -> :class:`AuditResult`
+-> with ``out``, its files written by the writer it is given (``run``/``arun``). Every
+calibration record is read once (``triage.calibrated.CalibrationRecords``), and the object
+that decided is the one the plots are drawn from.
 """
 
 from __future__ import annotations
