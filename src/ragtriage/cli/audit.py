@@ -46,14 +46,14 @@ def run(
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
     from ragtriage.flows import audit as flow
-    from ragtriage.render.terminal import audit_summary
-    from ragtriage.render.writer import audit_paths, write_audit
 
     if dry_run:
         from ragtriage.render.terminal import print_call_plan
 
         print_call_plan(flow.plan_calls(config), console(False))
         return
+    from ragtriage.render.terminal import audit_summary
+    from ragtriage.render.writer import audit_paths, write_audit
 
     output_dir(out, "--out", OUTPUTS)
     output_dir(out / "calibration", "--out")  # where a calibration's plots go
