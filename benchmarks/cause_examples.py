@@ -16,7 +16,8 @@ import tempfile
 from pathlib import Path
 
 from ragtriage.data.golden import load_golden
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDBOOK = ROOT / "golden_sets" / "handbook"
@@ -88,7 +89,7 @@ def main() -> None:
             path = Path(tmp) / f"{case_id}.jsonl"
             path.write_text(json.dumps(trace) + "\n")
             config = AuditConfig(golden=golden_dir, traces=path, cache=Path(tmp) / "c.sqlite")
-            result = audit(config)
+            result = audit_flow.run(config)
             case = next(c for c in result.cases if c.case_id == case_id)
             print(f"## {golden_dir.name} {case_id}: {case.query}")
             print(f"context: {', '.join(context)}; expected: {', '.join(case.expected)}")

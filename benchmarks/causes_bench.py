@@ -34,7 +34,8 @@ from pathlib import Path
 
 from cause_cases import CAUSES, build
 
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.judge.items import fence_answer
 from ragtriage.judge.lexical import split_sentences
 from ragtriage.llm.base import ModelResponse
@@ -91,7 +92,7 @@ def _claims_model(plan, originals, out: Path) -> ReplayModel:
     cache_path = out / "record.sqlite"
     cache_path.unlink(missing_ok=True)
     scripted = _Scripted(plan, originals)
-    audit(_config(out, scripted, cache_path))
+    audit_flow.run(_config(out, scripted, cache_path))
     recording = out / "claims_recording.jsonl"
     cache = ResponseCache(cache_path)
     try:
@@ -163,9 +164,11 @@ def main() -> None:
             start = time.perf_counter()
             if judge == "claims":
                 model = _claims_model(plan, originals, args.out)
-                result = audit(_config(args.out, model, cache))
+                result = audit_flow.run(_config(args.out, model, cache))
             else:
-                result = audit(_config(args.out, None if judge == "default" else judge, cache))
+                result = audit_flow.run(
+                    _config(args.out, None if judge == "default" else judge, cache)
+                )
             seconds = time.perf_counter() - start
         right, total, misses = _score(plan, result)
         fp = result.calibration.fingerprint or result.judge_fingerprint  # the rule's judge

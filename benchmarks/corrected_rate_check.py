@@ -15,7 +15,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,7 +29,7 @@ def _line(name: str, calibration: Path | None, cache: Path) -> str:
         calibration=calibration,
         cache=cache,
     )
-    result = audit(config)
+    result = audit_flow.run(config)
     gen, counts = result.generation, result.counts
     naive = gen.naive_faithful_rate
     rate = f"{naive.estimate:.4f} [{naive.low:.4f}, {naive.high:.4f}]" if naive else "-"

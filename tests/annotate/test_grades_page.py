@@ -15,7 +15,8 @@ from playwright.sync_api import expect
 from ragtriage.calibration.grades import load_grades
 from ragtriage.cli.main import main
 from ragtriage.data.golden import resolve_golden
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.judge.lexical import claim_sentences
 from ragtriage.results.files import write_json
 from ragtriage.triage.models import CaseResult
@@ -38,7 +39,7 @@ def _audit(tmp: Path, calibration: Path | None = None):
         cache=tmp / "cache.sqlite",
         calibration=calibration,
     )
-    return _in_thread(audit, config)
+    return _in_thread(audit_flow.run, config)
 
 
 @pytest.fixture(scope="module")

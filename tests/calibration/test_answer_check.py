@@ -176,7 +176,8 @@ def test_no_marks_say_so(tmp_path, capsys):
 
 def test_the_audit_shows_the_figure_beside_the_check_counts(tmp_path, capsys):
     from ragtriage.data.golden import resolve_golden
-    from ragtriage.flows.audit import AuditConfig, audit
+    from ragtriage.flows import audit as audit_flow
+    from ragtriage.flows.audit import AuditConfig
     from ragtriage.render.markdown import render_markdown
 
     _, record = _calibrate(
@@ -189,7 +190,7 @@ def test_the_audit_shows_the_figure_beside_the_check_counts(tmp_path, capsys):
         cache=tmp_path / "cache.sqlite",
         calibration=tmp_path / "c" / "lexical" / "calibration.json",
     )
-    result = audit(config)
+    result = audit_flow.run(config)
     assert result.calibration.answer_check is not None
     assert result.calibration.answer_check.estimate == -1.0
     assert result.calibration.answer_check_n == 12
@@ -201,7 +202,9 @@ def test_the_audit_shows_the_figure_beside_the_check_counts(tmp_path, capsys):
     html = render_html(result)
     assert '<p id="answer-check">answer check:' in html and "kappa -1.00" in html
 
-    shipped = audit(dataclasses.replace(config, calibration=None))  # a record without marks
+    shipped = audit_flow.run(
+        dataclasses.replace(config, calibration=None)
+    )  # a record without marks
     assert shipped.calibration.answer_check is None
     assert "answer check:" not in render_markdown(shipped)
     assert 'id="answer-check"' not in render_html(shipped)

@@ -6,7 +6,8 @@ import numpy as np
 
 from ragtriage.calibration.fit_check import grade_shape, misfit
 from ragtriage.calibration.record import load_calibration
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from tests.conftest import ROOT
 
 
@@ -49,7 +50,7 @@ def test_the_warning_is_on_the_first_screen_of_every_report(tmp_path):
     from ragtriage.render.html import render_html
     from ragtriage.render.markdown import render_markdown
 
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(
             golden=ROOT / "golden_sets/handbook", generator="extractive", judge="lexical",
             cache=tmp_path / "c.sqlite",

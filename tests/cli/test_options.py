@@ -190,17 +190,17 @@ def test_specs_are_parsed_once_into_the_objects_the_audit_takes(tmp_path, monkey
     throw the result away, and parse both again below."""
     configs: list[AuditConfig] = []
     parses: list[str | None] = []
-    real_audit, real_parse = audit_flow.audit, JudgeSpec.parse.__func__  # type: ignore[attr-defined]
+    real_run, real_parse = audit_flow.run, JudgeSpec.parse.__func__  # type: ignore[attr-defined]
 
-    def audit(config, tick=None):
+    def run(config, tick=None, out=None, write=None):
         configs.append(config)
-        return real_audit(config, tick)
+        return real_run(config, tick, out, write)
 
     def parse(cls, text, field="--judge"):
         parses.append(text)
         return real_parse(cls, text, field)
 
-    monkeypatch.setattr(audit_flow, "audit", audit)
+    monkeypatch.setattr(audit_flow, "run", run)
     monkeypatch.setattr(JudgeSpec, "parse", classmethod(parse))
     code = main(
         ["audit", "--golden", str(HANDBOOK), "--generator", "extractive", "--judge", "lexical",

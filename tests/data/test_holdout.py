@@ -241,7 +241,8 @@ def test_split_of_a_csv_golden_set_is_refused_by_name(tmp_path, capsys):
 
 
 def test_an_audit_of_traces_for_every_query_names_no_held_out_case(split_set, tmp_path):
-    from ragtriage.flows.audit import AuditConfig, audit
+    from ragtriage.flows import audit as audit_flow
+    from ragtriage.flows.audit import AuditConfig
 
     golden = tmp_path / "set" / "golden.jsonl"
     traces = write_jsonl(
@@ -253,14 +254,15 @@ def test_an_audit_of_traces_for_every_query_names_no_held_out_case(split_set, tm
         + [{"query": "three", "retrieved": [{"id": "c", "text": "c"}], "answer": "y"}],  # h1
     )
     config = AuditConfig(golden=golden, traces=traces, judge="lexical", cache=tmp_path / "c.sqlite")
-    text = audit(config).model_dump_json()
+    text = audit_flow.run(config).model_dump_json()
     for held in ('"h1"', '"h2"', "h1,", "h2,", "'h1'", "three"):
         assert held not in text  # the held-out slice leaves only its count
     assert "traces of cases outside the audited slice set aside" in text
 
 
 def test_a_held_out_audit_says_so_in_every_report(split_set, tmp_path):
-    from ragtriage.flows.audit import AuditConfig, audit
+    from ragtriage.flows import audit as audit_flow
+    from ragtriage.flows.audit import AuditConfig
     from ragtriage.render.markdown import render_markdown
 
     traces = write_jsonl(
@@ -274,7 +276,7 @@ def test_a_held_out_audit_says_so_in_every_report(split_set, tmp_path):
     config = AuditConfig(
         golden=golden, traces=traces, judge="lexical", holdout=True, cache=tmp_path / "c.db"
     )
-    result = audit(config)
+    result = audit_flow.run(config)
     assert result.golden.slice == "holdout"
     assert (
         render_markdown(result).startswith("## ragtriage audit: ")

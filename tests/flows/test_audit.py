@@ -11,7 +11,8 @@ from ragtriage.cli.main import main
 from ragtriage.data.golden import load_golden
 from ragtriage.data.traces import load_traces
 from ragtriage.errors import InputError
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.triage.models import AuditResult, Label
 from tests.conftest import ROOT
 
@@ -19,7 +20,7 @@ HANDBOOK = ROOT / "golden_sets/handbook"
 
 
 def test_audit_with_embedded_bm25_extractive_and_lexical_judge(tmp_path):
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(
             golden=HANDBOOK, generator="extractive", judge="lexical", cache=tmp_path / "c.sqlite"
         )
@@ -117,7 +118,7 @@ def test_trace_file_gives_every_label(tmp_path):
             {"query_id": "stray", "retrieved": [], "answer": ""},
         ],
     )
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(
             golden=golden, traces=traces, judge="lexical", context_k=1, cache=tmp_path / "c.sqlite"
         )
@@ -138,7 +139,7 @@ def test_trace_file_gives_every_label(tmp_path):
     assert result.mismatches["traced_not_in_golden"] == ["stray"]
     assert result.mismatches["golden_without_trace"] == ["untraced"]
     with pytest.raises(InputError, match="1 traced not in golden: stray") as info:
-        audit(
+        audit_flow.run(
             AuditConfig(
                 golden=golden,
                 traces=traces,
@@ -223,7 +224,7 @@ def test_ids_absent_from_the_corpus_are_listed(tmp_path):
             },
         ],
     )
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(golden=HANDBOOK, traces=traces, judge="lexical", cache=tmp_path / "c.sqlite")
     )
     assert result.mismatches["trace_ids_not_in_corpus"] == ["hb-01:ghost-chunk"]
@@ -246,7 +247,7 @@ def test_a_context_chunk_without_text_makes_the_case_unscored_and_a_mismatch(tmp
             }
         ],
     )
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(golden=golden, traces=traces, judge="lexical", cache=tmp_path / "c.sqlite")
     )
     row = result.cases[0]
@@ -275,7 +276,7 @@ def test_a_failed_generation_is_unscored_with_its_reason_never_judged(tmp_path, 
 
     monkeypatch.setattr(audit_module, "LocalModel", lambda *a, **k: None)
     monkeypatch.setattr(audit_module, "Caller", FailingCaller)
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(
             golden=HANDBOOK, generator="local", judge="lexical", cache=tmp_path / "c.sqlite"
         )
@@ -308,7 +309,7 @@ def test_the_default_audit_makes_the_embedded_model_object_once(tmp_path, monkey
     monkeypatch.setattr(LocalModel, "__init__", counted)
     monkeypatch.setattr(audit_module, "require_llama", lambda: None)
     monkeypatch.setattr(audit_module, "Caller", FailingCaller)  # no model is run
-    result = audit(AuditConfig(golden=HANDBOOK, cache=tmp_path / "c.sqlite", limit=2))
+    result = audit_flow.run(AuditConfig(golden=HANDBOOK, cache=tmp_path / "c.sqlite", limit=2))
     assert len(made) == 1
     assert result.judge_fingerprint.model.startswith("local/") or (
         result.judge_fingerprint.judge == "lexical"  # a model-free calibrated rule

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 
 from ragtriage.cli.main import main
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from tests.conftest import ROOT
 
 HANDBOOK = ROOT / "golden_sets/handbook"
 
 
 def test_shipped_lexical_calibration_is_found_and_used(tmp_path):
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(
             golden=HANDBOOK, generator="extractive", judge="lexical", cache=tmp_path / "c.sqlite"
         )
@@ -28,7 +29,7 @@ def test_shipped_lexical_calibration_is_found_and_used(tmp_path):
     # the shipped grades are no sample of these answers: no corrected rate, and why
     assert result.generation.corrected_faithful_rate is None
     assert "shipped calibration's grades" in result.generation.corrected_note
-    explicit = audit(
+    explicit = audit_flow.run(
         AuditConfig(
             golden=HANDBOOK,
             generator="extractive",

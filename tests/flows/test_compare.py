@@ -17,6 +17,11 @@ from tests.support.audits import BASE_RANKS, make_audit
 BETTER = {q: 1 if r is not None else 2 for q, r in BASE_RANKS.items()}
 
 
+def _settings(result, **changed):
+    """The result's settings with ``changed`` (validated, as a results.json read back)."""
+    return type(result.config).model_validate({**result.config.model_dump(), **changed})
+
+
 def by_name(diffs, name, tag=None):
     return next(d for d in diffs if d.name == name and d.tag == tag)
 
@@ -223,8 +228,8 @@ def test_changed_settings_are_named_and_a_verdict_says_what_moved(audit):
 
     worse_ranks = {q: None for q in BASE_RANKS}  # every relevant chunk lost
     candidate = make_audit(worse_ranks)
-    candidate = candidate.model_copy(update={"config": {**candidate.config, "context_k": 1}})
-    base = audit.model_copy(update={"config": {**audit.config, "context_k": 3, "cache": "a"}})
+    candidate = candidate.model_copy(update={"config": _settings(candidate, context_k=1)})
+    base = audit.model_copy(update={"config": _settings(audit, context_k=3, cache="a")})
     result = compare(base, candidate, resamples=200, permutations=500)
     assert any(w == "the runs' settings differ: context_k 3 -> 1" for w in result.warnings)
     line = verdict(result)
@@ -263,9 +268,9 @@ def test_setting_warnings_are_not_cut_mid_name(audit):
 
     base_fn = "my_company.search.retrievers:hybrid_bm25_dense_reranked"
     long_path = "/home/someone/projects/" + "nested/" * 12 + "golden_sets/handbook_v2"
-    base = audit.model_copy(update={"config": {**audit.config, "retriever": base_fn}})
+    base = audit.model_copy(update={"config": _settings(audit, retriever=base_fn)})
     cand = audit.model_copy(
-        update={"config": {**audit.config, "retriever": base_fn + "_v2", "golden": long_path}}
+        update={"config": _settings(audit, retriever=base_fn + "_v2", golden=long_path)}
     )
     result = compare(base, cand, resamples=50, permutations=50)
     [warning] = [w for w in result.warnings if w.startswith("the runs' settings differ")]

@@ -11,7 +11,8 @@ import pytest
 
 from ragtriage.data.conversations import load_conversation_golden
 from ragtriage.errors import InputError
-from ragtriage.flows.conversations import ConversationsConfig, conversations
+from ragtriage.flows import conversations as conversations_flow
+from ragtriage.flows.conversations import ConversationsConfig
 from ragtriage.flows.golden import check, split
 
 DEMO = Path(__file__).resolve().parents[2] / "golden_sets" / "handbook"
@@ -68,12 +69,12 @@ def test_the_audit_leaves_held_back_conversations_out_and_reveals_them_on_reques
     done = split(demo / "conversations.jsonl", 0.34, seed=3)
     config = {"golden": demo, "traces": demo / "conversation_traces.jsonl", "judge": "lexical",
               "cache": demo / "cache.sqlite"}  # fmt: skip
-    dev = conversations(ConversationsConfig(**config))
+    dev = conversations_flow.run(ConversationsConfig(**config))
     ids = {t.case.case_id for t in dev.turns}
     assert ids.isdisjoint(done.held) and len(ids) == 16 - len(done.held)
     assert set(dev.retrieval.per_query.index).isdisjoint(done.held)
     assert dev.golden["slice"] == "dev"
     assert any("outside the audited slice set aside" in w for w in dev.warnings)
-    held = conversations(ConversationsConfig(**config, holdout=True))
+    held = conversations_flow.run(ConversationsConfig(**config, holdout=True))
     assert {t.case.case_id for t in held.turns} == set(done.held)
     assert held.retrieval.split is not None and held.retrieval.split.reveals == 1

@@ -7,15 +7,16 @@ import json
 from pathlib import Path
 
 from ragtriage.cli.main import main
+from ragtriage.flows import conversations as conversations_flow
 from ragtriage.flows.annotate import GradesConfig, prepare_grades
-from ragtriage.flows.conversations import ConversationsConfig, conversations
+from ragtriage.flows.conversations import ConversationsConfig
 from ragtriage.results.files import json_bytes
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "conversations"
 
 
 def test_graded_turns_carry_their_history_into_calibrate(tmp_path):
-    result = conversations(ConversationsConfig(golden=HERE, traces=HERE / "turns.jsonl",
+    result = conversations_flow.run(ConversationsConfig(golden=HERE, traces=HERE / "turns.jsonl",
                                                judge="lexical", cache=None))  # fmt: skip
     path = tmp_path / "results.json"
     path.write_bytes(json_bytes(result))
@@ -47,7 +48,7 @@ DEMO = Path(__file__).resolve().parents[2] / "golden_sets" / "handbook"
 
 def test_calibrate_reads_the_graded_turns(tmp_path):
     traces = DEMO / "conversation_traces.jsonl"
-    result = conversations(ConversationsConfig(golden=DEMO, traces=traces, judge="lexical",
+    result = conversations_flow.run(ConversationsConfig(golden=DEMO, traces=traces, judge="lexical",
                                                cache=None))  # fmt: skip
     path = tmp_path / "results.json"
     path.write_bytes(json_bytes(result))
@@ -75,7 +76,7 @@ def test_calibrate_judges_a_graded_turn_as_the_conversations_command_does(tmp_pa
     from ragtriage.triage.calibrated import find_decider
 
     traces = DEMO / "conversation_traces.jsonl"
-    result = conversations(ConversationsConfig(golden=DEMO, traces=traces, judge="lexical",
+    result = conversations_flow.run(ConversationsConfig(golden=DEMO, traces=traces, judge="lexical",
                                                cache=None))  # fmt: skip
     path = tmp_path / "results.json"
     path.write_bytes(json_bytes(result))

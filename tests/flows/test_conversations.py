@@ -12,7 +12,8 @@ import pytrec_eval
 
 from ragtriage.data.conversations import load_conversation_golden
 from ragtriage.errors import InputError
-from ragtriage.flows.conversations import ConversationsConfig, conversations
+from ragtriage.flows import conversations as conversations_flow
+from ragtriage.flows.conversations import ConversationsConfig
 from ragtriage.results.files import json_bytes
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "conversations"
@@ -28,7 +29,7 @@ FIRST_FAILING = {"c-rewrite": 2, "c-history": None, "c-ungrounded": 2, "c-rankin
 
 
 def _run(traces: Path, golden: Path = GOLDEN, **options):
-    return conversations(
+    return conversations_flow.run(
         ConversationsConfig(golden=golden, traces=traces, judge="lexical", **options)
     )
 
@@ -314,7 +315,7 @@ DEMO_LABELS = {
 def test_the_demo_conversations_audit_offline_with_the_embedded_defaults(tmp_path):
     """The shipped judge (embedded, its shipped calibration's rule reads no model signal,
     so no model is loaded) on the handbook's conversations, as the README runs them."""
-    result = conversations(
+    result = conversations_flow.run(
         ConversationsConfig(golden=DEMO, traces=DEMO / "conversation_traces.jsonl",
                             cache=tmp_path / "cache.sqlite")
     )  # fmt: skip
@@ -364,7 +365,7 @@ def _claims_judge():
 
 
 def test_the_claims_judge_reads_the_history_too(tmp_path):
-    result = conversations(ConversationsConfig(
+    result = conversations_flow.run(ConversationsConfig(
         golden=HERE, traces=HERE / "turns.jsonl", judge=_claims_judge(),
         cache=tmp_path / "cache.sqlite",
     ))  # fmt: skip
@@ -376,4 +377,4 @@ def test_the_claims_judge_reads_the_history_too(tmp_path):
     repeated = _turn(result, "c-ungrounded", 3)
     assert repeated.label.value == "generation"
     assert not any(c.startswith("history:answer") for c in repeated.case.judge.claims[0].chunk_ids)
-    assert result.config["judge"] == "fake/model"
+    assert result.config.judge == "fake/model"

@@ -11,7 +11,8 @@ import pytest
 from ragtriage.calibration.decision import ThresholdRule
 from ragtriage.calibration.record import load_calibration
 from ragtriage.errors import InputError
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.judge.api import fingerprint
 from ragtriage.judge.spec import JudgeSpec
 from ragtriage.triage.models import Label
@@ -41,7 +42,7 @@ def test_only_the_unsure_answer_is_sent_to_the_second_judge(tmp_path, monkeypatc
     golden, traces, calibration = _files(tmp_path)
     with FakeOpenAI(_supported) as server:
         second = _second_record(tmp_path, server.base)
-        result = audit(
+        result = audit_flow.run(
             AuditConfig(
                 golden=golden,
                 traces=traces,
@@ -63,7 +64,7 @@ def test_only_the_unsure_answer_is_sent_to_the_second_judge(tmp_path, monkeypatc
     [step] = result.escalations
     assert (step.sent, step.decided) == (1, 1) and step.usage.calls == len(asked)
     assert result.counts["unsure"] == 0
-    assert result.config["escalate_to"] == [SPEC] and result.config["escalate_calibration"]
+    assert result.config.escalate_to == [SPEC] and result.config.escalate_calibration
     json.dumps(result.model_dump(mode="json"))  # the results file holds the cascade
 
 
@@ -82,7 +83,7 @@ def test_a_judge_without_a_matching_record_is_refused_before_anything_runs(tmp_p
     )
     # the shipped record of the same strategy is another judge's: refused, not used
     with pytest.raises(InputError, match="record differs in model.*; calibrate it on your"):
-        audit(config)
+        audit_flow.run(config)
     code = main(
         ["audit", "--golden", str(golden), "--traces", str(traces), "--judge", "lexical",
          "--calibration", str(calibration), "--escalate-to", SPEC,

@@ -8,7 +8,8 @@ import pytest
 
 from ragtriage.cli.main import main
 from ragtriage.data.golden import load_golden
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.results.files import write_json
 from ragtriage.retrieval.evaluate import evaluate_retrieval
 from tests.support.lifecycle import write_jsonl
@@ -52,7 +53,7 @@ def audited(tmp_path):
             },
         ],
     )
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(
             golden=source, traces=traces, judge="lexical", context_k=1, cache=tmp_path / "c.sqlite"
         )
@@ -237,7 +238,7 @@ def test_added_cases_keep_their_grades_reference_and_access_control(tmp_path):
         [{"query_id": "acl", "retrieved": [{"id": "x", "text": CHUNKS["x"]}], "answer": "Pasta."}],
     )
     config = AuditConfig(golden=golden, traces=traces, judge="lexical", cache=tmp_path / "c.db")
-    results = write_json(tmp_path / "results.json", audit(config))
+    results = write_json(tmp_path / "results.json", audit_flow.run(config))
     target = write_jsonl(tmp_path / "new" / "golden.jsonl", [])
     write_jsonl(
         tmp_path / "new" / "corpus.jsonl", [{"id": k, "text": v} for k, v in CHUNKS.items()]

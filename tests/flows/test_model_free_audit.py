@@ -11,7 +11,8 @@ import pytest
 
 from ragtriage.calibration.decision import ThresholdRule, VetoRule, uses_model
 from ragtriage.calibration.record import load_calibration
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.judge.api import fingerprint
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.llm.local import LocalModel
@@ -35,7 +36,7 @@ def test_the_default_judge_is_not_called_when_its_rule_uses_no_model(tmp_path, m
         pytest.fail("the embedded model was called to judge although the rule ignores it")
 
     monkeypatch.setattr(LocalModel, "complete", no_call)
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(golden=HANDBOOK, generator="extractive", cache=tmp_path / "c.sqlite")
     )
     status = result.calibration

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.retrieval import sections
 
 
@@ -42,7 +43,7 @@ def test_case_row_and_retrieval_section_agree_on_the_traces_own_order(tmp_path, 
             {"query_id": "u", "retrieved": [chunk("x", 50.0)], "answer": "Pasta."},
         ],
     )
-    result = audit(
+    result = audit_flow.run(
         AuditConfig(
             golden=golden, traces=traces, judge="lexical", context_k=1, cache=tmp_path / "c.db"
         )

@@ -7,7 +7,8 @@ import json
 
 from ragtriage.calibration.band import Band, GroupBand
 from ragtriage.calibration.record import load_calibration
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.results.compare import label_changes
 from ragtriage.results.gate import metric_value
 from ragtriage.triage.models import Label
@@ -74,7 +75,7 @@ def test_an_answer_in_the_band_is_unsure_through_the_whole_audit(tmp_path):
     config = AuditConfig(
         golden=golden, traces=traces, judge="lexical", calibration=calibration, cache=None
     )
-    result = audit(config)
+    result = audit_flow.run(config)
     labels = {c.case_id: c.label for c in result.cases}
     assert labels == {"sure": Label.PASS, "edge": Label.UNSURE, "wrong": Label.GENERATION}
     edge = next(c for c in result.cases if c.case_id == "edge")
@@ -87,7 +88,7 @@ def test_an_answer_in_the_band_is_unsure_through_the_whole_audit(tmp_path):
     assert metric_value(result, "unsure") == 1.0
     assert metric_value(result, "pass_rate") == 1 / 3  # unsure is never a pass
     # without the band the same answer passes: compare names the change
-    plain = audit(
+    plain = audit_flow.run(
         AuditConfig(golden=golden, traces=traces, judge="lexical",
                     calibration=ROOT / "calibrations/lexical.json", cache=None)
     )  # fmt: skip

@@ -109,5 +109,5 @@ def test_an_embedded_audit_without_llama_cpp_fails_before_any_work(tmp_path, mon
     monkeypatch.setattr(audit_module, "_traces", lambda *a, **k: started.append(1))
     config = audit_module.AuditConfig(golden=HANDBOOK, cache=tmp_path / "c.sqlite")
     with pytest.raises(ModelUnavailable, match="pip install"):
-        audit_module.audit(config)
+        audit_module.run(config)
     assert started == []  # no answer was generated first

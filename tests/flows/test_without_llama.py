@@ -38,7 +38,7 @@ def test_the_python_api_audits_traces_without_llama_cpp(tmp_path):
     rows = [json.loads(line) for line in RAGAS.read_text().splitlines()]
     result = ragtriage.audit(rows, rows, judge="lexical", cache=tmp_path / "c.sqlite")
     assert len(result.cases) == len(rows)
-    assert result.config["generator"] is None  # not used: the traces carry the answers
+    assert result.config.generator is None  # not used: the traces carry the answers
 
 
 def test_the_embedded_judge_under_its_model_free_rule_needs_no_model(tmp_path):

@@ -23,6 +23,7 @@ from ragtriage.judge.types import (
 from ragtriage.triage.cause_types import Cause, CauseEvidence
 from ragtriage.triage.models import (
     AuditResult,
+    AuditSettings,
     CalibrationStatus,
     CaseResult,
     Cluster,
@@ -174,7 +175,7 @@ def make_audit(
     clusters = _clusters(cases, hostile)
     return AuditResult(
         created_at="2026-11-30T00:00:00Z",
-        config={"context": CONTEXT},
+        config=AuditSettings(golden="golden", context_k=CONTEXT),
         versions={"ragtriage": "test"},
         golden=GoldenSource(
             source=str(report.golden.get("source", "golden")),

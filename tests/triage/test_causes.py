@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from ragtriage.data.golden import load_golden
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.triage.cause_types import Cause
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ def _traces(path: Path, golden_dir: Path, answers: dict[str, str], context: dict
 
 def _audit(golden: Path, traces: Path, judge: str | None):
     options = {} if judge is None else {"judge": judge}
-    result = audit(AuditConfig(golden=golden, traces=traces, **options))
+    result = audit_flow.run(AuditConfig(golden=golden, traces=traces, **options))
     return {c.case_id: c for c in result.cases}, result
 
 
@@ -175,7 +176,7 @@ def test_a_claims_judge_verdicts_name_the_cause(tmp_path):
         strategy="claims",
         cache=tmp_path / "c.sqlite",
     )
-    result = audit(config)
+    result = audit_flow.run(config)
     cases = {c.case_id: c for c in result.cases}
     ok = cases["ok"]
     assert ok.faithful is True and ok.label.value == "generation"  # score 0.5: faithful

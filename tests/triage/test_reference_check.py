@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ragtriage.flows.audit import AuditConfig, audit
+from ragtriage.flows import audit as audit_flow
+from ragtriage.flows.audit import AuditConfig
 from ragtriage.llm.base import ModelResponse
 from ragtriage.triage.cause_types import Cause
 from ragtriage.triage.models import Label
@@ -45,17 +46,17 @@ def test_answer_contradicting_the_reference_is_a_generation_failure(tmp_path):
     )
     model = ScriptedModel(claims_reply)
     config = AuditConfig(golden=golden, traces=traces, judge=model, cache=tmp_path / "c.sqlite")
-    result = audit(config)
+    result = audit_flow.run(config)
     row = result.cases[0]
     assert row.label == Label.GENERATION and "contradicts the reference" in row.reason
     assert model.calls == 2  # the answer against its context, then against the reference
     # both calls are in the audit's usage and cache figures (the reference's were dropped)
     assert (result.judge_usage.calls, result.judge_usage.prompt_tokens) == (2, 20)
     assert result.judge_cache == {"hits": 0, "misses": 2, "writes": 2}
-    assert result.config["judge"] == "fake/model"
+    assert result.config.judge == "fake/model"
     assert "UNCALIBRATED" in result.calibration.note  # no record for this judge: 0.5, flagged
     assert result.calibration.threshold == 0.5
-    no_check = audit(
+    no_check = audit_flow.run(
         AuditConfig(
             golden=golden,
             traces=traces,

@@ -13,7 +13,6 @@ import typer
 
 from ragtriage.cli.common import console, output_dir, output_file
 from ragtriage.cli.options import flag, out_option, with_config
-from ragtriage.errors import InputError
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.render.console import stage_progress
 
@@ -46,51 +45,26 @@ def run(
 ) -> None:
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
     (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
-    from ragtriage.flows.audit import audit
-    from ragtriage.render.terminal import audit_summary
+    from ragtriage.flows import audit as flow
 
     if dry_run:
-        from ragtriage.flows.audit import plan_calls
         from ragtriage.render.terminal import print_call_plan
 
-        print_call_plan(plan_calls(config), console(False))
+        print_call_plan(flow.plan_calls(config), console(False))
         return
+    from ragtriage.render.terminal import audit_summary
+    from ragtriage.render.writer import audit_paths, write_audit
 
     output_dir(out, "--out", OUTPUTS)
     output_dir(out / "calibration", "--out")  # where a calibration's plots go
     output_file(config.cache, "--cache")
     term = console(quiet)
     with stage_progress(term, quiet) as tick:
-        result = audit(config, tick)
-    paths = _write_outputs(result, out)
+        result = flow.run(config, tick, out, write_audit)
     if not quiet:
         audit_summary(result, term)
-        for name, path in paths.items():
+        for name, path in audit_paths(out).items():
             term.print(f"wrote {name}: {path}")
-
-
-def _write_outputs(result, out: Path) -> dict[str, Path]:
-    """results.json, report.md and report.html as one all-or-nothing set; the calibration's
-    plots (written first, beside them) go into the HTML when one was used."""
-    from ragtriage.calibration.record import load_calibration
-    from ragtriage.render.calibration_plots import write_plots
-    from ragtriage.render.writer import write_reports
-    from ragtriage.results.files import json_bytes
-
-    pngs: list[Path] = []
-    if result.calibration.source:
-        record = load_calibration(result.calibration.source)
-        try:
-            pngs = write_plots(record, out / "calibration")
-        except OSError as exc:  # e.g. a directory where a PNG goes
-            raise InputError(
-                f"cannot write the calibration plots: {exc.strerror or exc}",
-                path=exc.filename or out / "calibration",
-                field="--out",
-            ) from None
-    results = {"results.json": json_bytes(result)}
-    reports = write_reports(result, out, extra_pngs=pngs, extra_files=results)
-    return {"results": out / "results.json", **reports}
 
 
 def register(app: typer.Typer) -> None:

@@ -31,7 +31,7 @@ def run(
     as evidence, one label per turn (pass / rewrite / retrieval / ranking / generation /
     unscored) and each conversation's first failing turn."""
     from ragtriage.atomic import write_atomic_set
-    from ragtriage.flows.conversations import conversations
+    from ragtriage.flows import conversations as flow
     from ragtriage.render.conversations import (
         conversations_summary,
         render_html,
@@ -41,7 +41,7 @@ def run(
 
     output_dir(out, "--out", OUTPUTS)
     output_file(config.cache, "--cache")
-    result = conversations(config)
+    result = flow.run(config)
     files: dict[Path, str | bytes] = {
         out / "results.json": json_bytes(result),
         out / "report.md": render_markdown(result),

@@ -3,8 +3,10 @@ lives in ``ragtriage.results``).
 
 Each runs a command without the command line, so ``cli/`` only turns options into a
 config and a result into output (through ``render/``): ``retrieval.run``, ``judge.run``,
-``calibrate.run``, ``compare.run``, ``gate.run`` and ``annotate.run``; ``audit.audit``
-(``run_audit``: its coroutine; ``audit_api.audit``: the same from Python values);
+``calibrate.run``, ``compare.run``, ``gate.run``, ``annotate.run``, ``audit.run`` and
+``conversations.run`` (``audit``, ``conversations`` and ``judge`` have ``arun``, the
+coroutine ``run`` runs to its end; ``audit_api.audit``: the audit from
+Python values, writing what the command writes with ``out=``);
 ``golden.run_split``, ``run_check`` and ``run_add``; ``doctor.run``. A config's
 fields are declared once with their help, default and range (``config.py``); the command
 line is derived from them. The public face: the names below (configs and results),

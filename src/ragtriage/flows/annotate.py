@@ -821,7 +821,7 @@ def _audit_origin(
         "id": f"{result.created_at} {digest[:12] if digest else ''}".strip(),
         "source": str(path),
         "sha256": digest,
-        "judge": result.config.get("judge"),
+        "judge": result.config.judge,
     }
 
 
@@ -864,7 +864,7 @@ def _context_texts(
     golden set changed since the audit; and the golden cases' reference answers by id
     (the grade rows carry them, so ``calibrate`` can run the answer check on them)."""
     golden = load_golden(result.golden.source)
-    limit = result.config.get("limit")
+    limit = result.config.limit
     audited = golden.model_copy(update={"cases": golden.cases[:limit]}) if limit else golden
     notes = []
     if result.golden.sha256 and audited.content_hash() != result.golden.sha256:
@@ -875,7 +875,7 @@ def _context_texts(
     traces = {}
     source = result.traces.source
     if result.traces.sha256 and source and Path(source).is_file():
-        k = int(result.config.get("context_k") or DEFAULT_CONTEXT_K)
+        k = result.config.context_k
         traces = read_traces(source, k, golden).traces
     texts = chunk_texts(golden, traces)
     for case in grading.gradable(result):

@@ -2,7 +2,10 @@
 
 Flow: golden set -> traces (file, callables, or embedded BM25 + local model) -> stage 1
 on the retrieved lists -> stage 2 judge on every answer (cached, so an interrupted audit
-resumes for free) -> calibrated decisions -> triage -> clusters -> :class:`AuditResult`.
+resumes for free) -> calibrated decisions -> triage -> clusters -> :class:`AuditResult`
+-> with ``out``, its files written by the writer it is given (``run``/``arun``). Every
+calibration record is read once (``triage.calibrated.CalibrationRecords``), and the object
+that decided is the one the plots are drawn from.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Annotated, Any
 
 from ragtriage.atomic import file_sha256
 from ragtriage.calibration.fit_check import misfit
-from ragtriage.calibration.record import load_calibration
+from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
@@ -62,20 +65,29 @@ from ragtriage.system.run import run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
-from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
+from ragtriage.triage.calibrated import CalibrationRecords, Decider
 from ragtriage.triage.diagnostics import summarize
-from ragtriage.triage.models import AuditResult, Escalation, GoldenSource, Label, Trace, TraceSource
+from ragtriage.triage.models import (
+    AuditResult,
+    AuditSettings,
+    Escalation,
+    GoldenSource,
+    Label,
+    Trace,
+    TraceSource,
+)
 
 __all__ = [
     "AuditConfig",
+    "AuditWriter",
     "PlannedJudge",
     "Tick",
-    "audit",
+    "arun",
     "audit_judge",
     "escalation_deciders",
     "judge_label",
     "plan_calls",
-    "run_audit",
+    "run",
     "unjudgeable",
 ]
 
@@ -170,13 +182,14 @@ class AuditConfig:
         self.generator = canonical_generator(self.generator)  # 'local' is 'embedded'
         self.measures = expand(list(self.metrics), list(self.k))
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> AuditSettings:
         """The config as JSON values (a model object is recorded by its name). With a trace
         file the retriever, generator and depth were not used and are recorded as None
         (a traced audit said "generator local", and compare then saw a change)."""
         unused = {"retriever", "generator", "depth"} if self.traces is not None else set()
         values = {k: v for k, v in self.__dict__.items() if k != "measures"}  # = metrics
-        return {k: None if k in unused else _public(v) for k, v in values.items()}
+        public = {k: None if k in unused else _public(v) for k, v in values.items()}
+        return AuditSettings.model_validate(public)
 
 
 def _public(value: Any) -> Any:
@@ -195,6 +208,9 @@ def _public(value: Any) -> Any:
 
 # the per-item callback is called with no argument (generation) or the judge's result
 Tick = Callable[[str, int], Callable[..., None]]
+# writes an audit's files into a folder from the result and the calibration record it was
+# decided by (its plots): ``render.writer.write_audit``; returns what it wrote by name
+AuditWriter = Callable[[AuditResult, CalibrationRecord | None, Path], dict[str, Path]]
 
 
 def _limited(golden: GoldenSet, limit: int | None) -> GoldenSet:
@@ -203,14 +219,46 @@ def _limited(golden: GoldenSet, limit: int | None) -> GoldenSet:
     return golden.model_copy(update={"cases": golden.cases[:limit]})
 
 
-async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResult:
-    """Run the whole audit; ``tick(stage, total)`` returns a per-item progress callback."""
+async def arun(
+    config: AuditConfig,
+    tick: Tick | None = None,
+    out: Path | None = None,
+    write: AuditWriter | None = None,
+) -> AuditResult:
+    """Run the whole audit; ``tick(stage, total)`` returns a per-item progress callback.
+    With ``out``, ``write`` writes the audit's files there (``results.json``, the reports,
+    the calibration's plots: ``render.writer.write_audit``, what ``ragtriage audit``
+    passes) from the calibration record the audit read once and decided by."""
+    if out is not None and write is None:
+        raise TypeError("out= needs write= (e.g. ragtriage.render.writer.write_audit)")
+    records = CalibrationRecords()
+    result, record = await _audit(config, tick, records)
+    if out is not None and write is not None:
+        write(result, record, Path(out))
+    return result
+
+
+def run(
+    config: AuditConfig,
+    tick: Tick | None = None,
+    out: Path | None = None,
+    write: AuditWriter | None = None,
+) -> AuditResult:
+    """:func:`arun` to its end."""
+    return asyncio.run(arun(config, tick, out, write))
+
+
+async def _audit(
+    config: AuditConfig, tick: Tick | None, records: CalibrationRecords
+) -> tuple[AuditResult, CalibrationRecord | None]:
+    """The audit's result and the calibration record that decided for its first judge;
+    every record is read through ``records``, once."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     if config.calibration is not None:
         # read (or refused: a traces file, a results.json... named as what it is) before
-        # anything is generated or judged; the decider reads it again once a run exists
-        load_calibration(config.calibration)
+        # anything is generated or judged; the deciders use this very object
+        records.record(config.calibration)
     full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
     golden = evaluated_slice(full, config.holdout)  # held-out cases are not even run
     _check_system(config)  # a bad retriever or generator, before any progress line
@@ -220,9 +268,10 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         # a trace file carries its answers: the generator is needed only to generate
         generates_locally = config.traces is None and config.generator == GENERATOR
         shared_model = _shared_model(config, asked, generates_locally)
-        cascade = escalation_deciders(config, shared_model)  # refused before anything runs
+        # refused before anything runs
+        cascade = escalation_deciders(config, shared_model, records)
         # a calibrated rule that reads no model signal: judge without calling the model
-        planned = model_free_decider(config.calibration, asked.fingerprint)
+        planned = records.model_free(config.calibration, asked.fingerprint)
         judge = asked if planned is None else asked.model_free()
         sampling_note = []
         if planned is not None and asked.options.sampling:
@@ -230,7 +279,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
                 "--samples not drawn: the calibrated rule reads no model signal, so its "
                 "verdicts cannot differ between samples"
             ]
-        vote = _sample_vote(config, judge) if judge.options.samples > 1 else None
+        vote = _sample_vote(config, judge, records) if judge.options.samples > 1 else None
         if generates_locally or (judge.model is not None and judge.model is shared_model):
             require_llama()  # before any answer is generated
         traces, all_traces, trace_info = await _traces(
@@ -286,7 +335,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
             if checked is not None:
                 run = replace(run, usage=run.usage + checked.usage, cache=checked.cache)
         timings["judge_s"] = time.perf_counter() - t0
-        decider = planned or find_decider(config.calibration, run.fingerprint)
+        decider = planned or records.decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
         name = judge_label(run.fingerprint)
         rows = case_rows.build(
@@ -323,7 +372,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
     finally:
         store.close()
     timings["total_s"] = time.perf_counter() - started
-    return AuditResult(
+    result = AuditResult(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         config=config.public(),
         versions=versions(),
@@ -356,6 +405,7 @@ async def run_audit(config: AuditConfig, tick: Tick | None = None) -> AuditResul
         assumptions=assumptions,
         timings={k: round(v, 2) for k, v in timings.items()},
     )
+    return result, decider.record
 
 
 async def _traces(config, golden, store, shared_model, tick, full):
@@ -468,16 +518,17 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
     and the calls and dollars its record's cost per answer makes of them. Runs nothing."""
     judge = audit_judge(config)
     first = judge.fingerprint
-    cascade = escalation_deciders(config)
+    records = CalibrationRecords()
+    cascade = escalation_deciders(config, records=records)
     full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
     answers = float(len(evaluated_slice(full, config.holdout).cases))
-    judges = [(judge_label(first), find_decider(config.calibration, first))]
+    judges = [(judge_label(first), records.decider(config.calibration, first))]
     judges += [(str(spec), decider) for spec, _, decider in cascade]
     # the first judge draws --samples if it calls a model whose rule reads a model signal
     sampled = (
         config.samples > 1
         and judge.model is not None
-        and model_free_decider(config.calibration, first) is None
+        and records.model_free(config.calibration, first) is None
     )
     out = []
     for k, (name, decider) in enumerate(judges):
@@ -516,7 +567,9 @@ def judge_label(fingerprint: JudgeFingerprint) -> str:
 
 
 def escalation_deciders(
-    config: AuditConfig, embedded: ChatModel | None = None
+    config: AuditConfig,
+    embedded: ChatModel | None = None,
+    records: CalibrationRecords | None = None,
 ) -> list[tuple[JudgeSpec, Judge, Decider]]:
     """Each ``--escalate-to`` judge, built once (``embedded``: the embedded model object
     the audit already holds, for a judge that names it), with the calibration that decides
@@ -531,13 +584,14 @@ def escalation_deciders(
             field="--escalate-calibration",
         )
     options = JudgeOptions.of_config(config).single()  # escalated answers: one sample
+    records = records if records is not None else CalibrationRecords()
     out = []
     for k, spec in enumerate(config.escalate_to):
         path = paths[k] if k < len(paths) else None
         judge = Judge.from_spec(spec, options, embedded=embedded, field="--escalate-to")
         if judge.embedded:
             embedded = judge.model  # the next judge naming it shares it
-        decider = find_decider(path, judge.fingerprint)
+        decider = records.decider(path, judge.fingerprint)
         if decider.record is None or decider.status.stale:
             why = (
                 f"its calibration record differs in {', '.join(decider.status.stale)}"
@@ -592,9 +646,11 @@ def _check_system(config: AuditConfig) -> None:
         load_callable(config.generator, field="generator")
 
 
-def _sample_vote(config: AuditConfig, judge: Judge) -> Callable[[JudgeResult], str]:
+def _sample_vote(
+    config: AuditConfig, judge: Judge, records: CalibrationRecords
+) -> Callable[[JudgeResult], str]:
     """What a sample votes: the decision of the calibration the audit will decide by."""
-    decider = find_decider(config.calibration, judge.fingerprint)
+    decider = records.decider(config.calibration, judge.fingerprint)
 
     def vote(result: JudgeResult) -> str:
         decision = decider.decide(result)
@@ -632,7 +688,3 @@ def _trace_info(config: AuditConfig) -> dict[str, Any]:
     if config.traces is None:
         return {"source": f"retriever={config.retriever}, generator={config.generator}"}
     return {"source": str(config.traces), "sha256": file_sha256(config.traces)}
-
-
-def audit(config: AuditConfig, tick: Tick | None = None) -> AuditResult:
-    return asyncio.run(run_audit(config, tick))

@@ -8,7 +8,10 @@ of that shape would be; ``columns=`` maps other column names onto ours. Rows are
 to a private temporary folder and read back through the very loaders the command line
 uses, so a bad row gets the same validation as a file would; its error names the
 caller's row (and DataFrame index), not the temporary file, and the result records what
-was given, not where it was written.
+was given, not where it was written. With ``out=`` the audit writes the files
+``ragtriage audit --out`` writes (``render.writer.write_audit``): this module is the
+Python face's composition of the flow and its writer, as ``cli/audit.py`` is the command
+line's, and the one ``flows`` module the layer test lets import ``render`` (its writer).
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.errors import InputError
 from ragtriage.flows.audit import AuditConfig
-from ragtriage.flows.audit import audit as run_config
+from ragtriage.flows.audit import run as run_config
 from ragtriage.triage.models import AuditResult
 
 if TYPE_CHECKING:
@@ -35,11 +39,15 @@ Rows = Sequence[Mapping[str, Any]]
 def audit(
     golden: str | Path | Rows | pd.DataFrame,
     traces: str | Path | Rows | pd.DataFrame | None = None,
+    *,
+    out: str | Path | None = None,
     **options: Any,
 ) -> AuditResult:
     """Audit a RAG system; ``options`` are :class:`AuditConfig`'s fields (``judge``,
     ``generator``, ``context_k``, ``limit``, ``cache``...). Without ``traces`` the embedded
-    BM25 retriever and generator run on the golden set's corpus."""
+    BM25 retriever and generator run on the golden set's corpus. ``out``: a folder to
+    write ``results.json``, ``report.md``, ``report.html`` and the calibration's plots
+    into, as ``ragtriage audit --out`` does."""
     with tempfile.TemporaryDirectory(prefix="ragtriage-") as tmp:
         given: dict[str, list[Any]] = {}  # temporary file -> the caller's row labels
         config = AuditConfig(
@@ -47,8 +55,14 @@ def audit(
             traces=None if traces is None else _as_path(traces, Path(tmp) / "traces.jsonl", given),
             **options,
         )
+
+        def write(result: AuditResult, record: CalibrationRecord | None, folder: Path):
+            from ragtriage.render.writer import write_audit  # the composition: see above
+
+            return write_audit(_without_paths(result, given), record, folder)
+
         try:
-            result = run_config(config)
+            result = run_config(config, out=None if out is None else Path(out), write=write)
         except InputError as exc:
             raise _as_rows(exc, given) from None
         return _without_paths(result, given)
@@ -99,9 +113,18 @@ def _without_paths(result: AuditResult, given: dict[str, list[Any]]) -> AuditRes
         return text
 
     golden = result.golden.model_copy(update={"source": named(result.golden.source)})
-    config = {k: named(v) if isinstance(v, str) else v for k, v in result.config.items()}
+    traces = result.traces.model_copy(update={"source": named(result.traces.source)})
+    judged = result.retrieval.golden  # the retrieval report records its judgments' source
+    retrieval = result.retrieval.model_copy(
+        update={"golden": {k: named(v) if isinstance(v, str) else v for k, v in judged.items()}}
+    )
+    settings = result.config.model_dump()
+    config = result.config.model_copy(
+        update={k: named(v) for k, v in settings.items() if isinstance(v, str)}
+    )
     warnings = [named(w) for w in result.warnings]
-    return result.model_copy(update={"golden": golden, "config": config, "warnings": warnings})
+    update = {"golden": golden, "traces": traces, "retrieval": retrieval, "config": config}
+    return result.model_copy(update={**update, "warnings": warnings})
 
 
 def _frame_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:

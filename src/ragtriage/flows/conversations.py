@@ -54,6 +54,7 @@ from ragtriage.triage import mismatch
 from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
 from ragtriage.triage.conversations import (
     ConversationsResult,
+    ConversationsSettings,
     TurnResult,
     history_rows,
     probe_rewrites,
@@ -64,7 +65,7 @@ from ragtriage.triage.conversations import (
 )
 from ragtriage.triage.models import Label
 
-__all__ = ["ConversationsConfig", "conversations", "run_conversations"]
+__all__ = ["ConversationsConfig", "arun", "run"]
 
 
 @dataclass
@@ -114,9 +115,9 @@ class ConversationsConfig:
     def __post_init__(self) -> None:
         self.measures = expand(list(self.metrics), list(self.k))
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> ConversationsSettings:
         values = {k: v for k, v in self.__dict__.items() if k != "measures"}
-        return {k: _public(v) for k, v in values.items()}
+        return ConversationsSettings.model_validate({k: _public(v) for k, v in values.items()})
 
 
 def _public(value: Any) -> Any:
@@ -138,7 +139,8 @@ def _judge(config: ConversationsConfig) -> Judge:
     return Judge.from_spec(config.judge, options)
 
 
-async def run_conversations(config: ConversationsConfig) -> ConversationsResult:
+async def arun(config: ConversationsConfig) -> ConversationsResult:
+    """Judge every turn of the conversation golden set in context, and roll it up."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     whole = load_conversation_golden(config.golden)
@@ -347,5 +349,6 @@ def _turn_results(
     return out
 
 
-def conversations(config: ConversationsConfig) -> ConversationsResult:
-    return asyncio.run(run_conversations(config))
+def run(config: ConversationsConfig) -> ConversationsResult:
+    """:func:`arun` to its end."""
+    return asyncio.run(arun(config))

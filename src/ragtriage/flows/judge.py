@@ -40,7 +40,7 @@ from ragtriage.llm.cache import ResponseCache, default_cache_path
 from ragtriage.results.files import write_json
 from ragtriage.triage.calibrated import find_decider, model_free_decider
 
-__all__ = ["JudgeConfig", "Plan", "estimate", "plan", "run", "write_results"]
+__all__ = ["JudgeConfig", "Plan", "arun", "estimate", "plan", "run", "write_results"]
 
 
 @dataclass
@@ -179,21 +179,20 @@ def _signals_plan(config: JudgeConfig, asked: Judge) -> Plan:
     )
 
 
-def run(config: JudgeConfig) -> JudgeRun:
+async def arun(config: JudgeConfig) -> JudgeRun:
     """Judge every answer of ``config.answers`` (cached: a rerun pays nothing twice)."""
     items = load_answers(config.answers)
     chosen = plan(config)
-    judged = asyncio.run(
-        ajudge(
-            chosen.judge,
-            items,
-            config.concurrency,
-            config.cache_path(),
-            verdict=chosen.verdict,
-        )
+    judged = await ajudge(
+        chosen.judge, items, config.concurrency, config.cache_path(), verdict=chosen.verdict
     )
     judged.signals = chosen.note
     return judged
+
+
+def run(config: JudgeConfig) -> JudgeRun:
+    """:func:`arun` to its end."""
+    return asyncio.run(arun(config))
 
 
 def estimate(config: JudgeConfig) -> CostEstimate:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from ragtriage.data.models import DEFAULT_CONTEXT_K
 from ragtriage.render.format import fmt
 from ragtriage.render.html import CSP, environment
 from ragtriage.render.markdown import escape
@@ -24,7 +23,7 @@ SLICE_METRICS = ("recall@{k}", "mrr", "ndcg@10")
 
 
 def _metrics(result: ConversationsResult) -> list[str]:
-    k = result.config.get("context_k", DEFAULT_CONTEXT_K)
+    k = result.config.context_k
     names = [m.format(k=k) for m in SLICE_METRICS]
     have = set(result.slices[0].means) if result.slices else set()
     return [m for m in names if m in have]

@@ -6,7 +6,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ragtriage.data.models import DEFAULT_CONTEXT_K
 from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import clean, shorten
@@ -170,7 +169,7 @@ def print_call_plan(plan, console: Console) -> None:
 def audit_summary(result: AuditResult, console: Console) -> None:
     """Stage metrics with intervals, failures by stage and tag, the worst cases (in the
     order of the Markdown and HTML reports)."""
-    k = result.config.get("context_k", DEFAULT_CONTEXT_K)
+    k = result.config.context_k
     counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
     console.print(Text(f"{audit_title(result)}: {counts}", style="bold"))
     fails = gate_fails(result)  # what CI will say, before anything else

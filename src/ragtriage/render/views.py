@@ -143,7 +143,7 @@ def judge_words(result: AuditResult) -> str:
     model-free signals ran without its model (triage.calibrated.model_free_decider): the
     fingerprint then reads ``lexical (none)``, which is what ran, not what was asked for."""
     fp = result.judge_fingerprint
-    asked = result.config.get("judge")
+    asked = result.config.judge
     if not result.calibration.model_consulted and asked:
         return (
             f"judge {asked}, decided by its calibrated rule on model-free signals "

@@ -1,4 +1,6 @@
-"""Write the human-readable reports of an audit next to its ``results.json``."""
+"""An audit's files: ``results.json`` with the human-readable reports beside it, and the
+plots of the calibration it was decided by (:func:`write_audit`, what ``ragtriage audit``
+and ``ragtriage.audit(..., out=...)`` write)."""
 
 from __future__ import annotations
 
@@ -6,11 +8,44 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ragtriage.atomic import write_atomic_set
+from ragtriage.calibration.record import CalibrationRecord
+from ragtriage.errors import InputError
+from ragtriage.render.calibration_plots import write_plots
 from ragtriage.render.html import ExtraPng, render_html
 from ragtriage.render.markdown import render_markdown
+from ragtriage.results.files import json_bytes
 from ragtriage.triage.models import AuditResult
 
-__all__ = ["write_reports"]
+__all__ = ["audit_paths", "write_audit", "write_reports"]
+
+
+def audit_paths(out: Path) -> dict[str, Path]:
+    """What :func:`write_audit` writes into ``out``, by name (the plots aside)."""
+    return {
+        "results": out / "results.json",
+        "markdown": out / "report.md",
+        "html": out / "report.html",
+    }
+
+
+def write_audit(
+    result: AuditResult, record: CalibrationRecord | None, out: Path
+) -> dict[str, Path]:
+    """``results.json``, ``report.md`` and ``report.html`` as one all-or-nothing set; the
+    plots of ``record`` (the calibration the audit decided by, written first into
+    ``out/calibration``) go into the HTML."""
+    pngs: list[Path] = []
+    if record is not None:
+        try:
+            pngs = write_plots(record, out / "calibration")
+        except OSError as exc:  # e.g. a directory where a PNG goes
+            raise InputError(
+                f"cannot write the calibration plots: {exc.strerror or exc}",
+                path=exc.filename or out / "calibration",
+                field="--out",
+            ) from None
+    write_reports(result, out, extra_pngs=pngs, extra_files={"results.json": json_bytes(result)})
+    return audit_paths(out)
 
 
 def write_reports(

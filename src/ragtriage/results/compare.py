@@ -224,7 +224,7 @@ def _setting(value: Any, limit: int = 60) -> str:
 
 def _settings(result: Result) -> dict[str, Any]:
     if isinstance(result, AuditResult):
-        settings = dict(result.config)
+        settings = result.config.model_dump()
         if isinstance(settings.get("generator"), str):  # 'local' was 'embedded''s name
             settings["generator"] = canonical_generator(settings["generator"])
         return settings

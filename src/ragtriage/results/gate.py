@@ -334,7 +334,7 @@ def meaningless(result: Result) -> list[str]:
 
 def mismatch_allowed(result: Result) -> bool:
     """The audit ran with ``--on-mismatch warn``: its mismatches are listed, not gated."""
-    return isinstance(result, AuditResult) and result.config.get("on_mismatch") == "warn"
+    return isinstance(result, AuditResult) and result.config.on_mismatch == "warn"
 
 
 def leaks(result: Result) -> list[Leak]:

@@ -27,6 +27,7 @@ from ragtriage.stats import Estimate, wilson_interval
 from ragtriage.triage.models import CalibrationStatus
 
 __all__ = [
+    "CalibrationRecords",
     "Decider",
     "SHIPPED",
     "UNCALIBRATED_THRESHOLD",
@@ -94,8 +95,63 @@ def naive_rate(decisions: list[bool], level: float = 0.95) -> Estimate | None:
     return Estimate(estimate=interval.estimate, low=interval.low, high=interval.high)
 
 
+class CalibrationRecords:
+    """The calibration records one run decides by, each file read once: the one given
+    (``--calibration``, ``--escalate-calibration``) or the shipped ones searched by
+    fingerprint. The record objects travel from here to the deciders and to the plots
+    (an audit read the same file up to four times: refused early, planned, decided, drawn).
+    """
+
+    def __init__(self) -> None:
+        self._read: dict[Path, CalibrationRecord] = {}
+
+    def record(self, path: Path) -> CalibrationRecord:
+        """The record in ``path``, read on first use (a missing or malformed file is an
+        :class:`InputError` then)."""
+        key = Path(path)
+        if key not in self._read:
+            self._read[key] = load_calibration(key)
+        return self._read[key]
+
+    def decider(self, path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
+        """Decisions for the judge of ``fingerprint``: by the record in ``path``, else by
+        a shipped record matching it (stale: one of the same judge), else uncalibrated."""
+        record, source = self._choose(path, fingerprint)
+        return _decider(record, source, fingerprint, shipped=path is None)
+
+    def model_free(self, path: Path | None, fingerprint: JudgeFingerprint) -> Decider | None:
+        """:func:`model_free_decider` from the records read here."""
+        if fingerprint.model == "none":
+            return None
+        return _model_free(self.decider(path, fingerprint), fingerprint)
+
+    def _choose(
+        self, path: Path | None, fingerprint: JudgeFingerprint
+    ) -> tuple[CalibrationRecord | None, Path | None]:
+        if path is not None:
+            return self.record(path), path
+        candidates = sorted(SHIPPED.glob("*.json")) if SHIPPED.is_dir() else []
+        same_judge = None
+        for candidate in candidates:
+            record = self.record(candidate)
+            if not is_stale(record, fingerprint):
+                return record, candidate
+            if record.fingerprint.judge == fingerprint.judge and same_judge is None:
+                same_judge = (record, candidate)
+        return same_judge if same_judge else (None, None)
+
+
 def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
-    record, source = _choose(path, fingerprint)
+    """:meth:`CalibrationRecords.decider` reading its files afresh (one decision of a run)."""
+    return CalibrationRecords().decider(path, fingerprint)
+
+
+def _decider(
+    record: CalibrationRecord | None,
+    source: Path | None,
+    fingerprint: JudgeFingerprint,
+    shipped: bool,
+) -> Decider:
     if record is None:
         note = (
             f"UNCALIBRATED: no calibration record for judge {fingerprint.judge}/"
@@ -132,7 +188,7 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
         note += f"; {few}"
     return Decider(
         record,
-        shipped=path is None,
+        shipped=shipped,
         status=CalibrationStatus(
             source=str(source),
             fingerprint=record.fingerprint,
@@ -149,22 +205,6 @@ def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
     )
 
 
-def _choose(
-    path: Path | None, fingerprint: JudgeFingerprint
-) -> tuple[CalibrationRecord | None, Path | None]:
-    if path is not None:
-        return load_calibration(path), path
-    candidates = sorted(SHIPPED.glob("*.json")) if SHIPPED.is_dir() else []
-    same_judge = None
-    for candidate in candidates:
-        record = load_calibration(candidate)
-        if not is_stale(record, fingerprint):
-            return record, candidate
-        if record.fingerprint.judge == fingerprint.judge and same_judge is None:
-            same_judge = (record, candidate)
-    return same_judge if same_judge else (None, None)
-
-
 def model_free_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider | None:
     """The decider of the judge about to run when its calibration's rule reads no model
     signal (``calibration.decision.uses_model``): the audit then computes those signals
@@ -173,9 +213,10 @@ def model_free_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Deci
     signal, so a user's own grades can pick a rule that uses the model. ``None`` (call the
     model) for a judge without a model, an uncalibrated or stale one, or a rule that uses
     the model."""
-    if fingerprint.model == "none":
-        return None
-    decider = find_decider(path, fingerprint)
+    return CalibrationRecords().model_free(path, fingerprint)
+
+
+def _model_free(decider: Decider, fingerprint: JudgeFingerprint) -> Decider | None:
     record = decider.record
     if record is None or decider.status.stale or uses_model(record.rule, MODEL_FREE_SIGNALS):
         return None

@@ -37,9 +37,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.data.conversations import ConversationGolden, TracedTurn, turn_slice
 from ragtriage.data.formats.text import normalise
-from ragtriage.data.models import Chunk
+from ragtriage.data.models import DEFAULT_CONTEXT_K, Chunk
 from ragtriage.judge.history import SentenceSource
+from ragtriage.judge.spec import EMBEDDED
 from ragtriage.judge.types import ContextChunk, JudgeFingerprint, Usage
+from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import CalibrationStatus, CaseResult, GenerationSummary, Label
 
@@ -47,6 +49,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "ConversationSummary",
     "ConversationsResult",
+    "ConversationsSettings",
     "HistorySentence",
     "RetrievalSlice",
     "RewriteProbe",
@@ -183,6 +186,47 @@ class RetrievalSlice(BaseModel):
     values are the report's ``per_query``, trec_eval's on the flattened turns."""
 
 
+class ConversationsSettings(BaseModel):
+    """The settings a ``ragtriage conversations`` run had: ``ConversationsConfig``'s fields
+    (``flows/conversations.py``) as JSON values, in its order (paths as given). A setting
+    absent from an older file reads as its default; an unknown key is kept."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="allow")
+
+    golden: str
+    """The conversational golden set (``--golden``)."""
+    traces: str
+    """The conversation traces (``--traces``)."""
+    judge: str | None = EMBEDDED
+    """The judge spec as given, or a model object's name."""
+    calibration: str | None = None
+    """The calibration record given; null when the shipped records were searched."""
+    context_k: int = DEFAULT_CONTEXT_K
+    """Chunks passed to the generator when a trace does not list them."""
+    probe_k: int = 10
+    """Depth of the rewrite test."""
+    metrics: list[str] = Field(default_factory=lambda: list(DEFAULT_METRICS))
+    """The retrieval metrics asked for."""
+    k: list[int] = Field(default_factory=lambda: list(DEFAULT_KS))
+    """The cutoffs of the metrics taking one."""
+    concurrency: int = 8
+    """Judge calls in flight at most."""
+    cache: str | None = None
+    """The response cache; null: the default cache."""
+    threads: int | None = None
+    """CPU threads of the embedded model; null: its default."""
+    api_base: str | None = None
+    """The litellm judge's endpoint; null: the provider's."""
+    json_mode: str | None = None
+    """The litellm judge's JSON mode as asked; null: found on the first call."""
+    timeout: float | None = None
+    """Seconds per judge call; null: the backend's default."""
+    holdout: bool = False
+    """The held-back conversations were audited."""
+    on_mismatch: str = "warn"
+    """``warn`` or ``error``: what file mismatches did."""
+
+
 class ConversationsResult(BaseModel):
     """What ``ragtriage conversations`` writes (``results.json``)."""
 
@@ -192,7 +236,7 @@ class ConversationsResult(BaseModel):
     """``ragtriage.conversations/1``."""
     created_at: str
     """When the run ended (UTC, ISO 8601)."""
-    config: dict[str, Any]
+    config: ConversationsSettings
     """The settings, as JSON values."""
     versions: dict[str, str] = Field(default_factory=dict)
     """Package -> version."""

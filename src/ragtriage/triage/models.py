@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.calibration.decision import AnyRule
-from ragtriage.data.models import RetrievedChunk, Trace  # read by data/formats, kept here too
+from ragtriage.data.models import DEFAULT_CONTEXT_K, RetrievedChunk, Trace  # Trace: data/formats
+from ragtriage.judge.spec import EMBEDDED
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Usage
+from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
 from ragtriage.triage.cause_types import Cause, CauseEvidence
@@ -22,6 +24,7 @@ from ragtriage.triage.diagnostics import DiagnosticsSummary
 __all__ = [
     "CASE_COLUMNS",
     "AuditResult",
+    "AuditSettings",
     "CalibrationStatus",
     "CaseResult",
     "Cluster",
@@ -227,6 +230,72 @@ class CalibrationStatus(BaseModel):
     length), and what to do; empty when they fit or the record keeps no grade shape."""
 
 
+class AuditSettings(BaseModel):
+    """The settings an audit ran with: ``AuditConfig``'s fields (``flows/audit.py``) as JSON
+    values, in its order. A path is recorded by its last part (the golden set's whole path
+    is ``golden.source``), a judge spec as written, a model object by its name. A setting
+    absent from an older ``results.json`` reads as its default; a key this version does
+    not know is kept as it was read."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="allow")
+
+    golden: str
+    """The golden set (``--golden``), by its file or folder name."""
+    traces: str | None = None
+    """The trace file (``--traces``) by its file name; null when the system was run."""
+    retriever: str | None = "bm25"
+    """``bm25`` or ``module:function``; null with a trace file (not used)."""
+    generator: str | None = EMBEDDED
+    """``embedded``, ``extractive`` or ``module:function``; null with a trace file."""
+    judge: str | None = EMBEDDED
+    """The judge spec as given (``embedded``, ``lexical``, ``STRATEGY@MODEL``...), or a
+    model object's name."""
+    strategy: str | None = None
+    """The strategy given beside a model object; null with a spec."""
+    calibration: str | None = None
+    """The calibration record given (``--calibration``) by its file name; null when the
+    shipped records were searched (``calibration.source`` names the one used)."""
+    context_k: int = DEFAULT_CONTEXT_K
+    """Chunks passed to the generator: the top k of the retrieved list."""
+    depth: int | None = 100
+    """Chunks the embedded retriever returns per query; null with a trace file."""
+    metrics: list[str] = Field(default_factory=lambda: list(DEFAULT_METRICS))
+    """The retrieval metrics asked for (``--metrics``)."""
+    k: list[int] = Field(default_factory=lambda: list(DEFAULT_KS))
+    """The cutoffs of the metrics taking one (``--k``)."""
+    concurrency: int = 8
+    """Judge calls in flight at most."""
+    cache: str | None = None
+    """The response cache by its file name; null: the default cache."""
+    threads: int | None = None
+    """CPU threads of the embedded model; null: its default."""
+    limit: int | None = None
+    """Only the first N cases were audited; null: every case."""
+    check_reference: bool = True
+    """Claims judges also judged answers against the reference answer."""
+    api_base: str | None = None
+    """The litellm judge's endpoint; null: the provider's."""
+    json_mode: str | None = None
+    """The litellm judge's JSON mode as asked; null: found on the first call."""
+    timeout: float | None = None
+    """Seconds per judge call; null: the backend's default."""
+    holdout: bool = False
+    """The held-back slice was audited (``--holdout``)."""
+    on_mismatch: str = "fail"
+    """``fail``, ``warn`` or ``error``: what file mismatches did (``triage/mismatch.py``)."""
+    samples: int = 1
+    """Samples drawn per answer at most (``--samples``)."""
+    temperature: float | None = None
+    """The judge's sampling temperature; null: its own."""
+    columns: str | dict[str, str] | None = None
+    """Other column names mapped onto ours, ``ours=theirs,...`` (a mapping given in Python
+    as it was given); null: none."""
+    escalate_to: list[str] = Field(default_factory=list)
+    """The ``--escalate-to`` judges in order, as written."""
+    escalate_calibration: list[str] = Field(default_factory=list)
+    """Their calibration records (``--escalate-calibration``) by file name, in order."""
+
+
 class GoldenSource(BaseModel):
     """Which golden set an audit scored: what ``compare`` pairs and ``annotate`` re-reads."""
 
@@ -269,7 +338,7 @@ class AuditResult(BaseModel):
     """``ragtriage.audit/1``: what ``compare``, ``gate`` and ``load_result`` read it as."""
     created_at: str
     """When the audit finished: UTC, ISO 8601, to the second."""
-    config: dict[str, Any]
+    config: AuditSettings
     """The audit's settings, as JSON values (retriever, generator and depth null with a
     trace file)."""
     versions: dict[str, str]
