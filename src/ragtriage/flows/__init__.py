@@ -5,7 +5,7 @@ Each runs a command without the command line, so ``cli/`` only turns options int
 config and a result into output (through ``render/``): ``retrieval.run``, ``judge.run``,
 ``calibrate.run``, ``compare.run``, ``gate.run`` and ``annotate.run``; ``audit.audit``
 (``run_audit``: its coroutine; ``audit_api.audit``: the same from Python values);
-``golden.run_split``, ``run_check`` and ``run_add``; ``doctor.run``. A config's
+``golden.split.run``, ``golden.check.run`` and ``golden.add.run``; ``doctor.run``. A config's
 fields are declared once with their help, default and range (``config.py``); the command
 line is derived from them. The public face: the names below (configs and results),
 imported lazily.
