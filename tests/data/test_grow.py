@@ -65,3 +65,52 @@ def test_a_record_that_would_not_load_is_refused_with_its_line(tmp_path):
     with pytest.raises(InputError) as caught:
         plan(open_target(tmp_path), [bad])
     assert caught.value.line == 3
+
+
+def test_the_plan_refuses_what_the_record_by_record_test_refuses(tmp_path):
+    """One pass of the duplicate test over every text gives the refusals of testing each
+    new record against the records kept before it, also when a record's earliest
+    duplicate is a new record refused for its ids."""
+    import random
+
+    rng = random.Random(3)
+    words = ["alpha", "beta", "gamma", "delta", "reset", "password", "invoice", "bays"]
+    old = [
+        {
+            "id": f"o{i}",
+            "query": " ".join(rng.choices(words, k=rng.randint(2, 6))),
+            "expected": ["x"],
+        }
+        for i in range(40)
+    ]
+    write_jsonl(tmp_path / "golden.jsonl", old)
+    write_jsonl(tmp_path / "corpus.jsonl", [{"id": "x", "text": "x"}])
+    new = [
+        Candidate(
+            f"n{i}",
+            _rec(
+                rng.choice([f"n{i}", "o3", f"n{i - 1}"]),
+                " ".join(rng.choices(words, k=rng.randint(2, 6))),
+                ["x"] if rng.random() < 0.7 else ["gone"],
+            ),
+        )
+        for i in range(60)
+    ]
+    planned = plan(open_target(tmp_path), new)
+    kept = [dict(r) for r in old]
+    expected = []
+    for candidate in new:
+        reason = duplicate_reason(candidate.record, kept) or (
+            "expected ids not in the corpus: gone"
+            if candidate.record["expected"] == ["gone"]
+            else None
+        )
+        if reason:
+            expected.append((candidate.case_id, reason))
+        else:
+            kept.append(candidate.record)
+    assert [(r.case_id, r.reason) for r in planned.refused] == expected
+    assert planned.records == kept[len(old) :]
+    assert any("duplicates" in why for _, why in expected) and any(
+        "id " in why for _, why in expected
+    )

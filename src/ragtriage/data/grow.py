@@ -133,10 +133,18 @@ def duplicate_reason(rec: dict[str, Any], others: list[dict[str, Any]]) -> str |
     query by :func:`ragtriage.data.check.duplicate_of`); the earliest of them is named."""
     same_id = next((i for i, other in enumerate(others) if _id(other) == rec["id"]), None)
     found = duplicate_of([*map(_text, others), normalise(rec["query"])]).get(len(others))
-    if same_id is not None and (found is None or same_id <= found[0]):
-        return f"id {_id(others[same_id])!r} is already in the golden set"
-    if found is not None:
-        return f"query duplicates case {_id(others[found[0]])!r}"
+    return _reason(same_id, found[0] if found else None, others)
+
+
+def _reason(
+    same_id: int | None, same_query: int | None, records: list[dict[str, Any]]
+) -> str | None:
+    """The refusal naming the earlier of the record sharing the id and the one sharing the
+    query (the id first, when one record shares both)."""
+    if same_id is not None and (same_query is None or same_id <= same_query):
+        return f"id {_id(records[same_id])!r} is already in the golden set"
+    if same_query is not None:
+        return f"query duplicates case {_id(records[same_query])!r}"
     return None
 
 
@@ -148,17 +156,37 @@ def unknown_ids(rec: dict[str, Any], known: set[str] | None) -> str | None:
 
 def plan(target: Target, candidates: Iterable[Candidate]) -> GrowPlan:
     """What ``golden add`` would write to ``target``; nothing is written here. Each record
-    must load like any other case; a duplicate or one with ids the corpus lacks is refused."""
-    taken = list(target.taken)
+    must load like any other case; a duplicate (:func:`duplicate_reason`, of the target's
+    records and the new ones kept before it) or one with ids the corpus lacks is refused.
+
+    The duplicate test runs once over every text, old and new: a new record's earliest
+    duplicate is the one :func:`duplicate_reason` names when that record is kept; only
+    when it was refused is the test run again, over the records kept."""
+    chosen = list(candidates)
+    records = [*target.taken, *(c.record for c in chosen)]
+    texts = [_text(r) for r in records]
+    found = duplicate_of(texts)
+    kept = list(range(len(target.taken)))  # indices in ``records``, ascending
+    kept_set = set(kept)
+    first_id: dict[str, int] = {}
+    for index in kept:
+        first_id.setdefault(_id(records[index]), index)
     out = GrowPlan(target=str(target.path), columns=target.mapping.public())
-    for candidate in candidates:
+    for index, candidate in enumerate(chosen, start=len(target.taken)):
         rec = candidate.record
-        parse_case(dict(rec), target.path, len(taken) + 1)  # the record must load like any other
-        reason = duplicate_reason(rec, taken) or unknown_ids(rec, target.known)
+        parse_case(dict(rec), target.path, len(kept) + 1)  # the record must load like any other
+        match = found.get(index)
+        if match is not None and match[0] not in kept_set:  # a refused record: test the kept
+            again = duplicate_of([*(texts[i] for i in kept), texts[index]]).get(len(kept))
+            match = (kept[again[0]], again[1]) if again else None
+        same = _reason(first_id.get(rec["id"]), match[0] if match else None, records)
+        reason = same or unknown_ids(rec, target.known)
         if reason:
             out.refused.append(Refusal(case_id=candidate.case_id, reason=reason))
             continue
-        taken.append(rec)
+        kept.append(index)
+        kept_set.add(index)
+        first_id.setdefault(_id(rec), index)
         out.records.append(rec)
         out.retrieved[candidate.case_id] = candidate.retrieved[:10]
     return out
