@@ -3,7 +3,7 @@
 Generates (seeded) a corpus of 100,000 chunks (60 words each, Zipf-distributed over a
 50,000-word vocabulary, with product codes such as ``E1042``) and a query log of
 1,000,000 queries (3-9 words; 10 % exact repeats of earlier ones, as a search log has),
-then runs the command's own flow: ``prepare_golden`` reads, folds and samples the log and
+then runs the command's own flow: ``prepare`` reads, folds and samples the log and
 indexes the corpus once (timed: "load once"), and the real server (uvicorn on 127.0.0.1,
 in a thread) answers over HTTP with the token:
 
@@ -36,7 +36,7 @@ import uvicorn
 
 from ragtriage.annotate.app import make_app, new_token
 from ragtriage.annotate.serve import free_port
-from ragtriage.flows.annotate import GoldenConfig, prepare_golden
+from ragtriage.flows.annotate import GoldenConfig, prepare
 
 VOCABULARY = 50_000
 CHUNK_WORDS = 60
@@ -119,7 +119,7 @@ def main() -> None:
             out=folder / "golden.jsonl",
             sample=200,
         )
-        prepared = prepare_golden(config)
+        prepared = prepare(config)
         loaded = time.perf_counter() - t0
         for note in prepared.notes:
             print(f"note: {note}")

@@ -7,7 +7,7 @@ import pytest
 
 from ragtriage.calibration.grades import load_grades
 from ragtriage.errors import InputError
-from ragtriage.flows.annotate import GradesConfig, prepare_grades
+from ragtriage.flows.annotate import GradesConfig, prepare
 from tests.flows.test_unsure_audit import _files
 
 
@@ -25,9 +25,7 @@ def _audit(tmp_path, calibration: bool = True):
 def test_the_active_design_serves_the_unsure_answer_first_and_writes_probabilities(tmp_path):
     results = _audit(tmp_path)
     grades = tmp_path / "grades.jsonl"
-    prepared = prepare_grades(
-        GradesConfig(audit=results, out=grades, sample=2, seed=1, design="active")
-    )
+    prepared = prepare(GradesConfig(audit=results, out=grades, sample=2, seed=1, design="active"))
     items = prepared.task.items
     assert items[0]["id"] == "edge" and items[0]["probability"] == 1.0  # inside the band
     assert all(0 < i["probability"] <= 1 for i in items)
@@ -44,7 +42,7 @@ def test_the_active_design_serves_the_unsure_answer_first_and_writes_probabiliti
     }
     # a uniform session of the same output is not resumed as this one
     with pytest.raises(InputError, match="another design"):
-        prepare_grades(GradesConfig(audit=results, out=grades, sample=2, seed=1))
+        prepare(GradesConfig(audit=results, out=grades, sample=2, seed=1))
 
 
 def test_the_active_design_needs_the_audits_calibration_record(tmp_path):
@@ -55,6 +53,4 @@ def test_the_active_design_needs_the_audits_calibration_record(tmp_path):
     data["calibration"]["source"] = None
     results.write_text(json.dumps(data))
     with pytest.raises(InputError, match="needs the calibration record"):
-        prepare_grades(
-            GradesConfig(audit=results, out=tmp_path / "g.jsonl", sample=2, design="active")
-        )
+        prepare(GradesConfig(audit=results, out=tmp_path / "g.jsonl", sample=2, design="active"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragtriage.cli.main import main
-from ragtriage.flows.annotate import GradesConfig, prepare_grades
+from ragtriage.flows.annotate import GradesConfig, prepare
 from tests.conftest import ROOT
 
 FILES = ROOT / "tests" / "fixtures" / "headline"
@@ -39,7 +39,7 @@ def test_queries_come_from_the_golden_set(tmp_path):
     config = GradesConfig(
         answers=FILES / "traces.jsonl", golden=GOLDEN, out=tmp_path / "g.jsonl", sample=6
     )
-    assert _questions(prepare_grades(config)) == QUERIES
+    assert _questions(prepare(config)) == QUERIES
 
 
 def test_or_from_the_row_itself_and_texts_from_the_corpus(tmp_path):
@@ -51,7 +51,7 @@ def test_or_from_the_row_itself_and_texts_from_the_corpus(tmp_path):
         for r in rows
     ))  # fmt: skip
     config = GradesConfig(answers=own, golden=GOLDEN, out=tmp_path / "g.jsonl", sample=6)
-    prepared = prepare_grades(config)
+    prepared = prepare(config)
     passages = {i["id"]: i["contexts"] for i in prepared.task.items}
     assert _questions(prepared) == {q: f"my words {q}" for q in QUERIES}
     chunk = json.loads((GOLDEN / "corpus.jsonl").read_text().splitlines()[0])
@@ -62,7 +62,7 @@ def test_golden_goes_with_answers(tmp_path):
     from ragtriage.errors import InputError
 
     with pytest.raises(InputError, match="--golden goes with --answers"):
-        prepare_grades(GradesConfig(audit=Path("results.json"), golden=GOLDEN, out=tmp_path / "g"))
+        prepare(GradesConfig(audit=Path("results.json"), golden=GOLDEN, out=tmp_path / "g"))
 
 
 def test_grade_rows_carry_the_reference_where_a_golden_chunk_was_in_context(tmp_path):
@@ -77,7 +77,7 @@ def test_grade_rows_carry_the_reference_where_a_golden_chunk_was_in_context(tmp_
     config = GradesConfig(
         answers=FILES / "traces.jsonl", golden=GOLDEN, out=tmp_path / "g.jsonl", sample=6
     )
-    prepared = prepare_grades(config)
+    prepared = prepare(config)
     items = prepared.task.items
     store = prepared.task.store
     with_reference = [i for i in items if i["reference_answer"]]

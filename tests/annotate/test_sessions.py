@@ -14,7 +14,7 @@ import pytest
 import ragtriage.flows.annotate as flow
 from ragtriage.cli.main import main
 from ragtriage.errors import InputError
-from ragtriage.flows.annotate import GoldenConfig, GradesConfig, prepare_golden, prepare_grades
+from ragtriage.flows.annotate import GoldenConfig, GradesConfig, prepare
 from tests.conftest import ROOT
 
 from .conftest import start_server
@@ -42,11 +42,11 @@ def _mark_first(prepared) -> str:
 
 
 def test_a_golden_session_grows_with_the_log_and_the_sample_and_keeps_its_marks(tmp_path):
-    first = prepare_golden(_golden(tmp_path, FIRST, sample=2))
+    first = prepare(_golden(tmp_path, FIRST, sample=2))
     drawn = [q.id for q in first.task.sample]
     marked = _mark_first(first)
 
-    grown = prepare_golden(_golden(tmp_path, FIRST + MORE, sample=4))  # two more lines
+    grown = prepare(_golden(tmp_path, FIRST + MORE, sample=4))  # two more lines
     assert any(n.startswith("extending the session") and "2 added" in n for n in grown.notes)
     assert any(n.startswith("warning: the input grew from 3 to 5 items") for n in grown.notes)
     ids = [q.id for q in grown.task.sample]
@@ -55,26 +55,26 @@ def test_a_golden_session_grows_with_the_log_and_the_sample_and_keeps_its_marks(
     assert json.loads((tmp_path / "golden.jsonl").read_text())["id"] == marked
     grown.task.store.close()
 
-    again = prepare_golden(_golden(tmp_path, FIRST + MORE, sample=4))  # the same: resumed
+    again = prepare(_golden(tmp_path, FIRST + MORE, sample=4))  # the same: resumed
     assert any(n.startswith("resuming the session") for n in again.notes)
     assert [q.id for q in again.task.sample] == ids
     again.task.store.close()
 
 
 def test_a_golden_session_names_the_input_that_truly_conflicts(tmp_path):
-    _mark_first(prepare_golden(_golden(tmp_path, FIRST, sample=3)))
+    _mark_first(prepare(_golden(tmp_path, FIRST, sample=3)))
     changed = [FIRST[0], "what does error E1042 mean", FIRST[2]]
     with pytest.raises(InputError) as refused:
-        prepare_golden(_golden(tmp_path, changed, sample=3))
+        prepare(_golden(tmp_path, changed, sample=3))
     message = str(refused.value)
     assert "queries.txt:2: field 'text'" in message and "query 'q2'" in message
     assert "what does E1042 mean" in message and "hash" not in message
     with pytest.raises(InputError, match="query 'q3' of this session's sample is not in it"):
-        prepare_golden(_golden(tmp_path, FIRST[:2], sample=3))
+        prepare(_golden(tmp_path, FIRST[:2], sample=3))
     with pytest.raises(InputError, match="option --seed: the session was drawn with --seed 3"):
-        prepare_golden(_golden(tmp_path, FIRST + MORE, sample=3, seed=4))
+        prepare(_golden(tmp_path, FIRST + MORE, sample=3, seed=4))
     with pytest.raises(InputError, match="option --sample: the session already holds 3"):
-        prepare_golden(_golden(tmp_path, FIRST + MORE, sample=2))
+        prepare(_golden(tmp_path, FIRST + MORE, sample=2))
 
 
 def test_a_grading_session_grows_with_more_answers_and_refuses_a_rewritten_one(tmp_path):
@@ -83,14 +83,14 @@ def test_a_grading_session_grows_with_more_answers_and_refuses_a_rewritten_one(t
     answers.write_text("\n".join(rows[:8]) + "\n")
     out = tmp_path / "grades.jsonl"
     config = GradesConfig(answers=answers, out=out, sample=4, seed=5)
-    first = prepare_grades(config)
+    first = prepare(config)
     items = [i["id"] for i in first.task.items]
     sentences = len(first.task.items[0]["sentences"])
     first.task.save(0, {"record": {"sentences": ["supported"] * sentences}, "version": 0})
     first.task.store.close()
 
     answers.write_text("\n".join(rows) + "\n")  # seven more answers in the file
-    grown = prepare_grades(GradesConfig(answers=answers, out=out, sample=6, seed=5))
+    grown = prepare(GradesConfig(answers=answers, out=out, sample=6, seed=5))
     assert any("2 added" in n and "of 15" in n for n in grown.notes), grown.notes
     # the first 4 were drawn from 8 answers: said, with each answer's chance
     assert (
@@ -108,7 +108,7 @@ def test_a_grading_session_grows_with_more_answers_and_refuses_a_rewritten_one(t
         row["response"] = row["response"] + " Also, it is free."
     answers.write_text("".join(json.dumps(r) + "\n" for r in edited))
     with pytest.raises(InputError) as refused:
-        prepare_grades(GradesConfig(answers=answers, out=out, sample=6, seed=5))
+        prepare(GradesConfig(answers=answers, out=out, sample=6, seed=5))
     assert "answers.jsonl" in str(refused.value) and "field 'answer'" in str(refused.value)
     assert "of this session's sample changed" in str(refused.value)
 
@@ -138,7 +138,7 @@ def test_ctrl_c_while_the_corpus_is_read_is_no_audit_interruption(tmp_path, monk
     def interrupted(config):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(flow, "prepare_golden", interrupted)
+    monkeypatch.setattr(flow, "prepare", interrupted)
     config = _golden(tmp_path, FIRST)
     args = ["annotate", "golden", "--queries", str(config.queries), "--corpus", str(CORPUS),
             "-o", str(config.out), "--no-browser"]  # fmt: skip

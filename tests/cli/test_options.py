@@ -27,7 +27,9 @@ from ragtriage.flows.compare import CompareConfig
 from ragtriage.flows.config import Setting, settings
 from ragtriage.flows.conversations import ConversationsConfig
 from ragtriage.flows.gate import GateConfig
-from ragtriage.flows.golden import AddConfig, CheckConfig, SplitConfig
+from ragtriage.flows.golden.add import AddConfig
+from ragtriage.flows.golden.check import CheckConfig
+from ragtriage.flows.golden.split import SplitConfig
 from ragtriage.flows.judge import JudgeConfig
 from ragtriage.flows.retrieval import RetrievalConfig
 from ragtriage.judge.spec import JudgeSpec
@@ -131,8 +133,8 @@ def test_every_command_has_its_config_and_declares_nothing_else_by_hand():
 def test_every_config_in_flows_is_checked():
     """A flow module's config (a dataclass with Setting fields) is some command's."""
     found = set()
-    for info in pkgutil.iter_modules(ragtriage.flows.__path__):
-        module = importlib.import_module(f"ragtriage.flows.{info.name}")
+    for info in pkgutil.walk_packages(ragtriage.flows.__path__, "ragtriage.flows."):
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             if (
                 isinstance(value, type)

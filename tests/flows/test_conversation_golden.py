@@ -14,6 +14,8 @@ from ragtriage.errors import InputError
 from ragtriage.flows import conversations as conversations_flow
 from ragtriage.flows.conversations import ConversationsConfig
 from ragtriage.flows.golden import check, split
+from ragtriage.flows.golden.check import CheckConfig
+from ragtriage.flows.golden.split import SplitConfig
 
 DEMO = Path(__file__).resolve().parents[2] / "golden_sets" / "handbook"
 
@@ -26,7 +28,7 @@ def demo(tmp_path) -> Path:
 
 
 def test_split_holds_back_whole_conversations(demo):
-    done = split(demo / "conversations.jsonl", 0.34, seed=3)
+    done = split.run(SplitConfig(demo / "conversations.jsonl", 0.34, seed=3))
     threads = load_conversation_golden(demo / "conversations.jsonl")
     slices = {}
     for turn in threads.turns:
@@ -36,10 +38,12 @@ def test_split_holds_back_whole_conversations(demo):
     assert len(held) == 2  # round(0.34 * 6)
     assert sorted(done.held) == sorted(t.case.id for t in threads.turns
                                        if t.conversation_id in held)  # fmt: skip
-    again = split(demo / "conversations.jsonl", 0.34, seed=3, out=demo / "copy.jsonl", force=True)
+    again = split.run(
+        SplitConfig(demo / "conversations.jsonl", 0.34, seed=3, out=demo / "copy.jsonl", force=True)
+    )
     assert sorted(again.held) == sorted(done.held)  # the seed alone decides
     with pytest.raises(InputError, match="already has held-out conversations"):
-        split(demo / "conversations.jsonl", 0.34, seed=4)
+        split.run(SplitConfig(demo / "conversations.jsonl", 0.34, seed=4))
 
 
 def test_a_conversation_split_across_slices_is_refused(demo):
@@ -53,20 +57,20 @@ def test_a_conversation_split_across_slices_is_refused(demo):
 
 
 def test_check_reads_a_conversational_golden_set_turn_by_turn(demo):
-    report = check(demo / "conversations.jsonl")
+    report = check.run(CheckConfig(demo / "conversations.jsonl"))
     assert report.golden["conversations"] == 6 and report.golden["cases"] == 16
     assert report.ok and report.missing_ids == []
     rows = [json.loads(line) for line in (demo / "conversations.jsonl").read_text().splitlines()]
     rows[0]["expected"] = ["no-such-chunk"]
     (demo / "conversations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    report = check(demo / "conversations.jsonl")
+    report = check.run(CheckConfig(demo / "conversations.jsonl"))
     assert [(m.case_id, m.doc_id) for m in report.missing_ids] == [
         ("hc-snapshots#1", "no-such-chunk")
     ]
 
 
 def test_the_audit_leaves_held_back_conversations_out_and_reveals_them_on_request(demo):
-    done = split(demo / "conversations.jsonl", 0.34, seed=3)
+    done = split.run(SplitConfig(demo / "conversations.jsonl", 0.34, seed=3))
     config = {"golden": demo, "traces": demo / "conversation_traces.jsonl", "judge": "lexical",
               "cache": demo / "cache.sqlite"}  # fmt: skip
     dev = conversations_flow.run(ConversationsConfig(**config))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ragtriage.cli.main import main
 from ragtriage.flows import conversations as conversations_flow
-from ragtriage.flows.annotate import GradesConfig, prepare_grades
+from ragtriage.flows.annotate import GradesConfig, prepare
 from ragtriage.flows.conversations import ConversationsConfig
 from ragtriage.results.files import json_bytes
 
@@ -21,7 +21,7 @@ def test_graded_turns_carry_their_history_into_calibrate(tmp_path):
     path = tmp_path / "results.json"
     path.write_bytes(json_bytes(result))
     grades = tmp_path / "grades.jsonl"
-    prepared = prepare_grades(GradesConfig(audit=path, out=grades, sample=50, browser=False))
+    prepared = prepare(GradesConfig(audit=path, out=grades, sample=50, browser=False))
     task = prepared.task
     items = {task.item(i)["id"]: (i, task.item(i)) for i in range(task.total)}
     assert len(items) == 8  # the scored turns (abstentions are not graded)
@@ -53,7 +53,7 @@ def test_calibrate_reads_the_graded_turns(tmp_path):
     path = tmp_path / "results.json"
     path.write_bytes(json_bytes(result))
     grades = tmp_path / "grades.jsonl"
-    task = prepare_grades(GradesConfig(audit=path, out=grades, sample=50, browser=False)).task
+    task = prepare(GradesConfig(audit=path, out=grades, sample=50, browser=False)).task
     for i in range(task.total):
         item = task.item(i)
         task.save(i, {"record": {"label": item["id"] not in ("hc-backup#2", "hc-backup#3")},
@@ -81,7 +81,7 @@ def test_calibrate_judges_a_graded_turn_as_the_conversations_command_does(tmp_pa
     path = tmp_path / "results.json"
     path.write_bytes(json_bytes(result))
     grades = tmp_path / "grades.jsonl"
-    task = prepare_grades(GradesConfig(audit=path, out=grades, sample=50, browser=False)).task
+    task = prepare(GradesConfig(audit=path, out=grades, sample=50, browser=False)).task
     for i in range(task.total):
         item = task.item(i)
         task.save(i, {"record": {"label": not item["id"].startswith("hc-backup")},

@@ -10,14 +10,12 @@ import typer
 from ragtriage.cli.common import FullHelpGroup, console, output_dir, output_file
 from ragtriage.cli.options import OldOutput, flag, one_out, out_option, with_config
 from ragtriage.errors import EXIT_FAILED
-from ragtriage.flows.golden import (
-    AddConfig,
-    CheckConfig,
-    SplitConfig,
-    run_add,
-    run_check,
-    run_split,
-)
+from ragtriage.flows.golden import add as add_flow
+from ragtriage.flows.golden import check as check_flow
+from ragtriage.flows.golden import split as split_flow
+from ragtriage.flows.golden.add import AddConfig
+from ragtriage.flows.golden.check import CheckConfig
+from ragtriage.flows.golden.split import SplitConfig
 from ragtriage.render.golden import print_grow_plan, print_split, render_check
 from ragtriage.results.files import write_json
 
@@ -36,7 +34,7 @@ def split(config: SplitConfig) -> None:
     """Mark a seeded fraction of cases (per answerable/unanswerable stratum) as held out."""
     if config.out is not None:  # write_split: a name with a suffix is a file, else a directory
         (output_file if config.out.suffix else output_dir)(config.out, "--out")
-    print_split(run_split(config), console())
+    print_split(split_flow.run(config), console())
 
 
 @app.command()
@@ -51,7 +49,7 @@ def check(
     Exit 1 on missing ids or duplicates (untagged cases only warn)."""
     output, option = one_out(out, output)
     output_file(output, option)
-    report = run_check(config)
+    report = check_flow.run(config)
     if output:
         write_json(output, report)
     if not quiet:
@@ -64,7 +62,7 @@ def check(
 @with_config(AddConfig)
 def add(config: AddConfig) -> None:
     """Turn audited failures into golden cases (refusing duplicates)."""
-    planned = run_add(config)
+    planned = add_flow.run(config)
     print_grow_plan(planned, console(), config.dry_run)
     if not planned.records:
         raise typer.Exit(EXIT_FAILED)

@@ -1,4 +1,5 @@
-"""``ragtriage golden check``: is the golden set still valid against this corpus?
+"""Is the golden set still valid against this corpus? (the checks of ``ragtriage golden
+check``, run by :mod:`ragtriage.flows.golden.check`)
 
 Golden sets outlive corpora: a document is deleted or re-chunked, the chunk ids change,
 and every case that expected the old ids silently scores 0 ever after (the retriever is
@@ -16,9 +17,10 @@ check lists:
 It also says which golden-set and corpus versions (content hashes) it checked, the same
 hashes every result records.
 
-The duplicate test is shared: ``golden add`` refuses a case that repeats one already in
-the set, and the query sampler of ``annotate golden`` folds repeated log queries, both
-with :func:`normalise`, :func:`jaccard` / :func:`duplicate_of` and ``NEAR_DUPLICATE``.
+The duplicate test is this module's one :func:`duplicate_of` (over :func:`normalise`-d
+texts, ``NEAR_DUPLICATE``): ``golden add`` refuses a case that repeats one already in the
+set with it (:func:`ragtriage.data.grow.duplicate_reason`), and the query sampler of
+``annotate golden`` folds repeated log queries with it.
 :func:`with_corpus` gives a golden set another corpus (``retrieval --corpus``).
 """
 

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 GOLDEN_FILES = ("golden.jsonl", "golden.json")
-TABLE_FILES = ("golden.csv", "golden.parquet")  # read, never appended to (flows/golden.py)
+TABLE_FILES = ("golden.csv", "golden.parquet")  # read, never appended to (data/grow.py)
 SHIPPED = Path(__file__).parents[1] / "golden_sets"  # a link to the top-level golden_sets/
 
 

@@ -7,8 +7,8 @@ config and a result into output (through ``render/``): ``retrieval.run``, ``judg
 ``conversations.run`` (``audit``, ``conversations`` and ``judge`` have ``arun``, the
 coroutine ``run`` runs to its end; ``audit_api.audit``: the audit from
 Python values, writing what the command writes with ``out=``);
-``golden.run_split``, ``run_check`` and ``run_add``; ``doctor.run``. A config's
-fields are declared once with their help, default and range (``config.py``); the command
+``golden.split.run``, ``golden.check.run`` and ``golden.add.run``; ``doctor.run``. A
+config's fields are declared once with their help, default and range (``config.py``); the command
 line is derived from them. The public face: the names below (configs and results),
 imported lazily.
 """

@@ -174,3 +174,113 @@ function saveWhileTyping(node, apply, save) {
     save();
   });
 }
+
+// The page controller both pages share: the item shown and moving between items (a page
+// opens at the saved position: a session resumes where it was left), saving a mark at
+// once (one save at a time, through Saver; a save the server refused as changed in
+// another tab reloads the item), and the keys every page has (Escape, the arrows and
+// Enter, m for the note). A page gives only what differs, as hooks:
+//   noun: what an item is called in a failed save's status ("query", "answer")
+//   record(data): the item's record, with every field the page edits
+//   state(state): fill the page's own parts of /api/state (after the coverage)
+//   coverage(cov): draw the coverage panel
+//   shown(item): build the item's parts (render follows)
+//   render(): redraw what a mark changes
+//   keys(): the page's own keys, { key: action }
+//   bind(): attach the page's own controls
+class Page {
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.state = null;
+    this.item = null;
+    this.index = 0;
+    this.focus = 0;
+    this.since = performance.now();
+    this.saver = new Saver(setStatus);
+  }
+
+  record() {
+    return this.item.record;
+  }
+
+  async loadState() {
+    const { data } = await api("GET", "/api/state");
+    this.state = data;
+    byId("command").textContent = data.command;
+    this.hooks.coverage(data.coverage);
+    this.hooks.state(data);
+    return data;
+  }
+
+  // wait: let the saves in flight finish first (not from inside a save: it would wait on itself)
+  async show(index, wait = true) {
+    if (index < 0 || index >= this.state.total) return;
+    if (wait) await this.saver.chain;
+    const { status, data } = await api("GET", `/api/item/${index}`);
+    if (status !== 200) {
+      setStatus("error", data.error || String(status));
+      return;
+    }
+    this.item = data;
+    this.item.record = this.hooks.record(data);
+    this.index = index;
+    this.focus = 0;
+    this.since = performance.now();
+    if (this.state.position !== index) {
+      this.state.position = index;
+      api("POST", `/api/move/${index}`);
+    }
+    this.hooks.shown(data);
+    this.hooks.render();
+  }
+
+  // The item's record as it is now, with the seconds spent on it since the last save.
+  save() {
+    const index = this.index;
+    const rec = JSON.parse(JSON.stringify(this.record()));
+    const now = performance.now();
+    const seconds = (now - this.since) / 1000;
+    this.since = now;
+    return this.saver.run(async () => {
+      const answer = await post(`/api/item/${index}`, { version: this.item.version, record: rec, seconds });
+      if (answer.conflict) {
+        await this.show(index, false);
+        return "conflict";
+      }
+      if (this.index === index) this.item.version = answer.data.version;
+      this.hooks.coverage(answer.data.coverage);
+      return "saved";
+    }, `${this.hooks.noun} ${index + 1}`);
+  }
+
+  onKey(event) {
+    if (event.key === "Escape") {
+      event.target.blur && event.target.blur();
+      return;
+    }
+    if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
+    const keys = {
+      ArrowRight: () => this.show(this.index + 1),
+      Enter: () => this.show(this.index + 1),
+      ArrowLeft: () => this.show(this.index - 1),
+      m: () => byId("note").focus(),
+      ...this.hooks.keys(),
+    };
+    const action = keys[event.key];
+    if (action) {
+      event.preventDefault();
+      action();
+    }
+  }
+
+  async start() {
+    saveWhileTyping(byId("note"), (value) => { this.record().note = value; }, () => this.save());
+    byId("prev").addEventListener("click", () => this.show(this.index - 1));
+    byId("next").addEventListener("click", () => this.show(this.index + 1));
+    this.hooks.bind();
+    document.addEventListener("keydown", (event) => this.onKey(event));
+    const state = await this.loadState();
+    await this.show(Math.min(state.position || 0, state.total - 1));
+    document.body.dataset.ready = "true";
+  }
+}

@@ -1,60 +1,34 @@
 // The golden-set page: one query at a time, its pooled candidates, marks saved at once.
 "use strict";
 
-const page = {
-  state: null,
-  item: null,
-  index: 0,
-  focus: 0,
-  since: performance.now(),
-  saver: new Saver(setStatus),
-};
+const page = new Page({
+  noun: "query",
+  record: (data) => Object.assign(emptyRecord(), data.record),
+  state: (data) => {
+    byId("graded-hint").textContent = data.options.graded ? " · 0-3 grades" : "";
+    buildTags();
+  },
+  coverage: renderCoverage,
+  shown: (item) => {
+    byId("results").replaceChildren();
+    byId("search-info").textContent = "";
+    page.lastResults = [];
+    buildCards(byId("candidates"), item.candidates, true);
+    showQuery(item.query);
+    showHistory(item);
+  },
+  render,
+  keys: ownKeys,
+  bind: bindFields,
+});
 
 function record() {
-  return page.item.record;
+  return page.record();
 }
 
 function emptyRecord() {
   return { relevance: {}, unanswerable: false, skipped: false, standalone: false, tags: [],
            note: "", reference_answer: "", added: [] };
-}
-
-async function loadState() {
-  const { data } = await api("GET", "/api/state");
-  page.state = data;
-  byId("command").textContent = data.command;
-  byId("graded-hint").textContent = data.options.graded ? " · 0-3 grades" : "";
-  renderCoverage(data.coverage);
-  buildTags();
-  return data;
-}
-
-// wait: let the saves in flight finish first (not from inside a save: it would wait on itself)
-async function show(index, wait = true) {
-  if (index < 0 || index >= page.state.total) return;
-  if (wait) await page.saver.chain;
-  const { status, data } = await api("GET", `/api/item/${index}`);
-  if (status !== 200) {
-    setStatus("error", data.error || String(status));
-    return;
-  }
-  const item = data;
-  page.item = data;
-  page.item.record = Object.assign(emptyRecord(), data.record);
-  page.index = index;
-  page.focus = 0;
-  page.since = performance.now();
-  if (page.state.position !== index) {
-    page.state.position = index;
-    api("POST", `/api/move/${index}`);
-  }
-  byId("results").replaceChildren();
-  byId("search-info").textContent = "";
-  page.lastResults = [];
-  buildCards(byId("candidates"), item.candidates, true);
-  showQuery(item.query);
-  showHistory(item);
-  render();
 }
 
 // A conversation's earlier turns, read-only above the turn being labelled: as text
@@ -168,26 +142,8 @@ function setGrade(chunkId, grade, fromSearch, chunk) {
     page.item.candidates.push(chunk); // joins the pool: one card more, the others kept
     appendCard(byId("candidates"), chunk, page.state.options.graded);
   }
-  save();
+  page.save();
   render();
-}
-
-function save() {
-  const index = page.index;
-  const rec = JSON.parse(JSON.stringify(record()));
-  const now = performance.now();
-  const seconds = (now - page.since) / 1000;
-  page.since = now;
-  return page.saver.run(async () => {
-    const answer = await post(`/api/item/${index}`, { version: page.item.version, record: rec, seconds });
-    if (answer.conflict) {
-      await show(index, false);
-      return "conflict";
-    }
-    if (page.index === index) page.item.version = answer.data.version;
-    renderCoverage(answer.data.coverage);
-    return "saved";
-  }, `query ${index + 1}`);
 }
 
 function renderCoverage(cov) {
@@ -216,7 +172,7 @@ function buildTags() {
         return;
       }
       rec.tags = input.checked ? [...new Set([...rec.tags, tag])] : rec.tags.filter((t) => t !== tag);
-      save();
+      page.save();
       render();
     });
     box.append(el("label", { class: "tag", for: `tag-${tag}` }, input, el("span", { text: tag })));
@@ -230,14 +186,14 @@ function setUnanswerable(on) {
     rec.relevance = {};
     rec.skipped = false;
   }
-  save();
+  page.save();
   render();
 }
 
 function toggleSkip() {
   const rec = record();
   rec.skipped = !rec.skipped;
-  save();
+  page.save();
   render();
 }
 
@@ -265,18 +221,11 @@ function focusedId() {
   return chunk ? chunk.id : null;
 }
 
-function onKey(event) {
-  if (event.key === "Escape") {
-    event.target.blur && event.target.blur();
-    return;
-  }
-  if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
+// The page's own keys (the shared ones are the controller's): marks on the focused card.
+function ownKeys() {
   const id = focusedId();
   const graded = page.state.options.graded;
-  const keys = {
-    ArrowRight: () => show(page.index + 1),
-    Enter: () => show(page.index + 1),
-    ArrowLeft: () => show(page.index - 1),
+  const own = {
     j: () => focusCard(1),
     ArrowDown: () => focusCard(1),
     k: () => focusCard(-1),
@@ -285,50 +234,33 @@ function onKey(event) {
     u: () => setUnanswerable(!record().unanswerable),
     s: () => toggleSkip(),
     "/": () => byId("search").focus(),
-    m: () => byId("note").focus(),
   };
-  if (/^[0-3]$/.test(event.key) && id) {
-    const value = Number(event.key);
-    setGrade(id, graded ? value : (value >= 1 ? 1 : null), false);
-    event.preventDefault();
-    return;
+  if (id) {
+    for (const value of [0, 1, 2, 3]) {
+      own[String(value)] = () => setGrade(id, graded ? value : (value >= 1 ? 1 : null), false);
+    }
   }
-  const action = keys[event.key];
-  if (action) {
-    event.preventDefault();
-    action();
-  }
+  return own;
 }
 
 function bindFields() {
-  saveWhileTyping(byId("note"), (value) => { record().note = value; }, save);
-  saveWhileTyping(byId("reference"), (value) => { record().reference_answer = value; }, save);
+  saveWhileTyping(byId("reference"), (value) => { record().reference_answer = value; }, () => page.save());
   byId("free-tags").addEventListener("change", (e) => {
     const rec = record();
     const free = e.target.value.split(",").map((t) => t.trim()).filter(Boolean);
     rec.tags = [...new Set([...rec.tags.filter((t) => page.state.awkward_tags.includes(t)), ...free])];
-    save();
+    page.save();
   });
   byId("search-form").addEventListener("submit", (e) => {
     e.preventDefault();
     search(byId("search").value);
   });
-  byId("prev").addEventListener("click", () => show(page.index - 1));
-  byId("next").addEventListener("click", () => show(page.index + 1));
   byId("unanswerable").addEventListener("click", () => setUnanswerable(!record().unanswerable));
   byId("skip").addEventListener("click", toggleSkip);
   byId("standalone").addEventListener("change", (e) => {
     record().standalone = e.target.checked;
-    save();
+    page.save();
   });
-  document.addEventListener("keydown", onKey);
 }
 
-async function start() {
-  bindFields();
-  const state = await loadState();
-  await show(Math.min(state.position || 0, state.total - 1));
-  document.body.dataset.ready = "true";
-}
-
-start();
+page.start();

@@ -2,59 +2,49 @@
 "use strict";
 
 const VERDICT_WORDS = { supported: "supported", unsupported: "not supported", unsure: "can't tell" };
-const page = {
-  state: null,
-  item: null,
-  index: 0,
-  focus: 0,
-  since: performance.now(),
-  saver: new Saver(setStatus),
-};
+const page = new Page({
+  noun: "answer",
+  record: (data) => {
+    const rec = data.record || {};
+    return {
+      sentences: rec.sentences || data.sentences.map(() => null),
+      label: rec.label === undefined ? null : rec.label,
+      answers: rec.answers === undefined ? null : rec.answers,
+      note: rec.note || "",
+    };
+  },
+  state: (data) => {
+    byId("blind").textContent = data.options.show_judge
+      ? "review pass: the judge's verdict is shown"
+      : "blind: the judge's verdict is hidden while you grade";
+  },
+  coverage: renderCoverage,
+  shown: (data) => {
+    byId("question").replaceChildren(longText(data.question, null, "span", "query-text"));
+    buildSentences();
+    page.shownEvidence = undefined;
+    renderJudge();
+  },
+  render,
+  keys: () => ({
+    j: () => focusSentence(1),
+    ArrowDown: () => focusSentence(1),
+    k: () => focusSentence(-1),
+    ArrowUp: () => focusSentence(-1),
+    y: () => setVerdict(page.focus, "supported"),
+    n: () => setVerdict(page.focus, "unsupported"),
+    c: () => setVerdict(page.focus, "unsure"),
+    f: () => cycleOverride(),
+    a: () => cycleAnswers(),
+  }),
+  bind: () => {
+    byId("override").addEventListener("click", cycleOverride);
+    byId("answers").addEventListener("click", cycleAnswers);
+  },
+});
 
 function record() {
-  return page.item.record;
-}
-
-async function loadState() {
-  const { data } = await api("GET", "/api/state");
-  page.state = data;
-  byId("command").textContent = data.command;
-  byId("blind").textContent = data.options.show_judge
-    ? "review pass: the judge's verdict is shown"
-    : "blind: the judge's verdict is hidden while you grade";
-  renderCoverage(data.coverage);
-  return data;
-}
-
-// wait: let the saves in flight finish first (not from inside a save: it would wait on itself)
-async function show(index, wait = true) {
-  if (index < 0 || index >= page.state.total) return;
-  if (wait) await page.saver.chain;
-  const { status, data } = await api("GET", `/api/item/${index}`);
-  if (status !== 200) {
-    setStatus("error", data.error || String(status));
-    return;
-  }
-  page.item = data;
-  const rec = data.record || {};
-  page.item.record = {
-    sentences: rec.sentences || data.sentences.map(() => null),
-    label: rec.label === undefined ? null : rec.label,
-    answers: rec.answers === undefined ? null : rec.answers,
-    note: rec.note || "",
-  };
-  page.index = index;
-  page.focus = 0;
-  page.since = performance.now();
-  if (page.state.position !== index) {
-    page.state.position = index;
-    api("POST", `/api/move/${index}`);
-  }
-  byId("question").replaceChildren(longText(data.question, null, "span", "query-text"));
-  buildSentences();
-  page.shownEvidence = undefined;
-  renderJudge();
-  render();
+  return page.record();
 }
 
 function overall() {
@@ -156,40 +146,22 @@ function renderJudge() {
 function setVerdict(i, value) {
   const rec = record();
   rec.sentences[i] = rec.sentences[i] === value ? null : value;
-  save();
+  page.save();
   render();
 }
 
 function cycleOverride() {
   const rec = record();
   rec.label = rec.label === null ? true : rec.label === true ? false : null;
-  save();
+  page.save();
   render();
 }
 
 function cycleAnswers() {
   const rec = record();
   rec.answers = rec.answers === null ? true : rec.answers === true ? false : null;
-  save();
+  page.save();
   render();
-}
-
-function save() {
-  const index = page.index;
-  const rec = JSON.parse(JSON.stringify(record()));
-  const now = performance.now();
-  const seconds = (now - page.since) / 1000;
-  page.since = now;
-  return page.saver.run(async () => {
-    const answer = await post(`/api/item/${index}`, { version: page.item.version, record: rec, seconds });
-    if (answer.conflict) {
-      await show(index, false);
-      return "conflict";
-    }
-    if (page.index === index) page.item.version = answer.data.version;
-    renderCoverage(answer.data.coverage);
-    return "saved";
-  }, `answer ${index + 1}`);
 }
 
 function renderCoverage(cov) {
@@ -208,44 +180,4 @@ function focusSentence(delta) {
   if (card) card.scrollIntoView({ block: "nearest" });
 }
 
-function onKey(event) {
-  if (event.key === "Escape") {
-    event.target.blur && event.target.blur();
-    return;
-  }
-  if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
-  const keys = {
-    ArrowRight: () => show(page.index + 1),
-    Enter: () => show(page.index + 1),
-    ArrowLeft: () => show(page.index - 1),
-    j: () => focusSentence(1),
-    ArrowDown: () => focusSentence(1),
-    k: () => focusSentence(-1),
-    ArrowUp: () => focusSentence(-1),
-    y: () => setVerdict(page.focus, "supported"),
-    n: () => setVerdict(page.focus, "unsupported"),
-    c: () => setVerdict(page.focus, "unsure"),
-    f: () => cycleOverride(),
-    a: () => cycleAnswers(),
-    m: () => byId("note").focus(),
-  };
-  const action = keys[event.key];
-  if (action) {
-    event.preventDefault();
-    action();
-  }
-}
-
-async function start() {
-  saveWhileTyping(byId("note"), (value) => { record().note = value; }, save);
-  byId("prev").addEventListener("click", () => show(page.index - 1));
-  byId("next").addEventListener("click", () => show(page.index + 1));
-  byId("override").addEventListener("click", cycleOverride);
-  byId("answers").addEventListener("click", cycleAnswers);
-  document.addEventListener("keydown", onKey);
-  const state = await loadState();
-  await show(Math.min(state.position || 0, state.total - 1));
-  document.body.dataset.ready = "true";
-}
-
-start();
+page.start();
