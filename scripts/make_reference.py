@@ -1,24 +1,29 @@
-"""Write the generated reference pages of the documentation, all four, from the code itself.
+"""Write the generated reference pages of the documentation, all four, from the code and
+the test fixtures, and the measured figures in the prose from their results files.
 
-    python scripts/make_reference.py            # rewrite docs/reference/*.md
+    python scripts/make_reference.py            # rewrite docs/reference/*.md and the figures
     python scripts/make_reference.py --check    # exit 1 naming each page that is stale
 
 * ``cli.md``: the typer app's click command tree (``ragtriage.cli.main.app``): every
   command, its help, and each argument and option with its type, default and help;
 * ``results-schema.md``: the pydantic models' ``model_json_schema``: the audit's
   ``results.json`` (``AuditResult``), ``ragtriage retrieval``'s report
-  (``RetrievalReport``) and the calibration record (``CalibrationRecord``);
+  (``RetrievalReport``), the calibration record (``CalibrationRecord``) and
+  ``ragtriage conversations``' results (``ConversationsResult``);
 * ``metrics.md``: the metric declarations (``retrieval/metrics.py``): formula,
   parameters, the trec_eval measure each equals, every spelling;
 * ``formats.md``: what the readers take from each users' file in
-  ``tests/fixtures/users/`` (each written by the tool named; ``sources.py`` lists them);
+  ``tests/fixtures/users/`` (each written by the tool named; ``sources.py`` lists them),
+  and the conversation files' rows (``conversation_table`` in
+  ``tests/flows/test_conversations.py``, which checks the same readers);
 
 and the measured figures quoted in README.md and docs/*.md, each between markers naming
 it, from the results file it was measured into (``benchmarks/results/``).
 
-Nothing here is written by hand, so a changed option, field, metric or reader shows up
-as a stale page (``tests/test_reference_docs.py`` runs ``--check``); re-run this script
-after a change and commit the pages.
+Nothing here is written by hand, so a changed option, field, metric, reader or results
+file shows up as a stale page: ``tests/test_reference_docs.py`` fails on what
+``--check`` reports (``stale_pages``); re-run this script after a change and commit the
+pages.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The generated reference pages (docs/reference/cli.md, results-schema.md) match the
-code: a changed option, help text or result field fails here until
+"""The four generated reference pages (docs/reference/cli.md, results-schema.md,
+metrics.md, formats.md) match what the code and the readers give, and the figures between
+markers in README.md and docs/*.md match their benchmarks/results/ files: a changed
+option, help text, result field, metric, reader or measurement fails here until
 ``python scripts/make_reference.py`` is re-run and its output committed."""
 
 from __future__ import annotations
