@@ -625,6 +625,24 @@ def _digest(name: str) -> str:
     )
 
 
+def _judge_speed() -> str:
+    """The latest run in judge_speed.txt (benchmarks/judge_walltime.py): its commit,
+    the cold run's wall time, per answer and calls, and the cached re-run's."""
+    name = "judge_speed.txt"
+    text = _result(name)
+    commits = re.findall(r"^# at commit (\w+)", text, re.M)
+    runs = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    if not commits or not runs:
+        raise SystemExit(f"benchmarks/results/{name}: no '# at commit' line or no run")
+    run = runs[-1]
+    first, rerun = run["first"], run["rerun"]
+    return (
+        f"at commit `{commits[-1]}`: {first['wall_s']:.1f} s for {run['items']} answers, "
+        f"{first['wall_s'] / run['items']:.1f} s per answer, {first['calls']} calls; "
+        f"the re-run {rerun['wall_s']} s and {rerun['calls']} calls"
+    )
+
+
 FIGURES: dict[str, Callable[..., str]] = {
     "digest": _digest,
     "setup.wall": lambda: _bash_time("setup_time.txt"),
@@ -635,6 +653,7 @@ FIGURES: dict[str, Callable[..., str]] = {
     "tests.passed": lambda: _found(r"(\d+) passed", _result("test_suite_time.txt"), "")[1],
     "tests.skipped": lambda: _found(r"(\d+) skipped", _result("test_suite_time.txt"), "")[1],
     "stage1": _stage1,
+    "judge.speed": _judge_speed,
 }
 PROSE = ["README.md", "docs/*.md"]
 
