@@ -643,6 +643,47 @@ def _judge_speed() -> str:
     )
 
 
+SCALE_TOOLS = ("ragtriage", "pytrec_eval", "pytrec_eval_chunked", "ranx")
+
+
+def _scale_sizes(name: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """retrieval_scale.py's blocks: queries -> (run size, {tool: "S s, M GiB"})."""
+    text = _result(name)
+    sizes: dict[str, tuple[str, dict[str, str]]] = {}
+    for block in re.split(r"^(?=[\d,]+ queries: )", text, flags=re.M)[1:]:
+        head = _found(r"^([\d,]+) queries: run ([\d.]+ GB)", block, name)
+        tools = re.findall(r"^  (\w+): ([\d.]+) s, peak RSS ([\d.]+ GiB)", block, re.M)
+        sizes[head[1]] = (head[2], {tool: f"{s} s, {m}" for tool, s, m in tools})
+    if not sizes:
+        raise SystemExit(f"benchmarks/results/{name}: no 'N queries: run' block")
+    return sizes
+
+
+def _scale_table(name: str) -> str:
+    """The table of retrieval_scale.py's sizes and tools (blank lines around it, so the
+    markers stay HTML comments of their own and the table a table)."""
+    head = (
+        "| queries | ragtriage | pytrec_eval | pytrec_eval, 100k queries at a time | ranx |\n"
+        "|---:|---|---|---|---|\n"
+    )
+    rows = [
+        f"| {size} | " + " | ".join(tools.get(t, "not run") for t in SCALE_TOOLS) + " |\n"
+        for size, (_, tools) in _scale_sizes(name).items()
+    ]
+    return "\n\n" + head + "".join(rows) + "\n"
+
+
+def _scale_largest(name: str) -> str:
+    """The largest size of retrieval_scale.py: ragtriage against pytrec_eval."""
+    commit = _found(r"^# (\d{4}-\d\d-\d\d) [\d:]+ UTC, ragtriage commit (\w+)", _result(name), name)
+    size, (run, tools) = list(_scale_sizes(name).items())[-1]
+    ours, theirs = (tools[t].replace(" s, ", " s and ") for t in ("ragtriage", "pytrec_eval"))
+    return (
+        f"{size} queries (a {run} run) is read, ranked, scored and written in {ours} at "
+        f"commit {commit[2]}, against {theirs}"
+    )
+
+
 FIGURES: dict[str, Callable[..., str]] = {
     "digest": _digest,
     "setup.wall": lambda: _bash_time("setup_time.txt"),
@@ -654,6 +695,8 @@ FIGURES: dict[str, Callable[..., str]] = {
     "tests.skipped": lambda: _found(r"(\d+) skipped", _result("test_suite_time.txt"), "")[1],
     "stage1": _stage1,
     "judge.speed": _judge_speed,
+    "scale.table": _scale_table,
+    "scale.largest": _scale_largest,
 }
 PROSE = ["README.md", "docs/*.md"]
 

@@ -105,6 +105,21 @@ def test_the_judge_speed_figure_is_the_latest_run(make_reference, tmp_path, monk
     )
 
 
+def test_no_figure_marker_opens_a_line_inside_a_paragraph(make_reference):
+    """Markdown takes a line opening with ``<!--`` as a raw HTML block: a marker there
+    cuts its paragraph in two on the site. A marker opens a line only as a block of its
+    own (a table's), a blank line after it."""
+    for path in make_reference._prose_files():
+        if path.name == "README.md":
+            continue
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for number, line in enumerate(lines, 1):
+            if line.startswith("<!-- figure ") or line.startswith("<!-- /figure"):
+                alone = line.endswith("-->") and line.count("<!--") == 1
+                after = lines[number] if number < len(lines) else ""
+                assert alone and after == "", f"{path.name}:{number}: {line[:60]}"
+
+
 def _leaves(group, path: str):
     if hasattr(group, "commands"):  # a group, in click or in typer's vendored click
         for name, command in group.commands.items():
