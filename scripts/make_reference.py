@@ -684,6 +684,20 @@ def _scale_largest(name: str) -> str:
     )
 
 
+def _slow_calls() -> str:
+    """llama_server_slow_calls.txt: a claims judge on a one-slot server, by hand."""
+    name = "llama_server_slow_calls.txt"
+    text = _result(name)
+    wall = _found(r"^rc=0 wall=(\d+)", text, name)[1]
+    judged = _found(r"^judged (\d+) answers: scored (\d+),", text, name)
+    slow = _found(r'"slow_calls": (\d+)', text, name)[1]
+    timeouts = _found(r'"timeouts": (\d+)', text, name)[1]
+    return (
+        f"{wall} s, {slow} slow call{'s' if slow != '1' else ''}, {timeouts} timeouts, "
+        f"{judged[2]} of {judged[1]} scored"
+    )
+
+
 FIGURES: dict[str, Callable[..., str]] = {
     "digest": _digest,
     "setup.wall": lambda: _bash_time("setup_time.txt"),
@@ -696,6 +710,7 @@ FIGURES: dict[str, Callable[..., str]] = {
     "stage1": _stage1,
     "judge.speed": _judge_speed,
     "scale.table": _scale_table,
+    "llama.slow": _slow_calls,
     "scale.largest": _scale_largest,
 }
 PROSE = ["README.md", "docs/*.md"]
