@@ -698,6 +698,21 @@ def _slow_calls() -> str:
     )
 
 
+def _conversations_demo() -> str:
+    """demo_conversations.txt: the conversations demo's wall time and outcome counts."""
+    name = "demo_conversations.txt"
+    text = _result(name)
+    wall = _found(r"^# wall ([\d.]+) s", text, name)[1]
+    head = _found(r"^(\d+) conversations, (\d+) turns: pass (\d+), (.*?), unscored", text, name)
+    failures = [
+        f"{count} {label}" for label, count in re.findall(r"(\w+) (\d+)", head[4]) if count != "0"
+    ]
+    return (
+        f"in {wall} s: {head[2]} turns in {head[1]} conversations, {head[3]} pass, "
+        f"failing: {', '.join(failures) or 'none'}"
+    )
+
+
 FIGURES: dict[str, Callable[..., str]] = {
     "digest": _digest,
     "setup.wall": lambda: _bash_time("setup_time.txt"),
@@ -711,6 +726,7 @@ FIGURES: dict[str, Callable[..., str]] = {
     "judge.speed": _judge_speed,
     "scale.table": _scale_table,
     "llama.slow": _slow_calls,
+    "conversations.demo": _conversations_demo,
     "scale.largest": _scale_largest,
 }
 PROSE = ["README.md", "docs/*.md"]
