@@ -713,6 +713,34 @@ def _conversations_demo() -> str:
     )
 
 
+DUPLICATE_SETS = {
+    "identical": "{n} identical queries",
+    "distinct_short": "{n} distinct short queries",
+    "templated": "{n} templated queries that all share 6 of 7 words (every pair at "
+    "Jaccard 0.75, just below the threshold)",
+    "all_near": "{n} queries all near duplicates of each other",
+}
+
+
+def _duplicates() -> str:
+    """golden_check_duplicates.txt: seconds and pairs per generated set, and the commit."""
+    name = "golden_check_duplicates.txt"
+    text = _result(name)
+    commit = _found(
+        r"^# python .*?\((\d{4}-\d\d-\d\d) [\d:]+ UTC, ragtriage commit (\w+)", text, name
+    )
+    rows = re.findall(r"^(\w+) +(\d+) +(\d+) +([\d.]+)$", text, re.M)
+    if {row[0] for row in rows} != set(DUPLICATE_SETS):
+        raise SystemExit(f"benchmarks/results/{name}: expected the sets {list(DUPLICATE_SETS)}")
+    parts = [
+        DUPLICATE_SETS[label].format(n=f"{int(n):,}")
+        + f" {seconds} s"
+        + (f" ({int(pairs):,} pairs)" if pairs != "0" else "")
+        for label, n, pairs, seconds in rows
+    ]
+    return f"commit {commit[2]}, {commit[1]}: " + ", ".join(parts)
+
+
 FIGURES: dict[str, Callable[..., str]] = {
     "digest": _digest,
     "setup.wall": lambda: _bash_time("setup_time.txt"),
@@ -727,6 +755,7 @@ FIGURES: dict[str, Callable[..., str]] = {
     "scale.table": _scale_table,
     "llama.slow": _slow_calls,
     "conversations.demo": _conversations_demo,
+    "duplicates": _duplicates,
     "scale.largest": _scale_largest,
 }
 PROSE = ["README.md", "docs/*.md"]
