@@ -808,8 +808,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.check:
         stale = stale_pages()
-        for path in stale:
-            print(f"stale: {path} (run python scripts/make_reference.py)", file=sys.stderr)
+        for name in stale:
+            print(f"stale: {name} (run python scripts/make_reference.py)", file=sys.stderr)
         return 1 if stale else 0
     REFERENCE.mkdir(parents=True, exist_ok=True)
     for name, make in PAGES.items():
