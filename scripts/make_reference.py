@@ -1,24 +1,29 @@
-"""Write the generated reference pages of the documentation, all four, from the code itself.
+"""Write the generated reference pages of the documentation, all four, from the code and
+the test fixtures, and the measured figures in the prose from their results files.
 
-    python scripts/make_reference.py            # rewrite docs/reference/*.md
+    python scripts/make_reference.py            # rewrite docs/reference/*.md and the figures
     python scripts/make_reference.py --check    # exit 1 naming each page that is stale
 
 * ``cli.md``: the typer app's click command tree (``ragtriage.cli.main.app``): every
   command, its help, and each argument and option with its type, default and help;
 * ``results-schema.md``: the pydantic models' ``model_json_schema``: the audit's
   ``results.json`` (``AuditResult``), ``ragtriage retrieval``'s report
-  (``RetrievalReport``) and the calibration record (``CalibrationRecord``);
+  (``RetrievalReport``), the calibration record (``CalibrationRecord``) and
+  ``ragtriage conversations``' results (``ConversationsResult``);
 * ``metrics.md``: the metric declarations (``retrieval/metrics.py``): formula,
   parameters, the trec_eval measure each equals, every spelling;
 * ``formats.md``: what the readers take from each users' file in
-  ``tests/fixtures/users/`` (each written by the tool named; ``sources.py`` lists them);
+  ``tests/fixtures/users/`` (each written by the tool named; ``sources.py`` lists them),
+  and the conversation files' rows (``conversation_table`` in
+  ``tests/flows/test_conversations.py``, which checks the same readers);
 
 and the measured figures quoted in README.md and docs/*.md, each between markers naming
 it, from the results file it was measured into (``benchmarks/results/``).
 
-Nothing here is written by hand, so a changed option, field, metric or reader shows up
-as a stale page (``tests/test_reference_docs.py`` runs ``--check``); re-run this script
-after a change and commit the pages.
+Nothing here is written by hand, so a changed option, field, metric, reader or results
+file shows up as a stale page: ``tests/test_reference_docs.py`` fails on what
+``--check`` reports (``stale_pages``); re-run this script after a change and commit the
+pages.
 """
 
 from __future__ import annotations
@@ -620,6 +625,122 @@ def _digest(name: str) -> str:
     )
 
 
+def _judge_speed() -> str:
+    """The latest run in judge_speed.txt (benchmarks/judge_walltime.py): its commit,
+    the cold run's wall time, per answer and calls, and the cached re-run's."""
+    name = "judge_speed.txt"
+    text = _result(name)
+    commits = re.findall(r"^# at commit (\w+)", text, re.M)
+    runs = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    if not commits or not runs:
+        raise SystemExit(f"benchmarks/results/{name}: no '# at commit' line or no run")
+    run = runs[-1]
+    first, rerun = run["first"], run["rerun"]
+    return (
+        f"at commit `{commits[-1]}`: {first['wall_s']:.1f} s for {run['items']} answers, "
+        f"{first['wall_s'] / run['items']:.1f} s per answer, {first['calls']} calls; "
+        f"the re-run {rerun['wall_s']} s and {rerun['calls']} calls"
+    )
+
+
+SCALE_TOOLS = ("ragtriage", "pytrec_eval", "pytrec_eval_chunked", "ranx")
+
+
+def _scale_sizes(name: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """retrieval_scale.py's blocks: queries -> (run size, {tool: "S s, M GiB"})."""
+    text = _result(name)
+    sizes: dict[str, tuple[str, dict[str, str]]] = {}
+    for block in re.split(r"^(?=[\d,]+ queries: )", text, flags=re.M)[1:]:
+        head = _found(r"^([\d,]+) queries: run ([\d.]+ GB)", block, name)
+        tools = re.findall(r"^  (\w+): ([\d.]+) s, peak RSS ([\d.]+ GiB)", block, re.M)
+        sizes[head[1]] = (head[2], {tool: f"{s} s, {m}" for tool, s, m in tools})
+    if not sizes:
+        raise SystemExit(f"benchmarks/results/{name}: no 'N queries: run' block")
+    return sizes
+
+
+def _scale_table(name: str) -> str:
+    """The table of retrieval_scale.py's sizes and tools (blank lines around it, so the
+    markers stay HTML comments of their own and the table a table)."""
+    head = (
+        "| queries | ragtriage | pytrec_eval | pytrec_eval, 100k queries at a time | ranx |\n"
+        "|---:|---|---|---|---|\n"
+    )
+    rows = [
+        f"| {size} | " + " | ".join(tools.get(t, "not run") for t in SCALE_TOOLS) + " |\n"
+        for size, (_, tools) in _scale_sizes(name).items()
+    ]
+    return "\n\n" + head + "".join(rows) + "\n"
+
+
+def _scale_largest(name: str) -> str:
+    """The largest size of retrieval_scale.py: ragtriage against pytrec_eval."""
+    commit = _found(r"^# (\d{4}-\d\d-\d\d) [\d:]+ UTC, ragtriage commit (\w+)", _result(name), name)
+    size, (run, tools) = list(_scale_sizes(name).items())[-1]
+    ours, theirs = (tools[t].replace(" s, ", " s and ") for t in ("ragtriage", "pytrec_eval"))
+    return (
+        f"{size} queries (a {run} run) is read, ranked, scored and written in {ours} at "
+        f"commit {commit[2]}, against {theirs}"
+    )
+
+
+def _slow_calls() -> str:
+    """llama_server_slow_calls.txt: a claims judge on a one-slot server, by hand."""
+    name = "llama_server_slow_calls.txt"
+    text = _result(name)
+    wall = _found(r"^rc=0 wall=(\d+)", text, name)[1]
+    judged = _found(r"^judged (\d+) answers: scored (\d+),", text, name)
+    slow = _found(r'"slow_calls": (\d+)', text, name)[1]
+    timeouts = _found(r'"timeouts": (\d+)', text, name)[1]
+    return (
+        f"{wall} s, {slow} slow call{'s' if slow != '1' else ''}, {timeouts} timeouts, "
+        f"{judged[2]} of {judged[1]} scored"
+    )
+
+
+def _conversations_demo() -> str:
+    """demo_conversations.txt: the conversations demo's wall time and outcome counts."""
+    name = "demo_conversations.txt"
+    text = _result(name)
+    wall = _found(r"^# wall ([\d.]+) s", text, name)[1]
+    head = _found(r"^(\d+) conversations, (\d+) turns: pass (\d+), (.*?), unscored", text, name)
+    failures = [
+        f"{count} {label}" for label, count in re.findall(r"(\w+) (\d+)", head[4]) if count != "0"
+    ]
+    return (
+        f"in {wall} s: {head[2]} turns in {head[1]} conversations, {head[3]} pass, "
+        f"failing: {', '.join(failures) or 'none'}"
+    )
+
+
+DUPLICATE_SETS = {
+    "identical": "{n} identical queries",
+    "distinct_short": "{n} distinct short queries",
+    "templated": "{n} templated queries that all share 6 of 7 words (every pair at "
+    "Jaccard 0.75, just below the threshold)",
+    "all_near": "{n} queries all near duplicates of each other",
+}
+
+
+def _duplicates() -> str:
+    """golden_check_duplicates.txt: seconds and pairs per generated set, and the commit."""
+    name = "golden_check_duplicates.txt"
+    text = _result(name)
+    commit = _found(
+        r"^# python .*?\((\d{4}-\d\d-\d\d) [\d:]+ UTC, ragtriage commit (\w+)", text, name
+    )
+    rows = re.findall(r"^(\w+) +(\d+) +(\d+) +([\d.]+)$", text, re.M)
+    if {row[0] for row in rows} != set(DUPLICATE_SETS):
+        raise SystemExit(f"benchmarks/results/{name}: expected the sets {list(DUPLICATE_SETS)}")
+    parts = [
+        DUPLICATE_SETS[label].format(n=f"{int(n):,}")
+        + f" {seconds} s"
+        + (f" ({int(pairs):,} pairs)" if pairs != "0" else "")
+        for label, n, pairs, seconds in rows
+    ]
+    return f"commit {commit[2]}, {commit[1]}: " + ", ".join(parts)
+
+
 FIGURES: dict[str, Callable[..., str]] = {
     "digest": _digest,
     "setup.wall": lambda: _bash_time("setup_time.txt"),
@@ -630,6 +751,12 @@ FIGURES: dict[str, Callable[..., str]] = {
     "tests.passed": lambda: _found(r"(\d+) passed", _result("test_suite_time.txt"), "")[1],
     "tests.skipped": lambda: _found(r"(\d+) skipped", _result("test_suite_time.txt"), "")[1],
     "stage1": _stage1,
+    "judge.speed": _judge_speed,
+    "scale.table": _scale_table,
+    "llama.slow": _slow_calls,
+    "conversations.demo": _conversations_demo,
+    "duplicates": _duplicates,
+    "scale.largest": _scale_largest,
 }
 PROSE = ["README.md", "docs/*.md"]
 
@@ -681,8 +808,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.check:
         stale = stale_pages()
-        for path in stale:
-            print(f"stale: {path} (run python scripts/make_reference.py)", file=sys.stderr)
+        for name in stale:
+            print(f"stale: {name} (run python scripts/make_reference.py)", file=sys.stderr)
         return 1 if stale else 0
     REFERENCE.mkdir(parents=True, exist_ok=True)
     for name, make in PAGES.items():

@@ -1,10 +1,13 @@
-"""The generated reference pages (docs/reference/cli.md, results-schema.md) match the
-code: a changed option, help text or result field fails here until
+"""The four generated reference pages (docs/reference/cli.md, results-schema.md,
+metrics.md, formats.md) match what the code and the readers give, and the figures between
+markers in README.md and docs/*.md match their benchmarks/results/ files: a changed
+option, help text, result field, metric, reader or measurement fails here until
 ``python scripts/make_reference.py`` is re-run and its output committed."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 
 import pytest
@@ -71,6 +74,48 @@ def test_prose_figures_follow_their_results_files(make_reference, tmp_path, monk
     assert "<!-- figure tests.passed -->1001<!-- /figure --> passed" in (
         tmp_path / "README.md"
     ).read_text(encoding="utf-8")
+
+
+def test_the_judge_speed_figure_is_the_latest_run(make_reference, tmp_path, monkeypatch):
+    """judge_speed.txt keeps every run; the prose quotes the last one, and a new run
+    appended to the file makes the prose stale."""
+    results = tmp_path / "results"
+    results.mkdir()
+    source = (make_reference.RESULTS / "judge_speed.txt").read_text(encoding="utf-8")
+    (results / "judge_speed.txt").write_text(source, encoding="utf-8")
+    (tmp_path / "README.md").write_text(
+        "<!-- figure judge.speed -->old<!-- /figure -->\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(make_reference, "RESULTS", results)
+    monkeypatch.setattr(make_reference, "ROOT", tmp_path)
+    monkeypatch.setattr(make_reference, "PAGES", {})
+    assert make_reference.stale_pages() == ["README.md"]
+    make_reference.main([])
+    assert make_reference.stale_pages() == []
+    first, rerun = {"wall_s": 30.0, "calls": 12}, {"wall_s": 0.1, "calls": 0}
+    run = json.dumps({"items": 10, "first": first, "rerun": rerun})
+    (results / "judge_speed.txt").write_text(
+        source + "# at commit abc1234, same command\n" + run + "\n", encoding="utf-8"
+    )
+    assert make_reference.stale_pages() == ["README.md"]
+    make_reference.main([])
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == (
+        "<!-- figure judge.speed -->at commit `abc1234`: 30.0 s for 10 answers, 3.0 s per "
+        "answer, 12 calls; the re-run 0.1 s and 0 calls<!-- /figure -->\n"
+    )
+
+
+def test_no_figure_marker_opens_a_line_inside_a_paragraph(make_reference):
+    """Markdown takes a line opening with ``<!--`` as a raw HTML block: a marker there
+    cuts its paragraph in two on the site. A marker opens a line only as a block of its
+    own (a table's), a blank line after it."""
+    for path in make_reference._prose_files():  # GitHub's Markdown does the same
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for number, line in enumerate(lines, 1):
+            if line.startswith("<!-- figure ") or line.startswith("<!-- /figure"):
+                alone = line.endswith("-->") and line.count("<!--") == 1
+                after = lines[number] if number < len(lines) else ""
+                assert alone and after == "", f"{path.name}:{number}: {line[:60]}"
 
 
 def _leaves(group, path: str):

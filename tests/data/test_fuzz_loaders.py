@@ -5,7 +5,8 @@ NaN/inf, BOMs, CRLF, blank and huge lines, truncated JSON and non-UTF-8 bytes, a
 them to a loader. The loader must either return, and then what it loaded must equal an
 oracle's plain-Python reading of the same bytes (``json.loads`` per line, ``str.split``
 per TREC line) field by field: never a silently wrong value; or raise
-:class:`InputError` naming the file (and the line when the problem is on one).
+:class:`InputError` whose message is one line naming the file (and the line when the
+problem is on one).
 Each test must also have driven its loader: at least half its examples reached it, at
 least one load was compared with the oracle and at least one refused (checked after the
 test by :func:`_drove_its_loader`, whatever ran before, ``-k`` included), so a loader
@@ -129,7 +130,9 @@ def outcome(load, path: Path, name: str):
         LOADED[name] += 1  # compared with the oracle by the caller
         return loaded
     except InputError as exc:
-        assert exc.path is not None and str(path) in str(exc)
+        message = str(exc)
+        assert exc.path is not None and str(path) in message
+        assert "\n" not in message and "\r" not in message, f"not one line: {message!r}"
         assert exc.exit_code == 2
         return None
 

@@ -1,5 +1,5 @@
-"""The small AuditResult of ``tests/audits.py`` as fixtures (``audit``, ``hostile_audit``,
-``empty_audit``), shared with the other stage's tests."""
+"""The small AuditResult of ``tests/support/audits.py`` as fixtures (``audit``,
+``hostile_audit``, ``empty_audit``), shared with the other stage's tests."""
 
 from __future__ import annotations
 
