@@ -25,7 +25,7 @@ from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
 from ragtriage.data.models import DEFAULT_CONTEXT_K, GoldenSet
-from ragtriage.data.traces import chunk_texts, read_traces
+from ragtriage.data.traces import chunk_texts, read_traces, run_from_traces
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (
     API_BASE,
@@ -297,7 +297,7 @@ async def _audit(
         t0 = time.perf_counter()
         retrieval = evaluate_retrieval(
             full,
-            case_rows.run_from_traces(traces, golden),
+            run_from_traces(traces, golden),
             config.measures,
             k=config.k,
             miss_k=config.context_k,

@@ -122,7 +122,7 @@ def _check_settings(entries: list[dict[str, Any]], settings: dict[str, Any], pat
 
 def _parse(text: str, path: Path) -> tuple[dict[str, Any], dict[int, int]]:
     """The file's data, and the line of each ``model_list`` entry (1-based)."""
-    import yaml  # a dependency of litellm
+    import yaml
 
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ragtriage.data.models import GoldenSet
-from ragtriage.data.traces import ranked_chunks, run_from_traces
+from ragtriage.data.traces import ranked_chunks
 from ragtriage.errors import RagtriageError
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.models import RetrievalReport
@@ -20,7 +20,6 @@ __all__ = [
     "contradicted_claims",
     "generation_summary",
     "label_counts",
-    "run_from_traces",  # data/traces.py, beside Trace; named here for flows/audit.py
     "stage1_facts",
 ]
 
