@@ -16,9 +16,13 @@ differs from its settled verdict), drawn from a mix. Then:
 The same with the settled rate ``--drop`` below the bar (a real change) measures
 detection. False alarms within the stated rate: at most 2.5 % of seeds.
 
-The evaluation is split: the interval was developed on the three ``dev`` mixes (seeds
-below 1000); the ``held-out`` rows (mixes, bars and sizes written down here before they
-were first run) use fresh seeds from 5000 on.
+The evaluation is split. The interval of 556d519 was developed on the first three mixes
+and first run on the next eight at that commit (they showed it too narrow near coin
+flips): all eleven are ``dev`` rows now (seeds below 1000, and from 5000 on for the eight).
+The ``held-out`` rows are drawn at random (:func:`random_rows`, seed 20261204: 1 to 4
+flip rates uniform on [0, 0.49) with Dirichlet shares, for passes and fails alike or
+apart, a bar, a size and a K) and were written down, and committed, before the interval
+that replaced 556d519's was designed; their seeds start at 9000.
 
     nice -n 10 python benchmarks/gate_noise_sim.py --seeds 1000
 """
@@ -64,6 +68,33 @@ class Row:
     mix: Mix
     bar: float = 0.8
     cases: int = 200
+    k: int | None = None  # None: --samples (dev) or --held-out-samples
+    first: int = 0  # the first seed
+
+
+def _drawn_table(rng: np.random.Generator) -> tuple[Mix, str]:
+    n = int(rng.integers(1, 5))
+    flips = np.round(rng.uniform(0.0, 0.49, n), 2)
+    shares = rng.dirichlet(np.ones(n))
+    shares = shares / shares.sum()
+    spec = ", ".join(f"{f:g} ({s:.0%})" for f, s in zip(flips, shares, strict=True))
+    return table(*zip(flips.tolist(), shares.tolist(), strict=True)), spec
+
+
+def random_rows(count: int = 12, seed: int = 20261204) -> tuple[Row, ...]:
+    """Held-out mixes drawn at random, written down before the interval was designed."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(count):
+        mix, spec = _drawn_table(rng)
+        if rng.random() < 0.5:
+            fail_mix, fail_spec = _drawn_table(rng)
+            mix, spec = by_verdict(mix, fail_mix), f"passes: {spec}; fails: {fail_spec}"
+        bar = float(rng.choice([0.6, 0.7, 0.8, 0.9, 0.95]))
+        cases = int(rng.choice([50, 100, 200, 500, 1000]))
+        k = int(rng.choice([3, 5, 7, 9]))
+        rows.append(Row("held-out", f"random {i + 1}", spec, mix, bar, cases, k, 9000 + 1000 * i))
+    return tuple(rows)
 
 
 FLAKY = table((0.0, 0.3), (0.1, 0.3), (0.25, 0.25), (0.4, 0.15))
@@ -72,16 +103,18 @@ ROWS = (
         table((0.0, 0.6), (0.05, 0.2), (0.15, 0.15), (0.3, 0.05))),
     Row("dev", "flaky", "0 (30%), 0.1 (30%), 0.25 (25%), 0.4 (15%)", FLAKY),
     Row("dev", "every case 0.2", "0.2 (100%)", table((0.2, 1.0))),
-    Row("held-out", "beta flips", "0.5 * Beta(1, 3)", beta_flips),
-    Row("held-out", "near coin flips", "0 (60%), 0.45 (40%)", table((0.0, 0.6), (0.45, 0.4))),
-    Row("held-out", "flaky passes", "passes: 0 (50%), 0.35 (50%); fails: 0",
-        by_verdict(table((0.0, 0.5), (0.35, 0.5)), table((0.0, 1.0)))),
-    Row("held-out", "flaky fails", "passes: 0; fails: 0 (50%), 0.35 (50%)",
-        by_verdict(table((0.0, 1.0)), table((0.0, 0.5), (0.35, 0.5)))),
-    Row("held-out", "flaky, bar 0.6", "as flaky", FLAKY, bar=0.6),
-    Row("held-out", "flaky, bar 0.9", "as flaky", FLAKY, bar=0.9),
-    Row("held-out", "flaky, 50 cases", "as flaky", FLAKY, cases=50),
-    Row("held-out", "flaky, 1000 cases", "as flaky", FLAKY, cases=1000),
+    Row("dev", "beta flips", "0.5 * Beta(1, 3)", beta_flips, k=5, first=5000),
+    Row("dev", "near coin flips", "0 (60%), 0.45 (40%)", table((0.0, 0.6), (0.45, 0.4)),
+        k=5, first=5000),
+    Row("dev", "flaky passes", "passes: 0 (50%), 0.35 (50%); fails: 0",
+        by_verdict(table((0.0, 0.5), (0.35, 0.5)), table((0.0, 1.0))), k=5, first=5000),
+    Row("dev", "flaky fails", "passes: 0; fails: 0 (50%), 0.35 (50%)",
+        by_verdict(table((0.0, 1.0)), table((0.0, 0.5), (0.35, 0.5))), k=5, first=5000),
+    Row("dev", "flaky, bar 0.6", "as flaky", FLAKY, bar=0.6, k=5, first=5000),
+    Row("dev", "flaky, bar 0.9", "as flaky", FLAKY, bar=0.9, k=5, first=5000),
+    Row("dev", "flaky, 50 cases", "as flaky", FLAKY, cases=50, k=5, first=5000),
+    Row("dev", "flaky, 1000 cases", "as flaky", FLAKY, cases=1000, k=5, first=5000),
+    *random_rows(),
 )  # fmt: skip
 
 
@@ -124,7 +157,7 @@ def one_seed(rng, row: Row, rate: float, k: int) -> tuple[bool, bool, bool, floa
 
 
 def run_row(row: Row, k: int, seeds: int, detect: int, drop: float) -> str:
-    first = 0 if row.split == "dev" else 5000
+    first = row.first
     null = np.array(
         [one_seed(np.random.default_rng(first + s), row, row.bar, k) for s in range(seeds)]
     )
@@ -145,7 +178,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=1000)
     parser.add_argument("--samples", type=int, nargs="+", default=[5, 15])
-    parser.add_argument("--held-out-samples", type=int, nargs="+", default=[5])
+    parser.add_argument("--rows", nargs="+", help="only the rows of these names")
     parser.add_argument("--detect", type=int, default=300, help="seeds for detection")
     parser.add_argument("--drop", type=float, default=0.05)
     parser.add_argument("--split", choices=("dev", "held-out", "all"), default="all")
@@ -156,7 +189,7 @@ def main() -> None:
         f"# benchmarks/gate_noise_sim.py at commit {_commit()}, "
         f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
         f"# {args.seeds} seeds per row for false alarms, {args.detect} for detection; K = "
-        f"{args.samples} (held-out rows: {args.held_out_samples}) with the sequential stop; "
+        f"{args.samples} (where a row names none) with the sequential stop; "
         f"stated false-alarm rate {STATED:.3f}",
         "# gate: fails when the upper end of judge.samples.noise_interval (95 %, empirical-"
         "Bayes prior on each case's vote probability) is below the bar; K strict: the point "
@@ -172,9 +205,9 @@ def main() -> None:
         "samples a case",
     ]
     rows = [r for r in ROWS if args.split in ("all", r.split)]
-    plan = [
-        (k, r) for r in rows for k in (args.samples if r.split == "dev" else args.held_out_samples)
-    ]
+    if args.rows:
+        rows = [r for r in rows if r.name in args.rows]
+    plan = [(k, r) for r in rows for k in ([r.k] if r.k else args.samples)]
     for k, row in plan:
         lines.append(run_row(row, k, args.seeds, args.detect, args.drop))
         print(lines[-1], flush=True)
