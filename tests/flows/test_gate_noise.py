@@ -12,14 +12,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from ragtriage.judge.samples import (
-    FAITHFUL,
-    GRID,
-    UNFAITHFUL,
-    decided,
-    noise_interval,
-    settled_probability,
-)
+from ragtriage.judge.noise import GRID, noise_interval, settled_probability
+from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, decided
 from ragtriage.judge.types import Sample, Stability
 from ragtriage.results.gate import Bar, check_bars
 from ragtriage.triage.models import Label
@@ -30,12 +24,26 @@ from tests.support.audits import make_audit
 FLIPS, SHARES = (0.0, 0.1, 0.25, 0.4), (0.3, 0.3, 0.25, 0.15)
 
 
-def _seed(rng, n: int, rate: float, k: int, bar: float) -> tuple[bool, bool]:
+def _flaky(rng, truth):
+    return rng.choice(FLIPS, size=truth.size, p=SHARES)
+
+
+def _flaky_passes(rng, truth):
+    """Bimodal, and only among the passing cases: half of them flip 0.35 of the time,
+    so a failing majority of 5 votes is often a pass (what 556d519's interval missed)."""
+    return np.where(truth, rng.choice((0.0, 0.35), size=truth.size), 0.0)
+
+
+def _near_coin(rng, truth):
+    return rng.choice((0.0, 0.45), size=truth.size, p=(0.6, 0.4))
+
+
+def _seed(rng, n: int, rate: float, k: int, bar: float, mix=_flaky) -> tuple[bool, bool]:
     """(single sample fails, gate fails) for one simulated audit of ``n`` cases: all
     ``k`` samples drawn at once, the sequential stop read off their running counts."""
     truth = np.zeros(n, dtype=bool)
     truth[rng.choice(n, round(rate * n), replace=False)] = True
-    flip = rng.choice(FLIPS, size=n, p=SHARES)
+    flip = mix(rng, truth)
     single = np.where(rng.random(n) < flip, ~truth, truth)
     vote = np.where(rng.random((n, k)) >= flip[:, None], truth[:, None], ~truth[:, None])
     ayes = np.cumsum(vote, axis=1)
@@ -50,6 +58,16 @@ def test_false_alarms_within_the_stated_rate_where_one_sample_exceeds_it():
     """200 seeds: the stated 2.5 % plus three Monte-Carlo standard errors (0.033)."""
     rng = np.random.default_rng(7)
     runs = np.array([_seed(rng, 200, 0.8, 15, 0.8) for _ in range(200)])
+    single, gate = runs.mean(axis=0)
+    assert gate <= 0.025 + 3 * (0.025 * 0.975 / 200) ** 0.5 < 0.5 < single
+
+
+@pytest.mark.parametrize("mix", [_flaky_passes, _near_coin])
+def test_bimodal_flip_rates_at_five_samples_stay_within_the_stated_rate(mix):
+    """Where the run's votes barely tell a case at 0.35 from one at 0.65 (or 0.45 from
+    0.55): the interval takes the least favourable distribution they allow."""
+    rng = np.random.default_rng(11)
+    runs = np.array([_seed(rng, 200, 0.8, 5, 0.8, mix) for _ in range(200)])
     single, gate = runs.mean(axis=0)
     assert gate <= 0.025 + 3 * (0.025 * 0.975 / 200) ** 0.5 < 0.5 < single
 

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ragtriage.errors import InputError
-from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, noise_interval
+from ragtriage.judge.noise import noise_interval
+from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
 from ragtriage.results.load import Result, retrieval_of
 from ragtriage.retrieval.models import Leak
 from ragtriage.triage.models import FAILURES, AuditResult, Label
@@ -192,7 +193,7 @@ NOISY_RATES = ("pass_rate", "faithful_rate.naive")
 
 def noise_bounds(result: Result, name: str) -> tuple[float, float, int] | None:
     """``(low, high, flaky)`` of a rate of an audit judged with ``--samples``: the interval
-    judge noise leaves open on it (``judge.samples.noise_interval``: each case counts by
+    judge noise leaves open on it (``judge.noise.noise_interval``: each case counts by
     its samples' majority, and a case may yet settle the other way with the probability
     its votes leave under a prior the run's own votes estimate), and the cases whose
     samples disagreed; ``None`` for other metrics, other results, or an audit without
