@@ -172,3 +172,20 @@ def test_folding_of_case_whitespace_punctuation_unicode_and_empty_lines() -> Non
         6: (0, "near"),
         8: (7, "exact"),  # casefold: ß -> ss
     }
+
+
+def test_a_shared_key_is_a_match_so_templated_queries_are_no_candidates(monkeypatch) -> None:
+    """Queries that share all but one of 7 words (every pair at Jaccard 0.75, just below
+    0.8) share subsets of 6 words, but no key: the exact test never runs. Keyed by every
+    subset of ceil(0.8 * 7) = 6 words, each of the 2,000 was a candidate of all earlier
+    ones (benchmarks/results/golden_check_duplicates.txt: 30.5 s on 10,000)."""
+    from ragtriage.data import check
+
+    calls = []
+    real = check.jaccard
+    monkeypatch.setattr(check, "jaccard", lambda a, b: calls.append(1) or real(a, b))
+    sets = [frozenset(f"what is the price of item {i}".split()) for i in range(2000)]
+    assert _near_pairs(sets, NEAR_DUPLICATE) == {}
+    assert calls == []
+    near = [frozenset(f"a b c d e f g h i x{i}".split()) for i in range(300)]
+    assert _near_pairs(near, NEAR_DUPLICATE) == {j: 0 for j in range(1, 300)}

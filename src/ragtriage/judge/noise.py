@@ -109,14 +109,18 @@ def _least_favourable(like: Any, counts: Any, rows: Any, side: Any, best: Any, f
 
     def minus_expected(share):
         num, den = toward @ share, part @ share
-        grad = (toward * den[:, None] - part * num[:, None]) / den[:, None] ** 2
-        return -(weight @ (num / den)), -(weight @ grad)
+        # SLSQP may try a share under which a case's votes are impossible (0 / 0): a nan
+        # its line search backs away from, not a warning on the user's terminal
+        with np.errstate(divide="ignore", invalid="ignore"):
+            grad = (toward * den[:, None] - part * num[:, None]) / den[:, None] ** 2
+            return -(weight @ (num / den)), -(weight @ grad)
 
     def slack(share):
         return _loglik(like, counts, share) - floor
 
     def slack_grad(share):
-        return (counts / (like @ share)) @ like
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (counts / (like @ share)) @ like
 
     found = minimize(
         minus_expected, best, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * len(GRID),
