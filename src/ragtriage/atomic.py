@@ -8,7 +8,8 @@ another stage to do it. A path that cannot be written is an :class:`InputError` 
 naming it, not a traceback. :func:`file_sha256` is the one way a file's content is hashed
 (traces, grade files, model weights), but for run files: :func:`file_blake3` (a run can
 be gigabytes, and BLAKE3 takes a fraction of SHA-256's time; ``b3sum`` prints the same
-digest).
+digest). :func:`output_file` and :func:`output_dir` refuse, before any work, an output
+that cannot be written (the command line and ``ragtriage.audit(out=...)`` alike).
 """
 
 from __future__ import annotations
@@ -16,12 +17,20 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ragtriage.errors import InputError
 
-__all__ = ["RUN_DIGEST", "file_blake3", "file_sha256", "write_atomic", "write_atomic_set"]
+__all__ = [
+    "RUN_DIGEST",
+    "file_blake3",
+    "file_sha256",
+    "output_dir",
+    "output_file",
+    "write_atomic",
+    "write_atomic_set",
+]
 
 RUN_DIGEST = "blake3"  # the name of a run file's digest in every report that records one
 
@@ -118,3 +127,37 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def output_file(path: Path | None, option: str) -> None:
+    """Refuse, before any work, an output file that cannot be written: an existing
+    directory, or a path under an existing file."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise InputError("is a directory; give a file name", path=path, field=option)
+    _writable_parent(path, option)
+
+
+def output_dir(path: Path, option: str, files: Sequence[str] = ()) -> None:
+    """Refuse, before any work, an output directory that is a file or sits under one, or
+    holds a directory where one of ``files`` must be written."""
+    if path.exists() and not path.is_dir():
+        raise InputError("is a file; give a directory", path=path, field=option)
+    _writable_parent(path, option)
+    for name in files:
+        if (path / name).is_dir():
+            raise InputError(
+                f"{name} would be written here but is a directory", path=path / name, field=option
+            )
+
+
+def _writable_parent(path: Path, option: str) -> None:
+    """The nearest existing ancestor must be a directory we may write into."""
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"{parent} is not a directory", path=path, field=option)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write into {parent}", path=path, field=option)

@@ -119,3 +119,32 @@ def test_out_without_a_writer_is_refused_before_anything_runs(tmp_path):
     config = audit_flow.AuditConfig(golden=tmp_path / "nope", judge="lexical")
     with pytest.raises(TypeError, match="write="):
         audit_flow.run(config, out=tmp_path / "out")
+
+
+def test_an_out_folder_that_cannot_be_written_is_refused_before_any_work(tmp_path, monkeypatch):
+    from ragtriage.flows import audit as audit_flow
+
+    ran = []
+    monkeypatch.setattr(audit_flow, "run", lambda *a, **k: ran.append(1))
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    with pytest.raises(ragtriage.InputError) as found:
+        ragtriage.audit(HANDBOOK, judge="lexical", out=blocker)
+    assert found.value.field == "out" and "is a file" in str(found.value)
+    (tmp_path / "out" / "report.md").mkdir(parents=True)
+    with pytest.raises(ragtriage.InputError, match="report.md would be written here"):
+        ragtriage.audit(HANDBOOK, judge="lexical", out=tmp_path / "out")
+    with pytest.raises(ragtriage.InputError, match="is a directory"):
+        ragtriage.audit(HANDBOOK, judge="lexical", cache=tmp_path)
+    assert ran == []
+
+
+def test_paths_given_as_text_from_python_are_paths(tmp_path):
+    """``cache="x.sqlite"`` was an AttributeError deep in the run (a str has no .parent)."""
+    cache = tmp_path / "c.sqlite"
+    result = ragtriage.audit(
+        str(HANDBOOK), generator="extractive", judge="lexical", cache=str(cache), limit=2
+    )
+    assert cache.is_file() and len(result.cases) == 2
+    config = ragtriage.AuditConfig(golden=str(HANDBOOK), cache=str(cache))  # type: ignore[arg-type]
+    assert isinstance(config.golden, Path) and isinstance(config.cache, Path)

@@ -8,16 +8,15 @@ to be accepted and silently change what was measured.
 from __future__ import annotations
 
 import math
-import os
 import re
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
 
+from ragtriage.atomic import output_dir, output_file
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (  # the ranges every command shares, declared once
     COLUMNS,
@@ -101,40 +100,6 @@ def choices(*allowed: str) -> Callable[[str | None], str | None]:
         return value
 
     return check
-
-
-def output_file(path: Path | None, option: str) -> None:
-    """Refuse, before any work, an output file that cannot be written: an existing
-    directory, or a path under an existing file."""
-    if path is None:
-        return
-    if path.is_dir():
-        raise InputError("is a directory; give a file name", path=path, field=option)
-    _writable_parent(path, option)
-
-
-def output_dir(path: Path, option: str, files: Sequence[str] = ()) -> None:
-    """Refuse, before any work, an output directory that is a file or sits under one, or
-    holds a directory where one of ``files`` must be written."""
-    if path.exists() and not path.is_dir():
-        raise InputError("is a file; give a directory", path=path, field=option)
-    _writable_parent(path, option)
-    for name in files:
-        if (path / name).is_dir():
-            raise InputError(
-                f"{name} would be written here but is a directory", path=path / name, field=option
-            )
-
-
-def _writable_parent(path: Path, option: str) -> None:
-    """The nearest existing ancestor must be a directory we may write into."""
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise InputError(f"{parent} is not a directory", path=path, field=option)
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write into {parent}", path=path, field=option)
 
 
 def _click() -> ModuleType:

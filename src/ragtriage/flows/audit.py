@@ -44,6 +44,7 @@ from ragtriage.flows.config import (
     TIMEOUT,
     K,
     Setting,
+    paths_from_text,
 )
 from ragtriage.judge.api import JudgeRun, ajudge
 from ragtriage.judge.judge import Judge, JudgeOptions
@@ -179,6 +180,7 @@ class AuditConfig:
     measures: list[Measure] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        paths_from_text(self)  # cache="x.sqlite" from Python
         self.generator = canonical_generator(self.generator)  # 'local' is 'embedded'
         self.measures = expand(list(self.metrics), list(self.k))
 

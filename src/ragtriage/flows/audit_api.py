@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragtriage.atomic import output_dir, output_file
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.errors import InputError
 from ragtriage.flows.audit import AuditConfig
@@ -47,7 +48,15 @@ def audit(
     ``generator``, ``context_k``, ``limit``, ``cache``...). Without ``traces`` the embedded
     BM25 retriever and generator run on the golden set's corpus. ``out``: a folder to
     write ``results.json``, ``report.md``, ``report.html`` and the calibration's plots
-    into, as ``ragtriage audit --out`` does."""
+    into, as ``ragtriage audit --out`` does (refused before any work when it cannot be
+    written, as the command line refuses it)."""
+    if out is not None:
+        from ragtriage.render.writer import audit_paths  # the composition: see above
+
+        output_dir(Path(out), "out", [p.name for p in audit_paths(Path(out)).values()])
+        output_dir(Path(out) / "calibration", "out")  # where a calibration's plots go
+    if options.get("cache") is not None:
+        output_file(Path(options["cache"]), "cache")
     with tempfile.TemporaryDirectory(prefix="ragtriage-") as tmp:
         given: dict[str, list[Any]] = {}  # temporary file -> the caller's row labels
         config = AuditConfig(

@@ -16,7 +16,14 @@ from ragtriage.calibration.judges import RECORDED_DIR, read_judged, run_judge
 from ragtriage.calibration.record import CalibrationRecord, is_stale
 from ragtriage.data.formats.columns import ColumnMap, Columns
 from ragtriage.errors import InputError
-from ragtriage.flows.config import COLUMNS, MAX_RESAMPLES, SEED, TEMPERATURE, Setting
+from ragtriage.flows.config import (
+    COLUMNS,
+    MAX_RESAMPLES,
+    SEED,
+    TEMPERATURE,
+    Setting,
+    paths_from_text,
+)
 from ragtriage.judge.judge import Judge, JudgeOptions
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult
@@ -151,6 +158,9 @@ class CalibrateConfig:
         ),
     ] = 1
     temperature: Annotated[float | None, TEMPERATURE] = None
+
+    def __post_init__(self) -> None:
+        paths_from_text(self)  # grades="my_grades/" from Python
 
 
 def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeCalibration]:

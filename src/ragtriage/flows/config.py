@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ragtriage.llm.modes import JSON_MODES as LITELLM_JSON_MODES
@@ -40,6 +41,7 @@ __all__ = [
     "Setting",
     "THREADS",
     "TIMEOUT",
+    "paths_from_text",
     "setting_of",
     "settings",
 ]
@@ -67,6 +69,30 @@ class Setting:
     hidden: bool = False
     metavar: str | None = None
     argument: bool = False
+
+
+def paths_from_text(config: Any) -> None:
+    """Each path setting of the dataclass ``config`` given as text from Python
+    (``cache="x.sqlite"``) made a :class:`~pathlib.Path`, as the command line makes it:
+    the flows call Path methods on it (a str was an AttributeError deep in the run)."""
+    hints = typing.get_type_hints(type(config))
+    for item in dataclasses.fields(config):
+        kinds = _kinds(hints[item.name])
+        if not item.init or Path not in kinds or str in kinds:
+            continue
+        value = getattr(config, item.name)
+        if isinstance(value, str):
+            setattr(config, item.name, Path(value))
+        elif isinstance(value, list):
+            setattr(config, item.name, [Path(v) if isinstance(v, str) else v for v in value])
+
+
+def _kinds(hint: Any) -> set[Any]:
+    """The types a hint admits, through unions and a list's items."""
+    args = typing.get_args(hint)
+    if not args:
+        return {hint}
+    return set().union(*(_kinds(a) for a in args))
 
 
 def setting_of(hint: Any) -> Setting | None:

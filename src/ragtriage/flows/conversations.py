@@ -36,6 +36,7 @@ from ragtriage.flows.config import (
     TIMEOUT,
     K,
     Setting,
+    paths_from_text,
 )
 from ragtriage.judge.api import JudgeRun, ajudge
 from ragtriage.judge.history import PriorTurn, ajudge_with_history, attribute, history_chunks
@@ -113,6 +114,7 @@ class ConversationsConfig:
     measures: list[Measure] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        paths_from_text(self)  # a path given as text from Python
         self.measures = expand(list(self.metrics), list(self.k))
 
     def public(self) -> ConversationsSettings:

@@ -35,6 +35,7 @@ from ragtriage.flows.config import (
     METRICS,
     K,
     Setting,
+    paths_from_text,
 )
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, RetrievalEvaluator
 from ragtriage.retrieval.metrics import Measure, expand
@@ -113,6 +114,7 @@ class RetrievalConfig:
     measures: list[Measure] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        paths_from_text(self)  # a path given as text from Python
         self.measures = expand(list(self.metrics), list(self.k))
 
 
