@@ -45,7 +45,7 @@ def test_every_turn_gets_the_label_it_was_built_with(ours):
     first = {c.conversation_id: c.first_failing_turn for c in ours.conversations}
     assert first == FIRST_FAILING
     assert ours.schema_version == "ragtriage.conversations/1"
-    assert ours.traces["format"] == "ragtriage-conversations"
+    assert ours.traces.format == "ragtriage-conversations"
 
 
 def _turn(result, conv, number):
@@ -211,7 +211,7 @@ WITHOUT_RANKING = {**LABELS, "c-ranking": ["pass", "retrieval", "retrieval"]}
 )
 def test_each_tools_file_audits_with_the_labels_it_was_built_with(name, fmt, labels):
     result = _run(HERE / name, HERE)
-    assert result.traces["format"] == fmt
+    assert result.traces.format == fmt
     assert {c.conversation_id: [x.value for x in c.labels] for c in result.conversations} == labels
     assert {c.conversation_id: c.first_failing_turn for c in result.conversations} == FIRST_FAILING
     rewrite = _turn(result, "c-rewrite", 2)
@@ -294,7 +294,7 @@ def conversation_table() -> str:
         by = "by id" if name in ("turns.jsonl", "langchain_sessions.jsonl",
                                  "deepeval_conversations.json") else "by user messages"  # fmt: skip
         rows.append(
-            f"| `{name}` | {tool} | `{call}` | `{result.traces['format']}` | {matched} of "
+            f"| `{name}` | {tool} | `{call}` | `{result.traces.format}` | {matched} of "
             f"{len(result.conversations)} ({by}) | {ids} | {rewrites} | {context} "
             f"| {'as built' if labels == want else 'DIFFERENT'} |\n"
         )

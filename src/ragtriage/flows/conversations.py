@@ -54,6 +54,7 @@ from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
 from ragtriage.triage.conversations import (
+    ConversationsGolden,
     ConversationsResult,
     ConversationsSettings,
     TurnResult,
@@ -64,7 +65,7 @@ from ragtriage.triage.conversations import (
     turn_label,
     turn_label_counts,
 )
-from ragtriage.triage.models import Label
+from ragtriage.triage.models import Label, TraceSource
 
 __all__ = ["ConversationsConfig", "arun", "run"]
 
@@ -204,18 +205,16 @@ async def arun(config: ConversationsConfig) -> ConversationsResult:
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         config=config.public(),
         versions=versions(),
-        golden={
-            "source": str(config.golden),
-            "sha256": flat.content_hash(),
-            "conversations": len(golden.conversations()),
-            "turns": len(golden.turns),
-            "slice": "holdout" if config.holdout else "dev" if whole.has_holdout() else "all",
-        },
-        traces={
-            "source": str(config.traces),
-            "sha256": file_sha256(config.traces),
-            "format": read.format,
-        },  # fmt: skip
+        golden=ConversationsGolden(
+            source=str(config.golden),
+            sha256=flat.content_hash(),
+            conversations=len(golden.conversations()),
+            turns=len(golden.turns),
+            slice="holdout" if config.holdout else "dev" if whole.has_holdout() else "all",
+        ),
+        traces=TraceSource(
+            source=str(config.traces), sha256=file_sha256(config.traces), format=read.format
+        ),
         judge_fingerprint=run.fingerprint,
         judge_usage=run.usage,
         calibration=decider.status,

@@ -50,7 +50,7 @@ def conversations_summary(result: ConversationsResult, console: Console) -> None
     console.print(Text(headline(result), style="bold"))
     for warning in result.warnings:  # a warning that changes a figure sits by the headline
         console.print(Text(f"warning: {warning}", style="yellow"))
-    console.print(f"traces: {result.traces.get('format')}; calibration: {result.calibration.note}")
+    console.print(f"traces: {result.traces.format}; calibration: {result.calibration.note}")
     names = _metrics(result)
     console.print("retrieval per turn (slice, turns, answerable, " + ", ".join(names) + "):")
     for row in _slice_rows(result):
@@ -114,5 +114,5 @@ def render_html(result: ConversationsResult) -> str:
         slices=_slice_rows(result),
         threads=threads,
         calibration=result.calibration.note,
-        traces_format=result.traces.get("format"),
+        traces_format=result.traces.format,
     )

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,9 +43,16 @@ from ragtriage.judge.spec import EMBEDDED
 from ragtriage.judge.types import ContextChunk, JudgeFingerprint, Usage
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.models import RetrievalReport
-from ragtriage.triage.models import CalibrationStatus, CaseResult, GenerationSummary, Label
+from ragtriage.triage.models import (
+    CalibrationStatus,
+    CaseResult,
+    GenerationSummary,
+    Label,
+    TraceSource,
+)
 
 __all__ = [
+    "ConversationsGolden",
     "SCHEMA_VERSION",
     "ConversationSummary",
     "ConversationsResult",
@@ -227,6 +234,23 @@ class ConversationsSettings(BaseModel):
     """``warn`` or ``error``: what file mismatches did."""
 
 
+class ConversationsGolden(BaseModel):
+    """Which golden conversations a run scored."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    source: str
+    """The golden set's path as given."""
+    sha256: str
+    """SHA-256 of the flattened turns (the slice's)."""
+    conversations: int
+    """Conversations scored."""
+    turns: int
+    """Turns scored."""
+    slice: Literal["dev", "holdout", "all"] = "all"
+    """``holdout`` with ``--holdout``; ``dev`` when the set has a held-out slice; else ``all``."""
+
+
 class ConversationsResult(BaseModel):
     """What ``ragtriage conversations`` writes (``results.json``)."""
 
@@ -240,10 +264,9 @@ class ConversationsResult(BaseModel):
     """The settings, as JSON values."""
     versions: dict[str, str] = Field(default_factory=dict)
     """Package -> version."""
-    golden: dict[str, Any]
-    """The golden set: ``source``, ``sha256`` of the flattened turns, ``conversations``,
-    ``turns``."""
-    traces: dict[str, Any]
+    golden: ConversationsGolden
+    """Which conversations were scored."""
+    traces: TraceSource
     """The trace file: ``source``, ``sha256``, ``format``."""
     judge_fingerprint: JudgeFingerprint
     """The judge that judged every turn."""
