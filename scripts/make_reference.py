@@ -32,6 +32,7 @@ import argparse
 import inspect
 import json
 import re
+import statistics
 import sys
 from collections.abc import Callable, Iterator
 from enum import Enum
@@ -741,6 +742,43 @@ def _duplicates() -> str:
     return f"commit {commit[2]}, {commit[1]}: " + ", ".join(parts)
 
 
+def _gate_noise() -> str:
+    """gate_noise_sim.txt: the gate's false alarms and detection, dev and held-out rows."""
+    name = "gate_noise_sim.txt"
+    text = _result(name)
+    head = _found(r"^# benchmarks/gate_noise_sim.py at commit (\w+), (\d{4}-\d\d-\d\d)", text, name)
+    seeds = _found(r"^# (\d+) seeds per row for false alarms, (\d+) for detection", text, name)
+    drop = _found(r"settled rate is ([\d.]+) \(and ([\d.]+)\) below the bar", text, name)
+    rows = [
+        line.split("\t") for line in text.splitlines() if line.startswith(("dev\t", "held-out\t"))
+    ]
+    if not rows or any(len(row) != 13 for row in rows):
+        raise SystemExit(f"benchmarks/results/{name}: expected rows of 13 tab-separated fields")
+
+    def span(split: str, column: int) -> str:
+        values = sorted(float(row[column]) for row in rows if row[0] == split)
+        return f"{values[0]:.3f} to {values[-1]:.3f}"
+
+    def count(split: str) -> int:
+        return sum(row[0] == split for row in rows)
+
+    def over(split: str) -> int:  # rows where one sample per case exceeded the stated rate
+        return sum(row[0] == split and float(row[6]) > 0.025 for row in rows)
+
+    def median(split: str, column: int) -> str:
+        return f"{statistics.median(float(row[column]) for row in rows if row[0] == split):.3f}"
+
+    return (
+        f"commit {head[1]}, {head[2]}, {int(seeds[1]):,} seeds a row: the gate's false alarms "
+        f"{span('dev', 8)} on the {count('dev')} dev rows and {span('held-out', 8)} on the "
+        f"{count('held-out')} held-out rows (stated 0.025), where one sample per case "
+        f"exceeded 0.025 on {over('dev')} and {over('held-out')} of them; detection (median "
+        f"over the rows, {int(seeds[2]):,} seeds a row) of a drop of {drop[1]} "
+        f"{median('dev', 10)} and {median('held-out', 10)}, of {drop[2]} "
+        f"{median('dev', 11)} and {median('held-out', 11)}"
+    )
+
+
 FIGURES: dict[str, Callable[..., str]] = {
     "digest": _digest,
     "setup.wall": lambda: _bash_time("setup_time.txt"),
@@ -756,6 +794,7 @@ FIGURES: dict[str, Callable[..., str]] = {
     "llama.slow": _slow_calls,
     "conversations.demo": _conversations_demo,
     "duplicates": _duplicates,
+    "gate_noise": _gate_noise,
     "scale.largest": _scale_largest,
 }
 PROSE = ["README.md", "docs/*.md"]
