@@ -11,14 +11,12 @@ from typing import Annotated
 
 import typer
 
-from ragtriage.cli.common import console, output_dir, output_file
+from ragtriage.cli.common import console, output_file
 from ragtriage.cli.options import flag, out_option, with_config
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.render.console import stage_progress
 
-__all__ = ["OUTPUTS", "register", "run"]
-
-OUTPUTS = ("results.json", "report.md", "report.html")
+__all__ = ["register", "run"]
 
 
 def _refuse_old(strategy: str | None, judge: str, **_: object) -> None:
@@ -53,10 +51,9 @@ def run(
         print_call_plan(flow.plan_calls(config), console(False))
         return
     from ragtriage.render.terminal import audit_summary
-    from ragtriage.render.writer import audit_paths, write_audit
+    from ragtriage.render.writer import audit_paths, check_audit_folder, write_audit
 
-    output_dir(out, "--out", OUTPUTS)
-    output_dir(out / "calibration", "--out")  # where a calibration's plots go
+    check_audit_folder(out, "--out")
     output_file(config.cache, "--cache")
     term = console(quiet)
     with stage_progress(term, quiet) as tick:

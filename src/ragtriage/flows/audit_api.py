@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragtriage.atomic import output_dir, output_file
+from ragtriage.atomic import output_file
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.errors import InputError
 from ragtriage.flows.audit import AuditConfig
@@ -51,10 +51,9 @@ def audit(
     into, as ``ragtriage audit --out`` does (refused before any work when it cannot be
     written, as the command line refuses it)."""
     if out is not None:
-        from ragtriage.render.writer import audit_paths  # the composition: see above
+        from ragtriage.render.writer import check_audit_folder  # the composition: see above
 
-        output_dir(Path(out), "out", [p.name for p in audit_paths(Path(out)).values()])
-        output_dir(Path(out) / "calibration", "out")  # where a calibration's plots go
+        check_audit_folder(Path(out), "out")
     if options.get("cache") is not None:
         output_file(Path(options["cache"]), "cache")
     with tempfile.TemporaryDirectory(prefix="ragtriage-") as tmp:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ragtriage.atomic import write_atomic_set
+from ragtriage.atomic import output_dir, write_atomic_set
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.errors import InputError
 from ragtriage.render.calibration_plots import write_plots
@@ -16,7 +16,7 @@ from ragtriage.render.markdown import render_markdown
 from ragtriage.results.files import json_bytes
 from ragtriage.triage.models import AuditResult
 
-__all__ = ["audit_paths", "write_audit", "write_reports"]
+__all__ = ["audit_paths", "check_audit_folder", "write_audit", "write_reports"]
 
 
 def audit_paths(out: Path) -> dict[str, Path]:
@@ -26,6 +26,13 @@ def audit_paths(out: Path) -> dict[str, Path]:
         "markdown": out / "report.md",
         "html": out / "report.html",
     }
+
+
+def check_audit_folder(out: Path, option: str) -> None:
+    """Refuse, before any work, a folder :func:`write_audit` could not write into (the
+    command line and ``ragtriage.audit(out=...)`` alike)."""
+    output_dir(out, option, [path.name for path in audit_paths(out).values()])
+    output_dir(out / "calibration", option)  # where a calibration's plots go
 
 
 def write_audit(
