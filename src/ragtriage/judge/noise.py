@@ -70,8 +70,7 @@ def settled_probability(votes: Votes, prior: list[float] | None = None) -> Any:
     import numpy as np
 
     share = np.array(vote_prior(votes) if prior is None else prior)
-    like = _likelihood(np.array(votes).reshape(-1, 2))
-    return (like * _upper()) @ share / (like @ share)
+    return _settled_on(_likelihood(np.array(votes).reshape(-1, 2)), share, _upper())
 
 
 def _turned(votes: Votes, level: float) -> tuple[int, int]:
@@ -92,8 +91,7 @@ def _turned(votes: Votes, level: float) -> tuple[int, int]:
             turned.append(0)
             continue
         share = _least_favourable(like, counts, rows, side, best, floor)
-        probs = (like[rows] * side) @ share / (like[rows] @ share)
-        turned.append(_quantile(counts[rows], probs, tail))
+        turned.append(_quantile(counts[rows], _settled_on(like[rows], share, side), tail))
     return turned[0], turned[1]
 
 
@@ -145,6 +143,11 @@ def _inside(start: Any, end: Any, slack) -> Any:
         mid = (low + high) / 2
         low, high = (mid, high) if slack(start + mid * (end - start)) >= 0 else (low, mid)
     return start + low * (end - start)
+
+
+def _settled_on(like: Any, share: Any, side: Any) -> Any:
+    """Each row's P(its vote probability is on ``side`` of 0.5) under ``share``."""
+    return (like * side) @ share / (like @ share)
 
 
 def _upper() -> Any:
