@@ -643,21 +643,14 @@ def _extend_from_answers(
     _growable(saved, config.seed, config.sample, len(items))
     read, corpus, references = _read_answers(config, path)
     population, texts = _gradable_traces(read, path, corpus)
-    now = {
-        t.query_id: {
-            "question": read.queries[t.query_id],
-            "answer": t.answer,
-            "context_ids": list(t.context_ids),
-        }
-        for t in population
-    }
-    _kept(items, now, ("question", "answer", "context_ids"), path, "answer")
-    ids = {i["id"] for i in items}
-    rest = [t for t in population if t.query_id not in ids]
-    added = _drawn(rest, config.sample, len(population), len(items), config.seed)
-    saved["items"] = [
-        *items,
-        *(
+
+    def view(t: Any) -> tuple[str, dict[str, Any]]:
+        question = read.queries[t.query_id]
+        return t.query_id, {"question": question, "answer": t.answer,
+                            "context_ids": list(t.context_ids)}  # fmt: skip
+
+    def make(added: list[Any]) -> list[dict[str, Any]]:
+        return [
             grading.answer_item(
                 t.query_id,
                 read.queries[t.query_id],
@@ -667,12 +660,10 @@ def _extend_from_answers(
                 reference=references.get(t.query_id),
             ).public()
             for t in added
-        ),
-    ]
-    saved["answers"] = _answers_origin(read, path, digest)
-    before = saved["sample"]["population"]
-    saved["sample"]["population"] = len(population)
-    return _extended(saved, wanted, before, len(population), len(items), len(added))
+        ]
+
+    origin = ("answers", _answers_origin(read, path, digest))
+    return _grown(saved, config, wanted, path, "answer", population, view, make, origin)
 
 
 def _extend_from_audit(
@@ -701,20 +692,42 @@ def _extend_from_audit(
             field="--audit",
         )
     population = grading.gradable(result)
-    now = {
-        c.case_id: {"question": c.query, "answer": c.answer, "context_ids": list(c.context_ids)}
-        for c in population
-    }
-    _kept(items, now, ("question", "answer", "context_ids"), path, "scored answer")
+
+    def view(c: Any) -> tuple[str, dict[str, Any]]:
+        return c.case_id, {"question": c.query, "answer": c.answer,
+                           "context_ids": list(c.context_ids)}  # fmt: skip
+
+    def make(added: list[Any]) -> list[dict[str, Any]]:
+        texts, _, references = _context_texts(result, path) if added else ({}, [], {})
+        return [
+            grading.make_item(c, texts, reference=references.get(c.case_id)).public() for c in added
+        ]
+
+    origin = ("audit", _audit_origin(result, path, digest))
+    return _grown(saved, config, wanted, path, "scored answer", population, view, make, origin)
+
+
+def _grown(
+    saved: dict[str, Any],
+    config: GradesSettings,
+    wanted: dict,
+    path: Path,
+    label: str,
+    population: list[Any],
+    view: Callable[[Any], tuple[str, dict[str, Any]]],
+    make: Callable[[list[Any]], list[dict[str, Any]]],
+    origin: tuple[str, dict[str, Any]],
+) -> list[str]:
+    """The session's items kept (each must still read as ``view`` shows it now) and more
+    drawn from the rest of ``population``, made by ``make``; ``origin`` is the session's
+    new source record."""
+    items = saved["items"]
+    _kept(items, dict(map(view, population)), ("question", "answer", "context_ids"), path, label)
     ids = {i["id"] for i in items}
-    rest = [c for c in population if c.case_id not in ids]
+    rest = [x for x in population if view(x)[0] not in ids]
     added = _drawn(rest, config.sample, len(population), len(items), config.seed)
-    texts, _, references = _context_texts(result, path) if added else ({}, [], {})
-    saved["items"] = [
-        *items,
-        *(grading.make_item(c, texts, reference=references.get(c.case_id)).public() for c in added),
-    ]
-    saved["audit"] = _audit_origin(result, path, digest)
+    saved["items"] = [*items, *make(added)]
+    saved[origin[0]] = origin[1]
     before = saved["sample"]["population"]
     saved["sample"]["population"] = len(population)
     return _extended(saved, wanted, before, len(population), len(items), len(added))
