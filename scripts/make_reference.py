@@ -772,10 +772,10 @@ def _gate_noise() -> str:
         f"commit {head[1]}, {head[2]}, {int(seeds[1]):,} seeds a row: the gate's false alarms "
         f"{span('dev', 8)} on the {count('dev')} dev rows and {span('held-out', 8)} on the "
         f"{count('held-out')} held-out rows (stated 0.025), where one sample per case "
-        f"exceeded 0.025 on {over('dev')} and {over('held-out')} of them; detection (median "
-        f"over the rows, {int(seeds[2]):,} seeds a row) of a drop of {drop[1]} "
-        f"{median('dev', 10)} and {median('held-out', 10)}, of {drop[2]} "
-        f"{median('dev', 11)} and {median('held-out', 11)}"
+        f"exceeded 0.025 on {over('dev')} and {over('held-out')} of them; detection, the "
+        f"median over the rows ({int(seeds[2]):,} seeds a row): {median('dev', 10)} (dev) and "
+        f"{median('held-out', 10)} (held-out) for a drop of {drop[1]}, {median('dev', 11)} "
+        f"and {median('held-out', 11)} for a drop of {drop[2]}"
     )
 
 
