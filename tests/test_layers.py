@@ -16,7 +16,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ragtriage"
 LAYER = {
     "_lazy": 0,  # lazy public names of a package
-    "errors": 0,  # helpers every layer shares: errors, atomic writes, statistics
+    "errors": 0,  # helpers every layer shares: errors, notices, atomic writes, statistics
+    "notices": 0,
     "atomic": 1,
     "stats": 1,
     "memory": 1,

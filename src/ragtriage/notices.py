@@ -1,0 +1,68 @@
+"""Warnings as data: a :class:`Notice` is a code, a severity, a text and its counts.
+
+Code decides (render orders and styles by ``code`` and ``severity``, the gate and a report's
+headline read ``code``, tests assert codes); ``text`` is only what a person reads. Every code
+is declared once in :data:`CODES` with what it means, so the docs list them from here and a
+typo in a code is an error where the notice is made, not a warning that never leads.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["CODES", "Notice", "Severity", "has_code", "notice"]
+
+
+class Severity(StrEnum):
+    """How much a notice changes what a figure means: ``lead`` notices head every report."""
+
+    LEAD = "lead"  # changes what a headline figure means: shown first, before any figure
+    WARN = "warn"  # the user should know; shown with the section it concerns
+    INFO = "info"  # context (what was assumed, what was skipped on purpose)
+
+
+# code -> what it means (docs/notices.md is generated from this table).
+CODES: dict[str, str] = {
+    "stale_calibration": "the calibration record was measured on a different judge (model, prompt or strategy)",
+    "uncalibrated": "no calibration record matches the judge: verdicts are the judge's own threshold",
+    "few_grades": "the calibration rests on fewer grades than its intervals need",
+    "meaningless": "a headline figure cannot mean what it says (ids unknown to the corpus, nothing matched)",
+    "record_fit": "the grades behind the calibration do not hold answers shaped like these",
+    "unjudged": "an answer could not be judged and is counted as unscored",
+    "reader": "a reader accepted the file but assumed or skipped something",
+    "other": "a notice not yet given its own code",
+}
+
+
+class Notice(BaseModel):
+    """One warning: what code decides on, and what a person reads."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str
+    severity: Severity = Severity.WARN
+    text: str
+    counts: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("code")
+    @classmethod
+    def _known(cls, code: str) -> str:
+        if code not in CODES:
+            raise ValueError(f"unknown notice code {code!r}; declare it in ragtriage.notices.CODES")
+        return code
+
+    def __str__(self) -> str:  # what a log line or an old string-reading caller sees
+        return self.text
+
+
+def notice(code: str, text: str, *, severity: Severity | str = Severity.WARN, **counts: Any) -> Notice:
+    """A notice from keyword counts: ``notice("few_grades", text, n=10)``."""
+    return Notice(code=code, severity=Severity(severity), text=text, counts=counts)
+
+
+def has_code(notices: list[Notice], code: str) -> bool:
+    """Whether any notice carries ``code`` (what the gate and the headline decide on)."""
+    return any(n.code == code for n in notices)
