@@ -341,6 +341,7 @@ def fit_record(
                 decision=None if np.isnan(full_d) else bool(full_d),
                 unsure_cv=None if np.isnan(cv_d) else first_unsure.get(item.id),
                 probability=item.probability,
+                answer_sha256=item.answer_sha256,
             )
         )
     n_judged = max(1, len([r for r in results if r.item_id in graded_ids]))

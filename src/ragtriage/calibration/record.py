@@ -208,6 +208,10 @@ class LabelledItem(BaseModel):
     unsure_cv: bool | None = None
     """True when the band left the item ``unsure`` out of fold (its fold's rule and band);
     null when not measured or the record has no band."""
+    # an audit holding this very answer (same id, same text) decides it by this grade
+    answer_sha256: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """SHA-256 of the graded answer's text: an audit holding the same answer under the same
+    id decides it by the person's grade, not the rule; absent in records written before."""
 
 
 class Cost(BaseModel):

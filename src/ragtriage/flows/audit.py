@@ -55,25 +55,28 @@ from ragtriage.llm.base import ChatModel
 from ragtriage.llm.cache import ResponseCache, default_cache_path
 from ragtriage.llm.calls import Caller
 from ragtriage.llm.local import LocalModel, require_llama
+from ragtriage.llm.recorded import Recording, find_recording, read_recording
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
 from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.retrievers import load_callable
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
 from ragtriage.system.generate import EMBEDDED as GENERATOR
-from ragtriage.system.generate import canonical_generator
+from ragtriage.system.generate import LocalGenerator, canonical_generator
 from ragtriage.system.run import run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
-from ragtriage.triage.calibrated import CalibrationRecords, Decider
+from ragtriage.triage.calibrated import GRADED_BY, CalibrationRecords, Decider, graded_answers
 from ragtriage.triage.diagnostics import summarize
 from ragtriage.triage.models import (
     AuditResult,
     AuditSettings,
+    CaseResult,
     Escalation,
     GoldenSource,
     Label,
+    RecordedAnswers,
     Trace,
     TraceSource,
 )
@@ -113,6 +116,13 @@ class AuditConfig:
             "'embedded' (the embedded model; 'local' is the same), 'extractive' or module:function."
         ),
     ] = GENERATOR
+    live: Annotated[
+        bool,
+        Setting(
+            "Have the embedded generator write every answer now, even those it wrote "
+            "earlier that ship with the golden set (embedded_answers.jsonl beside it)."
+        ),
+    ] = False
     # a judge spec (see judge.spec), as text or parsed, or a model
     judge: Annotated[str | JudgeSpec | ChatModel | None, JUDGE] = EMBEDDED
     # for a ChatModel ``judge``; a spec names its own strategy
@@ -188,7 +198,7 @@ class AuditConfig:
         """The config as JSON values (a model object is recorded by its name). With a trace
         file the retriever, generator and depth were not used and are recorded as None
         (a traced audit said "generator local", and compare then saw a change)."""
-        unused = {"retriever", "generator", "depth"} if self.traces is not None else set()
+        unused = {"retriever", "generator", "depth", "live"} if self.traces is not None else set()
         values = {k: v for k, v in self.__dict__.items() if k != "measures"}  # = metrics
         public = {k: None if k in unused else _public(v) for k, v in values.items()}
         return AuditSettings.model_validate(public)
@@ -282,10 +292,12 @@ async def _audit(
                 "verdicts cannot differ between samples"
             ]
         vote = _sample_vote(config, judge, records) if judge.options.samples > 1 else None
-        if generates_locally or (judge.model is not None and judge.model is shared_model):
+        recording = _recording(config) if generates_locally else None
+        writes = generates_locally and not _recorded_all(recording, golden)
+        if writes or (judge.model is not None and judge.model is shared_model):
             require_llama()  # before any answer is generated
         traces, all_traces, trace_info = await _traces(
-            config, golden, store, shared_model, tick, full
+            config, golden, store, shared_model, tick, full, recording
         )
         texts = chunk_texts(golden, traces)
         mismatches = mismatch.find(golden, all_traces, texts)
@@ -340,15 +352,15 @@ async def _audit(
         decider = planned or records.decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
         name = judge_label(run.fingerprint)
+        escalated = _decided_by_grades(decider, traces, by_id)
         rows = case_rows.build(
             golden, traces, by_id, decider, retrieval, reference, unjudged, texts,
-            judge_name=name,
+            escalated=escalated, judge_name=name,
         )  # fmt: skip
         generation = case_rows.generation_summary(rows, run.results, decider)
         if decider.record is not None and decider.record.grade_shape is not None:
             decider.status.misfit = misfit(decider.record.grade_shape, _shape_rows(rows, texts))
         escalations: list[Escalation] = []
-        escalated: dict[str, tuple[JudgeResult, Decider, str]] = {}
         for spec, judge_k, level in cascade:
             unsure = {r.case_id for r in rows if r.label == Label.UNSURE}
             sent = [i for i in judged_items if i.id in unsure]
@@ -367,6 +379,7 @@ async def _audit(
                 escalated=escalated, judge_name=name,
             )  # fmt: skip
             step.decided = sum(r.case_id in unsure and r.label != Label.UNSURE for r in rows)
+        _say_graded(rows)
         diagnostics = summarize(
             [(r.diagnostics, r.tags) for r in rows if r.diagnostics is not None],
             "claims" if run.fingerprint.judge == "claims" else "alignment",
@@ -410,7 +423,50 @@ async def _audit(
     return result, decider.record
 
 
-async def _traces(config, golden, store, shared_model, tick, full):
+def _decided_by_grades(
+    decider: Decider, traces: dict[str, Trace], judged: dict[str, JudgeResult]
+) -> dict[str, tuple[JudgeResult, Decider, str]]:
+    """The answers a person graded in the calibration the audit decides by, each decided
+    by its grade (in the place of an escalation: the grade is the strongest judge)."""
+    answers = {q: t.answer for q, t in traces.items() if q in judged}
+    graded = graded_answers(decider, answers)
+    return {q: (judged[q], grade, GRADED_BY) for q, grade in graded.items()}
+
+
+def _say_graded(rows: list[CaseResult]) -> None:
+    """A graded answer's reason says the grade decided it, not the judge's score."""
+    for row in rows:
+        if row.decided_by == GRADED_BY:
+            row.reason += "; decided by a person's grade of this very answer"
+
+
+def _recording(config: AuditConfig) -> Recording | None:
+    """The answers the embedded model wrote for this golden set, shipped beside it
+    (``None`` with ``--live``, or when none ship): the demo then needs no model to write
+    them, and the report says where they came from."""
+    if config.live:
+        return None
+    path = find_recording(config.golden)
+    return read_recording(path) if path is not None else None
+
+
+def _recorded_all(recording: Recording | None, golden: GoldenSet) -> bool:
+    """Whether the recording holds an answer for every case (a changed corpus or prompt
+    can still miss one: the generator then needs the model for it, and says so)."""
+    return recording is not None and {c.id for c in golden.cases} <= recording.query_ids
+
+
+def _recorded_info(recording: Recording | None, generator: LocalGenerator) -> dict[str, Any]:
+    """What the results record of the answers read from a recording (none read: nothing)."""
+    if recording is None or generator.served == 0:
+        return {}
+    answers = RecordedAnswers(
+        file=str(recording.path), answers=generator.served, **recording.provenance
+    )
+    return {"recorded": answers}
+
+
+async def _traces(config, golden, store, shared_model, tick, full, recording=None):
     """``(traces of golden cases, every trace read, what to record of them)``: the second
     shows what did not match. Traces of the other slice's cases (``full`` minus
     ``golden``: a trace file answers every query, held-out ones too) are set aside and
@@ -432,16 +488,18 @@ async def _traces(config, golden, store, shared_model, tick, full):
         }
         return {q: t for q, t in kept.items() if q in known}, kept, info
     caller = Caller(shared_model, store, concurrency=1) if config.generator == GENERATOR else None
+    generator = LocalGenerator(caller, recording) if caller is not None else config.generator
     traces = await run_system(
         golden,
         config.retriever,
-        config.generator,
+        generator,
         depth=config.depth,
         context_k=config.context_k,
         caller=caller,
         progress=tick("generate", len(golden.cases)) if tick else None,
     )
-    return traces, traces, _trace_info(config)
+    recorded = _recorded_info(recording, generator) if caller is not None else {}
+    return traces, traces, _trace_info(config) | recorded
 
 
 async def _reference_check(

@@ -29,6 +29,7 @@ from ragtriage.render.views import (
     gate_line,
     ordered_cases,
     ordered_counts,
+    recorded_line,
     stale_message,
     threshold_line,
     unanswerable_line,
@@ -122,6 +123,8 @@ def _headline(result: AuditResult) -> str:
     gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
     assumed = assumptions_line(result)
     assumed = f"{escape(assumed)}\n\n" if assumed else ""
+    if (recorded := recorded_line(result)) is not None:  # whose answers, before any figure
+        assumed = f"> [!NOTE]\n> {escape(recorded)}\n\n" + assumed
     misfit = fit_message(result)  # first screen: every faithful decision rests on it
     assumed += f"> [!WARNING]\n> **{escape(misfit)}**\n\n" if misfit else ""
     table = _table(["label", "cases"], rows)

@@ -21,6 +21,7 @@ from ragtriage.render.views import (
     gate_fails,
     gate_line,
     ordered_cases,
+    recorded_line,
     threshold_line,
     unanswerable_line,
 )
@@ -174,6 +175,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     console.print(Text(f"{audit_title(result)}: {counts}", style="bold"))
     fails = gate_fails(result)  # what CI will say, before anything else
     console.print(Text(gate_line(result), style="bold red" if fails else "green"))
+    if (recorded := recorded_line(result)) is not None:  # before any figure: whose answers
+        console.print(Text(recorded, style="yellow"))
     console.print(Text(_formats_read(result)))
     assumed = assumptions_line(result)
     if assumed:

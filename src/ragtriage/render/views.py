@@ -18,6 +18,7 @@ __all__ = [
     "LABEL_TITLES",
     "assumptions_line",
     "audit_title",
+    "recorded_line",
     "calibration_source",
     "caveats",
     "few_grades_words",
@@ -116,6 +117,21 @@ def _short(sentence: str) -> str:
     """A headline sentence as the few words set beside a figure: ``45 of 45 retrieved ids
     are not in the corpus (q01:x, ...): the traces must ...`` -> its first clause."""
     return _ASIDE.sub("", sentence).split(": ")[0]
+
+
+def recorded_line(result: AuditResult) -> str | None:
+    """Where the answers came from when the embedded model wrote them earlier (the demo's
+    shipped answers), so no report passes them off as written on this machine."""
+    r = result.traces.recorded
+    if r is None:
+        return None
+    return (
+        f"Answers: {r.answers} of {result.golden.cases} were written by the embedded model "
+        f"({r.model}, weights sha256 {r.weights_sha256[:12]}, prompt {r.prompt}) on "
+        f"{r.written} and ship in {r.file}; not generated on this machine. To have the "
+        f"model write them now: bash scripts/setup.sh --local, then add --live (or rewrite "
+        f"the file: {r.command})."
+    )
 
 
 def assumptions_line(result: AuditResult) -> str | None:

@@ -15,6 +15,8 @@ from ragtriage.judge.prompts import load_prompt
 from ragtriage.judge.types import ContextChunk, Usage
 from ragtriage.llm.base import ModelRequest
 from ragtriage.llm.calls import Caller, Unscorable
+from ragtriage.llm.local import require_llama
+from ragtriage.llm.recorded import Recording
 from ragtriage.retrieval.retrievers import Hit, load_callable
 
 __all__ = [
@@ -66,21 +68,34 @@ def extractive_answer(query: str, chunks: Sequence[Hit]) -> str:
 
 
 class LocalGenerator:
-    """Greedy answers from a chat model through the cached, retrying caller."""
+    """Greedy answers from a chat model through the cached, retrying caller; with a
+    recording, the answers the embedded model wrote for exactly these requests come from
+    it (``served`` counts them) and only the others reach the model."""
 
-    def __init__(self, caller: Caller) -> None:
+    def __init__(self, caller: Caller, recorded: Recording | None = None) -> None:
         self.caller = caller
+        self.recorded = recorded
+        self.served = 0
         self.prompt = load_prompt(GENERATION_PROMPT)
         self.usage = Usage()
 
-    async def __call__(self, query: str, chunks: Sequence[Hit]) -> str:
+    def request(self, query: str, chunks: Sequence[Hit]) -> ModelRequest:
+        """The model request for one answer (its cache key is the recording's key)."""
         context = fence_contexts(ContextChunk(id=c.id, text=c.passage) for c in chunks)
-        request = ModelRequest(
+        return ModelRequest(
             messages=self.prompt.render(context=context, question=query),
             prompt_sha256=self.prompt.sha256,
             mode="text",
             max_tokens=MAX_ANSWER_TOKENS,
         )
+
+    async def __call__(self, query: str, chunks: Sequence[Hit]) -> str:
+        request = self.request(query, chunks)
+        if self.recorded is not None:
+            if (answer := self.recorded.answer(request)) is not None:
+                self.served += 1
+                return answer.text.strip()
+            require_llama()  # a request not recorded (another corpus, another prompt)
         try:
             response = await self.caller.raw(request, self.usage)
         except Unscorable as exc:

@@ -27,16 +27,19 @@ Progress = Callable[[], None]
 async def run_system(
     golden: GoldenSet,
     retriever: str,
-    generator: str,
+    generator: str | LocalGenerator,
     *,
     depth: int,
     context_k: int,
     caller: Caller | None,
     progress: Progress | None = None,
 ) -> dict[str, Trace]:
-    """Retrieve for every golden query, pass the top ``context_k`` on, generate answers."""
+    """Retrieve for every golden query, pass the top ``context_k`` on, generate answers
+    (``generator``: a name, or the embedded generator built by the caller)."""
     _, hits = run_retriever(golden, retriever, depth, texts=True)
-    if canonical_generator(generator) == EMBEDDED:
+    if isinstance(generator, LocalGenerator):
+        generate = generator
+    elif canonical_generator(generator) == EMBEDDED:
         assert caller is not None, "the embedded generator needs a model caller"
         generate = LocalGenerator(caller)
     else:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragtriage.calibration.decision import rule_features, uses_model
+from ragtriage.calibration.grades import sha256_text
 from ragtriage.calibration.record import CalibrationRecord, is_stale, load_calibration
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -29,6 +30,9 @@ from ragtriage.triage.models import CalibrationStatus
 __all__ = [
     "CalibrationRecords",
     "Decider",
+    "GRADED_BY",
+    "GradedDecider",
+    "graded_answers",
     "SHIPPED",
     "UNCALIBRATED_THRESHOLD",
     "find_decider",
@@ -84,6 +88,42 @@ class Decider:
                 "fit these answers"
             )
         return Estimate(estimate=est.estimate, low=est.low, high=est.high), ""
+
+
+# who decided a graded answer (a case row's ``decided_by``)
+GRADED_BY = "a person's grade (the calibration's grades)"
+
+
+@dataclass
+class GradedDecider(Decider):
+    """A person's grade of one answer in the rule's place: it decides that answer, and is
+    never unsure of it. Calibrating on ten grades once turned an answer graded unfaithful
+    into "unsure, grade it" when the band decided nothing (issue 53)."""
+
+    faithful: bool = False
+
+    def decide(self, result: JudgeResult) -> bool | None:
+        return self.faithful if result.outcome == Outcome.SCORED else None
+
+    def unsure(self, result: JudgeResult) -> bool:
+        return False
+
+
+def graded_answers(decider: Decider, answers: dict[str, str]) -> dict[str, GradedDecider]:
+    """Case id -> the grade that decides it: for each answer of ``answers`` (case id ->
+    text) that the decider's record holds a majority grade of, under the same id and with
+    the same text (its SHA-256). Another answer to the same question is not graded."""
+    record = decider.record
+    if record is None or decider.status.stale:
+        return {}
+    out = {}
+    for item in record.items:
+        answer = answers.get(item.id)
+        if item.human is None or item.answer_sha256 is None or answer is None:
+            continue
+        if sha256_text(answer) == item.answer_sha256:
+            out[item.id] = GradedDecider(record, decider.status, decider.shipped, item.human)
+    return out
 
 
 def naive_rate(decisions: list[bool], level: float = 0.95) -> Estimate | None:

@@ -32,6 +32,7 @@ __all__ = [
     "FAILURES",
     "GenerationSummary",
     "Label",
+    "RecordedAnswers",
     "RetrievedChunk",
     "SCHEMA_VERSION",
     "Trace",
@@ -247,6 +248,9 @@ class AuditSettings(BaseModel):
     """``bm25`` or ``module:function``; null with a trace file (not used)."""
     generator: str | None = EMBEDDED
     """``embedded``, ``extractive`` or ``module:function``; null with a trace file."""
+    live: bool | None = False
+    """``--live``: the embedded generator wrote every answer now, none read from the
+    answers it wrote earlier that ship with the golden set; null with a trace file."""
     judge: str | None = EMBEDDED
     """The judge spec as given (``embedded``, ``lexical``, ``STRATEGY@MODEL``...), or a
     model object's name."""
@@ -315,6 +319,28 @@ class GoldenSource(BaseModel):
     written before formats were detected."""
 
 
+class RecordedAnswers(BaseModel):
+    """Answers the embedded model wrote earlier for this golden set, shipped beside it with
+    their provenance, that the audit read instead of having the model write them now."""
+
+    file: str
+    """The recording (``embedded_answers.jsonl`` beside the golden set)."""
+    answers: int
+    """How many of the audit's answers came from it."""
+    model: str
+    """The model that wrote them."""
+    weights_sha256: str
+    """SHA-256 of the model's weights file."""
+    prompt: str
+    """The generation prompt's file."""
+    prompt_sha256: str
+    """SHA-256 of that prompt file."""
+    written: str
+    """When they were written (UTC date)."""
+    command: str
+    """The command that writes them again, live, with the embedded model."""
+
+
 class TraceSource(BaseModel):
     """Where an audit's answers came from: a trace file, or the retriever and generator run."""
 
@@ -327,6 +353,8 @@ class TraceSource(BaseModel):
     """SHA-256 of the trace file; absent for a run of the system."""
     format: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """The trace file's format (``ragtriage-jsonl``, ``ragas``, ...); absent for a run."""
+    recorded: RecordedAnswers | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Answers read from the embedded model's shipped recording, not written now."""
 
 
 class AuditResult(BaseModel):

@@ -1,0 +1,89 @@
+"""Answers the embedded model wrote, shipped beside a golden set with their provenance.
+
+The handbook demo's answers took the embedded model 94 s to write, after an 8-minute
+llama.cpp build, while the shipped judging rule reads no model signal: the model was on
+the way to the first report only to write them (issue 53). So the answers it wrote ship
+beside the golden set as a recording (``llm/replay.py``'s format: a header, then one
+``{"key", "query_id", "response"}`` per call, keyed exactly like the response cache),
+whose header says which model, weights, prompt and command wrote them and when. A request
+whose key is recorded is answered from the file; any other needs the live model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.containers import parse_json, split_lines
+from ragtriage.errors import InputError
+from ragtriage.llm.base import ModelRequest, ModelResponse, cache_key
+
+__all__ = ["RECORDED_ANSWERS", "Recording", "find_recording", "read_recording"]
+
+# beside golden.jsonl: what the embedded generator wrote for this set
+RECORDED_ANSWERS = "embedded_answers.jsonl"
+# what a header must say for the report to name where the answers came from
+PROVENANCE = ("model", "weights_sha256", "prompt", "prompt_sha256", "written", "command")
+
+
+@dataclass(frozen=True)
+class _Named:
+    """What :func:`cache_key` reads of a model: its name and output-changing params."""
+
+    name: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Recording:
+    path: Path
+    model: str  # the fingerprint name, e.g. local/qwen2.5-coder-1.5b-instruct-q4_k_m
+    params: dict[str, Any]
+    provenance: dict[str, str]
+    responses: dict[str, ModelResponse]
+    query_ids: frozenset[str]
+
+    def answer(self, request: ModelRequest) -> ModelResponse | None:
+        """The recorded response to exactly this request by the recorded model, or None."""
+        return self.responses.get(cache_key(_Named(self.model, self.params), request))
+
+
+def find_recording(golden: Path) -> Path | None:
+    """The recording shipped beside a golden set (its folder, or the file's folder)."""
+    folder = golden if golden.is_dir() else golden.parent
+    path = folder / RECORDED_ANSWERS
+    return path if path.is_file() else None
+
+
+def read_recording(path: Path) -> Recording:
+    """The header and rows; a fault (or a header without provenance) names the line."""
+    lines = split_lines(path.read_text(encoding="utf-8"))
+    header = parse_json(lines[0], path, 1) if lines else None
+    if not isinstance(header, dict) or not isinstance(header.get("model"), str):
+        raise InputError("header must be an object with a 'model' string", path=path, line=1)
+    provenance = header.get("provenance")
+    if not isinstance(provenance, dict) or any(k not in provenance for k in PROVENANCE):
+        raise InputError(
+            f"header must say where the answers came from: provenance with {', '.join(PROVENANCE)}",
+            path=path,
+            line=1,
+        )
+    responses, ids = {}, set()
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        row = parse_json(line, path, number)
+        try:
+            responses[str(row["key"])] = ModelResponse.model_validate(row["response"])
+            ids.add(str(row["query_id"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"not a recorded answer: {exc}", path=path, line=number) from None
+    return Recording(
+        path=path,
+        model=header["model"],
+        params=header.get("params", {}),
+        provenance={k: str(v) for k, v in provenance.items()},
+        responses=responses,
+        query_ids=frozenset(ids),
+    )
