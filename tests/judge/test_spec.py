@@ -227,3 +227,19 @@ def test_an_unknown_strategy_names_the_option_it_came_from():
     with pytest.raises(InputError) as caught:
         JudgeSpec.parse("bogus@embedded", "--escalate-to")
     assert caught.value.field == "--escalate-to" and "bogus" in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["lexcal", "embeded", "claims@embeded", "sentense"])
+def test_a_typo_of_our_own_names_is_refused_before_litellm_is_imported(text):
+    """The litellm import took 46 s under load before "did you mean 'lexical'" (issue 53)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom ragtriage.judge.spec import JudgeSpec\n"
+        f"try:\n    JudgeSpec.parse({text!r})\nexcept Exception as exc:\n    print(exc)\n"
+        "print('litellm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "names no judge" in out.stdout and "did you mean" in out.stdout
+    assert out.stdout.strip().endswith("False"), out.stdout

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import check_type, iter_records, require
+from ragtriage.data.containers import check_type, read_table, require
 from ragtriage.data.conversations import (
     ConversationGolden,
     TracedTurn,
@@ -267,7 +267,9 @@ def read_conversation_traces(
 ) -> TurnRecords:
     """Every traced turn of a file matched to the golden conversations, with notes."""
     path = Path(path)
-    records = list(iter_records(path))
+    # CSV (list cells as JSON or Python reprs), Parquet and HF save_to_disk folders too:
+    # the libraries write those, and JSON alone refused them as "invalid JSON"
+    records = read_table(path).rows
     fmt = detect(records, path)
     conversations = FORMATS[fmt][1](records, path)
     notes: list[str] = []

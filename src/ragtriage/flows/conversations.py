@@ -226,10 +226,17 @@ async def arun(config: ConversationsConfig) -> ConversationsResult:
         turns=turns,
         warnings=warnings + retrieval.warnings,
         mismatches={k: v for k, v in mismatches.items() if v},
+        meaningless=_meaningless(mismatches, flat, traces),
     )
     timings["total_s"] = time.perf_counter() - started
     result.timings = {k: round(v, 2) for k, v in timings.items()}
     return result
+
+
+def _meaningless(found, flat, traces) -> dict[str, str]:
+    """The audit's MEANINGLESS check on the turns (ids that miss the corpus, turns not
+    traced), and a file with no retrieval read at all: each a headline reason."""
+    return mismatch.meaningless(found, flat, traces) | mismatch.nothing_retrieved(flat, traces)
 
 
 async def _judge_turns(

@@ -112,17 +112,30 @@ def check_model(model: str, text: str, field: str = FIELD) -> None:
 
         load_router(model, field)
         return
+    bare = model == text  # no STRATEGY@ in front: it may be a misspelt strategy too
+    ours = [EMBEDDED, *STRATEGIES] if bare else [EMBEDDED]
+    close = difflib.get_close_matches(model, ours, n=2, cutoff=0.6) if "/" not in model else []
+    if close and difflib.get_close_matches(model, ours, n=1, cutoff=MISTYPED):
+        # one of our own names mistyped (lexcal, embeded): refused before litellm's import,
+        # which took 46 s under load to say the same
+        raise _no_judge(text, model, bare, close, field)
     from ragtriage.llm.litellm_model import known_model, model_suggestions
 
     if known_model(model):
         return
-    bare = model == text  # no STRATEGY@ in front: it may be a misspelt strategy too
-    ours = [EMBEDDED, *STRATEGIES] if bare else [EMBEDDED]
-    close = difflib.get_close_matches(model, ours, n=2, cutoff=0.6) if "/" not in model else []
     close += [c for c in model_suggestions(model) if c not in close]
+    raise _no_judge(text, model, bare, close, field)
+
+
+# how close (difflib's ratio) a name must be to one of ours to be refused as its typo
+# without asking litellm: "lexcal" is 0.92 from "lexical"; no litellm id is that near
+MISTYPED = 0.8
+
+
+def _no_judge(text: str, model: str, bare: bool, close: list[str], field: str = FIELD):
     hint = f"; did you mean {' or '.join(repr(c) for c in close[:3])}?" if close else ""
     what = f"not a strategy ({', '.join(sorted(STRATEGIES))}), " if bare else ""
-    raise InputError(
+    return InputError(
         f"{text!r} names no judge: {model!r} is {what}not {EMBEDDED!r} or replay:PATH, and "
         f"not a model or provider litellm knows (e.g. openai/gpt-4o-mini, ollama/llama3)"
         f"{hint}",

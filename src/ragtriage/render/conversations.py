@@ -30,9 +30,11 @@ def _metrics(result: ConversationsResult) -> list[str]:
 
 
 def headline(result: ConversationsResult) -> str:
+    """The counts, led by what makes them meaningless (as an audit's headline is)."""
     counts = ", ".join(f"{label} {n}" for label, n in result.counts.items())
     failing = sum(c.first_failing_turn is not None for c in result.conversations)
-    return (
+    lead = "".join(f"MEANINGLESS: {reason}; " for reason in result.meaningless.values())
+    return lead + (
         f"{len(result.conversations)} conversations, {len(result.turns)} turns: {counts}; "
         f"{failing} conversations have a failing turn"
     )

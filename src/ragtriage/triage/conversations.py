@@ -290,6 +290,10 @@ class ConversationsResult(BaseModel):
     """What changes a figure's meaning (also in the headline)."""
     mismatches: dict[str, list[str]] = Field(default_factory=dict)
     """Kinds of mismatch between golden set, corpus and traces, with the ids."""
+    meaningless: dict[str, str] = Field(default_factory=dict)
+    """The mismatches that leave the figures meaningless (the audit's check,
+    ``triage/mismatch.py``, and ``nothing_retrieved``), kind -> one sentence for the
+    headline; empty when the figures mean what they say."""
     timings: dict[str, float] = Field(default_factory=dict)
     """Seconds per stage."""
 

@@ -147,6 +147,24 @@ def meaningless(
     return reasons
 
 
+def nothing_retrieved(golden: GoldenSet, traces: dict[str, Trace]) -> dict[str, str]:
+    """A headline reason when no traced case of the golden set retrieved anything: the
+    file held no retrieval its reader could read (a ragas file without contexts), and
+    every answerable case would read as a retrieval failure ("retrieval 17")."""
+    known = {c.id for c in golden.cases}
+    traced = [t for q, t in traces.items() if q in known]
+    if not traced or any(t.retrieved for t in traced):
+        return {}
+    return {
+        "nothing_retrieved": (
+            f"none of the {len(traced)} traced cases has a retrieved passage: the file holds "
+            "no retrieval its reader could read (ragas: retrieved_contexts or a retriever "
+            "tool's messages; DeepEval: retrieval_context), so every answerable case reads "
+            "as a retrieval failure"
+        )
+    }
+
+
 def _rises(trace: Trace) -> bool:
     scores = [c.score for c in trace.retrieved if c.score is not None]
     pairs = list(zip(scores, scores[1:], strict=False))
