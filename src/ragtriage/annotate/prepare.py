@@ -803,6 +803,20 @@ def _unique_ids(queries: list, path: Path) -> None:
         seen[q.id] = q.line
 
 
+def beside_audit(source: str, audit: Path) -> str:
+    """A path the audit recorded, as given (relative to the folder the audit ran in): when
+    it is not there from here, the same path from the audit file's folder or a folder
+    above it (``results/results.json`` of an audit run in the repository names
+    ``golden_sets/handbook``), so ``annotate grades --audit`` works from elsewhere."""
+    given = Path(source)
+    if given.is_absolute() or given.exists():
+        return source
+    for folder in [audit.parent, *audit.resolve().parent.parents]:
+        if (folder / given).exists():
+            return str(folder / given)
+    return source
+
+
 def _context_texts(
     result: AuditResult, path: Path
 ) -> tuple[dict[str, str], list[str], dict[str, str]]:
@@ -810,7 +824,7 @@ def _context_texts(
     corpus (the audit records where both came from, not the texts); a note when the
     golden set changed since the audit; and the golden cases' reference answers by id
     (the grade rows carry them, so ``calibrate`` can run the answer check on them)."""
-    golden = load_golden(result.golden.source)
+    golden = load_golden(beside_audit(result.golden.source, path))
     limit = result.config.limit
     audited = golden.model_copy(update={"cases": golden.cases[:limit]}) if limit else golden
     notes = []
@@ -820,7 +834,7 @@ def _context_texts(
             "audit; passages are read from it as it is now"
         )
     traces = {}
-    source = result.traces.source
+    source = beside_audit(result.traces.source, path) if result.traces.sha256 else None
     if result.traces.sha256 and source and Path(source).is_file():
         k = result.config.context_k
         traces = read_traces(source, k, golden).traces
