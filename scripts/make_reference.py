@@ -589,6 +589,26 @@ def _demo(part: str) -> str:
     return f"{stage[2]} s"
 
 
+def _first(part: str) -> str:
+    """first_report_time.txt (benchmarks/first_report_time.sh): the README's first command
+    from a fresh clone, each line stamped with its second."""
+    name = "first_report_time.txt"
+    text = _result(name)
+    head = _found(r"fresh clone at (\w+).*?(\d{4}-\d\d-\d\d) [\d:]+ UTC; (\d+) cores, "
+                  r"load average before: ([\d.]+)", text, name)  # fmt: skip
+    if part == "wall":
+        return f"{float(_found(r'wall ([0-9.]+) s', text, name)[1]):.0f} s"
+    if part == "setup":
+        return f"{float(_found(r'^ *([0-9.]+)  setup: done', text, name)[1]):.0f} s"
+    if part == "headline":
+        return _found(r"^ *[0-9.]+  ragtriage audit: (.*)$", text, name)[1]
+    after = _found(r"load average after: ([\d.]+)", text, name)[1]
+    return (
+        f"commit {head[1]}, {head[2]}, {head[3]} cores at load average {head[4]} before and "
+        f"{after} after"
+    )
+
+
 def _stage1(name: str) -> str:
     """A 300k-query round of retrieval_scale.py: ragtriage against pytrec_eval."""
     text = _result(name)
@@ -785,6 +805,13 @@ FIGURES: dict[str, Callable[..., str]] = {
     "demo.wall": lambda: _demo("wall"),
     "demo.generate": lambda: _demo("generate"),
     "demo.judge": lambda: _demo("judge"),
+    "first.wall": lambda: _first("wall"),
+    "first.setup": lambda: _first("setup"),
+    "first.headline": lambda: _first("headline"),
+    "first.machine": lambda: _first("machine"),
+    "tests.commit": lambda: _found(
+        r"fresh clone and venv at (\w+)", _result("test_suite_time.txt"), ""
+    )[1],
     "tests.wall": lambda: _bash_time("test_suite_time.txt"),
     "tests.passed": lambda: _found(r"(\d+) passed", _result("test_suite_time.txt"), "")[1],
     "tests.skipped": lambda: _found(r"(\d+) skipped", _result("test_suite_time.txt"), "")[1],

@@ -39,10 +39,10 @@ from ragtriage.system.generate import GENERATION_PROMPT, LocalGenerator
 ROOT = Path(__file__).resolve().parents[1]
 
 
-async def record(golden_dir: Path, cache: Path) -> list[dict]:
+async def record(golden_dir: Path, cache: Path, threads: int | None) -> list[dict]:
     """One row per golden case: its id, the request's cache key, the model's response."""
     golden = load_golden(golden_dir)
-    model = LocalModel()
+    model = LocalModel(n_threads=threads)
     generator = LocalGenerator(Caller(model, ResponseCache(cache), concurrency=1))
     _, hits = run_retriever(golden, "bm25", DEFAULT_DEPTH, texts=True)
     rows, started = [], time.perf_counter()
@@ -77,11 +77,18 @@ def provenance(golden_dir: Path) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("golden", type=Path, help="the golden set's folder")
+    # greedy answers do not depend on threads; one thread fared better on a busy machine
+    parser.add_argument("--threads", type=int, default=None, help="the model's CPU threads")
+    parser.add_argument(
+        "--resume", type=Path, default=None, help="a cache this script left when interrupted"
+    )
     args = parser.parse_args(argv)
     require_llama()
     print(f"record: weights {model_path()} (SHA-256 verified)")
-    with_cache = Path(f"/tmp/record-answers-{time.time_ns()}.sqlite")  # live: nothing cached
-    rows = asyncio.run(record(args.golden, with_cache))
+    # live: nothing cached but what an interrupted run of this script wrote
+    with_cache = args.resume or Path(f"/tmp/record-answers-{time.time_ns()}.sqlite")
+    print(f"record: answers cached in {with_cache} (--resume it after an interruption)")
+    rows = asyncio.run(record(args.golden, with_cache, args.threads))
     header = {
         "model": LocalModel().name,
         "params": {},

@@ -130,3 +130,18 @@ def test_grades_of_an_active_design_give_the_weighted_rate(tmp_path):
     assert est.estimate == pytest.approx(np.mean(z)) and est.n_labelled == len(used)
     with pytest.raises(InputError, match="not among this audit's scored answers"):
         record.ppi(results[:10])
+
+
+def test_equal_inclusion_probabilities_draw_no_unequal_warning():
+    """An active sample that drew every answer (each probability 1.0) is a uniform one:
+    calibrate warned of "unequal inclusion probabilities (1.000 to 1.000)" (issue 53)."""
+    from ragtriage.calibration.fit import fit_record
+    from ragtriage.calibration.grades import load_grades
+    from ragtriage.judge.api import judge_faithfulness
+    from tests.conftest import ROOT
+
+    items = load_grades(ROOT / "human_grades/begin_wow/grades.jsonl")
+    items = [i.model_copy(update={"probability": 1.0}) for i in items]
+    results = judge_faithfulness([i.judge_item() for i in items], judge="lexical", cache=None)
+    record = fit_record(items, results, judge_name="lexical", grades_digest={}, resamples=100)
+    assert not any(w.startswith("ACTIVE DESIGN") for w in record.warnings)

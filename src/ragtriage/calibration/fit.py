@@ -352,7 +352,8 @@ def fit_record(
         seconds_per_item=None if seconds is None else seconds / n_judged,
     )
     drawn = [i.probability for i in items if i.probability is not None]
-    if drawn:
+    # equal probabilities (every one 1.0: the design drew all it could) are a uniform draw
+    if drawn and (min(drawn) < max(drawn) or len(drawn) < len(items)):
         warnings.append(
             f"ACTIVE DESIGN: {len(drawn)} of {len(items)} grades were drawn with unequal "
             f"inclusion probabilities ({min(drawn):.3f} to {max(drawn):.3f}), most where the "
