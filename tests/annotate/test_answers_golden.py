@@ -93,3 +93,18 @@ def test_grade_rows_carry_the_reference_where_a_golden_chunk_was_in_context(tmp_
     store.close()
     assert rows == [rows[0]] and rows[0]["reference_answer"] == first["reference_answer"]
     assert rows[0]["answers_question"] is False
+
+
+def test_abstentions_are_not_offered_for_grading(tmp_path):
+    """An abstention asserts nothing to grade; --audit never offered one (issue 53)."""
+    rows = [json.loads(x) for x in (FILES / "traces.jsonl").read_text().splitlines()]
+    abstaining = rows[0]["query_id"]
+    rows[0]["answer"] = "The context does not contain the answer."
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    config = GradesConfig(answers=traces, golden=GOLDEN, out=tmp_path / "g.jsonl", sample=50)
+    prepared = prepare(config)
+    ids = {i["id"] for i in prepared.task.items}
+    prepared.task.store.close()
+    assert abstaining not in ids and len(ids) == len(rows) - 1
+    assert any("abstention" in note for note in prepared.notes)

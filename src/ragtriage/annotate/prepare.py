@@ -38,6 +38,7 @@ from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.runs import load_run
 from ragtriage.data.traces import TraceFile, chunk_texts, read_traces
 from ragtriage.errors import InputError
+from ragtriage.judge.outcomes import classify_answer
 from ragtriage.triage.conversations import ConversationsResult
 from ragtriage.triage.models import AuditResult
 
@@ -398,7 +399,8 @@ def _answers(config: GradesSettings, path: Path, store: SessionStore) -> Prepare
         left_out = len(read.traces) - len(population)
         if left_out:
             notes.append(
-                f"{left_out} traces without an answer (or whose generation failed) left out"
+                f"{left_out} traces without an answer to grade (none, a failed generation, "
+                "an abstention or a refusal) left out"
             )
         items = [
             grading.answer_item(
@@ -456,13 +458,21 @@ def _read_answers(
     return read, {cid: chunk.text for cid, chunk in corpus.items() if chunk.text}, references
 
 
+def _gradable_answer(trace: Trace) -> bool:
+    """An answer that asserts something: an abstention or a refusal is no faithfulness
+    question (the audit never judges one, and ``--audit`` never offers one)."""
+    if not trace.answer or trace.generation_error:
+        return False
+    return classify_answer(trace.answer)[0] is None
+
+
 def _gradable_traces(
     read: TraceFile, path: Path, corpus: dict[str, str] | None = None
 ) -> tuple[list[Trace], dict[str, str]]:
     """The traces with an answer, and their passages' texts (the trace's own, else the
     corpus's); a trace whose question or passage text is known from neither is refused
     (the page would show a blank)."""
-    population = [t for t in read.traces.values() if t.answer and not t.generation_error]
+    population = [t for t in read.traces.values() if _gradable_answer(t)]
     if not population:
         raise InputError("no trace has an answer: nothing to grade", path=path, field="answer")
     texts = dict(corpus or {})
