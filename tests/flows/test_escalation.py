@@ -109,3 +109,24 @@ def test_the_dry_run_prints_each_judges_calls_and_cost(tmp_path, capsys):
     assert "1. lexical: about 3 answers (every case), 0 calls, $0.0000" in out
     assert f"2. {SPEC}: about" in out
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_an_escalation_whose_rule_reads_no_model_signal_calls_no_model(tmp_path, monkeypatch):
+    """--escalate-to embedded under its shipped, model-free rule (issue 53): no model call,
+    not even llama.cpp needed."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    golden, traces, calibration = _files(tmp_path)
+    result = audit_flow.run(
+        AuditConfig(
+            golden=golden,
+            traces=traces,
+            judge="lexical",
+            calibration=calibration,
+            escalate_to=[JudgeSpec.parse("embedded")],
+            cache=None,
+        )
+    )
+    [step] = result.escalations
+    assert step.sent >= 1 and step.usage is not None and step.usage.calls == 0

@@ -664,8 +664,18 @@ def escalation_deciders(
                 "with --escalate-calibration",
                 field="--escalate-to",
             )
-        out.append((spec, judge, decider))
+        out.append((spec, *_without_model(judge, decider, path, records)))
     return out
+
+
+def _without_model(
+    judge: Judge, decider: Decider, path: Path | None, records: CalibrationRecords
+) -> tuple[Judge, Decider]:
+    """An escalation judge whose record's rule reads no model signal judges without its
+    model, as the first judge does: ``--escalate-to embedded`` made 11 model calls (716 s)
+    its shipped rule ignores."""
+    free = records.model_free(path, judge.fingerprint)
+    return (judge, decider) if free is None else (judge.model_free(), free)
 
 
 def audit_judge(config: AuditConfig) -> Judge:
