@@ -244,6 +244,20 @@ FORMATS: dict[str, tuple[Callable[[set[str]], bool],
 }  # fmt: skip
 
 
+# fields of the single-turn shapes the libraries write -> what the file is, in words
+SINGLE_TURN = {
+    frozenset({"query_id", "retrieved"}): "a single-turn trace file (ours)",
+    frozenset({"user_input", "retrieved_contexts"}): "a ragas single-turn dataset",
+    frozenset({"input", "actual_output"}): "a DeepEval single-turn dataset (LLMTestCase)",
+    frozenset({"input", "expected_output"}): "a DeepEval single-turn dataset (Golden)",
+    frozenset({"question", "answer"}): "a single-turn question-answer table",
+}
+
+
+def _single_turn(keys: set[str]) -> str | None:
+    return next((what for need, what in SINGLE_TURN.items() if need <= keys), None)
+
+
 def detect(records: list[tuple[int, Record]], path: Path) -> str:
     """The format name of the records, by their fields (module docstring)."""
     if not records:
@@ -253,6 +267,13 @@ def detect(records: list[tuple[int, Record]], path: Path) -> str:
     for name, (recognises, _) in FORMATS.items():
         if recognises(keys):
             return name
+    if (what := _single_turn(keys)) is not None:
+        raise InputError(
+            f"this is {what}, one answer per question, not conversations: give it to "
+            "audit --traces (with the golden set of its questions)",
+            path=path,
+            line=line,
+        )
     raise InputError(
         "not a conversation trace: expected our turns (conversation_id, turn), DeepEval "
         "conversational test cases (turns), ragas multi-turn samples (user_input) or "
