@@ -21,10 +21,12 @@ OUTCOMES = {"scored", "no_claims", "abstained", "unscored"}
 
 def test_quick_start_audit_on_two_cases(tmp_path, monkeypatch):
     if not _available():
-        pytest.fail("the embedded model must be installed: bash scripts/setup.sh")
+        pytest.fail("the embedded model must be installed: bash scripts/setup.sh --local")
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "results"
-    code = main(["audit", "--golden", "handbook", "--limit", "2", "-o", str(out), "--quiet"])
+    # --live: the model writes the answers (without it they come from the shipped recording)
+    args = ["audit", "--golden", "handbook", "--limit", "2", "--live"]
+    code = main([*args, "-o", str(out), "--quiet"])
     assert code == 0
     result = json.loads((out / "results.json").read_text())
     cases = {c["case_id"]: c for c in result["cases"]}

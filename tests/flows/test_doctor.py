@@ -77,5 +77,5 @@ def test_doctor_passes_on_this_install(capsys):
     from tests.llm.test_local_model import _available
 
     if not _available():
-        pytest.fail("the embedded model must be installed: bash scripts/setup.sh")
+        pytest.fail("the embedded model must be installed: bash scripts/setup.sh --local")
     assert main(["doctor"]) == 0, capsys.readouterr().out

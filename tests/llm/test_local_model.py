@@ -77,7 +77,7 @@ def test_killed_real_worker_gives_clear_error_and_keeps_cached_answers(tmp_path)
     import time
 
     if not _available():
-        pytest.fail("the embedded model must be installed: bash scripts/setup.sh")
+        pytest.fail("the embedded model must be installed: bash scripts/setup.sh --local")
     rows = [
         {
             "id": f"a{i}",

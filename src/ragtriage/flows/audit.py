@@ -22,7 +22,7 @@ from ragtriage.atomic import file_sha256
 from ragtriage.calibration.fit_check import misfit
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.data.formats.columns import ColumnMap
-from ragtriage.data.golden import load_golden
+from ragtriage.data.golden import load_golden, resolve_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
 from ragtriage.data.models import DEFAULT_CONTEXT_K, GoldenSet
 from ragtriage.data.traces import chunk_texts, read_traces, run_from_traces
@@ -446,7 +446,7 @@ def _recording(config: AuditConfig) -> Recording | None:
     them, and the report says where they came from."""
     if config.live:
         return None
-    path = find_recording(config.golden)
+    path = find_recording(resolve_golden(config.golden))  # "handbook": the shipped set
     return read_recording(path) if path is not None else None
 
 

@@ -35,10 +35,10 @@ PORTABLE_CMAKE_ARGS = (
 PORTABLE_FEATURES = frozenset({"SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2"})
 # from a clone, or (a wheel install has no scripts/) the same portable build through pip
 INSTALL_COMMAND = (
-    "bash scripts/setup.sh (in a clone), or: "
+    "bash scripts/setup.sh --local (in a clone), or: "
     f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir "ragtriage[local]"'
 )
-REBUILD_COMMAND = "bash scripts/setup.sh --rebuild   (or: " + (
+REBUILD_COMMAND = "bash scripts/setup.sh --local --rebuild   (or: " + (
     f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir --force-reinstall '
     f"--no-deps llama-cpp-python=={LLAMA_CPP_VERSION})"
 )
