@@ -259,6 +259,9 @@ class Page {
       return;
     }
     if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
+    // a button reached with Tab (a search result's mark) is pressed by Space and Enter, as
+    // everywhere: the page's own Space and Enter had marked the pool card and moved on
+    if (event.target.tagName === "BUTTON" && (event.key === " " || event.key === "Enter")) return;
     const keys = {
       ArrowRight: () => this.show(this.index + 1),
       Enter: () => this.show(this.index + 1),
