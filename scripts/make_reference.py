@@ -601,7 +601,10 @@ def _first(part: str) -> str:
     if part == "setup":
         return f"{float(_found(r'^ *([0-9.]+)  setup: done', text, name)[1]):.0f} s"
     if part == "headline":
-        return _found(r"^ *[0-9.]+  ragtriage audit: (.*)$", text, name)[1]
+        # the terminal wrapped it: "..., unsure 0," then "unstable 0" on the next line
+        found = _found(r"^ *[0-9.]+  ragtriage audit: (.*)\n(?: *[0-9.]+  (unstable \d+)$)?",
+                       text, name)  # fmt: skip
+        return " ".join(part for part in found.groups() if part)
     after = _found(r"load average after: ([\d.]+)", text, name)[1]
     return (
         f"commit {head[1]}, {head[2]}, {head[3]} cores at load average {head[4]} before and "

@@ -49,9 +49,10 @@ progress() {
 install_progress() {
   awk '
     BEGIN { "date +%s" | getline t0; close("date +%s") }
-    /^(Collecting|Downloading|Installing collected packages|Successfully installed|Building wheel)/ {
+    /^ *(Collecting|Downloading|Installing collected packages|Successfully installed|Building wheel)/ {
       "date +%s" | getline t; close("date +%s")
-      line = $0; if (length(line) > 110) line = substr(line, 1, 107) "..."
+      line = $0; sub(/^ +/, "", line)  # pip indents a download under its package
+      if (length(line) > 110) line = substr(line, 1, 107) "..."
       printf "setup: installing: %s (%d s)\n", line, t - t0
       fflush()
       if (ENVIRON["SETUP_STAMP"] != "") system("touch \"" ENVIRON["SETUP_STAMP"] "\"")

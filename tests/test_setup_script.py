@@ -53,7 +53,7 @@ def test_the_final_pip_install_shows_each_package(tmp_path):
         "Obtaining file:///src\n  Installing build dependencies: started\n"
         "Collecting numpy>=1.26 (from ragtriage==0.1.0)\n"
         "  Using cached numpy-2.1.0.whl (16.0 MB)\n"
-        "Downloading torch-2.5.0-cp311-cp311-manylinux1_x86_64.whl (906.4 MB)\n"
+        "  Downloading torch-2.5.0-cp311-cp311-manylinux1_x86_64.whl (906.4 MB)\n"
         "Installing collected packages: numpy, torch, ragtriage\n"
         "Successfully installed numpy-2.1.0 ragtriage-0.1.0 torch-2.5.0\n"
     )
