@@ -323,6 +323,8 @@ class RecordedAnswers(BaseModel):
     """Answers the embedded model wrote earlier for this golden set, shipped beside it with
     their provenance, that the audit read instead of having the model write them now."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     file: str
     """The recording (``embedded_answers.jsonl`` beside the golden set)."""
     answers: int
