@@ -79,3 +79,19 @@ def test_doctor_passes_on_this_install(capsys):
     if not _available():
         pytest.fail("the embedded model must be installed: bash scripts/setup.sh --local")
     assert main(["doctor"]) == 0, capsys.readouterr().out
+
+
+def test_the_doctor_passes_an_install_without_the_model(monkeypatch):
+    """The README's first command installs no model; the doctor it names must not fail it
+    (issue 53): the model is an optional check there, with the command that installs it."""
+    import sys
+
+    from ragtriage.flows import doctor
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    monkeypatch.setattr(doctor, "find_spec", lambda name: None)
+    monkeypatch.setattr(doctor, "litellm_offline", lambda: doctor.Check("litellm", "ok", "x"))
+    checks = doctor.run()
+    assert not [c for c in checks if c.status == "fail"], checks
+    [model] = [c for c in checks if c.name == "embedded model"]
+    assert model.status == "optional" and "--local" in model.fix
