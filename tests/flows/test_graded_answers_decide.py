@@ -102,3 +102,39 @@ def test_another_answer_to_a_graded_question_is_not_decided_by_that_grade():
     decider = Decider(Record(), CalibrationStatus())  # type: ignore[arg-type]
     assert set(graded_answers(decider, {"q1": "a"})) == {"q1"}
     assert graded_answers(decider, {"q1": "another answer"}) == {}
+
+
+def test_a_graded_turn_is_decided_by_its_grade_in_the_conversations_audit(tmp_path):
+    from ragtriage.flows import conversations as conversations_flow
+    from ragtriage.flows.annotate import GradesConfig, prepare
+    from ragtriage.flows.conversations import ConversationsConfig
+    from ragtriage.results.files import json_bytes
+
+    traces = HANDBOOK / "conversation_traces.jsonl"
+
+    def run(calibration=None):
+        return conversations_flow.run(ConversationsConfig(
+            golden=HANDBOOK, traces=traces, judge="lexical", cache=None, calibration=calibration,
+        ))  # fmt: skip
+
+    path = tmp_path / "results.json"
+    path.write_bytes(json_bytes(run()))
+    grades = tmp_path / "grades.jsonl"
+    task = prepare(GradesConfig(audit=path, out=grades, sample=50, browser=False)).task
+    unfaithful = {"hc-backup#2", "hc-backup#3"}
+    for i in range(task.total):
+        item = task.item(i)
+        task.save(i, {"record": {"label": item["id"] not in unfaithful},
+                      "version": item["version"]})  # fmt: skip
+    task.store.close()
+    cal = tmp_path / "cal"
+    assert main(["calibrate", str(grades), "--judge", "lexical", "--out", str(cal),
+                 "--no-plots", "--resamples", "100"]) == 0  # fmt: skip
+    again = run(next(cal.rglob("calibration.json")))
+    by_id = {t.case.case_id: t for t in again.turns}
+    for turn in unfaithful:
+        case = by_id[turn].case
+        assert case.decided_by == GRADED_BY and case.faithful is False, case.reason
+    assert not [
+        t for t in again.turns if t.case.decided_by == GRADED_BY and t.label.value == "unsure"
+    ]

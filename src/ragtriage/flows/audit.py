@@ -67,12 +67,16 @@ from ragtriage.system.run import run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
-from ragtriage.triage.calibrated import GRADED_BY, CalibrationRecords, Decider, graded_answers
+from ragtriage.triage.calibrated import (
+    CalibrationRecords,
+    Decider,
+    decided_by_grades,
+    say_graded,
+)
 from ragtriage.triage.diagnostics import summarize
 from ragtriage.triage.models import (
     AuditResult,
     AuditSettings,
-    CaseResult,
     Escalation,
     GoldenSource,
     Label,
@@ -352,7 +356,7 @@ async def _audit(
         decider = planned or records.decider(config.calibration, run.fingerprint)
         by_id = {r.item_id: r for r in run.results}
         name = judge_label(run.fingerprint)
-        escalated = _decided_by_grades(decider, traces, by_id)
+        escalated = decided_by_grades(decider, traces, by_id)
         rows = case_rows.build(
             golden, traces, by_id, decider, retrieval, reference, unjudged, texts,
             escalated=escalated, judge_name=name,
@@ -379,7 +383,7 @@ async def _audit(
                 escalated=escalated, judge_name=name,
             )  # fmt: skip
             step.decided = sum(r.case_id in unsure and r.label != Label.UNSURE for r in rows)
-        _say_graded(rows)
+        say_graded(rows)
         diagnostics = summarize(
             [(r.diagnostics, r.tags) for r in rows if r.diagnostics is not None],
             "claims" if run.fingerprint.judge == "claims" else "alignment",
@@ -421,23 +425,6 @@ async def _audit(
         timings={k: round(v, 2) for k, v in timings.items()},
     )
     return result, decider.record
-
-
-def _decided_by_grades(
-    decider: Decider, traces: dict[str, Trace], judged: dict[str, JudgeResult]
-) -> dict[str, tuple[JudgeResult, Decider, str]]:
-    """The answers a person graded in the calibration the audit decides by, each decided
-    by its grade (in the place of an escalation: the grade is the strongest judge)."""
-    answers = {q: t.answer for q, t in traces.items() if q in judged}
-    graded = graded_answers(decider, answers)
-    return {q: (judged[q], grade, GRADED_BY) for q, grade in graded.items()}
-
-
-def _say_graded(rows: list[CaseResult]) -> None:
-    """A graded answer's reason says the grade decided it, not the judge's score."""
-    for row in rows:
-        if row.decided_by == GRADED_BY:
-            row.reason += "; decided by a person's grade of this very answer"
 
 
 def _recording(config: AuditConfig) -> Recording | None:

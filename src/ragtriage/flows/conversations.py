@@ -52,7 +52,13 @@ from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
-from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
+from ragtriage.triage.calibrated import (
+    Decider,
+    decided_by_grades,
+    find_decider,
+    model_free_decider,
+    say_graded,
+)
 from ragtriage.triage.conversations import (
     ConversationsGolden,
     ConversationsResult,
@@ -189,7 +195,9 @@ async def arun(config: ConversationsConfig) -> ConversationsResult:
         store.close()
     timings["judge_s"] = time.perf_counter() - t0
 
-    rows = case_rows.build(flat, traces, judged, decider, retrieval, {}, unjudged)
+    graded = decided_by_grades(decider, traces, judged)  # a person's grade decides its turn
+    rows = case_rows.build(flat, traces, judged, decider, retrieval, {}, unjudged, escalated=graded)
+    say_graded(rows)
     candidates = {r.case_id for r in rows if r.label in (Label.RETRIEVAL, Label.RANKING)}
     probes = {}
     if flat.corpus:

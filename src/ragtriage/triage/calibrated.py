@@ -25,14 +25,16 @@ from ragtriage.calibration.record import CalibrationRecord, is_stale, load_calib
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
 from ragtriage.stats import Estimate, wilson_interval
-from ragtriage.triage.models import CalibrationStatus
+from ragtriage.triage.models import CalibrationStatus, CaseResult, Trace
 
 __all__ = [
     "CalibrationRecords",
     "Decider",
     "GRADED_BY",
     "GradedDecider",
+    "decided_by_grades",
     "graded_answers",
+    "say_graded",
     "SHIPPED",
     "UNCALIBRATED_THRESHOLD",
     "find_decider",
@@ -124,6 +126,24 @@ def graded_answers(decider: Decider, answers: dict[str, str]) -> dict[str, Grade
         if sha256_text(answer) == item.answer_sha256:
             out[item.id] = GradedDecider(record, decider.status, decider.shipped, item.human)
     return out
+
+
+def decided_by_grades(
+    decider: Decider, traces: dict[str, Trace], judged: dict[str, JudgeResult]
+) -> dict[str, tuple[JudgeResult, Decider, str]]:
+    """The answers a person graded in the calibration an audit decides by, each decided by
+    its grade, in the shape of ``triage.cases.build``'s ``escalated`` (the grade is the
+    strongest judge); the audit and the conversations audit alike."""
+    answers = {q: t.answer for q, t in traces.items() if q in judged}
+    graded = graded_answers(decider, answers)
+    return {q: (judged[q], grade, GRADED_BY) for q, grade in graded.items()}
+
+
+def say_graded(rows: list[CaseResult]) -> None:
+    """A graded answer's reason says the grade decided it, not the judge's score."""
+    for row in rows:
+        if row.decided_by == GRADED_BY:
+            row.reason += "; decided by a person's grade of this very answer"
 
 
 def naive_rate(decisions: list[bool], level: float = 0.95) -> Estimate | None:
