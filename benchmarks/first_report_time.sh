@@ -41,4 +41,7 @@ rc=${PIPESTATUS[0]}
 set -e
 wall="$(echo "$EPOCHREALTIME - $start" | bc)"
 printf '# exit %s; wall %.1f s; load average after: %s\n' "$rc" "$wall" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT"
+# CPU time of the clone, venv and command together (bash's times: children's user, sys),
+# which a busy machine inflates far less than the wall time
+echo "# CPU of everything run (user sys, bash times): $(times | tail -1)" >> "$OUT"
 cat "$OUT"
