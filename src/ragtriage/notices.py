@@ -33,7 +33,10 @@ CODES: dict[str, str] = {
     "record_fit": "the grades behind the calibration do not hold answers shaped like these",
     "unjudged": "an answer could not be judged and is counted as unscored",
     "reader": "a reader accepted the file but assumed or skipped something",
-    "recorded_answers": "the answers were written earlier by the embedded model and ship with the golden set (AuditResult.traces.recorded), not generated on this machine",
+    "recorded_answers": (
+        "the answers were written earlier by the embedded model and ship with the golden set "
+        "(AuditResult.traces.recorded), not generated on this machine"
+    ),
     "other": "a notice not yet given its own code",
 }
 

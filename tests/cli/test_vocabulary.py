@@ -55,11 +55,11 @@ def test_generator_embedded_is_the_judges_word_and_local_still_works(tmp_path, m
     monkeypatch.setattr(audit_flow, "require_llama", lambda: None)
     monkeypatch.setattr(audit_flow, "LocalModel", lambda *a, **k: None)
     monkeypatch.setattr(audit_flow, "Caller", FailingCaller)
-    for spelling in ("embedded", "local"):
+    for spelling in ("embedded", "local"):  # --live below: not the handbook's shipped answers
         out = tmp_path / spelling
         args = ["audit", "--golden", str(HANDBOOK), "--generator", spelling, "--judge",
                 "lexical", "--limit", "2", "--cache", str(tmp_path / "c.sqlite"), "-o", str(out),
-                "--quiet"]  # fmt: skip
+                "--quiet", "--live"]  # fmt: skip
         assert main(args) == 0
         results = json.loads((out / "results.json").read_text())
         assert results["config"]["generator"] == "embedded"

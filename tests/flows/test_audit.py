@@ -277,9 +277,13 @@ def test_a_failed_generation_is_unscored_with_its_reason_never_judged(tmp_path, 
     monkeypatch.setattr(audit_module, "LocalModel", lambda *a, **k: None)
     monkeypatch.setattr(audit_module, "Caller", FailingCaller)
     result = audit_flow.run(
-        AuditConfig(
-            golden=HANDBOOK, generator="local", judge="lexical", cache=tmp_path / "c.sqlite"
-        )
+        AuditConfig(  # --live: the handbook's shipped answers would need no model call
+            golden=HANDBOOK,
+            generator="local",
+            judge="lexical",
+            live=True,
+            cache=tmp_path / "c.sqlite",
+        )  # fmt: skip
     )
     assert_one_label_per_golden_case(result, HANDBOOK)
     assert result.generation.n_judged == 0

@@ -37,7 +37,7 @@ def test_compiled_features_and_what_a_cpu_lacks():
 def test_llama_build_check_fails_a_build_this_cpu_cannot_run(monkeypatch):
     monkeypatch.setattr(doctor, "cpu_flags", lambda: {"pni", "ssse3", "avx", "avx2"})
     check = doctor.llama_build(NATIVE_AMX)
-    assert check.status == "fail" and "setup.sh --rebuild" in check.fix
+    assert check.status == "fail" and "setup.sh --local --rebuild" in check.fix
     monkeypatch.setattr(doctor, "cpu_flags", lambda: {"pni", "avx512f", "amx_int8", "avx2", "avx"})
     assert doctor.llama_build(NATIVE_AMX).status == "ok"
 

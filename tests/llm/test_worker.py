@@ -80,7 +80,7 @@ def test_a_native_crash_is_a_clear_error_and_later_calls_do_not_restart(fake_env
     with pytest.raises(ModelCrashed) as caught:
         worker.complete(_request("three"))
     message = str(caught.value)
-    assert "died of SIGSEGV" in message and "scripts/setup.sh --rebuild" in message
+    assert "died of SIGSEGV" in message and "scripts/setup.sh --local --rebuild" in message
     assert "AVX2 = 1" in message and "resume" in message
     assert caught.value.exit_code == EXIT_INPUT
     with pytest.raises(ModelCrashed):
