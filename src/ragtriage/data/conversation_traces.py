@@ -33,7 +33,6 @@ data/formats/text.py); one matching none is set aside and listed in a note.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,6 +49,7 @@ from ragtriage.data.conversations import (
 from ragtriage.data.formats import openinference as oi
 from ragtriage.data.formats.detect import corpus_ids
 from ragtriage.data.formats.text import normalise, query_key, text_id
+from ragtriage.data.jsontext import NOT_JSON, decode_json_text
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.traces import parse_trace
 from ragtriage.errors import InputError
@@ -160,11 +160,10 @@ def _tool_query(calls: Any) -> str | None:
 
 def _tool_passages(content: str, path: Path, line: int, field: str) -> list[Record]:
     """A retriever tool's output: a JSON list of passages, else one passage of text."""
-    try:
-        parsed = json.loads(content) if content.lstrip().startswith("[") else None
-    except ValueError:
-        parsed = None
-    if parsed is None:
+    parsed = None
+    if content.lstrip().startswith("["):
+        parsed = decode_json_text(content, path=path, line=line, field=field, lenient=True)
+    if parsed is None or parsed is NOT_JSON or not isinstance(parsed, list):
         return [_passage(content, path, line, field)] if content.strip() else []
     return [_passage(item, path, line, field) for item in parsed]
 
