@@ -286,7 +286,7 @@ def _undecided(result: AuditResult) -> str:
     if any(case.faithful is not None for case in result.cases):
         return ""
     unsure = sum(case.label == Label.UNSURE for case in result.cases)
-    return f"no answer was decided ({unsure} unsure), so no bar on it can be held"
+    return f"no answer was decided ({unsure} unsure): a bar on it cannot be held"
 
 
 def check_bars(
