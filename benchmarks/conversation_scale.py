@@ -73,8 +73,15 @@ def main() -> None:
     previous = None
     for turns in args.turns:
         seconds, judged = measure(turns)
-        growth = f" (x{seconds / previous[0]:.2f} for x{turns / previous[1]:g} turns)" if previous else ""
-        lines.append(f"  {turns:,} turns in one conversation: {seconds:.2f} s, {judged:,} turn results{growth}")
+        growth = (
+            f" (x{seconds / previous[0]:.2f} for x{turns / previous[1]:g} turns)"
+            if previous
+            else ""
+        )
+        lines.append(
+            f"  {turns:,} turns in one conversation: {seconds:.2f} s, "
+            f"{judged:,} turn results{growth}"
+        )
         previous = (seconds, turns)
         print(lines[-1], flush=True)
     if args.out:
