@@ -40,8 +40,8 @@ def _bomb() -> str:
 FILES = {
     f"{MAX_DEPLOYMENTS:,} deployments (the most allowed)": lambda: _deployments(MAX_DEPLOYMENTS),
     f"{MAX_DEPLOYMENTS + 1:,} deployments": lambda: _deployments(MAX_DEPLOYMENTS + 1),
-    "20,000 deployments (the issue's 4 MB file)": lambda: _deployments(20_000),
-    "200,000 deployments (the issue's 40 MB file)": lambda: _deployments(200_000),
+    "20,000 deployments (the issue's 4 MB file held as many)": lambda: _deployments(20_000),
+    "200,000 deployments (the issue's 40 MB file held as many)": lambda: _deployments(200_000),
     "a 600-byte alias bomb (9 levels of 9 aliases)": _bomb,
 }
 
