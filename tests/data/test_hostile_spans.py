@@ -294,3 +294,13 @@ def test_the_issue_otlp_values_refuse_through_the_trace_reader(tmp_path, bad):
         read_traces(path, 3, load_golden(USERS / "handbook"))
     assert found.value.line == 1
     assert found.value.field.startswith("attributes[llm.token_count.total]")
+
+
+@pytest.mark.parametrize("parent", [[1], {"a": 1}, 5, True])
+def test_an_otlp_parent_span_id_of_any_type_is_text(tmp_path, parent):
+    """Found by the tree fuzz of test_hostile_loaders: a list was looked up in a set."""
+    request = json.loads((USERS / "langchain_otlp.jsonl").read_text())
+    request["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["parentSpanId"] = parent
+    path = tmp_path / "otlp.jsonl"
+    path.write_text(json.dumps(request) + "\n", encoding="utf-8")
+    read_traces(path, 3, load_golden(USERS / "handbook"))

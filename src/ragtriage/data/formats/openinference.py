@@ -145,12 +145,17 @@ def _otlp_spans(row: dict[str, Any], path: Path, line: int) -> Iterator[Span]:
                 yield Span(
                     trace_id=str(span["traceId"]),
                     span_id=str(span.get("spanId")),
-                    parent_id=span.get("parentSpanId") or None,
+                    parent_id=_parent(span.get("parentSpanId")),
                     kind=str(attrs.get("openinference.span.kind", "")).upper(),
                     line=line,
                     attributes=attrs,
                     path=path,
                 )
+
+
+def _parent(value: Any) -> str | None:
+    """A parent span id as text (a list there was looked up in a set: a traceback)."""
+    return str(value) if value not in (None, "") else None
 
 
 def _list(value: Any, path: Path, line: int, name: str) -> list[dict[str, Any]]:
