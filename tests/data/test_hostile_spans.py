@@ -298,7 +298,7 @@ def test_the_issue_otlp_values_refuse_through_the_trace_reader(tmp_path, bad):
 
 @pytest.mark.parametrize("parent", [[1], {"a": 1}, 5, True])
 def test_an_otlp_parent_span_id_of_any_type_is_text(tmp_path, parent):
-    """Found by the tree fuzz of test_hostile_loaders: a list was looked up in a set."""
+    """A list there was looked up in a set of span ids: a TypeError escaped."""
     request = json.loads((USERS / "langchain_otlp.jsonl").read_text())
     request["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["parentSpanId"] = parent
     path = tmp_path / "otlp.jsonl"
