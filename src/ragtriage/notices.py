@@ -37,6 +37,7 @@ CODES: dict[str, str] = {
         "the answers were written earlier by the embedded model and ship with the golden set "
         "(AuditResult.traces.recorded), not generated on this machine"
     ),
+    "turn_mismatch": "a traced turn asks another message than its golden turn: set aside, unjudged",
     "other": "a notice not yet given its own code",
 }
 
