@@ -43,5 +43,6 @@ wall="$(echo "$EPOCHREALTIME - $start" | bc)"
 printf '# exit %s; wall %.1f s; load average after: %s\n' "$rc" "$wall" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT"
 # CPU time of the clone, venv and command together (bash's times: children's user, sys),
 # which a busy machine inflates far less than the wall time
-echo "# CPU of everything run (user sys, bash times): $(times | tail -1)" >> "$OUT"
+times > "$WORK/times"  # in this shell: a $(times) subshell has no children to count
+echo "# CPU of everything run (user sys, bash times): $(tail -1 "$WORK/times")" >> "$OUT"
 cat "$OUT"
