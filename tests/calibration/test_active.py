@@ -145,3 +145,24 @@ def test_equal_inclusion_probabilities_draw_no_unequal_warning():
     results = judge_faithfulness([i.judge_item() for i in items], judge="lexical", cache=None)
     record = fit_record(items, results, judge_name="lexical", grades_digest={}, resamples=100)
     assert not any(w.startswith("ACTIVE DESIGN") for w in record.warnings)
+
+
+def test_an_active_sample_of_five_is_calibrated_with_fewer_folds(tmp_path):
+    """An active sample of 5 could be neither calibrated (10 needed) nor extended (issue
+    53): the refusal names --folds 2, with which the same five calibrate."""
+    from ragtriage.calibration.fit import fit_record
+    from ragtriage.calibration.grades import load_grades
+    from ragtriage.errors import InputError
+    from ragtriage.judge.api import judge_faithfulness
+    from tests.conftest import ROOT
+
+    items = load_grades(ROOT / "human_grades/begin_wow/grades.jsonl")
+    five = [i for i in items if i.label][:3] + [i for i in items if i.label is False][:2]
+    drawn = zip(five, [1, 0.5, 0.8, 0.3, 1], strict=True)
+    five = [i.model_copy(update={"probability": p}) for i, p in drawn]
+    results = judge_faithfulness([i.judge_item() for i in five], judge="lexical", cache=None)
+    with pytest.raises(InputError, match="--folds 2.*new active sample"):
+        fit_record(five, results, judge_name="lexical", grades_digest={}, resamples=50)
+    record = fit_record(five, results, judge_name="lexical", grades_digest={}, resamples=50,
+                        folds=2)  # fmt: skip
+    assert len(record.items) == 5

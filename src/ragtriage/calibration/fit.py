@@ -94,11 +94,26 @@ def _fit_combination(features: list[str]) -> Fit:
     return lambda table, y: fit_logistic(table, y, features)
 
 
+def _fewer_folds(used: list) -> str:
+    """The way on with few grades: fewer folds (two grades each), and for an active
+    sample, which is never extended, a new one (issue 53: a sample of 5 had no way on)."""
+    n = len(used)
+    more = (
+        "draw a new active sample of 10 or more (one is never extended)"
+        if any(getattr(i, "probability", None) is not None for i in used)
+        else "grade more"
+    )
+    if n < 4:
+        return f"; {more}"
+    return f"; calibrate these with --folds {n // 2} (two grades a fold; wide intervals), or {more}"
+
+
 def _check_enough(used: list, folds: int) -> None:
     """Say what is actually missing: too few scored items, or only one label among them."""
     if len(used) < 2 * folds:
         raise InputError(
             f"only {len(used)} graded items were scored (need {2 * folds} or more) to calibrate"
+            + _fewer_folds(used)
         )
     labels = {i.label for i in used}
     if len(labels) < 2:
