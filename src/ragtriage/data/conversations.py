@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.atomic import write_atomic
 from ragtriage.data.containers import check_type, iter_records, read_text, require
+from ragtriage.data.formats.conversations import check_turns
 from ragtriage.data.golden import load_chunks, parse_case
 from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet, Trace
@@ -157,36 +158,6 @@ def _turn(record: dict[str, Any], path: Path, line: int) -> int:
     if isinstance(value, bool) or value < 1:
         raise InputError("must be an integer >= 1", path=path, line=line, field="turn")
     return value
-
-
-def check_turns(keyed: Iterable[tuple[str, int, int]], path: Path, what: str = "turn") -> None:
-    """``(conversation, turn, line)`` in file order: each conversation's turns must be
-    ``1..n`` with none twice; a gap is refused (a missing turn is missing history, and
-    the turns after it would be judged without it)."""
-    seen: dict[tuple[str, int], int] = {}
-    by_conv: dict[str, list[tuple[int, int]]] = {}
-    for conv, turn, line in keyed:
-        if (conv, turn) in seen:
-            raise InputError(
-                f"conversation {conv!r} {what} {turn} already on line {seen[conv, turn]}",
-                path=path,
-                line=line,
-                field="turn",
-            )
-        seen[conv, turn] = line
-        by_conv.setdefault(conv, []).append((turn, line))
-    for conv, turns in by_conv.items():
-        numbers = sorted(t for t, _ in turns)
-        if numbers != list(range(1, len(numbers) + 1)):
-            gap = next(n for n in range(1, len(numbers) + 2) if n not in numbers)
-            last = max(turns)[1]
-            raise InputError(
-                f"conversation {conv!r} has turns {numbers}: turn {gap} is missing (turns "
-                "must be 1, 2, ... with none left out)",
-                path=path,
-                line=last,
-                field="turn",
-            )
 
 
 def load_conversation_golden(path: str | Path) -> ConversationGolden:
