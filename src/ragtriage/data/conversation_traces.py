@@ -21,7 +21,6 @@ from ragtriage.data.conversations import (
     ConversationGolden,
     TracedTurn,
     TurnRecords,
-    rewritten,
     turn_id,
 )
 from ragtriage.data.formats.base import Conversation, Format
@@ -30,6 +29,7 @@ from ragtriage.data.formats.detect import corpus_ids
 from ragtriage.data.formats.registry import recognise_conversations
 from ragtriage.data.formats.text import normalise, query_key
 from ragtriage.data.models import GoldenSet
+from ragtriage.data.rows import TurnRow, validated
 from ragtriage.data.traces import parse_trace
 from ragtriage.errors import InputError
 
@@ -95,13 +95,14 @@ def _turn(conv: str, n: int, record: Record, path: Path, line: int, k: int) -> T
         raise InputError("a turn without the system's answer", path=path, line=line,
                          field="answer")  # fmt: skip
     trace = parse_trace({**record, "query_id": turn_id(conv, turn)}, path, line, k)
-    query = rewritten(record, path, line)
-    if query is not None and normalise(query) == normalise(record["user"]):
+    row = validated(TurnRow, {**record, "conversation_id": conv, "turn": turn}, path, line)
+    query = row.rewritten_query
+    if query is not None and normalise(query) == normalise(row.user):
         query = None  # searching with the message itself is no rewrite
     return TracedTurn(
         conversation_id=conv,
         turn=turn,
-        user=record["user"],
+        user=row.user,
         rewritten_query=query,
         trace=trace,
         line=line,

@@ -357,9 +357,13 @@ class TurnRow(Row):
     ] = None
 
 
-class GoldenTurnRow(TurnRow):
-    """A golden turn: a :class:`TurnRow` whose id names its flattened case, with
-    ``standalone`` required (the slices are cut by it; a guess would cut them wrong)."""
+class GoldenTurnRow(Row):
+    """A golden turn: which conversation (its id names the flattened case
+    ``conversation#turn``), which turn, whether it is ``standalone`` (required: the slices
+    are cut by it, and a guess would cut them wrong) and the user's message; the rest of
+    the line is a golden case (:class:`GoldenRow`)."""
 
     conversation_id: Annotated[str, BeforeValidator(_conversation)]
+    turn: Turn
     standalone: Annotated[bool, BeforeValidator(_kinds(bool))]
+    user: Text

@@ -35,10 +35,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import check_type, require
+from ragtriage.data.containers import check_type
 from ragtriage.data.formats import openinference as oi
 from ragtriage.data.formats.base import Conversation, Format
 from ragtriage.data.formats.text import normalise, text_id
+from ragtriage.data.rows import TurnRow, validated
 from ragtriage.errors import InputError
 
 __all__ = ["DEEPEVAL", "OURS", "RAGAS", "SPANS", "check_turns"]
@@ -79,12 +80,8 @@ def check_turns(keyed: Iterable[tuple[str, int, int]], path: Path, what: str = "
 def _ours(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
     by_conv: dict[str, list[tuple[int, Record]]] = {}
     for line, record in records:
-        conv = str(require(record, "conversation_id", (str, int), path, line))
-        turn = require(record, "turn", int, path, line)
-        if isinstance(turn, bool) or turn < 1:
-            raise InputError("must be an integer >= 1", path=path, line=line, field="turn")
-        require(record, "user", str, path, line)
-        by_conv.setdefault(conv, []).append((line, record))
+        row = validated(TurnRow, record, path, line)
+        by_conv.setdefault(row.conversation_id, []).append((line, record))
     check_turns(((str(r["conversation_id"]), r["turn"], ln) for ln, r in records), path)
     return [
         (conv, sorted(turns, key=lambda t: t[1]["turn"]), turns[0][0])
