@@ -19,11 +19,15 @@ package, so ``pip install ragtriage && ragtriage audit --golden handbook`` works
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ragtriage.data.beir import is_beir_dir, load_beir, load_corpus
 from ragtriage.data.containers import (
+    Given,
+    Source,
+    as_source,
     check_type,
     is_hf_dataset,
     iter_records,
@@ -72,14 +76,18 @@ def resolve_golden(path: str | Path) -> Path:
 
 
 def load_golden(
-    path: str | Path,
+    path: Source | Iterable[Mapping[str, Any]],
     *,
     split: str = "test",
     columns: Columns = None,
 ) -> GoldenSet:
-    """Read a golden set from a file, a directory or a shipped set's name (module docstring);
+    """Read a golden set from a file, a directory, a shipped set's name (module docstring)
+    or rows given in Python (``containers.as_source``: a list of dicts, a DataFrame);
     ``columns`` maps other column names onto ours (data/formats/columns.py)."""
-    path = resolve_golden(path)
+    source = as_source(path, "golden")
+    if isinstance(source, Given):
+        return _load_file(source, columns)
+    path = resolve_golden(source)
     if not path.exists():
         names = ", ".join(shipped_sets()) or "none installed"
         hint = f" (nor a shipped golden set: {names}; name one as it is)"
@@ -89,7 +97,7 @@ def load_golden(
     return _load_file(path, columns)
 
 
-def _load_file(path: Path, columns: Columns) -> GoldenSet:
+def _load_file(path: Path | Given, columns: Columns) -> GoldenSet:
     adapted = golden_rows(path, columns)
     return GoldenSet(
         cases=_unique_cases(path, adapted.records),
@@ -115,7 +123,9 @@ def _load_dir(path: Path, split: str, columns: Columns = None) -> GoldenSet:
     )
 
 
-def _unique_cases(path: Path, records: list[tuple[int, dict[str, Any]]]) -> list[GoldenCase]:
+def _unique_cases(
+    path: Path | Given, records: list[tuple[int, dict[str, Any]]]
+) -> list[GoldenCase]:
     return unique_items(
         path,
         records,

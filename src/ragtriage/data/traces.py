@@ -16,11 +16,12 @@ every chunk known (:func:`chunk_texts`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import unique_items
+from ragtriage.data.containers import Source, as_source, unique_items
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import trace_rows
 from ragtriage.data.models import GoldenSet, RetrievedChunk, Trace
@@ -53,7 +54,7 @@ class TraceFile:
 
 
 def load_traces(
-    path: str | Path,
+    path: Source | Iterable[Mapping[str, Any]],
     default_k: int,
     golden: GoldenSet | None = None,
     columns: Columns = None,
@@ -63,14 +64,15 @@ def load_traces(
 
 
 def read_traces(
-    path: str | Path,
+    path: Source | Iterable[Mapping[str, Any]],
     default_k: int,
     golden: GoldenSet | None = None,
     columns: Columns = None,
 ) -> TraceFile:
     """:func:`load_traces` with the detected format; traces that carry a query but no id
-    are matched to ``golden``'s cases by their normalised query text."""
-    path = Path(path)
+    are matched to ``golden``'s cases by their normalised query text; ``path`` may be rows
+    given in Python (``containers.as_source``)."""
+    path = as_source(path, "traces")
     adapted = trace_rows(path, columns, golden)
     traces = unique_items(
         path,
