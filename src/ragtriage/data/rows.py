@@ -34,12 +34,15 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ragtriage.data.beir import GRADE_MAX, GRADE_MIN
+from ragtriage.data.containers import parse_cell, parse_json
 from ragtriage.data.ids import id_problem, shown
 from ragtriage.data.models import GoldenCase, RetrievedChunk, Trace
 from ragtriage.errors import InputError
 
 __all__ = [
     "GoldenRow",
+    "GoldenTurnRow",
+    "GradeRow",
     "Row",
     "TraceRow",
     "TurnRow",
@@ -367,3 +370,86 @@ class GoldenTurnRow(Row):
     turn: Turn
     standalone: Annotated[bool, BeforeValidator(_kinds(bool))]
     user: Text
+
+
+# --- human grades ---
+
+
+def _cells(value: Any) -> Any:
+    """A list, or a CSV cell holding one (JSON, or as ``csv.DictWriter`` writes it)."""
+    return parse_cell(value, "", None, None) if isinstance(value, str) else value  # type: ignore[arg-type]
+
+
+def _contexts(value: Any) -> list[Any]:
+    """The graded passages: a list, a CSV cell holding one, or one plain passage."""
+    value = value or []
+    if isinstance(value, str):
+        listed = _cells(value)
+        if not isinstance(listed, list) and value.strip()[:1] + value.strip()[-1:] == "[]":
+            try:  # looks like a list, is none: its JSON error
+                parse_json(value, None)
+            except InputError as exc:
+                fail(exc.message)
+        value = listed if isinstance(listed, list) else [value]
+    return _kinds(list)(value)
+
+
+def _passage(value: Any) -> str:
+    """A passage is a string or ``{"text": ...}``."""
+    if isinstance(value, str):
+        return value
+    return _kinds(str)(_kinds(dict)(value).get("text", ""))
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list, or a CSV cell holding one; empty: none."""
+    return [] if value in (None, "", []) else _kinds(list)(_cells(value))
+
+
+Passage = Annotated[str, BeforeValidator(_passage)]
+
+
+class GradeRow(Row):
+    """A grade as written (``data/grades.py``): the graded answer's ``id`` (or
+    ``case_id``), the person's ``label`` (validated by ``calibration.grades``), the graded
+    ``contexts`` with their ``context_ids`` (none, or one per passage) and the answer's
+    hash (``answer_sha256``, or ``answer_hash``)."""
+
+    id: Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
+    label: Any
+    contexts: Annotated[
+        list[Annotated[str, BeforeValidator(_passage)]], BeforeValidator(_contexts)
+    ] = []
+    context_ids: Annotated[
+        list[Text],
+        BeforeValidator(lambda v: [] if v in (None, "", []) else _kinds(list)(_cells(v))),
+    ] = []
+    answer_sha256: Any = None
+    answer_hash: MaybeText = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named(cls, data: Any) -> Any:
+        """``id``, else ``case_id``: an empty one is none."""
+        if not isinstance(data, dict):
+            return data
+        key = "id" if data.get("id") not in (None, "") else "case_id"
+        if data.get(key) in (None, ""):
+            fail("missing required field (or 'case_id')", "id")
+        return {**data, "id": data[key]}
+
+    @model_validator(mode="after")
+    def _paired(self) -> GradeRow:
+        """Ids, when given, pair up with the passages (a calibrated conversation turn tells
+        its history from its passages by them): a list that does not is refused."""
+        if self.context_ids and len(self.context_ids) != len(self.contexts):
+            fail(f"{len(self.context_ids)} ids for {len(self.contexts)} contexts", "context_ids")
+        return self
+
+    def record(self, row: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+        """The grade record: ``row``'s own ``fields`` as they stand, with the checked ones."""
+        record = {k: row[k] for k in fields if k in row and k not in ("case_id", "answer_hash")}
+        record.update(id=self.id, contexts=self.contexts, context_ids=self.context_ids)
+        if row.get("answer_sha256") in (None, "") and self.answer_hash is not None:
+            record["answer_sha256"] = self.answer_hash
+        return record
