@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,10 +28,15 @@ from ragtriage.annotate.queries import sample
 from ragtriage.annotate.store import SessionStore
 from ragtriage.errors import InputError
 
+if TYPE_CHECKING:
+    from ragtriage.annotate.golden import GoldenTask
+    from ragtriage.annotate.grades import GradesTask
+
 __all__ = [
     "GoldenSession",
     "GradesSession",
     "Origin",
+    "Prepared",
     "QueryLog",
     "Session",
     "drawn",
@@ -42,6 +48,15 @@ __all__ = [
     "resumed",
     "swept",
 ]
+
+
+@dataclass
+class Prepared:
+    """A page prepared: the task it works on and what the person should know (folded
+    duplicates, a resumed or extended session)."""
+
+    task: GoldenTask | GradesTask
+    notes: list[str]
 
 
 class _Kept(BaseModel):
