@@ -87,17 +87,9 @@ def _golden(config: GoldenSettings, corpus: Corpus, store: SessionStore) -> Prep
             f"{log.read} queries read; {log.exact} exact and {log.near} near duplicates "
             f"folded; {len(picked)} of {len(log.queries)} drawn with seed {config.seed}"
         )
-        session = GoldenSession(
-            kind="golden",
-            created_at=now(),
-            wanted=wanted,
-            queries=_query_log(origin, log.read, log.exact, log.near, len(log.queries)),
-            corpus={"source": str(config.corpus), "chunks": len(corpus.ids)},
-            run={"source": str(config.run)} if config.run else None,
-            seed=config.seed,
-            sample=[{"id": q.id, "text": q.text} for q in picked],
-            options={"graded": config.graded},
-        )
+        counts = (log.read, log.exact, log.near, len(log.queries))
+        drawn_ = [{"id": q.id, "text": q.text} for q in picked]
+        session = _new_session(config, origin, wanted, len(corpus.ids), counts, drawn_)
     else:
         notes.append(resumed(session))
     session.options = {
@@ -112,22 +104,36 @@ def _golden(config: GoldenSettings, corpus: Corpus, store: SessionStore) -> Prep
             f"the run {config.run} answers none of the sampled query ids: "
             "its candidates are not pooled"
         )
-    command = shlex.join(
-        [
-            "ragtriage",
-            "golden",
-            "check",
-            "--golden",
-            str(config.out),
-            "--corpus",
-            str(config.corpus),
-        ]
-    )
+    command = shlex.join(["ragtriage", "golden", "check", "--golden", str(config.out),
+                          "--corpus", str(config.corpus)])  # fmt: skip
     return Prepared(GoldenTask(store, corpus, runs, command), notes)
 
 
-def _query_log(origin: Origin, read: int, exact: int, near: int, distinct: int) -> QueryLog:
-    return QueryLog(**origin.model_dump(), read=read, exact=exact, near=near, distinct=distinct)
+def _new_session(
+    config: GoldenSettings,
+    origin: Origin,
+    wanted: dict,
+    chunks: int,
+    counts: tuple[int, int, int, int],
+    drawn_: list[dict],
+    **options: bool,
+) -> GoldenSession:
+    """A fresh session: the log it was drawn from (lines read, exact and near duplicates
+    folded, distinct queries), the corpus, the run pooled, and what it drew."""
+    read, exact, near, distinct = counts
+    return GoldenSession(
+        kind="golden",
+        created_at=now(),
+        wanted=wanted,
+        queries=QueryLog(
+            **origin.model_dump(), read=read, exact=exact, near=near, distinct=distinct
+        ),
+        corpus={"source": str(config.corpus), "chunks": chunks},
+        run={"source": str(config.run)} if config.run else None,
+        seed=config.seed,
+        sample=drawn_,
+        options={"graded": config.graded, **options},
+    )
 
 
 def _conversation_golden(
@@ -139,28 +145,14 @@ def _conversation_golden(
     threads: dict[str, list[Turn]] = {}
     for turn in turns:
         threads.setdefault(turn.conversation_id, []).append(turn)
-    picked = sample(list(threads), config.sample, config.seed)
-    return GoldenSession(
-        kind="golden",
-        created_at=now(),
-        wanted=wanted,
-        queries=_query_log(origin, len(turns), 0, 0, len(threads)),
-        corpus={"source": str(config.corpus), "chunks": chunks},
-        run={"source": str(config.run)} if config.run else None,
-        seed=config.seed,
-        sample=[
-            {
-                "id": t.id,
-                "text": t.user,
-                "conversation_id": t.conversation_id,
-                "turn": t.turn,
-                "answer": t.answer,
-            }
-            for conv in picked
-            for t in sorted(threads[conv], key=lambda t: t.turn)
-        ],  # fmt: skip
-        options={"graded": config.graded, "conversational": True},
-    )
+    picked = [
+        {"id": t.id, "text": t.user, "conversation_id": t.conversation_id, "turn": t.turn,
+         "answer": t.answer}
+        for conv in sample(list(threads), config.sample, config.seed)
+        for t in sorted(threads[conv], key=lambda t: t.turn)
+    ]  # fmt: skip
+    counts = (len(turns), 0, 0, len(threads))
+    return _new_session(config, origin, wanted, chunks, counts, picked, conversational=True)
 
 
 def _extend_golden(

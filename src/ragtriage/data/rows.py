@@ -16,7 +16,6 @@ NaN and infinities are refused, ids are checked as every id is (``data/ids.py``)
 from __future__ import annotations
 
 import hashlib
-import math
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
@@ -34,7 +33,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ragtriage.data.beir import GRADE_MAX, GRADE_MIN
-from ragtriage.data.containers import parse_cell, parse_json
+from ragtriage.data.containers import check_type, finite_float, parse_cell, parse_json
 from ragtriage.data.ids import id_problem, shown
 from ragtriage.data.models import GoldenCase, RetrievedChunk, Trace
 from ragtriage.errors import InputError
@@ -102,17 +101,14 @@ def _field(loc: tuple[int | str, ...]) -> str:
 
 
 def _kinds(*kinds: type):
-    """A check that the value is one of ``kinds`` (a bool is not a number; a float must
-    be finite), worded ``expected str or int, got bool``."""
+    """``containers.check_type`` as a field check: one of ``kinds`` (a bool is not a
+    number; a float must be finite), worded ``expected str or int, got bool``."""
 
     def check(value: Any) -> Any:
-        wrong_bool = isinstance(value, bool) and bool not in kinds
-        if not isinstance(value, kinds) or wrong_bool:
-            names = " or ".join(k.__name__ for k in kinds)
-            fail(f"expected {names}, got {type(value).__name__}")
-        if isinstance(value, float) and not math.isfinite(value):
-            fail("must be a finite number")
-        return value
+        try:
+            return check_type(value, "", kinds, None, None)  # type: ignore[arg-type]
+        except InputError as exc:
+            fail(exc.message)
 
     return check
 
@@ -127,11 +123,11 @@ def _id(value: Any) -> str:
 
 
 def _float(value: Any) -> float:
-    """A JSON number as a float; an integer beyond a 64-bit float is refused, not raised."""
+    """``containers.finite_float``: an integer beyond a 64-bit float is refused, not raised."""
     try:
-        return float(_kinds(int, float)(value))
-    except OverflowError:
-        fail("integer is out of range for a 64-bit float (beyond 1.8e308)")
+        return finite_float(value, "", None, None)  # type: ignore[arg-type]
+    except InputError as exc:
+        fail(exc.message)
 
 
 def _grade(value: Any) -> int:
