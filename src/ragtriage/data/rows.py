@@ -16,6 +16,7 @@ NaN and infinities are refused, ids are checked as every id is (``data/ids.py``)
 from __future__ import annotations
 
 import hashlib
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
@@ -100,6 +101,7 @@ def _field(loc: tuple[int | str, ...]) -> str:
 # --- field types: each check once, worded as a person reads it ---
 
 
+@cache  # one check per set of kinds, built once
 def _kinds(*kinds: type):
     """``containers.check_type`` as a field check: one of ``kinds`` (a bool is not a
     number; a float must be finite), worded ``expected str or int, got bool``."""
@@ -159,12 +161,14 @@ def _optional(check):
 
 
 Text = Annotated[str, BeforeValidator(_kinds(str))]
+# a name written as text or a number (an ACL entry, a conversation id), as text
+Name = Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
 MaybeText = Annotated[str | None, _optional(_kinds(str))]
 Id = Annotated[str, BeforeValidator(_id)]
 Ids = Annotated[list[Id], BeforeValidator(_kinds(list))]
 # ids listed for access control: any text or integer, repeats dropped; none is no list
 Names = Annotated[
-    tuple[Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))], ...],
+    tuple[Name, ...],
     BeforeValidator(lambda v: _kinds(list)(v or [])),
     _UNIQUE,
 ]
@@ -298,7 +302,7 @@ class TraceRow(Row):
     )]  # fmt: skip
     answer: Text
     context_ids: Annotated[
-        list[Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]],
+        list[Name],
         BeforeValidator(_kinds(list)),
     ] = None  # type: ignore[assignment]
     context_k: Annotated[int | None, BeforeValidator(lambda v: _context_k(v))] = None
@@ -348,7 +352,7 @@ class TurnRow(Row):
     turn (1, 2, ...), the user's message; a golden turn also says whether it is
     ``standalone``, a traced one may log its ``rewritten_query`` (empty: none)."""
 
-    conversation_id: Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
+    conversation_id: Name
     turn: Turn
     user: Text
     rewritten_query: Annotated[
@@ -411,7 +415,7 @@ class GradeRow(Row):
     ``contexts`` with their ``context_ids`` (none, or one per passage) and the answer's
     hash (``answer_sha256``, or ``answer_hash``)."""
 
-    id: Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
+    id: Name
     label: Any
     contexts: Annotated[
         list[Annotated[str, BeforeValidator(_passage)]], BeforeValidator(_contexts)
