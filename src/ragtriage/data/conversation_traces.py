@@ -80,6 +80,9 @@ def read_conversation_traces(
     for conv, rows, _ in matched:
         for n, (line, record) in enumerate(rows, start=1):
             turns.append(_turn(str(conv), n, record, path, line, default_k))
+    turns, differ = _same_messages(turns, golden)
+    if differ:
+        notes.append(differ)
     if fmt.name != "ragtriage-conversations":
         hashed = sum(t.trace.retrieved[i].id.startswith("h:") for t in turns
                      for i in range(len(t.trace.retrieved)))  # fmt: skip
@@ -87,6 +90,31 @@ def read_conversation_traces(
             notes.append(f"{path}: {hashed} retrieved passages known only by text match no "
                          "corpus text; their ids are hashes of the normalised text")  # fmt: skip
     return TurnRecords(turns=turns, format=fmt.name, notes=notes)
+
+
+def _same_messages(
+    turns: list[TracedTurn], golden: ConversationGolden
+) -> tuple[list[TracedTurn], str | None]:
+    """The traced turns whose user message is the golden turn's, and a note naming those
+    set aside: a trace matched by conversation id whose turn 2 asked something else was
+    judged as golden turn 2 without a word (issue 52 item 5a). Set aside, such a turn
+    reads as untraced (unscored), not as an answer to a question it was not asked."""
+    gold = {t.case.id: t.user for t in golden.turns}
+    kept, differ = [], []
+    for turn in turns:
+        asked = gold.get(turn.trace.query_id)
+        if asked is None or normalise(asked) == normalise(turn.user):
+            kept.append(turn)
+        else:
+            differ.append(f"{turn.trace.query_id} (line {turn.line}: {turn.user[:60]!r}, "
+                          f"golden: {asked[:60]!r})")  # fmt: skip
+    if not differ:
+        return kept, None
+    # notice code turn_mismatch (ragtriage.notices.CODES)
+    return kept, (
+        f"TURN MISMATCH: {len(differ)} traced turns ask another user message than the golden "
+        f"turn of the same number, set aside (unscored): {'; '.join(differ[:3])}"
+    )
 
 
 def _turn(conv: str, n: int, record: Record, path: Path, line: int, k: int) -> TracedTurn:

@@ -30,7 +30,6 @@ apart by the records' fields (``registry.recognise_conversations``):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from ragtriage.data.containers import check_type
 from ragtriage.data.formats import openinference as oi
 from ragtriage.data.formats.base import Conversation, Format
 from ragtriage.data.formats.text import normalise, text_id
+from ragtriage.data.jsontext import NOT_JSON, decode_json_text
 from ragtriage.data.rows import TurnRow, validated
 from ragtriage.errors import InputError
 
@@ -172,11 +172,10 @@ def _tool_query(calls: Any) -> str | None:
 
 def _tool_passages(content: str, path: Path, line: int, field: str) -> list[Record]:
     """A retriever tool's output: a JSON list of passages, else one passage of text."""
-    try:
-        parsed = json.loads(content) if content.lstrip().startswith("[") else None
-    except ValueError:
-        parsed = None
-    if parsed is None:
+    parsed = None
+    if content.lstrip().startswith("["):
+        parsed = decode_json_text(content, path=path, line=line, field=field, lenient=True)
+    if parsed is None or parsed is NOT_JSON or not isinstance(parsed, list):
         return [_passage(content, path, line, field)] if content.strip() else []
     return [_passage(item, path, line, field) for item in parsed]
 
