@@ -216,8 +216,8 @@ def schema_page() -> str:
     calibration record."""
     from ragtriage import AuditResult
     from ragtriage.calibration.record import CalibrationRecord
+    from ragtriage.results.run import ConversationsResult
     from ragtriage.retrieval.models import RetrievalReport
-    from ragtriage.triage.conversations import ConversationsResult
 
     lines = [
         GENERATED,

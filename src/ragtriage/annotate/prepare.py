@@ -38,8 +38,7 @@ from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.runs import load_run
 from ragtriage.data.traces import TraceFile, chunk_texts, read_traces
 from ragtriage.errors import InputError
-from ragtriage.triage.conversations import ConversationsResult
-from ragtriage.triage.models import AuditResult
+from ragtriage.results.run import AuditResult, ConversationsResult
 
 __all__ = [
     "GoldenSettings",

@@ -8,10 +8,9 @@ of that shape would be; ``columns=`` maps other column names onto ours. Rows are
 to a private temporary folder and read back through the very loaders the command line
 uses, so a bad row gets the same validation as a file would; its error names the
 caller's row (and DataFrame index), not the temporary file, and the result records what
-was given, not where it was written. With ``out=`` the audit writes the files
-``ragtriage audit --out`` writes (``render.writer.write_audit``): this module is the
-Python face's composition of the flow and its writer, as ``cli/audit.py`` is the command
-line's, and the one ``flows`` module the layer test lets import ``render`` (its writer).
+was given, not where it was written. With ``out=`` the audit writes its files through the
+``write`` it is given: ``ragtriage.api.audit`` (the Python face, beside the CLI) passes
+render's ``write_audit``, as ``cli/audit.py`` does.
 """
 
 from __future__ import annotations
@@ -25,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 from ragtriage.atomic import output_file
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.errors import InputError
-from ragtriage.flows.audit import AuditConfig
+from ragtriage.flows.audit import AuditConfig, AuditWriter
 from ragtriage.flows.audit import run as run_config
-from ragtriage.triage.models import AuditResult
+from ragtriage.results.run import AuditResult
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,18 +41,11 @@ def audit(
     traces: str | Path | Rows | pd.DataFrame | None = None,
     *,
     out: str | Path | None = None,
+    write: AuditWriter | None = None,
     **options: Any,
 ) -> AuditResult:
-    """Audit a RAG system; ``options`` are :class:`AuditConfig`'s fields (``judge``,
-    ``generator``, ``context_k``, ``limit``, ``cache``...). Without ``traces`` the embedded
-    BM25 retriever and generator run on the golden set's corpus. ``out``: a folder to
-    write ``results.json``, ``report.md``, ``report.html`` and the calibration's plots
-    into, as ``ragtriage audit --out`` does (refused before any work when it cannot be
-    written, as the command line refuses it)."""
-    if out is not None:
-        from ragtriage.render.writer import check_audit_folder  # the composition: see above
-
-        check_audit_folder(Path(out), "out")
+    """Audit a RAG system from Python values (``ragtriage.api.audit`` passes ``write``,
+    render's ``write_audit``, for ``out``); ``options`` are :class:`AuditConfig`'s fields."""
     if options.get("cache") is not None:
         output_file(Path(options["cache"]), "cache")
     with tempfile.TemporaryDirectory(prefix="ragtriage-") as tmp:
@@ -64,13 +56,13 @@ def audit(
             **options,
         )
 
-        def write(result: AuditResult, record: CalibrationRecord | None, folder: Path):
-            from ragtriage.render.writer import write_audit  # the composition: see above
-
-            return write_audit(_without_paths(result, given), record, folder)
+        def named(result: AuditResult, record: CalibrationRecord | None, folder: Path):
+            assert write is not None  # arun refuses out= without write=
+            return write(_without_paths(result, given), record, folder)
 
         try:
-            result = run_config(config, out=None if out is None else Path(out), write=write)
+            folder = None if out is None else Path(out)
+            result = run_config(config, out=folder, write=named if write else None)
         except InputError as exc:
             raise _as_rows(exc, given) from None
         return _without_paths(result, given)
@@ -130,7 +122,7 @@ def _without_paths(result: AuditResult, given: dict[str, list[Any]]) -> AuditRes
     config = result.config.model_copy(
         update={k: named(v) for k, v in settings.items() if isinstance(v, str)}
     )
-    warnings = [named(w) for w in result.warnings]
+    warnings = [w.model_copy(update={"text": named(w.text)}) for w in result.warnings]
     update = {"golden": golden, "traces": traces, "retrieval": retrieval, "config": config}
     return result.model_copy(update={**update, "warnings": warnings})
 

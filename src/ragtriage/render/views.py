@@ -8,9 +8,10 @@ from pathlib import Path
 from ragtriage.calibration.answers import NO_ANSWER_GRADES, AnswerCheck
 from ragtriage.render.format import count, fmt
 from ragtriage.results.gate import policy
+from ragtriage.results.run import AuditResult
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
-from ragtriage.triage.models import FAILURES, AuditResult, CaseResult, Label
+from ragtriage.triage.models import FAILURES, CaseResult, Label
 
 __all__ = [
     "MISMATCH_FIRST",
