@@ -39,7 +39,7 @@ CODES: dict[str, str] = {
     "record_fit": "the grades behind the calibration do not hold answers shaped like these",
     "unjudged": "an answer could not be judged and is counted as unscored",
     "reader": "a reader accepted the file but assumed or skipped something",
-    "mismatch": "golden set, corpus and traces disagree on some ids (listed in ``mismatches``)",
+    "mismatch": "golden set, corpus and traces disagree on some ids (listed in `mismatches`)",
     "set_aside": "traces of cases outside the audited slice were set aside, not scored",
     "samples_not_drawn": "--samples was not drawn: the calibrated rule reads no model signal",
     "rewrite_not_tested": "the rewrite test could not run (no corpus beside the golden set)",
@@ -66,12 +66,16 @@ _PREFIXES = {
 class Notice(BaseModel):
     """One warning: what code decides on, and what a person reads."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     code: str
+    """What the notice is, one of ``ragtriage.notices.CODES`` (docs/reference/notices.md)."""
     severity: Severity = Severity.WARN
+    """``lead`` (changes what a headline figure means: shown first), ``warn`` or ``info``."""
     text: str
+    """What a person reads (quotes the user's files: shown escaped)."""
     counts: dict[str, int] = Field(default_factory=dict)
+    """The figures the text states, by name (e.g. a mismatch kind's ids)."""
 
     @field_validator("code")
     @classmethod

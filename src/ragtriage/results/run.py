@@ -277,6 +277,7 @@ class AuditResult(RunHeader):
     """What ``ragtriage audit`` writes to ``results.json``: the header, then one row per case."""
 
     schema_version: str = AUDIT_SCHEMA
+    """``ragtriage.audit/2``: what ``compare``, ``gate`` and ``load_result`` read it as."""
     config: AuditSettings
     """The audit's settings, as JSON values (retriever, generator and depth null with a
     trace file)."""
@@ -309,6 +310,8 @@ class ConversationsResult(RunHeader):
     the turns, counted by turn label), the turns, and their roll-up per conversation."""
 
     schema_version: str = CONVERSATIONS_SCHEMA
+    """``ragtriage.conversations/2``: what ``compare``, ``gate`` and ``load_result`` read it
+    as."""
     config: ConversationsSettings
     """The settings, as JSON values."""
     slices: list[RetrievalSlice]
