@@ -381,7 +381,9 @@ BARS_HELP = (
     "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
     "(recall@5, mrr, ndcg@10...) or pass_rate, unsure_rate, faithful_rate, "
     "faithful_rate.naive, faithful_rate.corrected, failures, failures.retrieval, "
-    "failures.ranking, failures.generation, unscored, unsure, unstable, leaks."
+    "failures.ranking, failures.generation, unscored, unsure, unstable, leaks; on a "
+    "conversations result also conversation_pass_rate, failures.conversations, "
+    "failures.rewrite."
 )
 
 
