@@ -141,7 +141,7 @@ def caveats(result: AuditResult) -> dict[str, list[str]]:
 
 def judge_words(result: AuditResult) -> str:
     """The judge as the report's header names it. A judge whose calibrated rule reads only
-    model-free signals ran without its model (triage.calibrated.model_free_decider): the
+    model-free signals ran without its model (triage.calibrated.CalibrationRecords.model_free): the
     fingerprint then reads ``lexical (none)``, which is what ran, not what was asked for."""
     fp = result.judge_fingerprint
     asked = result.config.judge

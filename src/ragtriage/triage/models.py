@@ -203,7 +203,7 @@ class CalibrationStatus(BaseModel):
     note: str = ""
     """What was applied and any caveat (uncalibrated, stale, few grades), in words."""
     # False when the rule reads no model signal and the judge's model was not called
-    # (triage.calibrated.model_free_decider); the note says which rule and why
+    # (triage.calibrated.CalibrationRecords.model_free); the note says which rule and why
     model_consulted: bool = True
     """False when the rule reads only model-free signals and the judge's model was not
     called."""
