@@ -48,6 +48,9 @@ CODES: dict[str, str] = {
     "entailment": "two results' diagnostics rest on different entailment labels",
     "settings_differ": "two compared runs differ in settings that change figures",
     "compare_scope": "part of two results could not be paired (metrics, queries, kinds)",
+    "turn_mismatch": (
+        "a traced turn asks another message than its golden turn: set aside, unjudged"
+    ),
     "other": "a notice not yet given its own code",
 }
 
@@ -60,6 +63,7 @@ _PREFIXES = {
     "FEW GRADES": "few_grades",
     "MEANINGLESS": "meaningless",
     "REWRITE NOT TESTED": "rewrite_not_tested",
+    "TURN MISMATCH": "turn_mismatch",
 }
 
 

@@ -55,7 +55,13 @@ from ragtriage.flows.engine import (
     slice_name,
 )
 from ragtriage.judge.api import JudgeRun, ajudge
-from ragtriage.judge.history import PriorTurn, ajudge_with_history, attribute, history_chunks
+from ragtriage.judge.history import (
+    PriorTurn,
+    ajudge_with_history,
+    attribute,
+    history_chunks,
+    recent,
+)
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
 from ragtriage.llm.base import ChatModel
@@ -212,6 +218,9 @@ class TurnOrder:
     traced: dict[str, TracedTurn]
     prior: dict[str, list[PriorTurn]] = field(default_factory=dict)
     with_prior: set[str] = field(default_factory=set)
+    # each conversation's judged turns as later ones see them, grown one turn index at a
+    # time (rebuilt from turn 1 for every turn it made the judging quadratic)
+    seen: dict[str, list[PriorTurn]] = field(default_factory=dict)
 
     async def __call__(self, given: Judging) -> Judged:
         threads = self.golden.conversations()
@@ -239,15 +248,17 @@ class TurnOrder:
         judged: dict[str, JudgeResult],
         decider: Decider | None,
     ) -> list[JudgeItem]:
-        """The judge's input for each conversation's turn ``index`` (its prior turns
-        recorded as judged so far)."""
+        """The judge's input for each conversation's turn ``index`` (its recent prior
+        turns, ``judge.history.recent``, recorded as judged so far)."""
         items = []
-        for turns in threads.values():
+        for conv, turns in threads.items():
             if index >= len(turns):
                 continue
             gold = turns[index]
-            earlier = [self._prior(t, judged, decider) for t in turns[:index]]
-            self.prior[gold.case.id] = [p for p in earlier if p is not None]
+            seen = self.seen.setdefault(conv, [])
+            if index and (before := self._prior(turns[index - 1], judged, decider)):
+                seen.append(before)
+            self.prior[gold.case.id] = list(recent(seen))
             turn = self.traced.get(gold.case.id)
             if turn is None or gold.case.id in given.unjudged:
                 continue

@@ -58,6 +58,8 @@ __all__ = [
     "slice_name",
 ]
 
+# labels that are no decision on an answer: an escalation leaving a case so decided nothing
+UNDECIDED = (Label.UNSURE, Label.UNSCORED, Label.UNSTABLE)
 # the per-item callback is called with no argument (generation) or the judge's result
 Tick = Callable[[str, int], Callable[..., None]]
 # an --escalate-to judge: its spec, the judge built once, the decider of its record
@@ -188,7 +190,11 @@ async def run_engine(
     # the first judge's figures and fit, before the cascade decides its unsure answers
     generation = case_rows.generation_summary(rows, list(judged.results.values()), judged.decider)
     shape_misfit(judged.decider, rows, texts)
-    rows, escalations = await escalate(loaded, judged, rows, cascade, given, retrieval)
+    rows, escalations, escalated = await escalate(loaded, judged, rows, cascade, given, retrieval)
+    if escalated:  # the outcomes of the results that decided the cases, not the first's
+        first = list(judged.results.values())
+        final = [escalated.get(r.item_id, (r,))[0] for r in first]
+        generation = case_rows.generation_summary(rows, final, judged.decider, rated=first)
     return Ran(
         loaded=loaded,
         retrieval=retrieval,
@@ -281,9 +287,10 @@ async def escalate(
     cascade: Cascade,
     given: Judging,
     retrieval: RetrievalReport,
-) -> tuple[list[CaseResult], list[Escalation]]:
+) -> tuple[list[CaseResult], list[Escalation], dict[str, tuple[JudgeResult, Decider, str]]]:
     """Each ``--escalate-to`` judge in turn judges the answers left unsure before it; its
-    calibration decides them. The rows again, and what each step was sent and decided."""
+    calibration decides them. The rows again, what each step was sent and decided, and
+    the escalated results by case."""
     escalations: list[Escalation] = []
     escalated: dict[str, tuple[JudgeResult, Decider, str]] = {}
     for spec, judge, decider in cascade:
@@ -299,8 +306,10 @@ async def escalate(
         step.fingerprint, step.usage = run.fingerprint, run.usage
         escalated |= {r.item_id: (r, decider, str(spec)) for r in run.results}
         rows = _rows(loaded, judged, retrieval, given.texts, given.unjudged, escalated)
-        step.decided = sum(r.case_id in unsure and r.label != Label.UNSURE for r in rows)
-    return rows, escalations
+        # decided: a pass or fail now; an escalated answer left unscored (the judge
+        # failed, a closed endpoint) or unstable is not, nor counted as one
+        step.decided = sum(r.case_id in unsure and r.label not in UNDECIDED for r in rows)
+    return rows, escalations, escalated
 
 
 def shape_misfit(decider: Decider, rows: list[CaseResult], texts: dict[str, str]) -> None:
