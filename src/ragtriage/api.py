@@ -84,7 +84,9 @@ def conversations(
         output_dir(Path(out), "out", [p.name for p in audit_paths(Path(out)).values()])
     if options.get("cache") is not None:
         output_file(Path(options["cache"]), "cache")
-    config = conversations_flow.ConversationsConfig(golden=golden, traces=traces, **options)
+    config = conversations_flow.ConversationsConfig(
+        golden=Path(golden), traces=Path(traces), **options
+    )
     result = conversations_flow.run(config)
     if out is not None:
         write_conversations(result, Path(out))

@@ -104,10 +104,10 @@ def has_code(notices: list[Notice], code: str) -> bool:
     return any(n.code == code for n in notices)
 
 
-def as_notice(value: Notice | str | dict[str, Any], code: str = "other") -> Notice | dict[str, Any]:
-    """A notice as it was written: a :class:`Notice` or its JSON as is, a text (an older
-    file, or a reader that still speaks in words) with the code its capital prefix names,
-    else ``code``."""
+def as_notice(value: Notice | str, code: str = "other") -> Notice:
+    """A notice as it was given: a :class:`Notice` as is, a text (an older file, or a
+    reader that still speaks in words) with the code its capital prefix names, else
+    ``code``."""
     if not isinstance(value, str):
         return value
     prefix = value.split(":", 1)[0].strip() if ":" in value else ""

@@ -51,8 +51,8 @@ def _slice_rows(result: ConversationsResult) -> list[list[str]]:
 
 def conversations_summary(result: ConversationsResult, console: Console) -> None:
     console.print(Text(headline(result), style="bold"))
-    for line, style in notice_lines(result.warnings):  # lead notices by the headline
-        console.print(Text(line, style=style))
+    for said, style in notice_lines(result.warnings):  # lead notices by the headline
+        console.print(Text(said, style=style))
     console.print(f"traces: {result.traces.format}; calibration: {result.calibration.note}")
     names = _metrics(result)
     console.print("retrieval per turn (slice, turns, answerable, " + ", ".join(names) + "):")

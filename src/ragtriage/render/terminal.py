@@ -210,8 +210,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
         line.append(shorten(case.query, 70))
         line.append(f" - {case.reason}", style="dim")
         console.print(line)
-    for line, style in notice_lines(result.warnings):
-        console.print(Text(line, style=style))
+    for said, style in notice_lines(result.warnings):
+        console.print(Text(said, style=style))
     timings = ", ".join(f"{k} {v:.1f}" for k, v in result.timings.items())
     console.print(f"timings (s): {timings}")
 

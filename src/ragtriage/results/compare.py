@@ -171,7 +171,7 @@ def compare(
     columns = [m for m in b_frame.columns if m in c_frame.columns]
     b_rows, c_rows = b_frame.loc[common, columns], c_frame.loc[common, columns]
     comparison = Comparison(
-        kind=_kind(base) if runs else "retrieval",
+        kind=_kind(base) if runs and isinstance(base, RunHeader) else "retrieval",
         golden={"base": golden_sha256(base), "candidate": golden_sha256(candidate)},
         n_common=len(common),
         only_base=[str(q) for q in b_frame.index if q not in c_frame.index],

@@ -194,8 +194,9 @@ def _conversation_value(result: ConversationsResult, name: str) -> float | None:
 
 def _run_value(result: RunHeader, name: str) -> float | None:
     """A metric of a run's header and rows (an audit's cases, a conversation's turns)."""
-    conversations = isinstance(result, ConversationsResult)
-    if conversations and (name in CONVERSATION_METRICS or name == "failures"):
+    if isinstance(result, ConversationsResult) and (
+        name in CONVERSATION_METRICS or name == "failures"
+    ):
         return _conversation_value(result, name)
     if name in CONVERSATION_METRICS:
         return None

@@ -260,7 +260,9 @@ class RunHeader(BaseModel):
     @classmethod
     def _notices(cls, value: Any) -> Any:
         """A /1 file's warnings were texts: each is read with the code its prefix names."""
-        return [as_notice(v) for v in value] if isinstance(value, list) else value
+        if not isinstance(value, list):
+            return value
+        return [as_notice(v) if isinstance(v, str) else v for v in value]
 
     @property
     def rows(self) -> list[CaseResult]:
@@ -334,13 +336,6 @@ class ConversationsResult(RunHeader):
     @property
     def rows(self) -> list[CaseResult]:
         return [turn.case for turn in self.turns]
-
-    def by_conversation(self) -> dict[str, list[TurnResult]]:
-        """The turns of each conversation, in turn order."""
-        out: dict[str, list[TurnResult]] = {}
-        for turn in self.turns:
-            out.setdefault(turn.conversation_id, []).append(turn)
-        return out
 
 
 CASE_COLUMNS = (

@@ -30,7 +30,7 @@ from typing import Literal
 
 from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
-from ragtriage.notices import Notice, notice
+from ragtriage.notices import Notice
 from ragtriage.triage.models import Trace
 
 __all__ = [
@@ -107,9 +107,8 @@ def apply(found: dict[str, list[str]], policy: Policy | str, source: str) -> lis
     if lines and policy == "error":
         raise InputError("; ".join(lines) + " (--on-mismatch warn to continue)", path=source)
     kinds = [(kind, len(ids)) for kind, ids in found.items() if ids]
-    return [
-        notice("mismatch", line, **{kind: n}) for line, (kind, n) in zip(lines, kinds, strict=True)
-    ]
+    pairs = zip(lines, kinds, strict=True)
+    return [Notice(code="mismatch", text=line, counts={kind: n}) for line, (kind, n) in pairs]
 
 
 def _some(ids: list[str]) -> str:
