@@ -15,11 +15,13 @@ top layer (``tests/test_layers.py``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragtriage.atomic import output_dir, output_file
-from ragtriage.flows import audit_api
+from ragtriage.data.containers import as_source
+from ragtriage.flows import audit as audit_flow
 from ragtriage.flows import conversations as conversations_flow
 from ragtriage.flows.calibrate import calibrate
 from ragtriage.judge.api import judge_faithfulness
@@ -37,9 +39,8 @@ from ragtriage.retrieval.evaluate import evaluate_retrieval
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ragtriage.flows.audit_api import Rows
-
 __all__ = [
+    "Rows",
     "audit",
     "calibrate",
     "compare",
@@ -47,6 +48,8 @@ __all__ = [
     "evaluate_retrieval",
     "judge_faithfulness",
 ]
+
+Rows = Sequence[Mapping[str, Any]]
 
 
 def audit(
@@ -59,13 +62,24 @@ def audit(
     """Audit a RAG system; ``options`` are :class:`~ragtriage.flows.audit.AuditConfig`'s
     fields (``judge``, ``generator``, ``context_k``, ``limit``, ``cache``...). The golden
     set and traces are paths, lists of dicts in the files' shapes, DataFrames or a ragas
-    ``EvaluationDataset``. Without ``traces`` the embedded BM25 retriever and generator
-    run on the golden set's corpus. ``out``: a folder to write ``results.json``,
-    ``report.md``, ``report.html`` and the calibration's plots into, as ``ragtriage audit
-    --out`` does (refused before any work when it cannot be written)."""
+    ``EvaluationDataset`` (another tool's rows recognised as its file would be); they go
+    through the very loaders the command line uses (``data.containers.as_source``), and
+    a bad row is named by its position or DataFrame index. Without ``traces`` the embedded
+    BM25 retriever and generator run on the golden set's corpus. ``out``: a folder to
+    write ``results.json``, ``report.md``, ``report.html`` and the calibration's plots
+    into, as ``ragtriage audit --out`` does (refused before any work when it cannot be
+    written)."""
     if out is not None:
         check_audit_folder(Path(out), "out")
-    return audit_api.audit(golden, traces, out=out, write=write_audit, **options)
+    if options.get("cache") is not None:
+        output_file(Path(options["cache"]), "cache")
+    config = audit_flow.AuditConfig(
+        golden=as_source(golden, "golden"),
+        traces=None if traces is None else as_source(traces, "traces"),
+        **options,
+    )
+    folder = None if out is None else Path(out)
+    return audit_flow.run(config, out=folder, write=write_audit)
 
 
 def conversations(
