@@ -33,6 +33,24 @@ CODES: dict[str, str] = {
     "record_fit": "the grades behind the calibration do not hold answers shaped like these",
     "unjudged": "an answer could not be judged and is counted as unscored",
     "reader": "a reader accepted the file but assumed or skipped something",
+    "not_beating_lexical": (
+        "the judge's calibrated rule does not beat the word-overlap baseline beyond noise"
+    ),
+    "judge_unstable": (
+        "the judge disagrees with itself (repeated samples) more than with the human grades"
+    ),
+    "active_design": (
+        "the grades were drawn with unequal probabilities: agreement figures describe "
+        "harder answers"
+    ),
+    "unscored_grades": (
+        "graded answers the judge did not score are left out of the agreement figures"
+    ),
+    "unused_results": "judge results without a human grade were not used",
+    "band_inert": (
+        "the unsure band decides less than its stated share of answers: the rule's "
+        "verdicts stand, marked undecided by the band"
+    ),
     "other": "a notice not yet given its own code",
 }
 

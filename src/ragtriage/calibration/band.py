@@ -35,7 +35,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ragtriage.calibration.decision import (
     AnyRule,
@@ -52,11 +52,14 @@ from ragtriage.calibration.decision import (
 __all__ = [
     "DEFAULT_DELTA",
     "DEFAULT_MIN_AGREEMENT",
+    "DELTA_RANGE",
+    "MIN_AGREEMENT_RANGE",
     "Band",
     "GroupBand",
     "clopper_pearson_upper",
     "decided_mask",
     "fit_band",
+    "grades_to_decide",
     "margins",
     "oof_margins",
 ]
@@ -64,6 +67,10 @@ __all__ = [
 DEFAULT_MIN_AGREEMENT = 0.85
 DEFAULT_DELTA = 0.1
 VETO_GROUP = "veto"
+# The ranges ``calibrate`` accepts (--min-agreement, --delta); a record from disk is held
+# to the same, so a hand-edited target of 1.5 or a delta of -1 is refused, not applied.
+MIN_AGREEMENT_RANGE = (0.5, 0.99)
+DELTA_RANGE = (0.01, 0.5)
 
 
 class GroupBand(BaseModel):
@@ -71,18 +78,27 @@ class GroupBand(BaseModel):
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
-    min_distance: float | None
+    min_distance: float | None = Field(allow_inf_nan=False)
     """Answers at least this far from the cut-off (in the group's signal units) are
-    decided; null: none is (its first test failed or it had too few answers)."""
-    n: int
+    decided; null: none is (its first test failed or it had too few answers). Negative
+    only in a vetoed group (a vetoed answer's signal may say faithful)."""
+    n: int = Field(ge=0)
     """Calibration answers in the group (count)."""
-    decided: int
+    decided: int = Field(ge=0)
     """Of them, those at least ``min_distance`` from the cut-off (count)."""
-    errors: int
+    errors: int = Field(ge=0)
     """Of the decided ones, those the humans graded otherwise (count)."""
-    upper: float | None
+    upper: float | None = Field(ge=0.0, le=1.0)
     """Clopper-Pearson upper bound (at ``1 - delta / groups``) on the decided answers'
     disagreement; null when none is decided."""
+
+    @model_validator(mode="after")
+    def _counts(self) -> GroupBand:
+        if self.decided > self.n:
+            raise ValueError(f"decided ({self.decided}) is more than n ({self.n})")
+        if self.errors > self.decided:
+            raise ValueError(f"errors ({self.errors}) is more than decided ({self.decided})")
+        return self
 
 
 class Band(BaseModel):
@@ -90,10 +106,10 @@ class Band(BaseModel):
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
-    min_agreement: float
-    """The target: decided answers agree with the humans at least this often (0-1)."""
-    delta: float
-    """The guarantee holds with probability at least ``1 - delta``."""
+    min_agreement: float = Field(ge=MIN_AGREEMENT_RANGE[0], le=MIN_AGREEMENT_RANGE[1])
+    """The target: decided answers agree with the humans at least this often (0.5-0.99)."""
+    delta: float = Field(ge=DELTA_RANGE[0], le=DELTA_RANGE[1])
+    """The guarantee holds with probability at least ``1 - delta`` (delta 0.01-0.5)."""
     groups: dict[str, GroupBand]
     """Group (the rule's part that decides an answer, e.g. ``cites``, ``veto/not cites``)
     -> its band. An answer of a group not listed is ``unsure``."""
@@ -101,6 +117,17 @@ class Band(BaseModel):
     def decided(self, rule: AnyRule, table: Table) -> np.ndarray:
         """True where ``rule`` decides the answer, False where it is ``unsure``."""
         return decided_mask(self, *margins(rule, table))
+
+    @model_validator(mode="after")
+    def _distances(self) -> Band:
+        for name, group in self.groups.items():
+            vetoed = name.startswith(f"{VETO_GROUP}/")
+            if group.min_distance is not None and group.min_distance < 0 and not vetoed:
+                raise ValueError(
+                    f"groups.{name}.min_distance is negative ({group.min_distance}): a "
+                    "distance from the cut-off is at least 0 (it would decide every answer)"
+                )
+        return self
 
 
 def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
@@ -265,3 +292,33 @@ def decided_mask(band: Band, groups: np.ndarray, distance: np.ndarray) -> np.nda
         if entry is not None and entry.min_distance is not None and np.isfinite(d):
             out[k] = d >= entry.min_distance - 1e-12
     return out
+
+
+def grades_to_decide(
+    distance: np.ndarray,
+    correct: np.ndarray,
+    min_agreement: float,
+    delta: float,
+    share: float,
+) -> int | None:
+    """About how many grades like these a band needs to decide ``share`` of the answers:
+    the observed error rate of the rule on the ``share`` of answers with the largest
+    margins, and the fewest decided answers at that rate whose Clopper-Pearson bound (at
+    ``1 - delta``) meets ``min_agreement``, over ``share``. None when that error rate is
+    already above ``1 - min_agreement`` (no number of grades will do: a better rule will)."""
+    d = np.asarray(distance, float)
+    ok = np.isfinite(d)
+    if ok.sum() == 0 or not 0 < share <= 1:
+        return None
+    order = np.argsort(-d[ok], kind="stable")
+    top = max(1, int(round(share * ok.sum())))
+    rate = float(1.0 - np.asarray(correct, bool)[ok][order][:top].mean())
+    alpha = 1.0 - min_agreement
+    if rate >= alpha:
+        return None
+    decided = _fewest(alpha, delta)
+    while clopper_pearson_upper(math.ceil(rate * decided), decided, delta) > alpha:
+        decided += max(1, decided // 20)  # 5 % steps: an estimate, not a bound
+        if decided > 10**6:
+            return None
+    return math.ceil(decided / share)
