@@ -60,6 +60,8 @@ __all__ = [
     "decided_mask",
     "fit_band",
     "grades_to_decide",
+    "group_scales",
+    "pooled_margins",
     "margins",
     "oof_margins",
 ]
@@ -112,7 +114,12 @@ class Band(BaseModel):
     """The guarantee holds with probability at least ``1 - delta`` (delta 0.01-0.5)."""
     groups: dict[str, GroupBand]
     """Group (the rule's part that decides an answer, e.g. ``cites``, ``veto/not cites``)
-    -> its band. An answer of a group not listed is ``unsure``."""
+    -> its band. An answer of a group not listed is ``unsure``. A pooled band (``scales``
+    given) has one entry, ``pooled``: the one cut-off of the record."""
+    scales: dict[str, float] = Field(default_factory=dict)
+    """A pooled band: group -> the unit its margins are divided by (the group's median
+    absolute margin on the calibration answers, labels unseen), so one cut-off applies to
+    every group; empty: a cut-off per group (records written before pooled bands)."""
 
     def decided(self, rule: AnyRule, table: Table) -> np.ndarray:
         """True where ``rule`` decides the answer, False where it is ``unsure``."""
@@ -120,8 +127,12 @@ class Band(BaseModel):
 
     @model_validator(mode="after")
     def _distances(self) -> Band:
+        for name, scale in self.scales.items():
+            if not (math.isfinite(scale) and scale > 0):
+                raise ValueError(f"scales.{name} must be a positive number, not {scale}")
+        veto_scaled = any(k.startswith(f"{VETO_GROUP}/") for k in self.scales)
         for name, group in self.groups.items():
-            vetoed = name.startswith(f"{VETO_GROUP}/")
+            vetoed = name.startswith(f"{VETO_GROUP}/") or (name == POOLED and veto_scaled)
             if group.min_distance is not None and group.min_distance < 0 and not vetoed:
                 raise ValueError(
                     f"groups.{name}.min_distance is negative ({group.min_distance}): a "
@@ -263,18 +274,51 @@ def _fit_group(distance: np.ndarray, correct: np.ndarray, alpha: float, delta: f
     return GroupBand(min_distance=value, n=n, decided=decided, errors=k, upper=round(upper, 6))
 
 
+POOLED = "pooled"
+
+
+def group_scales(groups: np.ndarray, distance: np.ndarray) -> dict[str, float]:
+    """Each group's unit: the median absolute margin of its answers (1 when all are 0).
+    Margins only, never labels: the order of the fixed sequence is set before any label
+    is looked at, which the guarantee needs."""
+    out = {}
+    for name in sorted({str(g) for g in groups}):
+        d = np.abs(np.asarray(distance, float)[np.asarray(groups, dtype=object) == name])
+        d = d[np.isfinite(d)]
+        scale = float(np.median(d)) if len(d) else 1.0
+        out[name] = scale if scale > 0 else 1.0
+    return out
+
+
+def pooled_margins(
+    scales: dict[str, float], groups: np.ndarray, distance: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every answer in the one pooled group, its margin in its group's unit (NaN for a
+    group the calibration answers did not hold: unsure)."""
+    unit = np.array([scales.get(str(g), np.nan) for g in groups], dtype=float)
+    return np.full(len(unit), POOLED, dtype=object), np.asarray(distance, float) / unit
+
+
 def fit_band(
     groups: np.ndarray,
     distance: np.ndarray,
     correct: np.ndarray,
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
     delta: float = DEFAULT_DELTA,
+    pooled: bool = False,
 ) -> Band:
     """The band (module doc) from calibration answers' groups, margins and whether the
-    rule's decision matched the human grade; answers without a margin are left out."""
+    rule's decision matched the human grade; answers without a margin are left out. With
+    ``pooled``, one cut-off for all groups on margins in each group's unit
+    (:func:`group_scales`), tested once at ``1 - delta``: the confidence is not split."""
     ok = np.isfinite(np.asarray(distance, dtype=float))
     groups, distance = np.asarray(groups, dtype=object)[ok], np.asarray(distance, float)[ok]
     correct = np.asarray(correct, dtype=bool)[ok]
+    if pooled:
+        scales = group_scales(groups, distance)
+        one, scaled = pooled_margins(scales, groups, distance)
+        band = fit_band(one, scaled, correct, min_agreement, delta)
+        return band.model_copy(update={"scales": scales})
     names = sorted({str(g) for g in groups})
     alpha, per_group = 1.0 - min_agreement, delta / max(1, len(names))
     out = {}
@@ -285,7 +329,10 @@ def fit_band(
 
 
 def decided_mask(band: Band, groups: np.ndarray, distance: np.ndarray) -> np.ndarray:
-    """True where the answer's margin is in its group's decided part."""
+    """True where the answer's margin is in its group's decided part (a pooled band: its
+    margin in its group's unit at least the one cut-off)."""
+    if band.scales:
+        groups, distance = pooled_margins(band.scales, groups, distance)
     out = np.zeros(len(distance), dtype=bool)
     for k, (g, d) in enumerate(zip(groups, distance, strict=True)):
         entry = band.groups.get(str(g))

@@ -82,7 +82,15 @@ from ragtriage.stats import (
     wilson_interval,
 )
 
-__all__ = ["Fit", "beats_baseline", "fit_record", "scope_candidates"]
+__all__ = ["VETO_CANDIDATES", "Fit", "beats_baseline", "fit_record", "scope_candidates"]
+
+# Candidates no longer carry the fact check as a veto (issue 54): on the shipped grades it
+# fires on 20 of the 43 faithful answers that paraphrase their evidence most (ExpertQA 18
+# of 37), and on 121 of 316 faithful conversational answers measured from outside; a rule
+# that must not call a faithful paraphrase unfaithful cannot obey it. The fact check stays
+# a signal: a weighted input of the smooth rule and a candidate threshold of its own
+# (benchmarks/results/rule_candidates.txt).
+VETO_CANDIDATES = False
 
 Fit = Callable[[Table, np.ndarray], AnyRule]
 
@@ -688,9 +696,8 @@ def scope_candidates(table: Table, derived: set[str], is_lexical_judge: bool) ->
     free = None if is_lexical_judge else MODEL_FREE_SIGNALS
     shaped = shape_usable(table)  # both shapes (citing or not) among these answers
     smooth = [k for k in reported if k in MODEL_FREE_SIGNALS]
-    return candidates(
-        choosable, veto=FACT_VETO in reported, model_free=free, shape=shaped, smooth=smooth
-    )
+    veto = VETO_CANDIDATES and FACT_VETO in reported
+    return candidates(choosable, veto=veto, model_free=free, shape=shaped, smooth=smooth)
 
 
 def _no_ppi(y: np.ndarray, folds: int, fraction: float) -> str:

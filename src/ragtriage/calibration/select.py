@@ -425,7 +425,8 @@ def nested_band(
     def band_of(cand: Candidate, part: Table, labels: np.ndarray, fold_seed: int) -> Band:
         inner = stratified_folds([str(v) for v in labels], INNER_FOLDS, fold_seed)
         groups, distance, decision = oof_margins(cand.fit, part, labels, inner)
-        return fit_band(groups, distance, decision == labels, min_agreement, delta)
+        correct = decision == labels
+        return fit_band(groups, distance, correct, min_agreement, delta, pooled=True)
 
     decided = np.zeros(len(y), dtype=bool)
     bands: list[Band] = []
