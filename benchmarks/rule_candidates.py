@@ -97,8 +97,9 @@ def _veto_on_paraphrase(table, y, folds, datasets, smooth_fit) -> None:
             m = faithful & part & (datasets == d)
             fires = flagged & m
             kept = int((oof[fires] == 1).sum())
-            print(f"    {label:<22} {d:<10} fires on {int(fires.sum()):>3} of {int(m.sum()):>3}; "
-                  f"the smooth rule still calls {kept} of those faithful (out of fold)")  # fmt: skip
+            fired = f"fires on {int(fires.sum()):>3} of {int(m.sum()):>3}"
+            kept_words = f"the smooth rule still calls {kept} of those faithful (out of fold)"
+            print(f"    {label:<22} {d:<10} {fired}; {kept_words}")
     unfaithful = ~faithful & flagged
     print(f"    (on unfaithful answers it fires on {int(unfaithful.sum())} of "
           f"{int((~faithful).sum())})")  # fmt: skip
@@ -110,7 +111,13 @@ def main() -> None:
     ).stdout.strip()
     print(f"# python benchmarks/rule_candidates.py   (commit {commit}; 300 shipped grades,")
     print(f"# 5 folds, seed {DEFAULT_SEED}; kappa [bootstrap 95 % CI, {RESAMPLES} resamples])")
-    head = ["CV pooled", "CV expertqa", "CV begin_wow", "transfer EQA->BEGIN", "transfer BEGIN->EQA"]
+    head = [
+        "CV pooled",
+        "CV expertqa",
+        "CV begin_wow",
+        "transfer EQA->BEGIN",
+        "transfer BEGIN->EQA",
+    ]
     for judge in ("lexical", "embedded"):
         table, y, folds, derived, datasets = _inputs(_judge(judge))
         lexical = judge == "lexical"

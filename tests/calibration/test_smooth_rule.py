@@ -99,10 +99,11 @@ def test_the_pooled_band_has_one_cut_off_and_decides_the_far_answers():
 def test_an_inert_band_keeps_the_rules_verdicts_marked_undecided(tmp_path):
     """With fallback ``rule`` (the default) an inert band turns nothing unsure; with
     ``unsure`` it acts as a working band."""
-    from .conftest import synthetic
     import json
 
     from ragtriage.calibration import fit_record, load_grades
+
+    from .conftest import synthetic
 
     rows, results = synthetic(n=24, seed=2)
     path = tmp_path / "g" / "grades.jsonl"

@@ -329,13 +329,7 @@ def fit_record(
         seed=seed,
         resamples=resamples,
     )
-    notices = [
-        *_unused_results(by_id, graded_ids),
-        *scopes.notices,
-        *_design_notice(items),
-        *_stability_notice(stability, scopes.reports, len(parts.used)),
-        *_unscored_notice(parts.unscored),
-    ]
+    notices = _record_notices(by_id, items, parts, scopes, stability)
     first = next(iter(scopes.reports.values()))
     return CalibrationRecord(
         package_version=package_version(),
@@ -362,6 +356,23 @@ def fit_record(
         warnings=notices,
         stability=stability,
     )
+
+
+def _record_notices(
+    by_id: dict[str, JudgeResult],
+    items: list[GradedItem],
+    parts: _Partition,
+    scopes: _Scopes,
+    stability: SelfAgreement | None,
+) -> list[Notice]:
+    """Everything that weakens the record's figures, in the order a reader meets it."""
+    return [
+        *_unused_results(by_id, {i.id for i in items}),
+        *scopes.notices,
+        *_design_notice(items),
+        *_stability_notice(stability, scopes.reports, len(parts.used)),
+        *_unscored_notice(parts.unscored),
+    ]
 
 
 def _one_judge(results: list[JudgeResult]) -> dict[str, JudgeResult]:
@@ -622,8 +633,9 @@ def _scope_report(
     ppi_fraction: float,
 ) -> tuple[ScopeReport, tuple[MethodResult, list[AnyRule]]]:
     """Everything measured on one scope, and the rule nested cross-validation chooses on
-    it, with its outer-fold rules. Long on purpose: one report's fields, each a named
-    measurement above, assembled in one place so the record reads top to bottom."""
+    it, with its outer-fold rules."""
+    # Long on purpose (70 lines): one report's fields, each a named measurement above,
+    # assembled in one place so the record reads top to bottom.
     signal_names, derived = inputs.signal_names, inputs.derived
     is_lexical_judge = inputs.is_lexical_judge
     main, fold_rules = sc.method("score", _fit_score, scores=True)
