@@ -53,6 +53,7 @@ __all__ = [
     "DEFAULT_DELTA",
     "DEFAULT_MIN_AGREEMENT",
     "DELTA_RANGE",
+    "MIN_BAND_SHARE",
     "MIN_AGREEMENT_RANGE",
     "Band",
     "GroupBand",
@@ -69,6 +70,10 @@ __all__ = [
 DEFAULT_MIN_AGREEMENT = 0.85
 DEFAULT_DELTA = 0.1
 VETO_GROUP = "veto"
+# Below this share of answers decided, a band is inert (``record.band_is_inert``): the
+# audit keeps the rule's verdicts. A pooled band's test sequence starts there. A quarter:
+# below it an audit reads mostly `unsure`, which tells the user less than the rule does.
+MIN_BAND_SHARE = 0.25
 # The ranges ``calibrate`` accepts (--min-agreement, --delta); a record from disk is held
 # to the same, so a hand-edited target of 1.5 or a delta of -1 is refused, not applied.
 MIN_AGREEMENT_RANGE = (0.5, 0.99)
@@ -249,14 +254,18 @@ def _fewest(alpha: float, delta: float) -> int:
     return math.ceil(math.log(delta) / math.log(1.0 - alpha))
 
 
-def _fit_group(distance: np.ndarray, correct: np.ndarray, alpha: float, delta: float) -> GroupBand:
-    """Fixed-sequence testing over one group's margins (module doc)."""
+def _fit_group(
+    distance: np.ndarray, correct: np.ndarray, alpha: float, delta: float, first: int = 0
+) -> GroupBand:
+    """Fixed-sequence testing over one group's margins (module doc), the sequence starting
+    at the first cut-off that decides at least ``first`` answers (a count, fixed before
+    any label is read, so the guarantee is untouched)."""
     n = len(distance)
     order = np.argsort(-distance, kind="stable")
     d, wrong = distance[order], ~correct[order]
     errors = np.cumsum(wrong)
     best: tuple[float, int, int, float] | None = None
-    fewest = _fewest(alpha, delta)
+    fewest = max(_fewest(alpha, delta), first)
     # the last position of each distinct margin: deciding at that value decides all before
     ends = [i for i in range(n) if i == n - 1 or d[i + 1] < d[i]]
     for end in ends:
@@ -317,8 +326,14 @@ def fit_band(
     if pooled:
         scales = group_scales(groups, distance)
         one, scaled = pooled_margins(scales, groups, distance)
-        band = fit_band(one, scaled, correct, min_agreement, delta)
-        return band.model_copy(update={"scales": scales})
+        # the sequence starts where the band would no longer be inert: testing smaller
+        # cut-offs first only lets two early errors among the surest few stop it
+        first = math.ceil(MIN_BAND_SHARE * int(np.isfinite(scaled).sum()))
+        alpha = 1.0 - min_agreement
+        group = _fit_group(scaled[np.isfinite(scaled)], correct[np.isfinite(scaled)], alpha,
+                           delta, first)  # fmt: skip
+        return Band(min_agreement=min_agreement, delta=delta, groups={POOLED: group},
+                    scales=scales)  # fmt: skip
     names = sorted({str(g) for g in groups})
     alpha, per_group = 1.0 - min_agreement, delta / max(1, len(names))
     out = {}

@@ -85,8 +85,9 @@ def fit_logistic(
     cols, means, scales = [], [], []
     for name in features:
         x = transform(name, column(table, name))
-        mu = float(np.nanmean(x))
-        sd = float(np.nanstd(x)) or 1.0
+        present = np.isfinite(x).any()  # a signal absent on every training answer: 0
+        mu = float(np.nanmean(x)) if present else 0.0
+        sd = (float(np.nanstd(x)) if present else 1.0) or 1.0
         z = (x - mu) / sd
         cols.append(np.where(np.isfinite(z), z, 0.0))
         means.append(mu)

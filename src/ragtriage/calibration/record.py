@@ -29,6 +29,7 @@ from ragtriage.calibration.answers import AnswerCheck
 from ragtriage.calibration.band import (
     DELTA_RANGE,
     MIN_AGREEMENT_RANGE,
+    MIN_BAND_SHARE,
     Band,
     decided_mask,
     margins,
@@ -51,11 +52,6 @@ SCHEMA = "ragtriage.calibration/1"
 # than 10 unfaithful answers the cross-validation folds hold one or two each.
 MIN_GRADES = 50
 MIN_PER_CLASS = 10
-# Below this share of answers decided out of fold, the band is inert: it would turn most
-# answers `unsure`, so by default the audit keeps the rule's verdicts and marks them
-# undecided by the band (``CalibrationRecord.band_fallback``). A quarter: below it an
-# audit reads mostly `unsure`, which tells the user less than the rule's verdict does.
-MIN_BAND_SHARE = 0.25
 
 
 def _share(value: float) -> float:
