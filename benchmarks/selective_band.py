@@ -98,7 +98,7 @@ def _scope(label, table, y, folds, cands, datasets):
             right = int((oof[take] == y[take]).sum())
             met = k and right / k >= target and k / n >= 0.5
             cells = f"{_share(k, n):<22} {_share(right, k):<26}"
-            print(f"  {target:>6.2f} {delta:>5.1f}   {cells} {k}/{n} {'MEETS' if met else ''}")
+            print(f"  {target:>6.2f} {delta:>5.2f}   {cells} {k}/{n} {'MEETS' if met else ''}")
     return oof, fold_rules
 
 
