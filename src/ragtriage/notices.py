@@ -58,12 +58,16 @@ CODES: dict[str, str] = {
 class Notice(BaseModel):
     """One warning: what code decides on, and what a person reads."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     code: str
+    """What the notice is about, one of ``ragtriage.notices.CODES`` (what code decides on)."""
     severity: Severity = Severity.WARN
+    """``lead`` (changes a headline figure), ``warn`` or ``info``."""
     text: str
+    """What a person reads."""
     counts: dict[str, int] = Field(default_factory=dict)
+    """The numbers the text states, by name (counts, for a gate or a test to read)."""
 
     @field_validator("code")
     @classmethod

@@ -67,9 +67,14 @@ Share = Annotated[NanFloat, AfterValidator(_share)]
 class ShareEstimate(Estimate):
     """A share 0-1 with its interval (each end 0-1, low <= estimate <= high)."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     estimate: Share
+    """The share, 0-1; null where undefined (nothing to count)."""
     low: Share
+    """Lower end of its Wilson 95 % interval, 0-1; null where undefined."""
     high: Share
+    """Upper end of its Wilson 95 % interval, 0-1; null where undefined."""
 
     @model_validator(mode="after")
     def _ordered(self) -> ShareEstimate:
