@@ -141,3 +141,18 @@ def test_old_string_warnings_become_notices(base, tmp_path):
     record = _load(data, tmp_path)
     assert [w.code for w in record.warnings] == ["few_grades", "other"]
     assert record.warnings[1].text == "anything else"
+
+
+def test_the_cli_refuses_it_in_one_line_with_exit_2(base, tmp_path, capsys):
+    from ragtriage.cli.main import main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(_set(base, ("band", "delta"), -1)))
+    answers = tmp_path / "answers.jsonl"
+    row = {"id": "a", "question": "q?", "contexts": ["The sky is blue."], "answer": "Blue."}
+    answers.write_text(json.dumps(row) + "\n")
+    code = main(["judge", "--answers", str(answers), "--judge", "lexical", "--no-cache",
+                 "--calibration", str(bad)])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and "bad.json" in err and "band.delta" in err
