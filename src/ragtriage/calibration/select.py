@@ -12,6 +12,17 @@ sources ranked the signals differently). So the choice is part of what is valida
 * the **shipped rule** is what the same procedure picks on all items (inner CV on all of
   them, then refitted on all).
 
+**The smooth rule first, transfer weighed** (issue 54). The first candidate is the smooth
+rule (:data:`SMOOTH`: a class-balanced L2 logistic model over every model-free signal,
+``combine.fit_signal_logistic``). Another candidate replaces it only when its inner kappa
+gain over it, less its transfer loss against it (the drop of its leave-one-dataset-out
+kappa below the smooth rule's: fitted on one dataset, scored on the other), exceeds one
+standard error of their paired per-fold kappa difference (:func:`choose`). With one
+dataset there is no transfer score and this is the one-standard-error rule toward the
+smooth rule. On the 300 shipped grades the smooth rule transfers no better than the shape
+rules (fitted on one shape alone, every rule is near chance on the other), so the choice
+there is close to a tie (``benchmarks/results/rule_candidates.txt``).
+
 Candidates are single signals (a kappa-maximising threshold, direction learnt) and a few
 small logistic combinations fixed in advance (:data:`COMBINATIONS`), each used when every
 signal it names is reported on at least 90 % of the items, and, when the answers come in
