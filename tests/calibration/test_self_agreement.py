@@ -121,7 +121,7 @@ def test_a_judge_noisier_than_its_graders_is_warned_about(tmp_path):
     assert st.flaky > 0
     warned = [w for w in record.warnings if w.code == "judge_unstable" and DISAGREES in w.text]
     assert len(warned) == 1, record.warnings
-    assert f"({st.flaky} of " in warned[0]
+    assert f"({st.flaky} of " in warned[0].text and warned[0].counts["flaky"] == st.flaky
 
 
 def test_a_judge_steadier_than_its_graders_is_not(tmp_path):
