@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from ragtriage.atomic import file_sha256
 from ragtriage.calibration.fit_check import misfit
 from ragtriage.calibration.record import CalibrationRecord
+from ragtriage.data.containers import source_sha256
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
@@ -77,6 +77,9 @@ from ragtriage.triage.models import (
     Trace,
     TraceSource,
 )
+
+# labels that are no decision on an answer: an escalation leaving a case so decided nothing
+UNDECIDED = (Label.UNSURE, Label.UNSCORED, Label.UNSTABLE)
 
 __all__ = [
     "AuditConfig",
@@ -366,7 +369,12 @@ async def _audit(
                 golden, traces, by_id, decider, retrieval, reference, unjudged, texts,
                 escalated=escalated, judge_name=name,
             )  # fmt: skip
-            step.decided = sum(r.case_id in unsure and r.label != Label.UNSURE for r in rows)
+            # decided: a pass or fail now; an escalated answer left unscored (the judge
+            # failed, a closed endpoint) or unstable is not, nor counted as one
+            step.decided = sum(r.case_id in unsure and r.label not in UNDECIDED for r in rows)
+        if escalated:  # the outcomes of the results that decided the cases, not the first's
+            final = [escalated.get(r.item_id, (r,))[0] for r in run.results]
+            generation = case_rows.generation_summary(rows, final, decider, rated=run.results)
         diagnostics = summarize(
             [(r.diagnostics, r.tags) for r in rows if r.diagnostics is not None],
             "claims" if run.fingerprint.judge == "claims" else "alignment",
@@ -689,4 +697,4 @@ def _judge_item(case_id: str, query: str, trace: Trace | None, texts: dict[str, 
 def _trace_info(config: AuditConfig) -> dict[str, Any]:
     if config.traces is None:
         return {"source": f"retriever={config.retriever}, generator={config.generator}"}
-    return {"source": str(config.traces), "sha256": file_sha256(config.traces)}
+    return {"source": str(config.traces), "sha256": source_sha256(config.traces)}
