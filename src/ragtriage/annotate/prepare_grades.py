@@ -49,8 +49,7 @@ from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.traces import TraceFile, chunk_texts, read_traces
 from ragtriage.errors import InputError
 from ragtriage.judge.outcomes import classify_answer
-from ragtriage.triage.conversations import ConversationsResult
-from ragtriage.triage.models import AuditResult
+from ragtriage.results.run import AuditResult, ConversationsResult
 
 __all__ = ["GradesSettings", "ReadAudit", "prepare_grades"]
 
