@@ -400,7 +400,7 @@ def _recording(config: AuditConfig) -> Recording | None:
     """The answers the embedded model wrote for this golden set, shipped beside it
     (``None`` with ``--live``, or when none ship): the demo then needs no model to write
     them, and the report says where they came from."""
-    if config.live:
+    if config.live or not isinstance(config.golden, Path):  # rows given in Python: no folder
         return None
     path = find_recording(resolve_golden(config.golden))  # "handbook": the shipped set
     return read_recording(path) if path is not None else None
