@@ -10,12 +10,14 @@ from ragtriage.errors import RagtriageError
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
-from ragtriage.triage.causes import find_causes, primary
+from ragtriage.triage.cause_types import is_note
+from ragtriage.triage.causes import ANSWER_CHECK_KAPPA, find_causes, primary
 from ragtriage.triage.diagnostics import case_checks, case_figures
 from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
 from ragtriage.triage.rules import Evidence, triage
 
 __all__ = [
+    "answer_check_backs",
     "build",
     "contradicted_claims",
     "generation_summary",
@@ -91,6 +93,7 @@ def build(
                 faithful=faithful,
                 reference_answer=case.reference_answer,
                 reference_contradicted=contradicted,
+                answer_check=answer_check_backs(case_decider),
             )
         evidence = Evidence(
             answerable=bool(expected),
@@ -103,8 +106,8 @@ def build(
             causes=tuple(causes),
         )
         label, reason = triage(evidence)
-        if label != Label.GENERATION:
-            causes = []
+        notes = [c for c in causes if is_note(c)]
+        causes = [c for c in causes if not is_note(c)] if label == Label.GENERATION else []
         warnings = []
         if result is None and label == Label.UNSCORED:
             reason = unjudged.get(case.id, "the judge returned no result for it")
@@ -136,11 +139,20 @@ def build(
                 reason=reason,
                 cause=primary(causes),
                 causes=causes,
+                notes=notes if label == Label.PASS else [],
                 diagnostics=figures,
                 warnings=warnings,
             )
         )
     return rows
+
+
+def answer_check_backs(decider: Decider) -> bool:
+    """The calibration's answer check agrees with people well enough (the lower end of its
+    kappa interval at least :data:`ANSWER_CHECK_KAPPA`) to fail an answer on any missing
+    reference fact; a stale record's check was measured on another judge's audit."""
+    check = decider.status.answer_check
+    return check is not None and not decider.status.stale and check.low >= ANSWER_CHECK_KAPPA
 
 
 def _contexts(trace: Trace, texts: dict[str, str] | None) -> list[ContextChunk]:

@@ -109,6 +109,10 @@ class CaseResult(BaseModel):
     """Every cause found on a ``generation`` failure, primary first, each with its evidence:
     the answer sentence, the context chunk (golden or not), the span; empty for every other
     label."""
+    notes: list[CauseEvidence] = Field(default_factory=list)
+    """On a ``pass``: reference facts the answer does not state that the question does not
+    ask for (``incomplete`` rows with ``backed_by`` null: an aside of a long reference
+    answer, triage/causes.py), each named in ``span``; empty otherwise."""
     decided_by: str | None = None
     """The judge whose decision the label rests on (the first judge, or the one of
     ``--escalate-to`` that judged it again because the one before was unsure); null when
