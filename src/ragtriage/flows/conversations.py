@@ -322,7 +322,6 @@ def _turn_results(
         for gold in turns:
             case = by_id[gold.case.id]
             probe = probes.get(gold.case.id)
-            label, reason = turn_label(case, probe)
             turn = traced.get(gold.case.id)
             sources = []
             result = judged.get(gold.case.id)
@@ -330,6 +329,7 @@ def _turn_results(
             if turn is not None and result is not None and result.outcome == Outcome.SCORED:
                 sources = attribute(turn.trace.answer, passages, prior.get(gold.case.id, []),
                                     result)  # fmt: skip
+            label, reason = turn_label(case, probe, sources, gold.case.id in with_prior)
             out.append(
                 TurnResult(
                     conversation_id=gold.conversation_id,
