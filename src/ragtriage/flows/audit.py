@@ -66,6 +66,7 @@ from ragtriage.system.run import run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
+from ragtriage.triage.answer_matrix import answer_matrix
 from ragtriage.triage.calibrated import CalibrationRecords, Decider
 from ragtriage.triage.diagnostics import summarize
 from ragtriage.triage.models import (
@@ -397,6 +398,7 @@ async def _audit(
         generation=generation,
         diagnostics=diagnostics,
         counts=case_rows.label_counts(rows),
+        answer_matrix=answer_matrix(rows),
         clusters=clusters(
             rows, lexical_retriever=config.traces is None and config.retriever == "bm25"
         ),

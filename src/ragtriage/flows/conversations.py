@@ -52,6 +52,7 @@ from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
+from ragtriage.triage.answer_matrix import answer_matrix
 from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
 from ragtriage.triage.conversations import (
     ConversationsGolden,
@@ -222,6 +223,7 @@ async def arun(config: ConversationsConfig) -> ConversationsResult:
         slices=retrieval_slices(retrieval, golden),
         generation=case_rows.generation_summary(rows, list(judged.values()), decider),
         counts=turn_label_counts(turns),
+        answer_matrix=answer_matrix([t.case for t in turns], [t.label.value for t in turns]),
         conversations=roll_up(turns, list(golden.conversations())),
         turns=turns,
         warnings=warnings + retrieval.warnings,

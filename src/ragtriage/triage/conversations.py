@@ -44,6 +44,7 @@ from ragtriage.judge.types import ContextChunk, JudgeFingerprint, Usage
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.models import (
+    AnswerMatrix,
     CalibrationStatus,
     CaseResult,
     GenerationSummary,
@@ -283,6 +284,9 @@ class ConversationsResult(BaseModel):
     """Stage 2 over every judged turn."""
     counts: dict[str, int]
     """Turn label -> number of turns."""
+    answer_matrix: AnswerMatrix | None = None
+    """Answerable x (answered, abstained) over the turns, by their turn labels, beside the
+    judge's undecided ones; null in results written before it."""
     conversations: list[ConversationSummary]
     """One per golden conversation, in file order."""
     turns: list[TurnResult]

@@ -26,6 +26,7 @@ __all__ = [
     "AuditResult",
     "AuditSettings",
     "CalibrationStatus",
+    "AnswerMatrix",
     "CaseResult",
     "Cluster",
     "Escalation",
@@ -166,6 +167,38 @@ class Escalation(BaseModel):
     """Of them, those it decided (the rest stay ``unsure``) (count)."""
     usage: Usage = Field(default_factory=Usage)
     """Its model calls, tokens and cost."""
+
+
+class AnswerMatrix(BaseModel):
+    """Answerable x (answered, abstained), over the cases with a judged answer
+    (triage/answer_matrix.py): correct and false abstentions, answers to unanswerable
+    queries split into supported and hallucinated, beside the judge's undecided ones."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    answered: int = 0
+    """Answerable, answered (right or wrong: the labels say which) (count)."""
+    false_abstentions: int = 0
+    """Answerable, abstained: the answer was findable, the system declined (count)."""
+    correct_abstentions: int = 0
+    """Unanswerable, abstained (count)."""
+    supported_answers: int = 0
+    """Unanswerable, answered only with claims its context supports (count)."""
+    hallucinated: int = 0
+    """Unanswerable, answered with claims its context does not support (count)."""
+    undecided: int = 0
+    """Answers the judge could not decide (``unsure``, ``unscored``, ``unstable``): in no
+    cell (count)."""
+    untraced: int = 0
+    """Cases without a judged answer (no trace, a failed generation): in no cell (count)."""
+
+    @property
+    def unanswerable(self) -> int:
+        return self.correct_abstentions + self.supported_answers + self.hallucinated
+
+    @property
+    def answerable(self) -> int:
+        return self.answered + self.false_abstentions
 
 
 class GenerationSummary(BaseModel):
@@ -372,6 +405,9 @@ class AuditResult(BaseModel):
     answer."""
     counts: dict[str, int]
     """Label -> number of cases, every label present (0 if none)."""
+    answer_matrix: AnswerMatrix | None = None
+    """Answerable x (answered, abstained), beside the judge's undecided answers; null in
+    results written before it."""
     clusters: list[Cluster]
     """Failures grouped by stage and tag, largest first."""
     cases: list[CaseResult]
