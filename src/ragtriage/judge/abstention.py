@@ -92,9 +92,9 @@ _GAP = [
     rf"\b(?:does|do|did)\s*{_NOT}\s+(?:appear|seem)\s+(?:in|to be (?:mentioned|covered|"
     rf"addressed|discussed|included|listed|stated|specified)|anywhere)\b",
     # no information: "there is no information about", "no mention of", "not enough info"
-    r"\b(?:there\s+(?:is|are|was|were|'s)|i\s+(?:have|had|got|found|see))\s+(?:no|not any|"
+    r"\b(?:there(?:\s+(?:is|are|was|were)|['’]s)|i\s+(?:have|had|got|found|see))\s+(?:no|not any|"
     r"nothing|little|insufficient)\s+(?:\w+ ){0,2}?(?:information|mention|details?|data|"
-    r"reference|indication|answer|record|evidence|specifics?|info|facts?|guidance|word)\b",
+    r"reference|indication|answer|record|specifics?|info|guidance|word)\b",
     r"^\s*(?:\w+,\s*)?no\s+(?:\w+ )?(?:information|mention|details?|data|answer|info|record)\s+"
     r"(?:about|on|of|regarding|is|was|for|concerning|found|available|given|provided)\b",
     r"\b(?:not|in)?\s*(?:enough|sufficient|insufficient)\s+(?:\w+ ){0,2}?(?:information|"
@@ -122,7 +122,9 @@ _GAP = [
 ]
 _GAP_RE = [re.compile(p, re.IGNORECASE) for p in _GAP]
 # a gap that names where the answer would come from or the information itself
-_NAMES_SOURCE = re.compile(rf"\b{_SOURCE}\b|\binformation\b|\bmention|\bnothing\b", re.IGNORECASE)
+_NAMES_SOURCE = re.compile(
+    rf"\b{_SOURCE}\b|\binformation\b|\bmention|\bnothing\b|\bfind\b|\bfound\b", re.IGNORECASE
+)
 
 _FILLER = [
     r"^\s*(?:i['’]?m |i am |we['’]re |we are )?(?:so |very |really )?"
@@ -155,8 +157,8 @@ _FILLER_RE = [re.compile(p, re.IGNORECASE) for p in _FILLER]
 
 # clause boundaries inside a sentence: "..., so I don't know", "...; however, it says"
 _CUT = re.compile(
-    r"\s*;\s*|,?\s+(?:so|but|however|though|although|yet|whereas|and so|therefore|hence|"
-    r"which means)\s*,?\s+|,\s+which\s+|(?<=[a-z])\s+[-–—]\s+(?=[a-z])|:\s+",
+    r"\s*;\s*|,?\s+(?:so|but|however|and so|therefore|hence|which means)\s*,?\s+"
+    r"|,\s+(?:though|although|yet|whereas|which)\s+|(?<=[a-z])\s+[-–—]\s+(?=[a-z])|:\s+",
     re.IGNORECASE,
 )
 _LEAD = re.compile(
