@@ -308,6 +308,32 @@ def test_span_turns_without_turn_numbers_follow_parsed_start_times(tmp_path):
     assert {c.conversation_id: [x.value for x in c.labels] for c in result.conversations} == LABELS
 
 
+def test_a_turn_traced_as_a_bare_llm_call_is_still_a_turn(tmp_path):
+    """An app that answers a follow-up with one model call and no chain: the trace is the
+    LLM span alone; the user's message is its last user input message."""
+    spans = _spans("langchain_sessions.jsonl")
+    kinds = {(s["attributes"].get("session.id"), s["attributes"].get("openinference.span.kind"))
+             for s in spans}  # fmt: skip
+    assert ("c-recall", "RETRIEVER") in kinds
+    recall = {
+        s["context"]["trace_id"]
+        for s in spans
+        if s["attributes"].get("session.id") == "c-recall"
+        and s["attributes"].get("openinference.span.kind") == "RETRIEVER"
+    }
+    kept = []
+    for span in spans:
+        attrs = span["attributes"]
+        if attrs.get("session.id") != "c-recall" or span["context"]["trace_id"] in recall:
+            kept.append(span)
+        elif attrs.get("openinference.span.kind") == "LLM":
+            kept.append({**span, "parent_id": None})
+    result = _run(_write(tmp_path / "spans.jsonl", kept), HERE)
+    turn = _turn(result, "c-recall", 2)
+    assert turn.label.value == "pass" and turn.case.retrieved_ids == []
+    assert [h.turn for h in turn.history] == [1]
+
+
 def test_passages_known_by_text_get_their_corpus_ids():
     result = _run(HERE / "deepeval_conversations.json", HERE)
     assert _turn(result, "c-history", 1).case.retrieved_ids == ["snapshots", "n4-300-specs"]

@@ -219,7 +219,7 @@ def _span_turn(members: list[oi.Span], path: Path, line: int) -> Record:
     the turn ran no retriever) and the answer."""
     retrievers = [s for s in members if s.kind == "RETRIEVER"]
     anchor = retrievers[0] if retrievers else oi.root_spans(members)[0]
-    user = oi.trace_query(members, anchor)
+    user = oi.trace_query(members, anchor) or _last_user_message(members)
     if user is None:
         raise InputError("a turn's trace has no input.value", path=path, line=line,
                          field="input.value")  # fmt: skip
@@ -229,6 +229,24 @@ def _span_turn(members: list[oi.Span], path: Path, line: int) -> Record:
     if searched is not None and normalise(searched) != normalise(user):
         row["rewritten_query"] = searched
     return row
+
+
+_USER_ROLE = re.compile(r"llm\.input_messages\.(\d+)\.message\.role$")
+
+
+def _last_user_message(members: list[oi.Span]) -> str | None:
+    """A trace with no chain input (a bare LLM call answering from the conversation):
+    the last ``user`` message its LLM span was given."""
+    for span in (s for s in members if s.kind == "LLM"):
+        said = [
+            (int(m[1]), span.attributes.get(f"llm.input_messages.{m[1]}.message.content"))
+            for key, role in span.attributes.items()
+            if (m := _USER_ROLE.match(key)) and role == "user"
+        ]
+        texts = [text for _, text in sorted(said) if isinstance(text, str) and text.strip()]
+        if texts:
+            return texts[-1]
+    return None
 
 
 Ordered = tuple[str, tuple[int, float, int], Record]  # trace id, (turn, start, line), turn
