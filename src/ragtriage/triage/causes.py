@@ -415,9 +415,8 @@ def question_asks(query: str) -> list[str]:
 def _facts_by_ask(facts: list[tuple[str, set[str]]], asks: list[str]) -> list[list[int]]:
     """Which reference facts answer which ask (indices into ``facts``): each fact goes to
     the ask sharing most words with its clause (words every ask shares, the topic, left
-    out); an ask no fact shares a word with gets the first unclaimed fact of two terms or
-    more, else the first unclaimed one ("Three years, extendable to five": the direct
-    answer comes first in a reference answer)."""
+    out); the asks no fact shares a word with get the unclaimed facts, in order, when
+    there are as many of each, else none (their facts are then notes)."""
     terms = [_terms(a) for a in asks]
     # "what is the function of insulin and where is it produced": "it" is insulin, so
     # insulin is the topic of both asks, not the first ask's own word
@@ -430,15 +429,16 @@ def _facts_by_ask(facts: list[tuple[str, set[str]]], asks: list[str]) -> list[li
         shares = [len(said & t) for t in terms]
         if max(shares) > 0:
             owned[shares.index(max(shares))].append(i)
+    # an ask no fact shares a word with: which fact answers it is a guess, made only when
+    # it cannot go wrong, one unclaimed fact per such ask ("Three years, extendable to
+    # five": "how long" is answered by the one fact left); else its facts stay unknown
+    # (notes, never a failure)
     claimed = {i for row in owned for i in row}
-    for row in owned:
-        if row:
-            continue
-        free = [i for i in range(len(facts)) if i not in claimed]
-        pick = next((i for i in free if len(facts[i][1]) > 1), free[0] if free else None)
-        if pick is not None:
-            row.append(pick)
-            claimed.add(pick)
+    free = [i for i in range(len(facts)) if i not in claimed]
+    empty = [row for row in owned if not row]
+    if empty and len(empty) == len(free):
+        for row, i in zip(empty, free, strict=True):
+            row.append(i)
     return owned
 
 
