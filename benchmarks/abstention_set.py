@@ -8,9 +8,12 @@ answer, and a denial that answers are 0). Labels are below, keyed by id; the det
 (judge/abstention.py) was not run on an answer before its label was written.
 
 * ``clapnq-qwen``: the embedded model's answers to the shipped ClapNQ queries
-  (benchmarks/abstention_gather.py: its runs 1-3, given on the command line); split
+  (benchmarks/abstention_gather.py: its runs 1-3, given on the command line; run 3 was
+  stopped after 23 answers, for time); split
   ``test`` for run 3 (labelled before the detector ever read it, and nothing in the
-  detector changed after), ``dev`` for runs 1-2 (read while the detector was written).
+  detector changed after; its first answers were read while the last detector commit,
+  c3d36d2, was made, which none of them prompted), ``dev`` for runs 1-2 (read while the
+  detector was written; answer 0 prompted the "but do not mention" rule).
 * ``expertqa`` (MIT) and ``begin-wow`` (CC BY 4.0), from /work/shared/data (source,
   commit and licence in its READMEs): every answer with a phrase of a gap ("not
   provided", "not sure", "cannot", ...) and the first 15 answers (by id hash) with a
@@ -42,6 +45,9 @@ NEGATION = re.compile(r"\b(not|no|never|n't|cannot|none|nothing|without)\b", re.
 QWEN = {
     0: 1, 1: 0, 2: 0, 3: 0, 4: 1, 5: 0, 6: 0, 7: 1, 8: 0, 9: 0, 10: 0, 11: 0, 12: 0, 13: 0,
     14: 0, 15: 0,
+    # run 3 (test)
+    16: 1, 17: 1, 18: 1, 19: 0, 20: 0, 21: 1, 22: 0, 23: 0, 24: 1, 25: 1, 26: 0, 27: 0,
+    28: 1, 29: 1, 30: 0, 31: 1, 32: 0, 33: 0, 34: 0, 35: 0, 36: 1, 37: 0, 38: 0,
 }  # fmt: skip
 FIXTURE_FILES = (
     "tests/fixtures/conversations/turns.jsonl",
