@@ -7,7 +7,17 @@ from __future__ import annotations
 from ragtriage.judge.types import Outcome
 from ragtriage.triage.models import AnswerMatrix, AuditResult, CaseResult
 
-__all__ = ["matrix_line", "reference_line"]
+__all__ = ["audit_lines", "matrix_line", "reference_line"]
+
+
+def audit_lines(result: AuditResult) -> list[str]:
+    """The audit's two lines (the matrix beside the judge's unsure; the reference counts),
+    those that say something."""
+    lines = (
+        matrix_line(result.answer_matrix, result.counts.get("unsure", 0)),
+        reference_line(result),
+    )
+    return [line for line in lines if line]
 
 
 def matrix_line(matrix: AnswerMatrix | None, unsure: int) -> str | None:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ragtriage.render.answers import matrix_line, reference_line
+from ragtriage.render.answers import audit_lines
 from ragtriage.render.format import fmt
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import clean, shorten
@@ -188,10 +188,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     console.print(_reading(result.retrieval))
     outcomes = ", ".join(f"{o} {c}" for o, c in gen.outcomes.items())
     console.print(f"judge outcomes: {outcomes}")
-    for line in (matrix_line(result.answer_matrix, result.counts.get("unsure", 0)),
-                 reference_line(result)):  # fmt: skip
-        if line:
-            console.print(Text(line))
+    for line in audit_lines(result):
+        console.print(Text(line))
     style = (
         "bold red" if result.calibration.stale or "UNCALIBRATED" in result.calibration.note else ""
     )
