@@ -5,7 +5,8 @@ audit and conversations report prints them (terminal, Markdown) beside the judge
 from __future__ import annotations
 
 from ragtriage.judge.types import Outcome
-from ragtriage.triage.models import AnswerMatrix, AuditResult, CaseResult
+from ragtriage.results.run import AuditResult
+from ragtriage.triage.models import AnswerMatrix, CaseResult
 
 __all__ = ["audit_lines", "matrix_line", "reference_line"]
 

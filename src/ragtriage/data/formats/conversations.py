@@ -33,7 +33,6 @@ apart by the records' fields (``registry.recognise_conversations``):
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -218,7 +217,7 @@ def _spans(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
             continue  # a trace of no conversation
         line = min(s.line for s in members)
         row = _span_turn(members, path, line)
-        order = (_turn_number(members), starts.get(trace, float("inf")), line)
+        order = (_turn_number(members, path), starts.get(trace, float("inf")), line)
         sessions.setdefault(session, []).append((trace, order, row))
     return [
         (session, _turn_order(turns), min(order[2] for _, order, _ in turns))
@@ -276,12 +275,12 @@ def _turn_order(turns: list[Ordered]) -> list[tuple[int, Record]]:
 _TURN_KEYS = ("turn", "turn_number", "turn_index")
 
 
-def _turn_number(members: list[oi.Span]) -> int:
+def _turn_number(members: list[oi.Span], path: Path) -> int:
     """The turn number an application set in a span's metadata (``metadata`` JSON or
     ``metadata.turn``; ``turn_index`` counts from 0), else 0."""
     for span in oi.root_spans(members) + members:
         meta = span.attributes.get("metadata")
-        parsed = _json_object(meta) if isinstance(meta, str) else {}
+        parsed = _json_object(meta, path, span.line) if isinstance(meta, str) else {}
         for key in _TURN_KEYS:
             value = span.attributes.get(f"metadata.{key}", parsed.get(key))
             if isinstance(value, str) and value.strip().isdigit():
@@ -291,11 +290,10 @@ def _turn_number(members: list[oi.Span]) -> int:
     return 0
 
 
-def _json_object(text: str) -> dict[str, Any]:
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        return {}
+def _json_object(text: str, path: Path, line: int) -> dict[str, Any]:
+    """A span's ``metadata`` JSON text as an object ({} when it is none), nesting bounded
+    like every embedded JSON (data/jsontext.py)."""
+    parsed = decode_json_text(text, path=path, line=line, field="metadata", lenient=True)
     return parsed if isinstance(parsed, dict) else {}
 
 
