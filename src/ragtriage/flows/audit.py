@@ -372,6 +372,9 @@ async def _audit(
             # decided: a pass or fail now; an escalated answer left unscored (the judge
             # failed, a closed endpoint) or unstable is not, nor counted as one
             step.decided = sum(r.case_id in unsure and r.label not in UNDECIDED for r in rows)
+            step.unscored = sum(
+                r.case_id in unsure and r.label in (Label.UNSCORED, Label.UNSTABLE) for r in rows
+            )
         if escalated:  # the outcomes of the results that decided the cases, not the first's
             final = [escalated.get(r.item_id, (r,))[0] for r in run.results]
             generation = case_rows.generation_summary(rows, final, decider, rated=run.results)
