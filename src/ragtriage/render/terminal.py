@@ -141,7 +141,9 @@ def escalation_line(step) -> str:
     usage = step.usage
     return (
         f"escalated to {step.judge}: {step.sent} unsure answers sent, {step.decided} decided, "
-        f"{step.sent - step.decided} still unsure ({usage.calls} calls, ${usage.cost_usd:.4f}; "
+        + (f"{step.unscored} unscored (the judge failed), " if step.unscored else "")
+        + f"{step.sent - step.decided - step.unscored} still unsure ({usage.calls} calls, "
+        f"${usage.cost_usd:.4f}; "
         f"calibration {step.calibration or 'none'})"
     )
 
