@@ -56,4 +56,6 @@ class JudgeCalibration:
     plots: list[Path] = field(default_factory=list)
     audit_ppi: PPIEstimate | None = None
     plan: GradePlan | None = None
-    source: str = ""  # "ran" or "recorded <file>"
+    source: str = ""  # "ran", "recorded <file>" or "verdicts <file>"
+    notes: list[str] = field(default_factory=list)  # how another tool's verdicts were read
+    card: list[Path] = field(default_factory=list)  # the validity card's files (--card)
