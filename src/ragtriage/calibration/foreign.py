@@ -1,12 +1,12 @@
 """Another evaluator's verdicts as a judge: ragas, DeepEval, Phoenix, MLflow (issue 51).
 
-A verdicts file (``data/formats/verdicts.py``) holds one record per answer and metric.
-Each metric (with the tool, its version and model where the file names them) becomes a
-judge: its records become :class:`JudgeResult` s with a :class:`JudgeFingerprint`, and
-``calibrate`` fits and measures them by the very code that measures our own judge
-(``calibration.fit.fit_record``: kappa with its interval, TPR/TNR, the threshold chosen
-inside the cross-validation, the ``unsure`` band, the PPI check). Nothing here computes
-an agreement figure.
+A verdicts file (``data/formats/verdicts.py``, read by ``detect.verdict_rows``) holds one
+record per answer and metric. Each metric (with the tool, its version and model where the
+file names them) becomes a judge: its records become :class:`JudgeResult` s with a
+:class:`JudgeFingerprint`, and ``calibrate`` fits and measures them by the very code that
+measures our own judge (``calibration.fit.fit_record``: kappa with its interval, TPR/TNR,
+the threshold chosen inside the cross-validation, the ``unsure`` band, the PPI check).
+Nothing here computes an agreement figure.
 
 * **Score.** The metric's continuous score is the judge's score (DeepEval's
   ``Hallucination`` and other lower-is-better metrics turned round: ``1 - score``); a
@@ -20,7 +20,8 @@ an agreement figure.
   one graded item. Verdicts joined to no grade are the unlabelled rest: their PPI-corrected
   faithful rate is reported (``calibrate``), never mixed into the agreement figures.
 * **Fingerprint.** ``judge`` = ``TOOL:METRIC``, ``model`` = the model the file names (else
-  ``unknown``), ``params`` = tool, tool version, metric, the tool's threshold, direction.
+  ``unknown``), ``params`` = tool, tool version, metric, the tool's threshold, the digest
+  of its scorer (MLflow), direction.
   A record of these verdicts is stale for verdicts of another version, model or threshold
   (:func:`stale`).
 """
@@ -34,8 +35,8 @@ from typing import Any
 
 from ragtriage.calibration.grades import GradedItem
 from ragtriage.calibration.record import CalibrationRecord, is_stale
+from ragtriage.data.formats.detect import verdict_rows
 from ragtriage.data.formats.text import normalise
-from ragtriage.data.formats.verdicts import verdict_rows
 from ragtriage.errors import InputError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
 
@@ -65,6 +66,8 @@ def fingerprint(record: dict[str, Any]) -> JudgeFingerprint:
         "tool_version": record.get("tool_version") or UNKNOWN,
         "metric": record["metric"],
     }
+    if record.get("digest"):
+        params["scorer_digest"] = record["digest"]
     if record.get("threshold") is not None:
         params["threshold"] = float(record["threshold"])
     if record.get("lower_is_better"):

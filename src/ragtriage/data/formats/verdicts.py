@@ -12,15 +12,16 @@ one per answer and metric:
 * ``lower_is_better``: the metric scores unfaithfulness (DeepEval's ``Hallucination``,
   Phoenix's ``hallucinated`` label): calibration turns it round so that higher is
   faithful, as for every judge of ours;
-* ``tool``, ``tool_version``, ``model``, ``threshold``: what the file names of the judge,
-  None where it names nothing (they make the judge's fingerprint);
+* ``tool``, ``tool_version``, ``model``, ``threshold``, ``digest`` (of the scorer's code,
+  MLflow): what the file names of the judge, None where it names nothing (they make the
+  judge's fingerprint);
 * ``id``: the answer's id where the file has one (an ``id``/``item_id``/``case_id``
   column, a DeepEval test case ``name``, a span id, an MLflow trace id), and
   ``question``/``answer``: the graded texts, so that answers without our ids are joined
   to human grades by their text (``calibration/foreign.py``).
 
-:func:`verdict_rows` reads a file through the one registry (``registry.FORMATS``): a file
-no verdicts reader recognises is refused, naming what it is.
+``detect.verdict_rows`` reads a file through the one registry (``registry.FORMATS``): a
+file no verdicts reader recognises is refused, naming what it is.
 """
 
 from __future__ import annotations
@@ -29,10 +30,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import read_table
-from ragtriage.data.formats.base import Records
-from ragtriage.data.formats.columns import ColumnMap
-from ragtriage.data.formats.registry import recognise
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -42,7 +39,6 @@ __all__ = [
     "label_passed",
     "number",
     "verdict",
-    "verdict_rows",
 ]
 
 ID_KEYS = ("id", "item_id", "case_id", "query_id")
@@ -114,6 +110,7 @@ def verdict(
     lower_is_better: bool = False,
     span_id: str | None = None,
     trace_id: str | None = None,
+    digest: str | None = None,
 ) -> dict[str, Any]:
     """One verdict record (module docstring)."""
     return {
@@ -132,6 +129,7 @@ def verdict(
         "lower_is_better": lower_is_better,
         "span_id": span_id,
         "trace_id": trace_id,
+        "digest": digest,  # the tool's digest of its scorer (MLflow), when it writes one
     }
 
 
@@ -141,24 +139,3 @@ def row_id(row: dict[str, Any]) -> str | None:
         if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
             return str(value)
     return None
-
-
-def verdict_rows(path: Path) -> tuple[Records, str, list[str]]:
-    """``(records, format name, notes)``: the verdict records of ``path``."""
-    table = read_table(path)
-    if not table.rows:
-        raise InputError("no rows: an empty verdicts file", path=path)
-    fmt = recognise(table.rows, ColumnMap())
-    if fmt is None or fmt.verdicts is None:
-        what = f"a {fmt.what or fmt.name + ' file'}" if fmt else "no evaluator's verdicts"
-        raise InputError(
-            f"{what}, not verdicts: give a ragas evaluate() result (to_pandas, saved as "
-            "Parquet/CSV/JSONL), a DeepEval test run JSON, a Phoenix evaluations export or "
-            "an MLflow genai.evaluate result table",
-            path=path,
-            line=table.rows[0][0],
-        )
-    records, notes = fmt.verdicts(table.rows, path, {})
-    if not records:
-        raise InputError(f"no verdicts in this {fmt.name} file", path=path)
-    return records, f"{fmt.name}-{table.container}", notes

@@ -35,9 +35,11 @@ def _metrics(rows: Rows) -> list[str]:
         for key, value in row.items():
             if key in _SAMPLE:
                 continue
-            numeric = value is None or (
-                isinstance(value, int | float) and not isinstance(value, bool)
-            ) or (isinstance(value, str) and _numeric_text(value))
+            numeric = (
+                value is None
+                or (isinstance(value, int | float) and not isinstance(value, bool))
+                or (isinstance(value, str) and _numeric_text(value))
+            )
             seen[key] = seen.get(key, True) and numeric
     return [k for k, ok in seen.items() if ok]
 
