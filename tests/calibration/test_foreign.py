@@ -162,3 +162,24 @@ def test_a_nan_score_is_unscored_not_a_zero(tmp_path, begin_items):
     judge = next(j for j in judges if j.fingerprint.judge == "ragas:faithfulness")
     unscored = [r for r in judge.results if r.outcome == "unscored"]
     assert len(unscored) == 1 and "NaN" in unscored[0].reason
+
+
+def test_a_verdicts_file_given_as_traces_or_grades_says_where_it_goes(tmp_path, capsys):
+    golden = ROOT / "tests" / "fixtures" / "formats" / "ragas_ids.jsonl"
+    run = HERE / "deepeval_test_run.json"
+    code = main(["audit", "--golden", str(golden), "--traces", str(run), "--judge", "lexical",
+                 "--out", str(tmp_path / "a")])  # fmt: skip
+    assert code == 2
+    assert "DeepEval test run (another evaluator's verdicts), not a trace file: give it to " \
+        "calibrate --verdicts" in capsys.readouterr().err  # fmt: skip
+    with pytest.raises(InputError, match="MLflow genai.evaluate results.*calibrate --verdicts"):
+        load_grades(HERE / "mlflow_results.jsonl")
+
+
+def test_grades_keyed_by_span_ids_stay_grades(tmp_path):
+    rows = [json.loads(line) for line in (HERE / "phoenix_grades.jsonl").open()]
+    path = tmp_path / "d" / "grades.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps({**r, "span_id": r["id"]}) + "\n" for r in rows))
+    items = load_grades(path)  # a span id and a label: a person's grade, not Phoenix's
+    assert len(items) == 100 and len(items[0].id) == 16

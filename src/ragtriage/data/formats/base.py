@@ -45,7 +45,8 @@ class Format:
     golden: Reader | None = None
     traces: Reader | None = None
     grades: Reader | None = None
-    # another evaluator's verdicts (``verdicts.py``: one record per answer and metric)
+    # another evaluator's verdicts (``verdicts.py``: one record per answer and metric),
+    # read by ``calibrate --verdicts`` only, so not among what ``yields`` names
     verdicts: Reader | None = None
     renamed: bool = True
     what: str = ""  # what a person calls such a file, for messages (default: "NAME file")
@@ -55,5 +56,4 @@ class Format:
         """Which records a file of this shape gives: golden cases, traces, runs, grades."""
         out: tuple[str, ...] = ("golden cases",) if self.golden else ()
         out += ("traces", "runs") if self.traces else ()
-        out += ("grades",) if self.grades else ()
-        return out + (("verdicts",) if self.verdicts else ())
+        return out + (("grades",) if self.grades else ())

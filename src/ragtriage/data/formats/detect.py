@@ -83,6 +83,13 @@ def _elsewhere(fmt: Format, kind: str, table: Table, lacks: str | None = None) -
     """The error for a file of ``fmt`` given as a ``kind`` it does not yield; ``lacks``:
     the field of ours it has no column for, named as our own reader would name it."""
     give = " or ".join(use for other, use in _GIVE.items() if _reader(fmt, other))
+    if not fmt.yields and fmt.verdicts is not None:  # another evaluator's verdicts only
+        return InputError(
+            f"this is a {fmt.what or fmt.name + ' file'} (another evaluator's verdicts), not a "
+            f"{_WHAT[kind]}: give it to calibrate --verdicts",
+            path=table.path,
+            line=table.rows[0][0] if table.rows else None,
+        )
     missing = f"; no {lacks!r} column (--columns {lacks}=NAME maps another)" if lacks else ""
     return InputError(
         f"this is a {fmt.what or fmt.name + ' file'} ({', '.join(fmt.yields)}), not a "

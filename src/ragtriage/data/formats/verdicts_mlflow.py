@@ -115,5 +115,5 @@ FORMAT = Format(
     recognises=is_mlflow_results,
     verdicts=verdict_records,
     renamed=False,
-    what="MLflow evaluation result table",
+    what="table of MLflow genai.evaluate results",
 )

@@ -43,7 +43,10 @@ def is_phoenix_evaluations(keys: set[str]) -> bool:
         return False
     if "attributes" in keys or "span_kind" in keys:
         return False
-    return bool(keys & {"label", "score", "explanation"}) or bool(_score_columns(keys))
+    # a score or explanation beside the span id: a grades file keyed by span ids has a
+    # ``label`` only, and stays grades
+    found = {"score", "explanation", "annotation_name", "annotator_kind", "eval_name"}
+    return bool(keys & found) or bool(_score_columns(keys))
 
 
 def _span(row: dict[str, Any]) -> str | None:
