@@ -42,7 +42,8 @@ def begin_items():
 def test_each_tools_verdicts_calibrate_with_intervals(name, grades, judge, joined):
     runs = calibrate(grades, verdicts=[HERE / name], resamples=300)
     run = next(r for r in runs if r.name == judge)
-    assert any(f"100 by {joined}" in note for note in run.notes), run.notes
+    assert any(f"100 by {joined}" in note.text for note in run.notes), run.notes
+    assert {note.code for note in run.notes} == {"reader"}
     scope = run.record.scopes["begin_wow"]
     assert scope.n_agreement == 100
     cv = scope.selected.cv if scope.selected else scope.cv
@@ -71,7 +72,8 @@ def test_every_metric_of_a_ragas_result_is_a_judge(begin_items):
     judges = read_verdicts(HERE / "ragas_result.parquet", begin_items)
     assert [j.fingerprint.judge for j in judges] == ["ragas:faithfulness", "ragas:answer_relevancy"]
     assert all(j.fingerprint.model == "unknown" for j in judges)
-    assert "names no model or tool_version" in judges[0].notes[-1]
+    assert "names no model or tool_version" in judges[0].notes[-1].text
+    assert judges[0].notes[-1].severity == "warn"
 
 
 def test_deepeval_fingerprint_names_model_and_threshold(begin_items):

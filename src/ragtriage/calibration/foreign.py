@@ -39,6 +39,7 @@ from ragtriage.data.formats.detect import verdict_rows
 from ragtriage.data.formats.text import normalise
 from ragtriage.errors import InputError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
+from ragtriage.notices import Notice, Severity
 
 __all__ = ["ForeignJudge", "TOOL_PASS", "fingerprint", "read_verdicts", "stale"]
 
@@ -56,7 +57,7 @@ class ForeignJudge:
     results: list[JudgeResult]
     rest: list[JudgeResult] = field(default_factory=list)
     source: str = ""
-    notes: list[str] = field(default_factory=list)
+    notes: list[Notice] = field(default_factory=list)  # how the file was read (``reader``)
 
 
 def fingerprint(record: dict[str, Any]) -> JudgeFingerprint:
@@ -184,10 +185,18 @@ def read_verdicts(path: Path, items: list[GradedItem] | None = None) -> list[For
         unnamed = [k for k in ("tool_version", "model") if fp.params.get(k) == UNKNOWN] + (
             ["model"] if fp.model == UNKNOWN else []
         )
+        read = [Notice(code="reader", severity=Severity.INFO, text=n) for n in notes]
+        read.append(
+            Notice(code="reader", severity=Severity.INFO, text="; ".join(said),
+                   counts={"verdicts": len(members), "graded": len(results), "rest": len(rest)})
+        )  # fmt: skip
         if unnamed:
-            said.append(
-                f"the file names no {' or '.join(sorted(set(unnamed)))}: the fingerprint "
-                "cannot tell a changed one"
+            read.append(
+                Notice(
+                    code="reader",
+                    text=f"{path}: the file names no {' or '.join(sorted(set(unnamed)))} of "
+                    f"{fp.judge}: the fingerprint cannot tell a changed one",
+                )
             )
         judges.append(
             ForeignJudge(
@@ -196,7 +205,7 @@ def read_verdicts(path: Path, items: list[GradedItem] | None = None) -> list[For
                 results=list(results.values()),
                 rest=rest,
                 source=f"verdicts {path}",
-                notes=[*notes, "; ".join(said)],
+                notes=read,
             )
         )
     if items and not any(j.results for j in judges):

@@ -50,7 +50,8 @@ def calibrate_command(
     runs = run(config, write_plots if plots else None, write_card)
     for one in runs:
         for note in one.notes:
-            print_line(console, note, "dim", soft_wrap=True)
+            style = "dim" if note.severity == "info" else "yellow"
+            print_line(console, note.text, style, soft_wrap=True)
         print_run(one, console)
         for path in one.card:
             print_line(console, f"validity card: {path}", "green")

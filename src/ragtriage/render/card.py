@@ -98,7 +98,7 @@ def _judge(run: JudgeCalibration) -> list[str]:
     if fp.package_version:
         lines.append(f"ragtriage version that judged: {fp.package_version}")
     lines.append(f"results: {run.source}")
-    return lines
+    return lines + [note.text for note in run.notes]  # how another tool's file was read
 
 
 def _rule(record: CalibrationRecord) -> list[str]:
