@@ -62,7 +62,7 @@ def _as_dict(value: Any) -> dict[str, Any] | None:
     if isinstance(value, str) and value.lstrip().startswith("{"):
         try:
             parsed = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past any Score
             return None
         return parsed if isinstance(parsed, dict) else None
     return None
