@@ -185,3 +185,15 @@ def test_grades_keyed_by_span_ids_stay_grades(tmp_path):
     path.write_text("".join(json.dumps({**r, "span_id": r["id"]}) + "\n" for r in rows))
     items = load_grades(path)  # a span id and a label: a person's grade, not Phoenix's
     assert len(items) == 100 and len(items[0].id) == 16
+
+
+def test_our_judge_beside_verdicts_given_as_audit_gets_no_rate_of_them():
+    runs = calibrate(
+        GRADES, judges=["lexical"], verdicts=[HERE / "deepeval_test_run.json"],
+        audit=HERE / "deepeval_test_run.json", resamples=200,
+    )  # fmt: skip
+    lexical, deepeval = runs
+    assert lexical.audit_ppi is None
+    assert any("holds no lexical verdicts" in w for w in lexical.record.warnings)
+    assert deepeval.audit_ppi is not None and deepeval.audit_ppi.n_unlabelled == 100
+    assert not any(w.startswith("STALE") for w in deepeval.record.warnings)

@@ -295,7 +295,7 @@ def calibrate(
                 run.card = cards(run, items, target)
         if audit_results is not None:
             run.audit_ppi = record.ppi(audit_results)
-        elif foreign is not None and foreign.rest:
+        elif foreign is not None and foreign.rest and audit is None:
             run.audit_ppi = record.ppi(foreign.rest)  # the verdicts no grade names
         if plan is not None:
             run.plan = plan_grades(record, plan, audit_results)
@@ -319,16 +319,18 @@ def _audit_results(audit: Path | None) -> tuple[list[JudgeResult] | None, list |
             raise ours from None
 
 
-def _same_metric(record: CalibrationRecord, judges: list, audit: Path) -> list[JudgeResult]:
+def _same_metric(record: CalibrationRecord, judges: list, audit: Path) -> list[JudgeResult] | None:
     """The verdicts in ``--audit`` of the record's tool and metric; a differing version,
     model or threshold is named in a STALE warning (the rule still decides them)."""
     from ragtriage.calibration.foreign import stale
 
     same = [j for j in judges if j.fingerprint.judge == record.fingerprint.judge]
-    if not same:
-        raise InputError(
-            f"no {record.fingerprint.judge} verdicts in the file given as --audit", path=audit
+    if not same:  # another metric's verdicts, or our own judge beside them
+        record.warnings.append(
+            f"{audit} holds no {record.fingerprint.judge} verdicts: no corrected rate of it "
+            "for this judge"
         )
+        return None
     if differ := stale(record, same[0]):
         record.warnings.append(
             f"STALE: the verdicts in {audit} are from a judge that differs from the "
