@@ -130,10 +130,10 @@ class _Join:
         self.how: dict[str, int] = defaultdict(int)
 
     def find(self, record: dict[str, Any]) -> str | None:
-        for key in ("id", "span_id", "trace_id"):
-            if record.get(key) is not None and str(record[key]) in self.ids:
+        for name in ("id", "span_id", "trace_id"):
+            if record.get(name) is not None and str(record[name]) in self.ids:
                 self.how["id"] += 1
-                return str(record[key])
+                return str(record[name])
         key = _key(record.get("question"), record.get("answer"))
         if key is not None and key in self.by_text:
             self.how["question and answer text"] += 1

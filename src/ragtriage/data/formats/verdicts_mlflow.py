@@ -48,11 +48,17 @@ def _value(value: Any, where: str, path: Path, line: int) -> tuple[float | None,
     return number(value, where, path, line), None
 
 
-def _from_assessment(a: dict[str, Any], row: dict[str, Any], i: int, path: Path, line: int):
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _from_assessment(
+    a: dict[str, Any], row: dict[str, Any], i: int, path: Path, line: int
+) -> dict[str, Any]:
     name = str(a.get("assessment_name") or f"assessment_{i}")
-    feedback = a.get("feedback") if isinstance(a.get("feedback"), dict) else {}
-    source = a.get("source") if isinstance(a.get("source"), dict) else {}
-    meta = a.get("metadata") if isinstance(a.get("metadata"), dict) else {}
+    feedback = _object(a.get("feedback"))
+    source = _object(a.get("source"))
+    meta = _object(a.get("metadata"))
     score, passed = _value(feedback.get("value"), f"assessments[{i}].feedback.value", path, line)
     error = feedback.get("error")
     model = text(source.get("source_id")) if source.get("source_type") == "LLM_JUDGE" else None
