@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+from ragtriage.atomic import output_file
 from ragtriage.data.formats.links import query_form, trace_links
 from ragtriage.errors import InputError
 from ragtriage.flows.config import Setting
@@ -61,6 +62,8 @@ def link(config: ExportConfig) -> tuple[Linked, list[str]]:
     """Each case of the audit with its trace and span ids; the ids of cases without one."""
     if config.traces is None:
         raise InputError("give the span export the audit read", field="--traces")
+    if not config.traces.is_file():
+        raise InputError("no such span export", path=config.traces, field="--traces")
     result = load_audit(config.results)
     by_trace, by_query = trace_links(config.traces)
     linked: Linked = []
@@ -92,7 +95,7 @@ def send_annotations(url: str, body: dict[str, Any], timeout: float = 30.0) -> i
         detail = exc.read()[:300].decode("utf-8", "replace")
         raise InputError(f"Phoenix refused the annotations ({exc.code}): {detail}",
                          field="--phoenix-url") from None  # fmt: skip
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, OSError, ValueError) as exc:
         raise InputError(f"cannot reach Phoenix at {url}: {exc}", field="--phoenix-url") from None
     return len(reply.get("data") or [])
 
@@ -102,6 +105,11 @@ def run(config: ExportConfig) -> Export:
         raise InputError(
             "nothing to write: give --otlp-out, --phoenix-out or --phoenix-url", field="--otlp-out"
         )
+    url = config.phoenix_url
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise InputError(f"not an http(s) URL: {url[:80]!r}", field="--phoenix-url")
+    output_file(config.otlp_out, "--otlp-out")  # before any work, as every command does
+    output_file(config.phoenix_out, "--phoenix-out")
     linked, unlinked = link(config)
     done = Export(linked=len(linked), unlinked=unlinked)
     if config.otlp_out:
