@@ -779,7 +779,46 @@ def _gate_noise() -> str:
     )
 
 
+def _last_block(name: str, head: str) -> tuple[re.Match[str], list[str]]:
+    """The last block of a results file a benchmark appends to: its head line (matching
+    ``head``) and the indented lines after it."""
+    text = _result(name)
+    heads = list(re.finditer(head, text, re.M))
+    if not heads:
+        raise SystemExit(f"benchmarks/results/{name}: no line matches {head!r}")
+    lines = []
+    for line in text[heads[-1].end() :].splitlines()[1:]:
+        if not line.startswith("  "):
+            break
+        lines.append(line.strip())
+    return heads[-1], lines
+
+
+def _conversation_scale() -> str:
+    """conversation_scale.txt (benchmarks/conversation_scale.py): seconds per size."""
+    name = "conversation_scale.txt"
+    head, lines = _last_block(name, r"^commit (\w+), (\d{4}-\d\d-\d\d), lexical judge:$")
+    sizes = [re.match(r"([\d,]+) turns in one conversation: ([\d.]+) s", line) for line in lines]
+    if not lines or not all(sizes):
+        raise SystemExit(f"benchmarks/results/{name}: expected lines of turns and seconds")
+    parts = [f"{m[1]} turns {m[2]} s" for m in sizes if m]
+    return f"commit {head[1]}, {head[2]}, lexical judge, one conversation: " + ", ".join(parts)
+
+
+def _router_limits() -> str:
+    """router_limits.txt (benchmarks/router_limits.py): the cost of each file."""
+    name = "router_limits.txt"
+    head, lines = _last_block(name, r"^commit (\w+), (\d{4}-\d\d-\d\d): limits .*$")
+    costs = [re.match(r"(.*?), ([\d,]+) bytes: ([\d.]+) s, (read|refused)", line) for line in lines]
+    if not lines or not all(costs):
+        raise SystemExit(f"benchmarks/results/{name}: expected lines of file, bytes, seconds")
+    parts = [f"{m[1]} ({m[2]} bytes) {m[4]} in {m[3]} s" for m in costs if m]
+    return f"commit {head[1]}, {head[2]}: " + "; ".join(parts)
+
+
 FIGURES: dict[str, Callable[..., str]] = {
+    "conversation_scale": _conversation_scale,
+    "router_limits": _router_limits,
     "digest": _digest,
     "setup.wall": lambda: _bash_time("setup_time.txt"),
     "demo.wall": lambda: _demo("wall"),

@@ -24,6 +24,7 @@ from ragtriage.errors import InputError
 
 __all__ = [
     "RUN_DIGEST",
+    "TEMP_SUFFIX",
     "file_blake3",
     "file_sha256",
     "output_dir",
@@ -94,6 +95,12 @@ def file_blake3(path: Path, block: int = 1 << 22) -> str:
     return digest.hexdigest()
 
 
+# what names our temporary files (``.<name>.<8 chars>.ragtriage-tmp``) apart from a user's
+# own files that merely look like them (``.golden.jsonl.20261204``): a sweep after a kill
+# removes only names with it (issue 52 item 7)
+TEMP_SUFFIX = ".ragtriage-tmp"
+
+
 def _stage(path: Path, text: str | bytes) -> str:
     """``text`` in a synced temporary file beside ``path``; returns the temporary name."""
     try:
@@ -105,7 +112,7 @@ def _stage(path: Path, text: str | bytes) -> str:
             path=path,
         ) from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

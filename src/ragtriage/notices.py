@@ -33,6 +33,7 @@ CODES: dict[str, str] = {
     "record_fit": "the grades behind the calibration do not hold answers shaped like these",
     "unjudged": "an answer could not be judged and is counted as unscored",
     "reader": "a reader accepted the file but assumed or skipped something",
+    "turn_mismatch": "a traced turn asks another message than its golden turn: set aside, unjudged",
     "other": "a notice not yet given its own code",
 }
 

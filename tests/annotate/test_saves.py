@@ -256,8 +256,14 @@ def test_the_printed_url_wins_over_an_old_cookie_and_cookies_are_per_port(tmp_pa
 
 def test_leftover_temporary_files_are_swept_at_start_under_the_lock(tmp_path):
     out = tmp_path / "golden.jsonl"
-    left = [tmp_path / ".golden.jsonl.k2j_9x0a", tmp_path / ".golden.jsonl.session.json.abcdefgh"]
+    left = [
+        tmp_path / ".golden.jsonl.k2j_9x0a.ragtriage-tmp",
+        tmp_path / ".golden.jsonl.session.json.abcdefgh.ragtriage-tmp",
+    ]
     kept = [tmp_path / ".golden.jsonl.notours", tmp_path / ".other.jsonl.abcdefgh", out]
+    # a user's own files that merely look like temporaries (issue 52 item 7)
+    kept += [tmp_path / ".golden.jsonl.20261204", tmp_path / ".golden.jsonl.session.json.backup_1"]
+    kept += [tmp_path / ".golden.jsonl.k2j_9x0a"]  # the old names: not provably ours
     for path in left + kept:
         path.write_text("x")
     store = SessionStore(out, str)
@@ -267,4 +273,25 @@ def test_leftover_temporary_files_are_swept_at_start_under_the_lock(tmp_path):
     with pytest.raises(InputError, match="another ragtriage annotate"):
         SessionStore(out, str)
     assert left[0].exists()
+    store.close()
+
+
+def test_every_temporary_the_writer_stages_carries_the_sweeps_marker(tmp_path, monkeypatch):
+    """What the sweep removes is exactly what ``atomic`` creates: a write interrupted
+    after staging leaves a name the next start sweeps, and nothing else."""
+    import ragtriage.atomic as atomic
+
+    def killed(src, dst):  # the rename never happens: as after a kill -9
+        raise KeyboardInterrupt
+
+    out = tmp_path / "golden.jsonl"
+    monkeypatch.setattr(atomic.os, "replace", killed)
+    monkeypatch.setattr(atomic, "_discard", lambda staged: None)  # no cleanup either
+    with pytest.raises(KeyboardInterrupt):
+        atomic.write_atomic_set({out: "x\n"})
+    monkeypatch.undo()
+    [left] = [p for p in tmp_path.iterdir() if p.name.startswith(".golden.jsonl.")]
+    assert left.name.endswith(atomic.TEMP_SUFFIX)
+    store = SessionStore(out, str)
+    assert store.swept == 1 and not left.exists()
     store.close()

@@ -231,3 +231,93 @@ def test_calibration_records_take_any_mutated_field(world, tmp_path_factory, cho
     bad = tmp_path_factory.mktemp("cal") / "calibration.json"
     write_mutated(source, bad, choice, value)
     outcome(load_calibration, bad, None, "calibration record")
+
+
+# ---- issue 52: the conversation, OTLP and router readers ------------------------------
+
+CONV = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "conversations"
+USERS = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "users"
+CONVERSATION_SOURCES = {
+    "conversation golden": (CONV / "conversations.jsonl", None),
+    "conversation turns (ours)": (CONV / "turns.jsonl", "traces"),
+    "conversation turns (ragas)": (CONV / "ragas_multiturn.jsonl", "traces"),
+    "conversation turns (spans)": (CONV / "langchain_sessions.jsonl", "traces"),
+}
+CONVERSATION_FIELDS = st.sampled_from(
+    ["conversation_id", "turn", "user", "rewritten_query", "retrieved", "context_ids",
+     "answer", "standalone", "expected", "user_input", "turns", "name", "attributes",
+     "context", "start_time", "parent_id", "span_kind"]
+)  # fmt: skip
+
+
+def _conversation_loader(kind: str):
+    from ragtriage.data.conversation_traces import read_conversation_traces
+    from ragtriage.data.conversations import load_conversation_golden
+
+    source, role = CONVERSATION_SOURCES[kind]
+    if role is None:
+        return source, load_conversation_golden
+    golden = load_conversation_golden(CONV / "conversations.jsonl")
+    return source, lambda p: read_conversation_traces(p, 3, golden)
+
+
+@pytest.mark.parametrize("kind", sorted(CONVERSATION_SOURCES))
+@settings(SETTINGS, max_examples=int(20 * SCALE))
+@given(index=st.integers(0, 300), key=CONVERSATION_FIELDS, value=HOSTILE)
+def test_conversation_readers_take_a_hostile_field(tmp_path_factory, kind, index, key, value):
+    source, load = _conversation_loader(kind)
+    path, line = edited_file(source, tmp_path_factory.mktemp("conv"), index, key, value)
+    outcome(load, path, line, kind)
+
+
+@pytest.mark.parametrize(
+    "kind", ["conversation turns (ragas)", "conversation turns (spans)", "otlp request"]
+)
+@settings(SETTINGS, max_examples=int(20 * SCALE))
+@given(choice=st.integers(0, 10**6), value=HOSTILE)
+def test_nested_span_and_message_fields_take_any_hostile_value(
+    tmp_path_factory, kind, choice, value
+):
+    """Any node of one record's tree (a span's attributes, an OTLP AnyValue, a ragas
+    message) replaced: read, or one error naming the file."""
+    from ragtriage.data.golden import load_golden
+    from ragtriage.data.traces import read_traces
+
+    if kind == "otlp request":
+        source = USERS / "langchain_otlp.jsonl"
+        golden = load_golden(USERS / "handbook")
+
+        def load(p):
+            return read_traces(p, 3, golden)
+    else:
+        source, load = _conversation_loader(kind)
+    rows = source.read_text().splitlines()
+    index = choice % len(rows)
+    tmp = tmp_path_factory.mktemp("tree")
+    single = tmp / "row.json"
+    single.write_text(rows[index])
+    write_mutated(single, single, choice // len(rows), value)
+    rows[index] = single.read_text()
+    path = tmp / source.name
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    outcome(load, path, None, kind)
+
+
+@settings(SETTINGS, max_examples=int(20 * SCALE))
+@given(choice=st.integers(0, 10**6), value=HOSTILE)
+def test_router_files_take_any_mutated_field(tmp_path_factory, choice, value):
+    from ragtriage.llm.router import load_router
+
+    source = tmp_path_factory.mktemp("router-source") / "router.json"
+    source.write_text(json.dumps({
+        "model_list": [
+            {"model_name": "judge", "litellm_params": {"model": "openai/fake-judge",
+                                                      "api_base": "http://127.0.0.1:1/v1"}},
+            {"model_name": "judge", "litellm_params": {"model": "openai/fake-judge",
+                                                      "api_base": "http://127.0.0.1:2/v1"}},
+        ],
+        "router_settings": {"routing_strategy": "least-busy"},
+    }))  # fmt: skip
+    bad = tmp_path_factory.mktemp("router") / "router.json"
+    write_mutated(source, bad, choice, value)
+    outcome(lambda p: load_router(f"router:{p}"), bad, None, "router file")

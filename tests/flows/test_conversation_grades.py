@@ -130,3 +130,22 @@ def test_context_ids_that_do_not_pair_with_the_contexts_are_refused(tmp_path):
     path.write_text(json.dumps(row) + "\n")
     item = load_grades(path)[0].judge_item()
     assert [c.id for c in item.contexts] == ["doc-1", "history:user:1"]
+
+
+def test_the_active_design_on_a_conversations_result_is_refused(tmp_path):
+    """Issue 52 item 7: it served a page but recorded no inclusion probabilities, so the
+    grades could not be weighted; refused naming the option, nothing written."""
+    import pytest
+
+    from ragtriage.errors import InputError
+
+    result = conversations_flow.run(ConversationsConfig(golden=HERE, traces=HERE / "turns.jsonl",
+                                               judge="lexical", cache=None))  # fmt: skip
+    path = tmp_path / "results.json"
+    path.write_bytes(json_bytes(result))
+    grades = tmp_path / "grades.jsonl"
+    config = GradesConfig(audit=path, out=grades, sample=5, browser=False, design="active")
+    with pytest.raises(InputError, match="--design uniform") as found:
+        prepare(config)
+    assert found.value.field == "--design" and not grades.exists()
+    prepare(GradesConfig(audit=path, out=grades, sample=5, browser=False))  # the lock is free

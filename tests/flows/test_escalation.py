@@ -109,3 +109,36 @@ def test_the_dry_run_prints_each_judges_calls_and_cost(tmp_path, capsys):
     assert "1. lexical: about 3 answers (every case), 0 calls, $0.0000" in out
     assert f"2. {SPEC}: about" in out
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_a_closed_endpoint_is_counted_unscored_not_decided(tmp_path, monkeypatch):
+    """Issue 52 item 5b: the second judge's endpoint refuses every connection. The case
+    it was sent is unscored, the step decided 0, and the judge outcomes count it."""
+    import socket
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with socket.socket() as sock:  # a port nothing listens on once this closes
+        sock.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    golden, traces, calibration = _files(tmp_path)
+    second = _second_record(tmp_path, base)
+    result = audit_flow.run(
+        AuditConfig(
+            golden=golden,
+            traces=traces,
+            judge="lexical",
+            calibration=calibration,
+            escalate_to=[JudgeSpec.parse(SPEC)],
+            escalate_calibration=[second],
+            api_base=base,
+            cache=None,
+            timeout=1.0,
+        )
+    )
+    [step] = result.escalations
+    unscored = [c for c in result.cases if c.label == Label.UNSCORED]
+    assert (step.sent, step.decided) == (1, 0) and len(unscored) == 1
+    assert result.generation.outcomes["unscored"] == result.counts["unscored"] == 1
+    from ragtriage.results.consistency import check_result
+
+    check_result(result, "results.json")  # the file it writes reads back consistent

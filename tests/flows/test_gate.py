@@ -130,7 +130,9 @@ def test_unusable_files_exit_2(files, tmp_path, capsys):
 def test_audit_metric_definitions(audit):
     assert metric_value(audit, "pass_rate") == pytest.approx(4 / 9)  # unscored excluded
     assert metric_value(audit, "faithful_rate") == 0.75  # corrected when present
-    assert metric_value(audit, "faithful_rate.naive") == 0.8
+    assert (
+        metric_value(audit, "faithful_rate.naive") == 8 / 9
+    )  # 8 of the 9 decided answers faithful
     assert metric_value(audit, "failures") == 5
     assert (metric_value(audit, "failures.ranking"), metric_value(audit, "unscored")) == (2, 1)
     assert metric_value(audit, "recall@5") == audit.retrieval.aggregate("recall@5").mean

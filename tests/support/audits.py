@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from ragtriage import evaluate_retrieval
+from ragtriage.calibration.record import fingerprint_diff
 from ragtriage.judge.types import (
     Claim,
     JudgeFingerprint,
@@ -20,6 +21,7 @@ from ragtriage.judge.types import (
     Usage,
     Verdict,
 )
+from ragtriage.triage.calibrated import naive_rate
 from ragtriage.triage.cause_types import Cause, CauseEvidence
 from ragtriage.triage.models import (
     AuditResult,
@@ -172,6 +174,10 @@ def make_audit(
             )
         )
     counts = {label.value: sum(c.label == label for c in cases) for label in Label}
+    # a results file is checked against itself when read (results/consistency.py): the
+    # rate is the cases' own, and a stale calibration names a judge that differs
+    naive = naive_rate([c.faithful for c in cases if c.faithful is not None])
+    calibrated = _calibrated(stale)
     clusters = _clusters(cases, hostile)
     return AuditResult(
         created_at="2026-11-30T00:00:00Z",
@@ -189,8 +195,8 @@ def make_audit(
         judge_usage=Usage(calls=len(cases)),
         calibration=CalibrationStatus(
             source="calibration.json",
-            fingerprint=FINGERPRINT,
-            stale=list(stale),
+            fingerprint=calibrated,
+            stale=fingerprint_diff(calibrated, FINGERPRINT),
             threshold=0.5,
             kappa=Estimate(estimate=0.71, low=0.6, high=0.8),
             note=HOSTILE if hostile else "",
@@ -199,7 +205,7 @@ def make_audit(
         generation=GenerationSummary(
             n_judged=len(cases),
             outcomes={"scored": len(cases) - len(unscored), "unscored": len(unscored)},
-            naive_faithful_rate=Estimate(estimate=0.8, low=0.6, high=0.95),
+            naive_faithful_rate=naive,
             corrected_faithful_rate=Estimate(estimate=0.75, low=0.5, high=0.9),
         ),
         counts=counts,
@@ -207,6 +213,21 @@ def make_audit(
         cases=cases,
         warnings=[f"trace warning {HOSTILE}"] if hostile else [],
     )
+
+
+def _calibrated(stale: tuple[str, ...]) -> JudgeFingerprint:
+    """The calibrated judge's fingerprint, differing from FINGERPRINT in ``stale``
+    (``model``, ``judge``, ``prompt_sha256`` or ``params``)."""
+    update: dict = {}
+    if "model" in stale:
+        update["model"] = "older-model"
+    if "judge" in stale:
+        update["judge"] = "sentences"
+    if "prompt_sha256" in stale:
+        update["prompt_sha256"] = {"claims.txt": "0" * 64}
+    if "params" in stale:
+        update["params"] = {"temperature": 1}
+    return FINGERPRINT.model_copy(update=update)
 
 
 def _clusters(cases: list[CaseResult], hostile: bool) -> list[Cluster]:

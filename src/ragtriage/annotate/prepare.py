@@ -743,6 +743,14 @@ def _conversation_session(
 ) -> dict[str, Any]:
     """A new session over a ``ragtriage conversations`` result: a seeded sample of its
     scored turns, each shown with its admissible history (annotate/grades.turn_item)."""
+    if config.design == "active":  # it served a page and recorded no probabilities
+        raise InputError(
+            "--design active draws an audit's answers with the probabilities its calibration "
+            "gives; the turns of a conversations result are drawn uniformly: use "
+            "--design uniform",
+            path=path,
+            field="--design",
+        )
     population = grading.gradable_turns(result)
     if not population:
         raise InputError("the result has no turn the judge scored: nothing to grade",

@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from ragtriage.annotate import fields
-from ragtriage.atomic import write_atomic_set
+from ragtriage.atomic import TEMP_SUFFIX, write_atomic_set
 from ragtriage.data.containers import read_text
 from ragtriage.errors import InputError, RagtriageError
 
@@ -168,12 +168,14 @@ def _storable(value: Any, field: str, depth: int = 0) -> None:
 
 
 def _sweep(*paths: Path) -> int:
-    """Remove the temporary files ``atomic.write_atomic_set`` names ``.<name>.<8 chars>``
-    beside each of ``paths`` (a kill -9 between writing and renaming leaves them); the
-    count removed."""
+    """Remove the temporary files ``atomic.write_atomic_set`` names
+    ``.<name>.<8 chars>.ragtriage-tmp`` beside each of ``paths`` (a kill -9 between
+    writing and renaming leaves them); the count removed. Only names with the marker: a
+    user's ``.golden.jsonl.20261204`` looked like one and was deleted."""
     removed = 0
     for path in paths:
-        pattern = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}")
+        marker = re.escape(TEMP_SUFFIX)
+        pattern = re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}{marker}")
         if not path.parent.is_dir():
             continue
         for entry in path.parent.iterdir():

@@ -418,7 +418,12 @@ def is_stale(record: CalibrationRecord, fingerprint: JudgeFingerprint) -> list[s
     """The fingerprint fields in which ``fingerprint`` differs from the calibrated judge's:
     ``judge``, ``model``, ``params.<name>``, ``prompt_sha256.<file>``, ``package_version``.
     Empty when the calibration applies."""
-    old, new = record.fingerprint, fingerprint
+    return fingerprint_diff(record.fingerprint, fingerprint)
+
+
+def fingerprint_diff(old: JudgeFingerprint, new: JudgeFingerprint) -> list[str]:
+    """The fields in which two judge fingerprints differ (:func:`is_stale`'s list); also
+    what ``results.consistency`` recomputes an audit's ``calibration.stale`` from."""
     diff = [f for f in ("judge", "model") if getattr(old, f) != getattr(new, f)]
     for group in ("params", "prompt_sha256"):
         a, b = getattr(old, group), getattr(new, group)
@@ -450,6 +455,7 @@ __all__ = [
     "StaleCalibrationError",
     "ensure_fresh",
     "few_grades",
+    "fingerprint_diff",
     "is_stale",
     "load_calibration",
 ]

@@ -33,7 +33,6 @@ data/formats/text.py); one matching none is set aside and listed in a note.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,6 +49,7 @@ from ragtriage.data.conversations import (
 from ragtriage.data.formats import openinference as oi
 from ragtriage.data.formats.detect import corpus_ids
 from ragtriage.data.formats.text import normalise, query_key, text_id
+from ragtriage.data.jsontext import NOT_JSON, decode_json_text
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.traces import parse_trace
 from ragtriage.errors import InputError
@@ -160,11 +160,10 @@ def _tool_query(calls: Any) -> str | None:
 
 def _tool_passages(content: str, path: Path, line: int, field: str) -> list[Record]:
     """A retriever tool's output: a JSON list of passages, else one passage of text."""
-    try:
-        parsed = json.loads(content) if content.lstrip().startswith("[") else None
-    except ValueError:
-        parsed = None
-    if parsed is None:
+    parsed = None
+    if content.lstrip().startswith("["):
+        parsed = decode_json_text(content, path=path, line=line, field=field, lenient=True)
+    if parsed is None or parsed is NOT_JSON or not isinstance(parsed, list):
         return [_passage(content, path, line, field)] if content.strip() else []
     return [_passage(item, path, line, field) for item in parsed]
 
@@ -286,6 +285,9 @@ def read_conversation_traces(
     for conv, rows, _ in matched:
         for n, (line, record) in enumerate(rows, start=1):
             turns.append(_turn(str(conv), n, record, path, line, default_k))
+    turns, differ = _same_messages(turns, golden)
+    if differ:
+        notes.append(differ)
     if fmt != "ragtriage-conversations":
         hashed = sum(t.trace.retrieved[i].id.startswith("h:") for t in turns
                      for i in range(len(t.trace.retrieved)))  # fmt: skip
@@ -293,6 +295,31 @@ def read_conversation_traces(
             notes.append(f"{path}: {hashed} retrieved passages known only by text match no "
                          "corpus text; their ids are hashes of the normalised text")  # fmt: skip
     return TurnRecords(turns=turns, format=fmt, notes=notes)
+
+
+def _same_messages(
+    turns: list[TracedTurn], golden: ConversationGolden
+) -> tuple[list[TracedTurn], str | None]:
+    """The traced turns whose user message is the golden turn's, and a note naming those
+    set aside: a trace matched by conversation id whose turn 2 asked something else was
+    judged as golden turn 2 without a word (issue 52 item 5a). Set aside, such a turn
+    reads as untraced (unscored), not as an answer to a question it was not asked."""
+    gold = {t.case.id: t.user for t in golden.turns}
+    kept, differ = [], []
+    for turn in turns:
+        asked = gold.get(turn.trace.query_id)
+        if asked is None or normalise(asked) == normalise(turn.user):
+            kept.append(turn)
+        else:
+            differ.append(f"{turn.trace.query_id} (line {turn.line}: {turn.user[:60]!r}, "
+                          f"golden: {asked[:60]!r})")  # fmt: skip
+    if not differ:
+        return kept, None
+    # notice code turn_mismatch (ragtriage.notices.CODES)
+    return kept, (
+        f"TURN MISMATCH: {len(differ)} traced turns ask another user message than the golden "
+        f"turn of the same number, set aside (unscored): {'; '.join(differ[:3])}"
+    )
 
 
 def _turn(conv: str, n: int, record: Record, path: Path, line: int, k: int) -> TracedTurn:

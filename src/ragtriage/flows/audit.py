@@ -78,6 +78,9 @@ from ragtriage.triage.models import (
     TraceSource,
 )
 
+# labels that are no decision on an answer: an escalation leaving a case so decided nothing
+UNDECIDED = (Label.UNSURE, Label.UNSCORED, Label.UNSTABLE)
+
 __all__ = [
     "AuditConfig",
     "AuditWriter",
@@ -366,7 +369,12 @@ async def _audit(
                 golden, traces, by_id, decider, retrieval, reference, unjudged, texts,
                 escalated=escalated, judge_name=name,
             )  # fmt: skip
-            step.decided = sum(r.case_id in unsure and r.label != Label.UNSURE for r in rows)
+            # decided: a pass or fail now; an escalated answer left unscored (the judge
+            # failed, a closed endpoint) or unstable is not, nor counted as one
+            step.decided = sum(r.case_id in unsure and r.label not in UNDECIDED for r in rows)
+        if escalated:  # the outcomes of the results that decided the cases, not the first's
+            final = [escalated.get(r.item_id, (r,))[0] for r in run.results]
+            generation = case_rows.generation_summary(rows, final, decider, rated=run.results)
         diagnostics = summarize(
             [(r.diagnostics, r.tags) for r in rows if r.diagnostics is not None],
             "claims" if run.fingerprint.judge == "claims" else "alignment",

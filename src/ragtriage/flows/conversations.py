@@ -39,7 +39,13 @@ from ragtriage.flows.config import (
     paths_from_text,
 )
 from ragtriage.judge.api import JudgeRun, ajudge
-from ragtriage.judge.history import PriorTurn, ajudge_with_history, attribute, history_chunks
+from ragtriage.judge.history import (
+    PriorTurn,
+    ajudge_with_history,
+    attribute,
+    history_chunks,
+    recent,
+)
 from ragtriage.judge.judge import Judge, JudgeOptions
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
@@ -258,14 +264,18 @@ async def _judge_turns(
     usage = Usage()
     with_prior: set[str] = set()
     last: JudgeRun | None = None
+    # each conversation's judged turns as later ones see them, grown one turn index at a
+    # time (rebuilt from turn 1 for every turn it made the judging quadratic)
+    seen: dict[str, list[PriorTurn]] = {conv: [] for conv in threads}
     for index in range(depth):
         items: list[JudgeItem] = []
-        for turns in threads.values():
+        for conv, turns in threads.items():
             if index >= len(turns):
                 continue
             gold = turns[index]
-            earlier = [_prior(t, traced, judged, decider) for t in turns[:index]]
-            prior[gold.case.id] = [p for p in earlier if p is not None]
+            if index and (before := _prior(turns[index - 1], traced, judged, decider)):
+                seen[conv].append(before)
+            prior[gold.case.id] = list(recent(seen[conv]))
             trace = traces.get(gold.case.id)
             if trace is None or gold.case.id in unjudged:
                 continue

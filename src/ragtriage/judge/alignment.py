@@ -20,6 +20,7 @@ the embedded model is shown (:func:`evidence_for`).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -36,6 +37,7 @@ __all__ = [
     "evidence_for",
     "stem",
     "stems",
+    "window_terms",
 ]
 
 _SUFFIXES = ("ing", "edly", "ed", "es", "s", "ly")
@@ -78,15 +80,32 @@ class _Window:
 
 def _windows(chunks: Sequence[ContextChunk]) -> list[_Window]:
     """Single sentences and adjacent pairs of every passage."""
-    out: list[_Window] = []
-    for index, chunk in enumerate(chunks):
-        sentences = split_sentences(chunk.text)
-        for i, sentence in enumerate(sentences):
-            out.append(_Window(index, sentence, tuple(stems(sentence))))
-            if i + 1 < len(sentences):
-                pair = f"{sentence} {sentences[i + 1]}"
-                out.append(_Window(index, pair, tuple(stems(pair))))
-    return out
+    return [
+        _Window(index, text, terms)
+        for index, chunk in enumerate(chunks)
+        for text, terms in _passage_windows(chunk.text)
+    ]
+
+
+@functools.lru_cache(maxsize=4096)
+def _passage_windows(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(text, stems)`` of one passage's windows, kept for the passages seen last: a
+    conversation's history chunks come back with every later turn (issue 52 item 6)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    sentences = split_sentences(text)
+    for i, sentence in enumerate(sentences):
+        out.append((sentence, tuple(stems(sentence))))
+        if i + 1 < len(sentences):
+            pair = f"{sentence} {sentences[i + 1]}"
+            out.append((pair, tuple(stems(pair))))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def window_terms(text: str) -> tuple[frozenset[str], ...]:
+    """The stem sets of one passage's windows (:func:`_windows`), kept for the texts seen
+    last: a conversation's history chunks are aligned with every later turn's sentences."""
+    return tuple(frozenset(terms) for _, terms in _passage_windows(text))
 
 
 def _bm25(query: list[str], windows: list[_Window], k1: float = 1.2, b: float = 0.75):

@@ -21,6 +21,11 @@ that result is kept when it does. Judged together from the start, an earlier ans
 wording could veto a sentence its passages support (the fact checks read "the N4-300
 supports snapshots" in turn 1 as contradicting "the N2-100 does not" in turn 2).
 
+The history is the last :data:`HISTORY_TURNS` turns before the judged one (issue 52
+item 6): every earlier turn made each turn's evidence, attribution and output grow with
+the conversation, and a 10,000-turn conversation took quadratic time (killed at 600 s).
+A user's fact stated further back is not evidence for a turn.
+
 History enters the judge as context chunks with the ids ``history:user:T`` and
 ``history:answer:T`` (T the earlier turn's number), after the turn's own passages, so
 every strategy (model-free or model) judges against it unchanged. Each sentence of the
@@ -36,12 +41,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ragtriage.judge.alignment import align_sentence
+from ragtriage.judge.alignment import stems, window_terms
 from ragtriage.judge.lexical import claim_sentences
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome
 
 __all__ = [
     "HISTORY",
+    "HISTORY_TURNS",
     "PriorTurn",
     "SentenceSource",
     "ajudge_with_history",
@@ -49,6 +55,7 @@ __all__ = [
     "history_chunks",
     "is_history",
     "judge_with_history",
+    "recent",
     "split_history",
     "with_history",
 ]
@@ -56,6 +63,9 @@ __all__ = [
 Decide = Callable[[JudgeResult], bool | None]  # the decision rule: faithful, not, undecided
 
 HISTORY = "history:"
+# the earlier turns a turn is judged with: longer than the chats seen (a few to 20 turns),
+# and a bound on each turn's work, so a conversation is audited in linear time
+HISTORY_TURNS = 20
 SOURCES = ("context", "history-supported", "ungrounded-history")
 
 
@@ -83,10 +93,16 @@ def is_history(chunk_id: str) -> bool:
     return chunk_id.startswith(HISTORY)
 
 
+def recent(prior: Sequence[PriorTurn]) -> Sequence[PriorTurn]:
+    """The last :data:`HISTORY_TURNS` earlier turns: the history a turn is judged with."""
+    return prior[-HISTORY_TURNS:]
+
+
 def history_chunks(prior: Sequence[PriorTurn]) -> tuple[ContextChunk, ...]:
-    """The admissible history: every user message, the grounded answers only."""
+    """The admissible history: every user message, the grounded answers only, of the
+    recent turns."""
     out: list[ContextChunk] = []
-    for turn in prior:
+    for turn in recent(prior):
         out.append(ContextChunk(id=f"{HISTORY}user:{turn.turn}", text=turn.user))
         if turn.grounded and turn.answer.strip():
             out.append(ContextChunk(id=f"{HISTORY}answer:{turn.turn}", text=turn.answer))
@@ -178,7 +194,7 @@ def attribute(
     admissible = history_chunks(prior)
     excluded = tuple(
         ContextChunk(id=f"{HISTORY}answer:{t.turn}", text=t.answer)
-        for t in prior
+        for t in recent(prior)
         if not t.grounded and t.answer.strip()
     )
     out: list[SentenceSource] = []
@@ -206,15 +222,17 @@ def attribute(
 def _best(sentence: str, chunks: Sequence[ContextChunk]) -> tuple[float, int | None] | None:
     """``(alignment, history turn)`` of the chunk aligning best with ``sentence``;
     ``None`` when the sentence has no content words. One chunk at a time, so the turn
-    it rests on is known."""
+    it rests on is known (``align_sentence``'s alignment of a one-chunk pool, from each
+    chunk's window terms computed once: the BM25 ranking it also does is not needed)."""
+    wanted = set(stems(sentence))
+    if not wanted:
+        return None
     best: tuple[float, int | None] | None = None
     for chunk in chunks or (ContextChunk(id="none", text=""),):
-        aligned = align_sentence(sentence, [chunk])
-        if aligned is None:
-            return None
+        shared = max((len(wanted & terms) for terms in window_terms(chunk.text)), default=0)
         turn = _turn_of(chunk.id) if is_history(chunk.id) else None
-        if best is None or aligned.alignment > best[0]:
-            best = (aligned.alignment, turn)
+        if best is None or shared / len(wanted) > best[0]:
+            best = (shared / len(wanted), turn)
     return best
 
 

@@ -55,6 +55,14 @@ __all__ = ["PREFIX", "RouterConfig", "RouterModel", "load_router", "split_spec"]
 
 PREFIX = "router:"
 FIELD = "--judge"
+# Bounds on a router file (issue 52 item 6): 20,000 deployments took over 300 s and a
+# 600-byte YAML alias bomb over 120 s. A router spreads a judge over servers; a thousand
+# is more than any cluster we know, and the file of that many fits in a megabyte.
+MAX_DEPLOYMENTS = 1_000
+MAX_BYTES = 1 << 20
+# YAML nodes once every alias is expanded: a thousand deployments of a dozen keys each
+# are ~30,000; anchors shared the proxy's way (``<<: *defaults``) stay far below
+MAX_NODES = 100_000
 # the router's own retries are off: one policy (ragtriage.llm.calls) retries everything
 _FORCED = {"num_retries": 0}
 _NO_DEPLOYMENTS = "No deployments available"
@@ -87,6 +95,14 @@ def load_router(model: str, field: str = FIELD) -> RouterConfig:
     path, group = split_spec(model)
     if not str(path) or not path.is_file():
         raise InputError("no such router file (router:FILE[#GROUP])", path=path, field=field)
+    size = path.stat().st_size
+    if size > MAX_BYTES:  # checked before parsing: a 40 MB YAML file parses for minutes
+        raise InputError(
+            f"{size:,} bytes: a router file is at most {MAX_BYTES:,} "
+            f"(up to {MAX_DEPLOYMENTS:,} deployments)",
+            path=path,
+            field=field,
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -95,6 +111,12 @@ def load_router(model: str, field: str = FIELD) -> RouterConfig:
     entries = data.get("model_list")
     if not isinstance(entries, list) or not entries:
         raise InputError("a non-empty list of deployments", path=path, field="model_list")
+    if len(entries) > MAX_DEPLOYMENTS:
+        raise InputError(
+            f"{len(entries):,} deployments: at most {MAX_DEPLOYMENTS:,}",
+            path=path,
+            field="model_list",
+        )
     for i, entry in enumerate(entries):
         _check_deployment(entry, path, lines.get(i), i)
     groups = list(dict.fromkeys(e["model_name"] for e in entries))
@@ -125,12 +147,15 @@ def _parse(text: str, path: Path) -> tuple[dict[str, Any], dict[int, int]]:
     import yaml
 
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-        node = yaml.compose(text)
+        node, data = _safe_load(text, path)
+        if path.suffix == ".json":
+            data = json.loads(text)  # stricter than YAML's reading of JSON
     except (ValueError, yaml.YAMLError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         line = getattr(exc, "lineno", None) if line is None else line + 1
         raise InputError(f"not YAML or JSON: {_brief(exc)}", path=path, line=line) from None
+    except RecursionError:
+        raise InputError("nested too deeply", path=path) from None
     if not isinstance(data, dict):
         raise InputError("a mapping with model_list", path=path)
     lines: dict[int, int] = {}
@@ -139,6 +164,65 @@ def _parse(text: str, path: Path) -> tuple[dict[str, Any], dict[int, int]]:
             if key.value == "model_list" and isinstance(value, yaml.SequenceNode):
                 lines = {i: item.start_mark.line + 1 for i, item in enumerate(value.value)}
     return data, lines
+
+
+def _safe_load(text: str, path: Path) -> tuple[Any, Any]:
+    """``(node tree, data)`` of YAML text, parsed once, refused before it is built when
+    its aliases expand past :data:`MAX_NODES` nodes (a 600-byte alias bomb expands to
+    billions: ``yaml.safe_load`` shares the objects, but every later walk expands them)."""
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, None
+        expanded = _expanded_size(node)
+        if expanded > MAX_NODES:
+            raise InputError(
+                f"its aliases expand to more than {MAX_NODES:,} YAML nodes (an alias bomb?)",
+                path=path,
+                line=None,
+            )
+        return node, loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded_size(root: Any) -> int:
+    """Nodes of the tree once every alias is expanded, counted over the shared node graph
+    (each node once, no recursion), stopping past :data:`MAX_NODES`; a node that contains
+    itself counts as past it."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if key in sizes:
+            continue
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            children = []
+        if not children_done:
+            if key in open_:
+                return MAX_NODES + 1  # a recursive alias: endless once expanded
+            open_.add(key)
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+            continue
+        if any(id(c) not in sizes for c in children):
+            return MAX_NODES + 1  # a child still open: the node contains itself
+        sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+        open_.discard(key)
+        if sizes[key] > MAX_NODES:
+            return sizes[key]
+    return sizes[id(root)]
 
 
 def _check_deployment(entry: Any, path: Path, line: int | None, index: int) -> None:

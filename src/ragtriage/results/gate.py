@@ -179,6 +179,8 @@ def _audit_value(result: AuditResult, name: str) -> float | None:
         scored = [c for c in result.cases if c.label not in (Label.UNSCORED, Label.UNSTABLE)]
         wanted = Label.PASS if name == "pass_rate" else Label.UNSURE
         return sum(c.label == wanted for c in scored) / len(scored) if scored else None
+    if not any(case.faithful is not None for case in result.cases):
+        return None  # no decided answer: a faithful rate bar cannot be held (_why_none)
     gen = result.generation
     estimate = {
         "faithful_rate": gen.corrected_faithful_rate or gen.naive_faithful_rate,
@@ -273,9 +275,18 @@ def _why_none(result: Result, name: str) -> str:
         if name == "pass_rate" and result.cases and unscored == len(result.cases):
             why.append(f"all {len(result.cases)} cases are unscored")
         elif name.startswith("faithful_rate"):
-            why.append(result.generation.corrected_note or "no answer was decided")
+            why.append(_undecided(result) or result.generation.corrected_note)
         why += result.meaningless.values()
     return ": " + "; ".join(why) if why else ""
+
+
+def _undecided(result: AuditResult) -> str:
+    """Why a faithful rate cannot be held when no answer was decided: a corrected rate
+    from the scores alone let a bar pass on 16 answers that were all ``unsure``."""
+    if any(case.faithful is not None for case in result.cases):
+        return ""
+    unsure = sum(case.label == Label.UNSURE for case in result.cases)
+    return f"no answer was decided ({unsure} unsure): a bar on it cannot be held"
 
 
 def check_bars(

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from ragtriage.data.containers import read_json_document
 from ragtriage.data.sniff import wrong_file
 from ragtriage.errors import InputError
+from ragtriage.results.consistency import check_result
 from ragtriage.retrieval.models import SCHEMA_VERSION as RETRIEVAL_SCHEMA
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.conversations import SCHEMA_VERSION as CONVERSATIONS_SCHEMA
@@ -62,13 +63,15 @@ def load_result(path: str | Path) -> Result:
             field="schema_version",
         )
     try:
-        return model.model_validate(data)
+        result = model.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
         field = ".".join(str(part) for part in error["loc"])
         raise InputError(error["msg"], path=path, field=field) from None
     except RecursionError:  # nesting that json could parse but validation cannot walk
         raise InputError("nested too deeply to validate", path=path) from None
+    check_result(result, path)  # the summary a gate reads agrees with the rows
+    return result
 
 
 def load_conversations(path: str | Path) -> ConversationsResult | None:

@@ -192,11 +192,17 @@ def label_counts(rows: list[CaseResult]) -> dict[str, int]:
 
 
 def generation_summary(
-    rows: list[CaseResult], results: list[JudgeResult], decider: Decider
+    rows: list[CaseResult],
+    results: list[JudgeResult],
+    decider: Decider,
+    rated: list[JudgeResult] | None = None,
 ) -> GenerationSummary:
+    """``results``: those that decided the cases (an escalated case: its escalation judge's),
+    whose outcomes are counted; ``rated``: the first judge's, which its calibration's
+    corrected rate is computed from (default ``results``)."""
     outcomes = Counter(r.outcome.value for r in results)
     decisions = [row.faithful for row in rows if row.faithful is not None]
-    scored = [r for r in results if r.outcome == Outcome.SCORED]
+    scored = [r for r in (results if rated is None else rated) if r.outcome == Outcome.SCORED]
     corrected, why = decider.corrected_rate(scored) if scored else (None, "")
     return GenerationSummary(
         n_judged=len(results),

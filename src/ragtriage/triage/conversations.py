@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ragtriage.data.conversations import ConversationGolden, TracedTurn, turn_slice
 from ragtriage.data.formats.text import normalise
 from ragtriage.data.models import DEFAULT_CONTEXT_K, Chunk
-from ragtriage.judge.history import SentenceSource
+from ragtriage.judge.history import HISTORY_TURNS, SentenceSource
 from ragtriage.judge.spec import EMBEDDED
 from ragtriage.judge.types import ContextChunk, JudgeFingerprint, Usage
 from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
@@ -320,7 +320,8 @@ def probe_rewrites(
                 continue
             if normalise(turn.rewritten_query) == normalise(turn.user):
                 continue
-            history = "\n".join(t.user for t in turns[: i + 1])
+            # the turn and the history it is judged with (judge.history.recent)
+            history = "\n".join(t.user for t in turns[max(0, i - HISTORY_TURNS) : i + 1])
             wanted.append((gold.case.id, history, turn.rewritten_query, set(gold.case.expected())))
     if not wanted:
         return {}

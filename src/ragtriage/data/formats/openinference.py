@@ -37,7 +37,9 @@ from typing import Any
 
 from ragtriage.data.containers import finite_float
 from ragtriage.data.formats.base import Format
+from ragtriage.data.formats.otlp_values import decode_attributes
 from ragtriage.data.formats.text import text_id
+from ragtriage.data.jsontext import NOT_JSON, check_depth, decode_json_text
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -75,6 +77,7 @@ class Span:
     kind: str
     line: int
     attributes: dict[str, Any] = field(default_factory=dict)  # flat, dotted keys
+    path: Path | None = None  # the file, for a refusal of embedded JSON text
 
 
 def is_openinference(keys: set[str]) -> bool:
@@ -109,13 +112,16 @@ def spans(rows: Rows, path: Path) -> list[Span]:
 
 
 def _span(row: dict[str, Any], path: Path, line: int) -> Span:
-    attrs = dict(flatten(row.get("attributes") or {}))
+    # flatten recurses: a row nested past the limit is refused before it is walked
+    attrs = dict(flatten(check_depth(row.get("attributes") or {}, path=path, line=line,
+                                     field="attributes")))  # fmt: skip
     for key, value in row.items():
         name = key.removeprefix("attributes.")
         if name in _WHOLE and isinstance(value, dict | list):
+            check_depth(value, path=path, line=line, field=key)
             attrs[name] = json.dumps(value)  # a CSV cell of JSON text, parsed on reading
         elif key.startswith("attributes."):
-            attrs.update(flatten(value, name))
+            attrs.update(flatten(check_depth(value, path=path, line=line, field=key), name))
     context: dict[str, Any] = row["context"] if isinstance(row.get("context"), dict) else {}
     trace_id = row.get("context.trace_id", context.get("trace_id", row.get("trace_id")))
     span_id = row.get("context.span_id", context.get("span_id", row.get("span_id")))
@@ -130,6 +136,7 @@ def _span(row: dict[str, Any], path: Path, line: int) -> Span:
         kind=str(kind).upper(),
         line=line,
         attributes=attrs,
+        path=path,
     )
 
 
@@ -138,20 +145,23 @@ def _otlp_spans(row: dict[str, Any], path: Path, line: int) -> Iterator[Span]:
     for resource in _list(row.get("resourceSpans"), path, line, "resourceSpans"):
         for scope in _list(resource.get("scopeSpans"), path, line, "scopeSpans"):
             for span in _list(scope.get("spans"), path, line, "spans"):
-                attrs = {
-                    str(a.get("key")): _otlp_value(a.get("value") or {})
-                    for a in _list(span.get("attributes"), path, line, "attributes")
-                }
+                attrs = decode_attributes(span.get("attributes"), path=path, line=line)
                 if span.get("traceId") is None:
                     raise InputError("span has no trace id", path=path, line=line, field="traceId")
                 yield Span(
                     trace_id=str(span["traceId"]),
                     span_id=str(span.get("spanId")),
-                    parent_id=span.get("parentSpanId") or None,
+                    parent_id=_parent(span.get("parentSpanId")),
                     kind=str(attrs.get("openinference.span.kind", "") or genai_kind(attrs)).upper(),
                     line=line,
                     attributes=attrs,
+                    path=path,
                 )
+
+
+def _parent(value: Any) -> str | None:
+    """A parent span id as text (a list there was looked up in a set: a traceback)."""
+    return str(value) if value not in (None, "") else None
 
 
 # OpenTelemetry GenAI semantic conventions (gen_ai.operation.name) -> the span kind read
@@ -186,12 +196,7 @@ def _genai_documents(span: Span, path: Path) -> dict[int, dict[str, Any]]:
             docs.setdefault(int(match[1]), {})[match[2]] = value
     raw = span.attributes.get(GENAI_DOCUMENTS)
     if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            raise InputError(
-                f"{GENAI_DOCUMENTS} is not JSON", path=path, line=span.line, field=GENAI_DOCUMENTS
-            ) from None
+        raw = decode_json_text(raw, path=path, line=span.line, field=GENAI_DOCUMENTS)
     if isinstance(raw, list):
         for i, doc in enumerate(raw):
             if isinstance(doc, dict):
@@ -206,10 +211,9 @@ def _genai_answer(span: Span) -> str | None:
     parsed): ``[{"role": "assistant", "parts": [{"type": "text", "content": ...}]}]``."""
     raw = span.attributes.get(GENAI_OUTPUT)
     if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            return None
+        raw = decode_json_text(
+            raw, path=span.path, line=span.line, field=GENAI_OUTPUT, lenient=True
+        )
     texts = [
         part["content"]
         for message in raw if isinstance(message, dict)
@@ -225,17 +229,6 @@ def _list(value: Any, path: Path, line: int, name: str) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise InputError("expected a list of objects", path=path, line=line, field=name)
     return value
-
-
-def _otlp_value(value: dict[str, Any]) -> Any:
-    for key in ("stringValue", "boolValue", "doubleValue"):
-        if key in value:
-            return value[key]
-    if "intValue" in value:
-        return int(value["intValue"])  # OTLP/JSON writes 64-bit integers as strings
-    if "arrayValue" in value:
-        return [_otlp_value(v) for v in value["arrayValue"].get("values", [])]
-    return None
 
 
 def trace_records(
@@ -323,7 +316,7 @@ def _ids_from_output(docs: dict[int, dict[str, Any]], span: Span) -> None:
     as many documents, in order, whose texts are the span's own."""
     if all(doc.get("id") not in (None, "") for doc in docs.values()):
         return
-    returned = _returned_documents(span.attributes.get("output.value"))
+    returned = _returned_documents(span.attributes.get("output.value"), span)
     if returned is None or len(returned) != len(docs):
         return
     for (_, doc), given in zip(sorted(docs.items()), returned, strict=True):
@@ -332,16 +325,17 @@ def _ids_from_output(docs: dict[int, dict[str, Any]], span: Span) -> None:
             doc["id"] = str(given["id"])
 
 
-def _returned_documents(value: Any) -> list[dict[str, Any]] | None:
+def _returned_documents(value: Any, span: Span) -> list[dict[str, Any]] | None:
     """The documents a retriever's output lists: JSON text, or already parsed (a CSV
     cell of JSON text is parsed when the table is read)."""
     parsed = value
     if isinstance(value, str):
         if not value.lstrip().startswith(("{", "[")):
             return None
-        try:
-            parsed = json.loads(value)
-        except ValueError:
+        parsed = decode_json_text(
+            value, path=span.path, line=span.line, field="output.value", lenient=True
+        )
+        if parsed is NOT_JSON:
             return None
     if isinstance(parsed, dict):
         parsed = parsed.get("documents")
@@ -358,12 +352,7 @@ def _json_metadata(raw: Any, span: Span, path: Path, what: str) -> Any:
     """Metadata as the conventions write it (a JSON string) parsed, or as it came."""
     if not isinstance(raw, str):
         return raw
-    try:
-        return json.loads(raw)
-    except ValueError:
-        raise InputError(
-            f"{what} is not JSON", path=path, line=span.line, field="metadata"
-        ) from None
+    return decode_json_text(raw, path=path, line=span.line, field=what)
 
 
 def _from_metadata(doc: dict[str, Any], span: Span, path: Path) -> None:
@@ -423,9 +412,10 @@ def text_value(span: Span, which: str) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return None
     if span.attributes.get(f"{which}.mime_type") == "application/json" or value.startswith("{"):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
+        parsed = decode_json_text(
+            value, path=span.path, line=span.line, field=f"{which}.value", lenient=True
+        )
+        if parsed is NOT_JSON:
             return value
         if isinstance(parsed, dict):
             keys = _QUERY_KEYS if which == "input" else _ANSWER_KEYS

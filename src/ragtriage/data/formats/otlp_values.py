@@ -1,0 +1,167 @@
+"""OTLP/JSON ``AnyValue`` decoded and checked: a Python value, or one refusal naming file,
+line and attribute.
+
+OTLP/JSON writes an attribute value as an object with exactly one of ``stringValue``,
+``boolValue``, ``intValue`` (a 64-bit integer, as a string or a number), ``doubleValue``,
+``bytesValue`` (base64 text), ``arrayValue`` (``{"values": [AnyValue...]}``) and
+``kvlistValue`` (``{"values": [{"key", "value"}...]}``); ``{}`` is an empty value.
+Each reader took these on trust, so ``intValue: "not-a-number"``, 5,000 digits (past
+Python's int-string limit) or an ``arrayValue`` written as a bare list escaped as
+tracebacks (issue 52 item 2). Every OTLP value goes through :func:`decode_any_value`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.jsontext import MAX_DEPTH
+from ragtriage.errors import InputError
+
+__all__ = ["decode_any_value", "decode_attributes"]
+
+_INT = re.compile(r"-?\d{1,19}")  # int64 is at most 19 digits: checked before int()
+_INT64 = (-(2**63), 2**63 - 1)
+_DOUBLE_WORDS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+class _Where:
+    """File and line of the value, and the attribute it belongs to (for the refusal)."""
+
+    def __init__(self, path: str | Path | None, line: int | None, field: str) -> None:
+        self.path, self.line, self.field = path, line, field
+
+    def refuse(self, message: str) -> InputError:
+        return InputError(message, path=self.path, line=self.line, field=self.field)
+
+    def at(self, suffix: str) -> _Where:
+        return _Where(self.path, self.line, f"{self.field}{suffix}")
+
+
+def decode_attributes(
+    items: Any, *, path: str | Path | None, line: int | None, field: str = "attributes"
+) -> dict[str, Any]:
+    """An OTLP ``attributes`` list (``[{"key", "value"}...]``) as a dict."""
+    return _kvlist(items, _Where(path, line, field), 0)
+
+
+def decode_any_value(value: Any, *, path: str | Path | None, line: int | None, field: str) -> Any:
+    """One ``AnyValue`` as the Python value it means (``bytesValue`` stays base64 text)."""
+    return _value(value, _Where(path, line, field), 0)
+
+
+def _value(value: Any, where: _Where, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise where.refuse(f"OTLP value nested more than {MAX_DEPTH} deep")
+    if not isinstance(value, dict):
+        raise where.refuse(f"an OTLP value must be an object, got {type(value).__name__}")
+    if not value:
+        return None  # an empty AnyValue: OTLP's way to write no value
+    if len(value) != 1:
+        raise where.refuse(f"an OTLP value has one key, got {sorted(value)[:4]}")
+    ((kind, raw),) = value.items()
+    decode = _DECODERS.get(kind)
+    if decode is None:
+        raise where.refuse(f"unknown OTLP value {kind!r}; expected one of {', '.join(_DECODERS)}")
+    return decode(raw, where.at(f".{kind}"), depth)
+
+
+def _string(raw: Any, where: _Where, depth: int) -> str:
+    if not isinstance(raw, str):
+        raise where.refuse(f"must be a string, got {type(raw).__name__}")
+    return raw
+
+
+def _bool(raw: Any, where: _Where, depth: int) -> bool:
+    if not isinstance(raw, bool):
+        raise where.refuse(f"must be true or false, got {type(raw).__name__}")
+    return raw
+
+
+def _int(raw: Any, where: _Where, depth: int) -> int:
+    """A 64-bit integer, as OTLP/JSON writes it (a decimal string) or as a number.
+    The digits are matched before ``int()``: 5,000 of them hit Python's int-string limit."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        number = raw
+    elif isinstance(raw, str) and _INT.fullmatch(raw.strip()):
+        number = int(raw.strip())
+    else:
+        shown = raw[:40] if isinstance(raw, str) else type(raw).__name__
+        raise where.refuse(f"must be a 64-bit integer, got {shown!r}")
+    if not _INT64[0] <= number <= _INT64[1]:
+        raise where.refuse("must be a 64-bit integer (out of range)")
+    return number
+
+
+def _double(raw: Any, where: _Where, depth: int) -> float:
+    """A number, or the protobuf JSON words ``NaN``/``Infinity``/``-Infinity``."""
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return float(raw)
+    if isinstance(raw, str) and raw in _DOUBLE_WORDS:
+        return _DOUBLE_WORDS[raw]
+    if isinstance(raw, str) and len(raw) <= 40:
+        try:
+            return float(raw)
+        except ValueError:
+            pass
+    shown = raw[:40] if isinstance(raw, str) else type(raw).__name__
+    raise where.refuse(f"must be a number, got {shown!r}")
+
+
+def _bytes(raw: Any, where: _Where, depth: int) -> str:
+    """Kept as its base64 text (no reader takes bytes), checked to be base64."""
+    text = _string(raw, where, depth)
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise where.refuse("must be base64 text") from None
+    return text
+
+
+def _values(raw: Any, where: _Where) -> list[Any]:
+    """The ``values`` list of an ``arrayValue``/``kvlistValue`` object."""
+    if not isinstance(raw, dict):
+        got = type(raw).__name__
+        raise where.refuse(f'must be an object {{"values": [...]}}, got {got}')
+    values = raw.get("values", [])
+    if not isinstance(values, list):
+        raise where.refuse(f"'values' must be a list, got {type(values).__name__}")
+    return values
+
+
+def _array(raw: Any, where: _Where, depth: int) -> list[Any]:
+    items = _values(raw, where)
+    return [_value(v, where.at(f".values[{i}]"), depth + 1) for i, v in enumerate(items)]
+
+
+def _kvlist_value(raw: Any, where: _Where, depth: int) -> dict[str, Any]:
+    return _kvlist(_values(raw, where), where.at(".values"), depth + 1)
+
+
+def _kvlist(items: Any, where: _Where, depth: int) -> dict[str, Any]:
+    """``[{"key": str, "value": AnyValue}...]`` as a dict (a missing value is ``{}``)."""
+    if items is None:
+        return {}
+    if not isinstance(items, list):
+        raise where.refuse(f"must be a list of {{key, value}}, got {type(items).__name__}")
+    out: dict[str, Any] = {}
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+            raise where.refuse(f"item {i} must be an object with a string 'key'")
+        out[item["key"]] = _value(item.get("value") or {}, where.at(f"[{item['key']}]"), depth)
+    return out
+
+
+_DECODERS = {
+    "stringValue": _string,
+    "boolValue": _bool,
+    "intValue": _int,
+    "doubleValue": _double,
+    "bytesValue": _bytes,
+    "arrayValue": _array,
+    "kvlistValue": _kvlist_value,
+}
