@@ -197,3 +197,33 @@ def test_our_judge_beside_verdicts_given_as_audit_gets_no_rate_of_them():
     assert any("holds no lexical verdicts" in w for w in lexical.record.warnings)
     assert deepeval.audit_ppi is not None and deepeval.audit_ppi.n_unlabelled == 100
     assert not any(w.startswith("STALE") for w in deepeval.record.warnings)
+
+
+@pytest.mark.parametrize(
+    "name", ["deepeval_test_run.json", "phoenix_evaluations.jsonl", "mlflow_results.jsonl"]
+)
+def test_any_field_of_a_verdicts_file_made_hostile_is_read_or_refused_naming_the_file(
+    tmp_path_factory, name
+):
+    """Any node of a tool's file replaced by a hostile value (the hostile-input suite's
+    values): read, or refused naming the file; never a traceback."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tests.data.test_hostile_loaders import HOSTILE, SETTINGS, write_mutated
+
+    source = HERE / name
+    first = tmp_path_factory.mktemp("one") / name
+    first.write_text(source.read_text().splitlines()[0] + "\n")  # one JSON document
+
+    @SETTINGS
+    @given(st.integers(0, 10**6), HOSTILE)
+    def check(choice, value):
+        bad = tmp_path_factory.mktemp("verdicts") / name
+        write_mutated(first, bad, choice, value)
+        try:
+            read_verdicts(bad)
+        except InputError as exc:
+            assert str(bad) in str(exc), str(exc)
+
+    check()
