@@ -58,7 +58,7 @@ def test_golden_bom_crlf_and_blank_lines(tmp_path):
             "relevance_grades.d",
             "expected int",
         ),
-        ('{"query": "q", "expected": [], "tags": [1]}', "tags[]", "expected str"),
+        ('{"query": "q", "expected": [], "tags": [1]}', "tags[0]", "expected str"),
         ('{"query": "  ", "expected": []}', "query", "empty"),
         ('{"query": "q", "expected": ["d"], "relevant_doc_ids": ["d"]}', "expected", "either"),
     ],

@@ -40,7 +40,8 @@ def test_audit_from_rows_equals_audit_from_files(tmp_path):
 
 
 def test_a_bad_row_is_an_input_error_naming_its_row():
-    with pytest.raises(InputError, match=r"<golden given in Python>: field 'query': row 1: "):
+    # the row's position in the list, as a file's error names its line
+    with pytest.raises(InputError, match=r"^<golden given in Python>:1: field 'query': missing"):
         ragtriage.audit([{"id": "a", "query": "q", "expected": []}, {"id": "b"}], judge="lexical")
 
 
@@ -86,7 +87,7 @@ def test_audit_from_dataframes_and_results_back_as_a_frame(tmp_path):
     assert load_audit(path).to_pandas().equals(frame)
 
 
-def test_a_bad_dataframe_row_is_named_as_the_callers_row_not_a_temporary_file():
+def test_a_bad_dataframe_row_is_named_by_its_index():
     import pandas as pd
 
     traces = pd.DataFrame(
@@ -97,5 +98,5 @@ def test_a_bad_dataframe_row_is_named_as_the_callers_row_not_a_temporary_file():
     with pytest.raises(InputError) as info:
         ragtriage.audit("handbook", traces, judge="lexical")
     assert str(info.value) == (
-        "<traces given in Python>: field 'answer': row 2 (index 12): missing required field"
+        "<traces given in Python>:12: field 'answer': missing required field"
     )

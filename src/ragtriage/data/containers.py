@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import hashlib
 import io
 import json
 import math
@@ -32,12 +33,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ragtriage.atomic import file_sha256
 from ragtriage.errors import InputError
 
 __all__ = [
     "CSV_NUMBERS",
     "PARQUET_MAGIC",
+    "Given",
+    "Source",
     "Table",
+    "as_source",
+    "source_sha256",
     "check_type",
     "container",
     "finite_float",
@@ -419,6 +425,76 @@ def refuse_nul(text: str, path: Path) -> str:
     return text
 
 
+# --- rows handed over in Python: read as a file of them would be ---
+
+
+@dataclass(frozen=True)
+class Given:
+    """Rows handed over in Python (dicts, a pandas DataFrame, a ragas
+    ``EvaluationDataset``) in place of a file: named for messages and results
+    (``<golden given in Python>``), each row numbered by its position (a DataFrame's by its
+    index when that is whole numbers), its values as JSON has them (arrays and tuples as
+    lists, a missing value absent, any other object as its text)."""
+
+    name: str
+    rows: list[tuple[int, dict[str, Any]]]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def sha256(self) -> str:
+        """Digest of the rows as JSON Lines: what a file of them written out would hash to."""
+        lines = (json.dumps(row, ensure_ascii=False) + "\n" for _, row in self.rows)
+        return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+
+
+Source = str | Path | Given
+
+
+def source_sha256(source: Path | Given) -> str:
+    """Digest of a file (``atomic.file_sha256``) or of rows given in Python."""
+    return source.sha256() if isinstance(source, Given) else file_sha256(source)
+
+
+def as_source(value: Any, what: str) -> Path | Given:
+    """A path as a :class:`~pathlib.Path`; rows (module docstring of :class:`Given`) as
+    :class:`Given` named ``<WHAT given in Python>``."""
+    if isinstance(value, Given | Path):
+        return value
+    if isinstance(value, str):
+        return Path(value)
+    if hasattr(value, "samples") and hasattr(value, "to_list"):  # ragas EvaluationDataset
+        value = value.to_list()
+    labels: list[Any] = []
+    if hasattr(value, "to_dict"):  # a pandas DataFrame: its index labels the rows
+        labels = value.index.tolist()
+        value = value.to_dict(orient="records")
+    rows = list(value)
+    if not all(isinstance(label, int) for label in labels) or not labels:
+        labels = list(range(len(rows)))
+    name = f"<{what} given in Python>"
+    return Given(name, [(n, _row(row, name, n)) for n, row in zip(labels, rows, strict=True)])
+
+
+def _row(row: Any, name: str, n: int) -> dict[str, Any]:
+    if not isinstance(row, Mapping):
+        raise InputError(f"expected a dict, got {type(row).__name__}", path=name, line=n)
+    return {str(k): _plain(v) for k, v in row.items() if not _missing(v)}
+
+
+def _plain(value: Any) -> Any:
+    """A value as JSON has it (:class:`Given`)."""
+    if hasattr(value, "tolist"):  # numpy arrays and scalars (Parquet list columns)
+        value = value.tolist()
+    if isinstance(value, list | tuple):  # e.g. a list of span documents, each a dict
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items() if not _missing(v)}
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)  # a span's timestamp and the like: recorded, never needed as a value
+
+
 # --- tables: a container recognised by its bytes, its rows numbered ---
 
 
@@ -426,8 +502,8 @@ def refuse_nul(text: str, path: Path) -> str:
 class Table:
     """Rows of one file and the container they were read from."""
 
-    path: Path
-    container: str  # "jsonl", "json", "csv" or "parquet"
+    path: Path | Given
+    container: str  # "jsonl", "json", "csv", "parquet", "arrow" or "rows" (Given)
     rows: list[tuple[int, dict[str, Any]]]
 
 
@@ -468,7 +544,7 @@ def is_hf_dataset(path: Path) -> bool:
 
 
 def read_table(
-    path: Path, renames: Mapping[str, str] | None = None, *, text: bool = False
+    path: Path | Given, renames: Mapping[str, str] | None = None, *, text: bool = False
 ) -> Table:
     """Every row of ``path`` with its row number (module docstring). ``renames``: the
     ``--columns`` pairs (ours -> theirs, ``ColumnMap.pairs``), so that a CSV column read
@@ -476,6 +552,8 @@ def read_table(
     the rows keep their names.
     ``text``: CSV cells as the text they are, empty ones too (what a grades reader takes,
     ``base``), instead of parsed and converted."""
+    if isinstance(path, Given):
+        return Table(path, "rows", path.rows)
     kind = container(path)
     if kind == "arrow":
         rows = _hf_rows(path)

@@ -33,10 +33,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.atomic import write_atomic
-from ragtriage.data.containers import check_type, iter_records, read_text, require
+from ragtriage.data.containers import iter_records, read_text
+from ragtriage.data.formats.conversations import check_turns
 from ragtriage.data.golden import load_chunks, parse_case
-from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet, Trace
+from ragtriage.data.rows import GoldenTurnRow, validated
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -130,63 +131,14 @@ class ConversationGolden(BaseModel):
         )
 
 
-def parse_golden_turn(record: dict[str, Any], path: Path, line: int) -> GoldenTurn:
-    """One golden turn line, validated field by field (errors name the field)."""
-    conversation = _conversation_id(record, path, line)
-    turn = _turn(record, path, line)
-    standalone = require(record, "standalone", bool, path, line)
-    user = require(record, "user", str, path, line)
-    case = parse_case({**record, "id": turn_id(conversation, turn), "query": user}, path, line)
-    return GoldenTurn(conversation_id=conversation, turn=turn, standalone=standalone, case=case)
-
-
-def _conversation_id(record: dict[str, Any], path: Path, line: int) -> str:
-    value = str(require(record, "conversation_id", (str, int), path, line))
-    if not value.strip() or any(ch.isspace() for ch in value) or "#" in value:
-        raise InputError(
-            "must be non-empty, without white space or '#' (a turn's id is conversation#turn)",
-            path=path,
-            line=line,
-            field="conversation_id",
-        )
-    return check_id(value, path=path, line=line, field="conversation_id")
-
-
-def _turn(record: dict[str, Any], path: Path, line: int) -> int:
-    value = require(record, "turn", int, path, line)
-    if isinstance(value, bool) or value < 1:
-        raise InputError("must be an integer >= 1", path=path, line=line, field="turn")
-    return value
-
-
-def check_turns(keyed: Iterable[tuple[str, int, int]], path: Path, what: str = "turn") -> None:
-    """``(conversation, turn, line)`` in file order: each conversation's turns must be
-    ``1..n`` with none twice; a gap is refused (a missing turn is missing history, and
-    the turns after it would be judged without it)."""
-    seen: dict[tuple[str, int], int] = {}
-    by_conv: dict[str, list[tuple[int, int]]] = {}
-    for conv, turn, line in keyed:
-        if (conv, turn) in seen:
-            raise InputError(
-                f"conversation {conv!r} {what} {turn} already on line {seen[conv, turn]}",
-                path=path,
-                line=line,
-                field="turn",
-            )
-        seen[conv, turn] = line
-        by_conv.setdefault(conv, []).append((turn, line))
-    for conv, turns in by_conv.items():
-        numbers = sorted(t for t, _ in turns)
-        if numbers != list(range(1, len(numbers) + 1)):
-            gap = next(n for n in range(1, len(numbers) + 2) if n not in numbers)
-            last = max(turns)[1]
-            raise InputError(
-                f"conversation {conv!r} has turns {numbers}: turn {gap} is missing (turns "
-                "must be 1, 2, ... with none left out)",
-                path=path,
-                line=last,
-                field="turn",
-            )
+def parse_golden_turn(record: dict[str, Any], path: str | Path, line: int) -> GoldenTurn:
+    """One golden turn line (``rows.GoldenTurnRow``, then the case: ``rows.GoldenRow``)."""
+    row = validated(GoldenTurnRow, record, path, line)
+    case_id = turn_id(row.conversation_id, row.turn)
+    case = parse_case({**record, "id": case_id, "query": row.user}, path, line)
+    return GoldenTurn(
+        conversation_id=row.conversation_id, turn=row.turn, standalone=row.standalone, case=case
+    )
 
 
 def load_conversation_golden(path: str | Path) -> ConversationGolden:
@@ -288,12 +240,3 @@ class TurnRecords:
     turns: list[TracedTurn]
     format: str
     notes: list[str] = field(default_factory=list)
-
-
-def rewritten(record: dict[str, Any], path: Path, line: int) -> str | None:
-    """The logged rewritten query; an empty one is none."""
-    value = record.get("rewritten_query")
-    if value is None:
-        return None
-    value = check_type(value, "rewritten_query", str, path, line)
-    return value if value.strip() else None

@@ -19,12 +19,15 @@ package, so ``pip install ragtriage && ragtriage audit --golden handbook`` works
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.beir import check_grade, is_beir_dir, load_beir, load_corpus
+from ragtriage.data.beir import is_beir_dir, load_beir, load_corpus
 from ragtriage.data.containers import (
+    Given,
+    Source,
+    as_source,
     check_type,
     is_hf_dataset,
     iter_records,
@@ -33,8 +36,8 @@ from ragtriage.data.containers import (
 )
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import golden_rows
-from ragtriage.data.ids import check_id
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
+from ragtriage.data.rows import GoldenRow, validated
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -73,14 +76,18 @@ def resolve_golden(path: str | Path) -> Path:
 
 
 def load_golden(
-    path: str | Path,
+    path: Source | Iterable[Mapping[str, Any]],
     *,
     split: str = "test",
     columns: Columns = None,
 ) -> GoldenSet:
-    """Read a golden set from a file, a directory or a shipped set's name (module docstring);
+    """Read a golden set from a file, a directory, a shipped set's name (module docstring)
+    or rows given in Python (``containers.as_source``: a list of dicts, a DataFrame);
     ``columns`` maps other column names onto ours (data/formats/columns.py)."""
-    path = resolve_golden(path)
+    source = as_source(path, "golden")
+    if isinstance(source, Given):
+        return _load_file(source, columns)
+    path = resolve_golden(source)
     if not path.exists():
         names = ", ".join(shipped_sets()) or "none installed"
         hint = f" (nor a shipped golden set: {names}; name one as it is)"
@@ -90,7 +97,7 @@ def load_golden(
     return _load_file(path, columns)
 
 
-def _load_file(path: Path, columns: Columns) -> GoldenSet:
+def _load_file(path: Path | Given, columns: Columns) -> GoldenSet:
     adapted = golden_rows(path, columns)
     return GoldenSet(
         cases=_unique_cases(path, adapted.records),
@@ -116,7 +123,9 @@ def _load_dir(path: Path, split: str, columns: Columns = None) -> GoldenSet:
     )
 
 
-def _unique_cases(path: Path, records: list[tuple[int, dict[str, Any]]]) -> list[GoldenCase]:
+def _unique_cases(
+    path: Path | Given, records: list[tuple[int, dict[str, Any]]]
+) -> list[GoldenCase]:
     return unique_items(
         path,
         records,
@@ -128,112 +137,9 @@ def _unique_cases(path: Path, records: list[tuple[int, dict[str, Any]]]) -> list
     )
 
 
-def parse_case(record: dict[str, Any], path: Path, line: int) -> GoldenCase:
-    """One golden record, validated field by field so errors can name the field."""
-    query = _query(record, path, line)
-    case_id = record.get("id", record.get("query_id"))
-    if case_id is None:
-        case_id = "q-" + hashlib.sha1(query.encode()).hexdigest()[:10]
-    check_type(case_id, "id", (str, int), path, line)
-    if not str(case_id).strip():  # an empty id names nothing a trace or report can refer to
-        raise InputError("must not be empty (give each case an id, or none)", path=path,
-                         line=line, field="id")  # fmt: skip
-    return GoldenCase(
-        id=check_id(str(case_id), path=path, line=line, field="id"),
-        query=query,
-        relevance=_relevance(record, path, line),
-        tags=_tags(record, path, line),
-        reference_answer=_reference(record, path, line),
-        **_lifecycle(record, path, line),
-    )
-
-
-def _query(record: dict[str, Any], path: Path, line: int) -> str:
-    key = "query" if "query" in record else "question" if "question" in record else None
-    if key is None:
-        raise InputError("missing required field", path=path, line=line, field="query")
-    query = check_type(record[key], key, str, path, line)
-    if not query.strip():
-        raise InputError("must not be empty", path=path, line=line, field=key)
-    return query
-
-
-def _relevance(record: dict[str, Any], path: Path, line: int) -> dict[str, int]:
-    keys = [k for k in ("expected", "relevant_doc_ids") if k in record]
-    if len(keys) > 1:
-        raise InputError(
-            "give either 'expected' or 'relevant_doc_ids', not both",
-            path=path,
-            line=line,
-            field="expected",
-        )
-    key = keys[0] if keys else None
-    if key is None and "relevance_grades" not in record:
-        raise InputError(
-            "missing required field (an empty list marks an unanswerable query)",
-            path=path,
-            line=line,
-            field="expected",
-        )
-    ids = check_type(record.get(key, []) if key else [], key or "expected", list, path, line)
-    relevance: dict[str, int] = {}
-    for i, doc in enumerate(ids):
-        check_type(doc, f"{key}[{i}]", (str, int), path, line)
-        relevance[check_id(str(doc), path=path, line=line, field=f"{key or 'expected'}[{i}]")] = 1
-    grades = check_type(record.get("relevance_grades", {}), "relevance_grades", dict, path, line)
-    for doc, grade in grades.items():
-        field = f"relevance_grades.{doc}"
-        check_id(str(doc), path=path, line=line, field="relevance_grades")
-        relevance[str(doc)] = check_grade(
-            check_type(grade, field, int, path, line), path, line, field
-        )
-    return relevance
-
-
-def _tags(record: dict[str, Any], path: Path, line: int) -> tuple[str, ...]:
-    tags = record.get("tags", [])
-    if isinstance(tags, str):
-        return (tags,)
-    check_type(tags, "tags", list, path, line)
-    for tag in tags:
-        check_type(tag, "tags[]", str, path, line)
-    return tuple(dict.fromkeys(tags))
-
-
-def _reference(record: dict[str, Any], path: Path, line: int) -> str | None:
-    if "reference_answer" in record and record["reference_answer"] is not None:
-        return check_type(record["reference_answer"], "reference_answer", str, path, line)
-    answers = record.get("reference_answers")
-    if answers:
-        check_type(answers, "reference_answers", list, path, line)
-        return check_type(answers[0], "reference_answers[0]", str, path, line)
-    return None
-
-
-def _id_list(record: dict[str, Any], key: str, path: Path, line: int) -> tuple[str, ...]:
-    ids = check_type(record.get(key) or [], key, list, path, line)
-    for doc in ids:
-        check_type(doc, f"{key}[]", (str, int), path, line)
-    return tuple(dict.fromkeys(str(doc) for doc in ids))
-
-
-def _lifecycle(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
-    """The optional access-control, split and provenance fields (docs/golden-sets.md)."""
-    out: dict[str, Any] = {
-        "forbidden": _id_list(record, "forbidden", path, line),
-        "acl": _id_list(record, "acl", path, line),
-    }
-    for key in ("tenant", "source"):
-        if record.get(key) is not None:
-            out[key] = check_type(record[key], key, str, path, line)
-    split = record.get("split")
-    if split is not None:
-        if split not in ("dev", "holdout"):
-            raise InputError(
-                f"must be 'dev' or 'holdout', got {split!r}", path=path, line=line, field="split"
-            )
-        out["split"] = split
-    return out
+def parse_case(record: dict[str, Any], path: str | Path, line: int) -> GoldenCase:
+    """One golden record as a case (``rows.GoldenRow``: errors name file, line and field)."""
+    return validated(GoldenRow, record, path, line).case()
 
 
 def load_chunks(path: Path) -> dict[str, Chunk]:

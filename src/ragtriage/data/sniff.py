@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Given
 from ragtriage.errors import InputError
 
 __all__ = ["KINDS", "sniff", "wrong_file"]
@@ -73,9 +74,11 @@ def _row_kind(row: dict[str, Any]) -> str | None:
     return None
 
 
-def sniff(path: str | Path) -> str | None:
+def sniff(path: str | Path | Given) -> str | None:
     """The kind of ragtriage file ``path`` is (a key of :data:`KINDS`), or ``None`` when it
-    is none of them, unreadable, or a folder."""
+    is none of them, unreadable, or a folder; rows given in Python by their first row."""
+    if isinstance(path, Given):
+        return _row_kind(path.rows[0][1]) if path.rows else None
     path = Path(path)
     if not path.is_file():
         return None
@@ -97,7 +100,7 @@ def sniff(path: str | Path) -> str | None:
     return _row_kind(row) if isinstance(row, dict) else None
 
 
-def wrong_file(path: str | Path, *expected: str) -> InputError | None:
+def wrong_file(path: str | Path | Given, *expected: str) -> InputError | None:
     """The error for a file of another kind than ``expected`` (keys of :data:`KINDS`):
     what it is and the command that takes it; ``None`` when it is one of ``expected`` or
     not recognisably any (the reader's own error then stands)."""

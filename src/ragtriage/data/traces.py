@@ -16,17 +16,17 @@ every chunk known (:func:`chunk_texts`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import check_type, finite_float, require, unique_items
+from ragtriage.data.containers import Source, as_source, unique_items
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import trace_rows
-from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet, RetrievedChunk, Trace
+from ragtriage.data.rows import TraceRow, validated
 from ragtriage.data.tables import Run
-from ragtriage.errors import InputError
 
 __all__ = [
     "TraceFile",
@@ -54,7 +54,7 @@ class TraceFile:
 
 
 def load_traces(
-    path: str | Path,
+    path: Source | Iterable[Mapping[str, Any]],
     default_k: int,
     golden: GoldenSet | None = None,
     columns: Columns = None,
@@ -64,14 +64,15 @@ def load_traces(
 
 
 def read_traces(
-    path: str | Path,
+    path: Source | Iterable[Mapping[str, Any]],
     default_k: int,
     golden: GoldenSet | None = None,
     columns: Columns = None,
 ) -> TraceFile:
     """:func:`load_traces` with the detected format; traces that carry a query but no id
-    are matched to ``golden``'s cases by their normalised query text."""
-    path = Path(path)
+    are matched to ``golden``'s cases by their normalised query text; ``path`` may be rows
+    given in Python (``containers.as_source``)."""
+    path = as_source(path, "traces")
     adapted = trace_rows(path, columns, golden)
     traces = unique_items(
         path,
@@ -115,54 +116,9 @@ def _same(answer: str, query: str | None) -> bool:
     )
 
 
-def parse_trace(record: dict[str, Any], path: Path, line: int, default_k: int) -> Trace:
-    query_id = str(require(record, "query_id", (str, int), path, line))
-    check_id(query_id, path=path, line=line, field="query_id")
-    items = require(record, "retrieved", list, path, line)
-    retrieved = [_chunk(item, i, path, line) for i, item in enumerate(items)]
-    answer = require(record, "answer", str, path, line)
-    return Trace(
-        query_id=query_id,
-        retrieved=retrieved,
-        context_ids=_context_ids(record, retrieved, path, line, default_k),
-        answer=answer,
-    )
-
-
-def _chunk(item: Any, rank: int, path: Path, line: int) -> RetrievedChunk:
-    field = f"retrieved[{rank}]"
-    if isinstance(item, str | int) and not isinstance(item, bool):
-        return RetrievedChunk(id=check_id(str(item), path=path, line=line, field=field))
-    check_type(item, field, dict, path, line)
-    chunk_id = str(require(item, "id", (str, int), path, line))
-    check_id(chunk_id, path=path, line=line, field=f"{field}.id")
-    score = item.get("score")
-    if score is not None:
-        score = finite_float(score, f"{field}.score", path, line)
-    text = check_type(item.get("text") or "", f"{field}.text", str, path, line)
-    return RetrievedChunk(id=chunk_id, score=score, text=text)
-
-
-def _context_ids(
-    record: dict[str, Any], retrieved: list[RetrievedChunk], path: Path, line: int, k: int
-) -> list[str]:
-    if "context_ids" in record and "context_k" in record:
-        raise InputError(
-            "give either 'context_ids' or 'context_k', not both",
-            path=path,
-            line=line,
-            field="context_ids",
-        )
-    if "context_ids" in record:
-        ids = check_type(record["context_ids"], "context_ids", list, path, line)
-        for value in ids:
-            check_type(value, "context_ids[]", (str, int), path, line)
-        return [str(v) for v in ids]
-    if "context_k" in record:
-        k = check_type(record["context_k"], "context_k", int, path, line)
-        if k < 0:
-            raise InputError("must be >= 0", path=path, line=line, field="context_k")
-    return [c.id for c in retrieved[:k]]
+def parse_trace(record: dict[str, Any], path: str | Path, line: int, default_k: int) -> Trace:
+    """One trace record (``rows.TraceRow``: errors name file, line and field)."""
+    return validated(TraceRow, record, path, line).trace(default_k)
 
 
 def run_from_traces(traces: dict[str, Trace], golden: GoldenSet) -> Run:

@@ -1,8 +1,9 @@
 """``ragtriage annotate``: label a golden set, or grade answers, in a local page.
 
 Two configs, one per page; :func:`prepare` (read the inputs, start or resume the session,
-return the task a page works on: :mod:`ragtriage.annotate.prepare`, which also says how a
-session is resumed and extended) and :func:`run` (prepare, then serve until interrupted).
+return the task a page works on: :mod:`ragtriage.annotate.prepare_golden` and
+:mod:`~ragtriage.annotate.prepare_grades`; how a session is resumed and extended:
+:mod:`~ragtriage.annotate.session`) and :func:`run` (prepare, then serve until interrupted).
 The machinery is in :mod:`ragtriage.annotate`.
 """
 
@@ -13,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from ragtriage.annotate.prepare import Prepared, prepare_golden, prepare_grades
+from ragtriage.annotate.prepare_golden import prepare_golden
+from ragtriage.annotate.prepare_grades import prepare_grades
 from ragtriage.annotate.serve import serve
+from ragtriage.annotate.session import Prepared
 from ragtriage.flows.config import MAX_SEED, Setting
 from ragtriage.results.load import load_audit, load_conversations
 from ragtriage.stats import DEFAULT_SEED

@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from ragtriage.atomic import file_sha256
 from ragtriage.calibration.fit_check import misfit
 from ragtriage.calibration.record import CalibrationRecord
+from ragtriage.data.containers import source_sha256
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
@@ -697,4 +697,4 @@ def _judge_item(case_id: str, query: str, trace: Trace | None, texts: dict[str, 
 def _trace_info(config: AuditConfig) -> dict[str, Any]:
     if config.traces is None:
         return {"source": f"retriever={config.retriever}, generator={config.generator}"}
-    return {"source": str(config.traces), "sha256": file_sha256(config.traces)}
+    return {"source": str(config.traces), "sha256": source_sha256(config.traces)}

@@ -317,13 +317,8 @@ def _codes(qrels: Qrels, ids: pd.Index) -> np.ndarray:
 def _as_qrels(golden: GoldenLike) -> tuple[GoldenSet | None, Qrels]:
     if isinstance(golden, Qrels):
         return None, golden
-    if isinstance(golden, str | Path):
-        golden = load_golden(golden)
-    elif not isinstance(golden, GoldenSet):
-        from ragtriage.data.golden import parse_case
-
-        cases = [parse_case(dict(r), Path("<python>"), i + 1) for i, r in enumerate(golden)]
-        golden = GoldenSet(cases=cases, source="<python>")
+    if not isinstance(golden, GoldenSet):
+        golden = load_golden(golden)  # a path, or rows as a file of them is read
     return golden, golden_qrels(golden)
 
 

@@ -8,7 +8,8 @@ the retrieved lists of the trace records, so ``retrieval --run`` and ``audit --t
 read one file one way. A grades reader turns rows into grade records (``id``, ``label``,
 ``grade``, ``grader``, ``notes``, the graded ``question``/``contexts``/``answer``), which
 ``calibration.grades`` validates: ``calibrate`` and every other command recognise a file
-the same way. Nothing downstream knows which tool wrote a row.
+the same way. A conversation reader turns rows into conversations of turn records
+(``formats/conversations.py``). Nothing downstream knows which tool wrote a row.
 
 A grades reader gets CSV cells as the text they are
 (``containers.read_table(text=True)``): a grade's answer or note may well look like a
@@ -23,11 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Format", "Reader", "Records", "Rows"]
+__all__ = ["Conversation", "ConversationReader", "Format", "Reader", "Records", "Rows"]
 
 Rows = list[tuple[int, dict[str, Any]]]
 Records = list[tuple[int, dict[str, Any]]]
 Reader = Callable[[Rows, Path, dict[str, str]], tuple[Records, list[str]]]
+# (given conversation id or None, [(line, turn record in our shape)], first line)
+Conversation = tuple[str | None, Records, int]
+ConversationReader = Callable[[Rows, Path], list[Conversation]]
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,9 @@ class Format:
     golden: Reader | None = None
     traces: Reader | None = None
     grades: Reader | None = None
+    # a conversation shape: its records are whole conversations (or turns of them), read
+    # only where conversations are expected (``registry.recognise_conversations``)
+    conversations: ConversationReader | None = None
     # another evaluator's verdicts (``verdicts.py``: one record per answer and metric),
     # read by ``calibrate --verdicts`` only, so not among what ``yields`` names
     verdicts: Reader | None = None
@@ -56,4 +63,5 @@ class Format:
         """Which records a file of this shape gives: golden cases, traces, runs, grades."""
         out: tuple[str, ...] = ("golden cases",) if self.golden else ()
         out += ("traces", "runs") if self.traces else ()
-        return out + (("grades",) if self.grades else ())
+        out += ("grades",) if self.grades else ()
+        return out + (("conversation traces",) if self.conversations else ())

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ragtriage.data import grades
-from ragtriage.data.containers import Table, read_table
+from ragtriage.data.containers import Given, Table, read_table
 from ragtriage.data.formats.base import Format, Reader, Records
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.registry import recognise
@@ -100,7 +100,7 @@ def _elsewhere(fmt: Format, kind: str, table: Table, lacks: str | None = None) -
     )
 
 
-def golden_rows(path: Path, columns: Columns = None) -> Adapted:
+def golden_rows(path: Path | Given, columns: Columns = None) -> Adapted:
     """A golden-set file's rows as our golden records."""
     mapping = parse_columns(columns)
     table = read_table(path, mapping.pairs)
@@ -123,13 +123,15 @@ def golden_rows(path: Path, columns: Columns = None) -> Adapted:
     return Adapted(rows, f"ragtriage-{table.container}")
 
 
-def trace_rows(path: Path, columns: Columns = None, golden: GoldenSet | None = None) -> Adapted:
+def trace_rows(
+    path: Path | Given, columns: Columns = None, golden: GoldenSet | None = None
+) -> Adapted:
     """A trace file's rows as our trace records (:func:`adapt_traces`)."""
     mapping = parse_columns(columns)
     return adapt_traces(read_table(path, mapping.pairs), mapping, golden)
 
 
-def grade_rows(path: Path, columns: Columns = None) -> Adapted:
+def grade_rows(path: Path | Given, columns: Columns = None) -> Adapted:
     """A grades file's rows as grade records (``base``: CSV cells read as text). A table no
     format recognises is read as ours, whose reader names the field it lacks; another
     tool's golden set or traces is refused, saying what it is."""

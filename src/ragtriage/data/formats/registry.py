@@ -8,13 +8,16 @@ and a ``label``, which alone would read as spans or grades; an MLflow result tab
 DeepEval test run have keys of their own), then spans (their keys are unmistakable), then
 human grades (a ``label`` beside
 ``question``/``contexts``/``answer``, which alone would read as old ragas), then DeepEval
-and ragas, whose field names do not overlap each other's or ours.
+and ragas, whose field names do not overlap each other's or ours. Conversation shapes
+(``formats/conversations.py``) are tested only where conversations are expected
+(:func:`recognise_conversations`): a ragas multi-turn sample has ragas' ``user_input``.
 """
 
 from __future__ import annotations
 
 from ragtriage.data import grades
 from ragtriage.data.formats import (
+    conversations,
     deepeval,
     openinference,
     ragas,
@@ -25,7 +28,7 @@ from ragtriage.data.formats import (
 from ragtriage.data.formats.base import Format, Rows
 from ragtriage.data.formats.columns import ColumnMap
 
-__all__ = ["FORMATS", "recognise"]
+__all__ = ["FORMATS", "recognise", "recognise_conversations"]
 
 FORMATS: tuple[Format, ...] = (
     verdicts_phoenix.FORMAT,  # span ids beside label/score: before spans and grades
@@ -35,6 +38,10 @@ FORMATS: tuple[Format, ...] = (
     grades.FORMAT,
     deepeval.FORMAT,
     ragas.FORMAT,
+    conversations.OURS,
+    conversations.DEEPEVAL,
+    conversations.RAGAS,
+    conversations.SPANS,
 )
 _SAMPLE = 20  # rows whose fields decide the shape
 
@@ -48,6 +55,13 @@ def recognise(rows: Rows, columns: ColumnMap) -> Format | None:
     own = _keys(rows)
     renamed = _keys([(n, columns.apply(r)) for n, r in rows[:_SAMPLE]]) if columns else own
     for fmt in FORMATS:
-        if fmt.recognises(renamed if fmt.renamed else own):
+        if fmt.conversations is None and fmt.recognises(renamed if fmt.renamed else own):
             return fmt
     return None
+
+
+def recognise_conversations(rows: Rows) -> Format | None:
+    """The conversation shape of ``rows``, by the first row's fields (each conversation
+    shape's rows all have its keys), or None."""
+    keys = set(rows[0][1]) if rows else set()
+    return next((f for f in FORMATS if f.conversations and f.recognises(keys)), None)

@@ -63,7 +63,7 @@ class QueryIndex:
 
     def read_from(self, path: Path) -> bool:
         """Whether ``path`` is the very file the golden set was read from."""
-        if self.source is None or not self.source.is_file():
+        if self.source is None or not isinstance(path, Path) or not self.source.is_file():
             return False
         try:
             return self.source.samefile(path)

@@ -81,7 +81,10 @@ def number(value: Any, field: str, path: Path, line: int) -> float | None:
         raise InputError(
             f"expected a number, got {type(value).__name__}", path=path, line=line, field=field
         )
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer past any float
+        raise InputError("not a finite number", path=path, line=line, field=field) from None
     if math.isnan(value):
         return None
     if math.isinf(value):

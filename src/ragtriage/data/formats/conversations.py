@@ -1,0 +1,265 @@
+"""Conversation traces of every shape we read, each declared to the one format registry.
+
+A conversation format's reader turns a file's records into conversations: ``(given
+conversation id or None, [(line, turn record in our shape)], first line)``; the turns are
+then validated as our own turn rows (``data/conversation_traces.py``). Four shapes, told
+apart by the records' fields (``registry.recognise_conversations``):
+
+* **ours** (JSONL/JSON): one record per turn, ``conversation_id``, ``turn``, ``user``,
+  ``rewritten_query`` (optional), ``retrieved``, ``context_ids`` or ``context_k``,
+  ``answer`` (data/conversations.py).
+* **DeepEval** ``ConversationalTestCase`` (``EvaluationDataset.save_as("json")`` of
+  conversational test cases, or ``model_dump`` of each, one per line): ``turns`` of
+  ``{role, content, retrieval_context}``. Each ``user`` turn opens a turn; the next
+  ``assistant`` turn is its answer and its ``retrieval_context`` the ranked passages
+  (the context: DeepEval does not say which reached the prompt). The conversation id is
+  ``name``; a rewritten query may be logged in the assistant turn's
+  ``metadata.rewritten_query``.
+* **ragas** ``MultiTurnSample`` (``EvaluationDataset.to_jsonl``): ``user_input`` is the
+  message list. Each ``human`` message opens a turn; an ``ai`` message's tool call is
+  the search the agent made (its ``query`` argument, else its first text argument, is
+  the rewritten query); the ``tool`` messages after it are the retrieved passages (a
+  JSON list of texts or ``{id|metadata.id, text|page_content}`` objects, else one
+  passage); the last ``ai`` message without tool calls is the answer. No conversation id.
+* **OpenInference spans** (data/formats/openinference.py layouts): each trace is a turn
+  (its query, retriever documents and answer read as for single-turn spans), grouped by
+  the ``session.id`` attribute and ordered by start time (file order without one); the
+  retriever span's own input, when it differs from the user's message, is the rewritten
+  query (a history-aware retriever searches with the rewrite).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.containers import check_type
+from ragtriage.data.formats import openinference as oi
+from ragtriage.data.formats.base import Conversation, Format
+from ragtriage.data.formats.text import normalise, text_id
+from ragtriage.data.jsontext import NOT_JSON, decode_json_text
+from ragtriage.data.rows import TurnRow, validated
+from ragtriage.errors import InputError
+
+__all__ = ["DEEPEVAL", "OURS", "RAGAS", "SPANS", "check_turns"]
+
+Record = dict[str, Any]
+
+
+def check_turns(keyed: Iterable[tuple[str, int, int]], path: Path, what: str = "turn") -> None:
+    """``(conversation, turn, line)`` in file order: each conversation's turns must be
+    ``1..n`` with none twice; a gap is refused (a missing turn is missing history, and
+    the turns after it would be judged without it)."""
+    seen: dict[tuple[str, int], int] = {}
+    by_conv: dict[str, list[tuple[int, int]]] = {}
+    for conv, turn, line in keyed:
+        if (conv, turn) in seen:
+            raise InputError(
+                f"conversation {conv!r} {what} {turn} already on line {seen[conv, turn]}",
+                path=path,
+                line=line,
+                field="turn",
+            )
+        seen[conv, turn] = line
+        by_conv.setdefault(conv, []).append((turn, line))
+    for conv, turns in by_conv.items():
+        numbers = sorted(t for t, _ in turns)
+        if numbers != list(range(1, len(numbers) + 1)):
+            gap = next(n for n in range(1, len(numbers) + 2) if n not in numbers)
+            last = max(turns)[1]
+            raise InputError(
+                f"conversation {conv!r} has turns {numbers}: turn {gap} is missing (turns "
+                "must be 1, 2, ... with none left out)",
+                path=path,
+                line=last,
+                field="turn",
+            )
+
+
+def _ours(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
+    by_conv: dict[str, list[tuple[int, Record]]] = {}
+    for line, record in records:
+        row = validated(TurnRow, record, path, line)
+        by_conv.setdefault(row.conversation_id, []).append((line, record))
+    check_turns(((str(r["conversation_id"]), r["turn"], ln) for ln, r in records), path)
+    return [
+        (conv, sorted(turns, key=lambda t: t[1]["turn"]), turns[0][0])
+        for conv, turns in by_conv.items()
+    ]
+
+
+def _deepeval(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
+    out: list[Conversation] = []
+    for line, record in records:
+        turns = check_type(record.get("turns"), "turns", list, path, line)
+        rows: list[tuple[int, Record]] = []
+        for i, turn in enumerate(turns):
+            check_type(turn, f"turns[{i}]", dict, path, line)
+            role = turn.get("role")
+            content = check_type(turn.get("content") or "", f"turns[{i}].content", str, path, line)
+            if role == "user":
+                rows.append((line, {"user": content, "retrieved": [], "answer": None}))
+            elif role == "assistant":
+                if not rows or rows[-1][1]["answer"] is not None:
+                    raise InputError(
+                        "an assistant turn without a user turn before it",
+                        path=path, line=line, field=f"turns[{i}]",
+                    )  # fmt: skip
+                texts = turn.get("retrieval_context") or []
+                check_type(texts, f"turns[{i}].retrieval_context", list, path, line)
+                row = rows[-1][1]
+                row["retrieved"] = [_passage(t, path, line, f"turns[{i}].retrieval_context")
+                                    for t in texts]  # fmt: skip
+                row["answer"] = content
+                meta = turn.get("metadata") or {}
+                if isinstance(meta, dict) and meta.get("rewritten_query") is not None:
+                    row["rewritten_query"] = meta["rewritten_query"]
+            else:
+                raise InputError(
+                    f"role must be 'user' or 'assistant', got {role!r}",
+                    path=path, line=line, field=f"turns[{i}].role",
+                )  # fmt: skip
+        name = record.get("name")
+        out.append((str(name) if name not in (None, "") else None, rows, line))
+    return out
+
+
+def _ragas(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
+    out: list[Conversation] = []
+    for line, record in records:
+        messages = check_type(record.get("user_input"), "user_input", list, path, line)
+        rows: list[tuple[int, Record]] = []
+        for i, message in enumerate(messages):
+            field = f"user_input[{i}]"
+            check_type(message, field, dict, path, line)
+            kind = message.get("type")
+            content = check_type(message.get("content") or "", f"{field}.content", str, path, line)
+            if kind == "human":
+                rows.append((line, {"user": content, "retrieved": [], "answer": None}))
+                continue
+            if not rows:
+                raise InputError("a message before the first human message", path=path,
+                                 line=line, field=field)  # fmt: skip
+            row = rows[-1][1]
+            if kind == "ai" and message.get("tool_calls"):
+                query = _tool_query(message["tool_calls"])
+                if query is not None and "rewritten_query" not in row:
+                    row["rewritten_query"] = query
+            elif kind == "ai":
+                row["answer"] = content
+            elif kind == "tool":
+                row["retrieved"] += _tool_passages(content, path, line, f"{field}.content")
+            else:
+                raise InputError(f"unknown message type {kind!r}", path=path, line=line,
+                                 field=f"{field}.type")  # fmt: skip
+        out.append((None, rows, line))
+    return out
+
+
+def _tool_query(calls: Any) -> str | None:
+    """The search the agent asked for: its first tool call's ``query`` argument, else its
+    first text argument."""
+    if not isinstance(calls, list) or not calls or not isinstance(calls[0], dict):
+        return None
+    args = calls[0].get("args") or {}
+    if not isinstance(args, dict):
+        return None
+    if isinstance(args.get("query"), str):
+        return args["query"]
+    return next((v for v in args.values() if isinstance(v, str)), None)
+
+
+def _tool_passages(content: str, path: Path, line: int, field: str) -> list[Record]:
+    """A retriever tool's output: a JSON list of passages, else one passage of text."""
+    parsed = None
+    if content.lstrip().startswith("["):
+        parsed = decode_json_text(content, path=path, line=line, field=field, lenient=True)
+    if parsed is None or parsed is NOT_JSON or not isinstance(parsed, list):
+        return [_passage(content, path, line, field)] if content.strip() else []
+    return [_passage(item, path, line, field) for item in parsed]
+
+
+def _passage(item: Any, path: Path, line: int, field: str) -> Record:
+    """A passage as ``{id, text, score?}``: a text gets its hash id (renamed to the
+    corpus id of the same text later), an object its own id."""
+    if isinstance(item, str):
+        return {"id": text_id(item), "text": item}
+    check_type(item, field, dict, path, line)
+    text = item.get("text", item.get("page_content", item.get("content", "")))
+    meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+    given = item.get("id", meta.get("id"))
+    check_type(text, f"{field}.text", str, path, line)
+    out: Record = {"id": str(given) if given not in (None, "") else text_id(text), "text": text}
+    score = item.get("score", meta.get("score"))
+    if isinstance(score, int | float) and not isinstance(score, bool):
+        out["score"] = score
+    return out
+
+
+def _spans(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
+    starts: dict[str, str] = {}
+    for _, span_row in records:
+        context = span_row["context"] if isinstance(span_row.get("context"), dict) else {}
+        trace = span_row.get("context.trace_id", context.get("trace_id"))
+        start = span_row.get("start_time")
+        if trace is not None and isinstance(start, str):
+            starts[str(trace)] = min(starts.get(str(trace), start), start)
+    by_trace: dict[str, list[oi.Span]] = {}
+    for span in oi.spans(records, path):
+        by_trace.setdefault(span.trace_id, []).append(span)
+    sessions: dict[str, list[tuple[str, int, Record]]] = {}
+    for trace, members in by_trace.items():
+        retrievers = [s for s in members if s.kind == "RETRIEVER"]
+        session = next((str(s.attributes["session.id"]) for s in members
+                        if s.attributes.get("session.id") not in (None, "")), None)  # fmt: skip
+        if not retrievers or session is None:
+            continue  # counted below: a trace of no conversation
+        docs, _ = oi.documents(retrievers[0], path)
+        user = oi.trace_query(members, retrievers[0])
+        answer = oi.trace_answer(members)
+        if user is None:
+            raise InputError("a turn's trace has no input.value", path=path,
+                             line=retrievers[0].line, field="input.value")  # fmt: skip
+        row: Record = {"user": user, "retrieved": docs, "answer": answer}
+        searched = oi.text_value(retrievers[0], "input")
+        if searched is not None and normalise(searched) != normalise(user):
+            row["rewritten_query"] = searched
+        line = min(s.line for s in members)
+        sessions.setdefault(session, []).append((starts.get(trace, ""), line, row))
+    out: list[Conversation] = []
+    for session, turns in sessions.items():
+        turns.sort(key=lambda t: (t[0], t[1]))
+        out.append((session, [(ln, row) for _, ln, row in turns], turns[0][1]))
+    return out
+
+
+OURS = Format(
+    name="ragtriage-conversations",
+    tool="ragtriage (one line per turn: conversation_id, turn, user, retrieved, answer)",
+    recognises=lambda keys: {"conversation_id", "turn"} <= keys,
+    conversations=_ours,
+    what="conversation trace file",
+)
+DEEPEVAL = Format(
+    name="deepeval-conversational",
+    tool="DeepEval ConversationalTestCase (EvaluationDataset.save_as json)",
+    recognises=lambda keys: "turns" in keys,
+    conversations=_deepeval,
+    what="DeepEval conversational test cases",
+)
+RAGAS = Format(
+    name="ragas-multiturn",
+    tool="ragas MultiTurnSample (EvaluationDataset.to_jsonl)",
+    recognises=lambda keys: "user_input" in keys,
+    conversations=_ragas,
+    what="ragas multi-turn samples",
+)
+SPANS = Format(
+    name="openinference-sessions",
+    tool="OpenInference spans grouped by session.id",
+    recognises=oi.is_openinference,
+    conversations=_spans,
+    renamed=False,
+    what="span export of sessions",
+)

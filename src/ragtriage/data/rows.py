@@ -1,0 +1,455 @@
+"""Our input rows declared once, as pydantic models, and the one way their errors read.
+
+A golden case, a trace, a grade and a conversation turn are each one model: its fields
+with their aliases (``query`` or ``question``), types and checks. Every reader of our
+shapes, and every adapter of another tool's rows into ours, validates a record with
+:func:`validated`, which turns pydantic's ``ValidationError`` into the one-line
+:class:`~ragtriage.errors.InputError` naming file, line and field (the field from the
+error's location: ``retrieved[2].score``, ``relevance_grades.d1``). The checks raise
+:func:`fail` with the message a person reads; pydantic's own errors (a missing field)
+are worded by :func:`input_error`.
+
+The field types are strict where JSON is loose: a bool is no number, a number no text,
+NaN and infinities are refused, ids are checked as every id is (``data/ids.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any, Literal, NoReturn, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from ragtriage.data.beir import GRADE_MAX, GRADE_MIN
+from ragtriage.data.containers import check_type, finite_float, parse_cell, parse_json
+from ragtriage.data.ids import id_problem, shown
+from ragtriage.data.models import GoldenCase, RetrievedChunk, Trace
+from ragtriage.errors import InputError
+
+__all__ = [
+    "GoldenRow",
+    "GoldenTurnRow",
+    "GradeRow",
+    "Row",
+    "TraceRow",
+    "TurnRow",
+    "fail",
+    "input_error",
+    "validated",
+]
+
+
+def fail(message: str, field: str | None = None) -> NoReturn:
+    """Refuse a value with ``message``; ``field`` names it when the error's location
+    cannot (a check across fields)."""
+    raise PydanticCustomError("input", message, {"field": field} if field else None)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validated(
+    model: type[M], record: Any, path: str | Path | None, line: int | None, **context: Any
+) -> M:
+    """``record`` as a ``model``, or the one-line :class:`InputError` of its first problem."""
+    try:
+        return model.model_validate(record, context=context or None)
+    except ValidationError as exc:
+        raise input_error(exc, path, line) from None
+
+
+def input_error(exc: ValidationError, path: str | Path | None, line: int | None) -> InputError:
+    """The first problem of ``exc`` as an :class:`InputError` (module docstring)."""
+    error = exc.errors(include_url=False)[0]
+    field = (error.get("ctx") or {}).get("field") or _field(error["loc"])
+    message = error["msg"] if error["type"] == "input" else _MESSAGES.get(error["type"])
+    if message is None:  # a pydantic type error: said as our own checks say it
+        message = f"{error['msg'][0].lower()}{error['msg'][1:]}"
+    return InputError(message, path=path, line=line, field=field or None)
+
+
+_MESSAGES = {"missing": "missing required field"}
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    """``("retrieved", 2, "id")`` as ``retrieved[2].id``; a key shown printable."""
+    if "[key]" in loc:  # a bad dict key: the dict is named, the message shows the key
+        loc = loc[: loc.index("[key]") - 1]
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            text = part if part.isprintable() else shown(part)
+            out += f".{text}" if out else text
+    return out
+
+
+# --- field types: each check once, worded as a person reads it ---
+
+
+@cache  # one check per set of kinds, built once
+def _kinds(*kinds: type):
+    """``containers.check_type`` as a field check: one of ``kinds`` (a bool is not a
+    number; a float must be finite), worded ``expected str or int, got bool``."""
+
+    def check(value: Any) -> Any:
+        try:
+            return check_type(value, "", kinds, None, None)  # type: ignore[arg-type]
+        except InputError as exc:
+            fail(exc.message)
+
+    return check
+
+
+def _id(value: Any) -> str:
+    """A text or integer id as text, refused when unusable (``data/ids.py``)."""
+    text = str(_kinds(str, int)(value))
+    problem = id_problem(text)
+    if problem is not None:
+        fail(f"id {shown(text)} {problem}")
+    return text
+
+
+def _float(value: Any) -> float:
+    """``containers.finite_float``: an integer beyond a 64-bit float is refused, not raised."""
+    try:
+        return finite_float(value, "", None, None)  # type: ignore[arg-type]
+    except InputError as exc:
+        fail(exc.message)
+
+
+def _grade(value: Any) -> int:
+    grade = _kinds(int)(value)
+    if not GRADE_MIN <= grade <= GRADE_MAX:
+        fail(f"grade {str(grade)[:40]} is out of range (a 64-bit integer)")
+    return grade
+
+
+def _turn(value: Any) -> int:
+    if _kinds(int)(value) < 1:
+        fail("must be an integer >= 1")
+    return value
+
+
+def _tags(value: Any) -> list[Any]:
+    """One tag, or a list of them."""
+    return [value] if isinstance(value, str) else _kinds(list)(value)
+
+
+# repeats dropped (the first kept, in order) once every item is checked
+_UNIQUE = AfterValidator(lambda items: tuple(dict.fromkeys(items)))
+
+
+def _optional(check):
+    """``check`` for a field that may be None: one validator before the union, so an
+    error names the field, not a branch of ``X | None``."""
+    return BeforeValidator(lambda v: None if v is None else check(v))
+
+
+Text = Annotated[str, BeforeValidator(_kinds(str))]
+# a name written as text or a number (an ACL entry, a conversation id), as text
+Name = Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
+MaybeText = Annotated[str | None, _optional(_kinds(str))]
+Id = Annotated[str, BeforeValidator(_id)]
+Ids = Annotated[list[Id], BeforeValidator(_kinds(list))]
+# ids listed for access control: any text or integer, repeats dropped; none is no list
+Names = Annotated[
+    tuple[Name, ...],
+    BeforeValidator(lambda v: _kinds(list)(v or [])),
+    _UNIQUE,
+]
+Grades = Annotated[dict[Id, Annotated[int, BeforeValidator(_grade)]], BeforeValidator(_kinds(dict))]
+Tags = Annotated[tuple[Text, ...], BeforeValidator(_tags), _UNIQUE]
+Turn = Annotated[int, BeforeValidator(_turn)]
+
+
+class Row(BaseModel):
+    """A row of ours: extra fields are the writer's own and ignored; values are checked
+    by the field types above, never coerced."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class GoldenRow(Row):
+    """A golden case as written (``data/golden.py``): ``query`` (or ``question``), ``id``
+    (or ``query_id``; none: a hash of the query), ``expected`` (or ``relevant_doc_ids``)
+    and/or ``relevance_grades``, ``tags``, ``reference_answer`` (or the first of
+    ``reference_answers``), and the access-control, split and provenance fields."""
+
+    query: Text = Field(validation_alias=AliasChoices("query", "question"))
+    id: Annotated[str | None, _optional(_id)] = Field(
+        None, validation_alias=AliasChoices("id", "query_id")
+    )
+    # present, it must be a list (``null`` is no list); absent, ``relevance_grades`` must be
+    expected: Annotated[list[Id] | None, BeforeValidator(_kinds(list))] = Field(
+        None, validation_alias=AliasChoices("expected", "relevant_doc_ids")
+    )
+    relevance_grades: Grades = {}
+    tags: Tags = ()
+    reference_answer: MaybeText = None
+    reference_answers: Annotated[str | None, BeforeValidator(lambda v: _first_answer(v))] = None
+    forbidden: Names = ()
+    acl: Names = ()
+    tenant: MaybeText = None
+    source: MaybeText = None
+    split: Annotated[Literal["dev", "holdout"], BeforeValidator(lambda v: _split(v))] = "dev"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_list(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "expected" in data and "relevant_doc_ids" in data:
+            fail("give either 'expected' or 'relevant_doc_ids', not both", "expected")
+        return data
+
+    @field_validator("query")
+    @classmethod
+    def _asked(cls, query: str) -> str:
+        if not query.strip():
+            fail("must not be empty")
+        return query
+
+    @field_validator("id")
+    @classmethod
+    def _named(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():  # names nothing a report can refer to
+            fail("must not be empty (give each case an id, or none)")
+        return value
+
+    @model_validator(mode="after")
+    def _judged(self) -> GoldenRow:
+        if self.expected is None and "relevance_grades" not in self.model_fields_set:
+            fail("missing required field (an empty list marks an unanswerable query)", "expected")
+        return self
+
+    def case(self) -> GoldenCase:
+        relevance = dict.fromkeys(self.expected or [], 1) | self.relevance_grades
+        provenance = {k: getattr(self, k) for k in ("tenant", "source") if getattr(self, k)}
+        return GoldenCase(
+            id=self.id if self.id is not None else _hashed(self.query),
+            query=self.query,
+            relevance=relevance,
+            tags=self.tags,
+            reference_answer=self.reference_answer
+            if self.reference_answer is not None
+            else self.reference_answers,
+            forbidden=self.forbidden,
+            acl=self.acl,
+            split=self.split,
+            **provenance,
+        )
+
+
+def _hashed(query: str) -> str:
+    return "q-" + hashlib.sha1(query.encode()).hexdigest()[:10]
+
+
+def _first_answer(value: Any) -> str | None:
+    """``reference_answers``: the first one is the reference (none given: no reference)."""
+    if not value:
+        return None
+    answers = _kinds(list)(value)
+    if not isinstance(answers[0], str):
+        fail(f"expected str, got {type(answers[0]).__name__}", "reference_answers[0]")
+    return answers[0]
+
+
+def _split(value: Any) -> str:
+    if value is None:
+        return "dev"
+    if value not in ("dev", "holdout"):
+        fail(f"must be 'dev' or 'holdout', got {value!r}")
+    return value
+
+
+# --- traces ---
+
+
+def _item(value: Any) -> Any:
+    """A retrieved item: a plain id, or ``{id, score?, text?}``."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return {"id": _id(value)}  # checked here, so an error names the item itself
+    return _kinds(dict)(value)
+
+
+class ChunkRow(Row):
+    id: Id
+    score: Annotated[float | None, _optional(_float)] = None
+    text: Annotated[str, BeforeValidator(lambda v: _kinds(str)(v or ""))] = ""
+
+
+class TraceRow(Row):
+    """One trace as written (``data/traces.py``): ``query_id``, ranked ``retrieved``,
+    ``answer``, and ``context_ids`` or ``context_k`` (neither: the top ``default_k``, from
+    the validation context)."""
+
+    query_id: Id
+    retrieved: Annotated[list[Annotated[ChunkRow, BeforeValidator(_item)]], BeforeValidator(
+        _kinds(list)
+    )]  # fmt: skip
+    answer: Text
+    context_ids: Annotated[
+        list[Name],
+        BeforeValidator(_kinds(list)),
+    ] = None  # type: ignore[assignment]
+    context_k: Annotated[int | None, BeforeValidator(lambda v: _context_k(v))] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_context(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "context_ids" in data and "context_k" in data:
+            fail("give either 'context_ids' or 'context_k', not both", "context_ids")
+        return data
+
+    def trace(self, default_k: int) -> Trace:
+        retrieved = [RetrievedChunk(id=c.id, score=c.score, text=c.text) for c in self.retrieved]
+        k = default_k if self.context_k is None else self.context_k
+        context = (
+            self.context_ids if self.context_ids is not None else [c.id for c in retrieved[:k]]
+        )
+        return Trace(
+            query_id=self.query_id, retrieved=retrieved, context_ids=context, answer=self.answer
+        )
+
+
+def _context_k(value: Any) -> int:
+    k = _kinds(int)(value)
+    if k < 0:
+        fail("must be >= 0")
+    return k
+
+
+# --- conversation turns ---
+
+
+def _conversation(value: Any) -> str:
+    text = str(_kinds(str, int)(value))
+    if not text.strip() or any(ch.isspace() for ch in text) or "#" in text:
+        fail("must be non-empty, without white space or '#' (a turn's id is conversation#turn)")
+    return _id(text)
+
+
+def _rewrite(value: Any) -> str | None:
+    """A logged rewritten query; an empty one is none."""
+    return value if _kinds(str)(value).strip() else None
+
+
+class TurnRow(Row):
+    """A turn of a conversation as written (golden or traced): which conversation, which
+    turn (1, 2, ...), the user's message; a golden turn also says whether it is
+    ``standalone``, a traced one may log its ``rewritten_query`` (empty: none)."""
+
+    conversation_id: Name
+    turn: Turn
+    user: Text
+    rewritten_query: Annotated[
+        str | None, _optional(lambda v: v if _kinds(str)(v).strip() else None)
+    ] = None
+
+
+class GoldenTurnRow(Row):
+    """A golden turn: which conversation (its id names the flattened case
+    ``conversation#turn``), which turn, whether it is ``standalone`` (required: the slices
+    are cut by it, and a guess would cut them wrong) and the user's message; the rest of
+    the line is a golden case (:class:`GoldenRow`)."""
+
+    conversation_id: Annotated[str, BeforeValidator(_conversation)]
+    turn: Turn
+    standalone: Annotated[bool, BeforeValidator(_kinds(bool))]
+    user: Text
+
+
+# --- human grades ---
+
+
+def _cells(value: Any) -> Any:
+    """A list, or a CSV cell holding one (JSON, or as ``csv.DictWriter`` writes it)."""
+    return parse_cell(value, "", None, None) if isinstance(value, str) else value  # type: ignore[arg-type]
+
+
+def _contexts(value: Any) -> list[Any]:
+    """The graded passages: a list, a CSV cell holding one, or one plain passage."""
+    value = value or []
+    if isinstance(value, str):
+        listed = _cells(value)
+        if not isinstance(listed, list) and value.strip()[:1] + value.strip()[-1:] == "[]":
+            try:  # looks like a list, is none: its JSON error
+                parse_json(value, None)
+            except InputError as exc:
+                fail(exc.message)
+        value = listed if isinstance(listed, list) else [value]
+    return _kinds(list)(value)
+
+
+def _passage(value: Any) -> str:
+    """A passage is a string or ``{"text": ...}``."""
+    if isinstance(value, str):
+        return value
+    return _kinds(str)(_kinds(dict)(value).get("text", ""))
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list, or a CSV cell holding one; empty: none."""
+    return [] if value in (None, "", []) else _kinds(list)(_cells(value))
+
+
+Passage = Annotated[str, BeforeValidator(_passage)]
+
+
+class GradeRow(Row):
+    """A grade as written (``data/grades.py``): the graded answer's ``id`` (or
+    ``case_id``), the person's ``label`` (validated by ``calibration.grades``), the graded
+    ``contexts`` with their ``context_ids`` (none, or one per passage) and the answer's
+    hash (``answer_sha256``, or ``answer_hash``)."""
+
+    id: Name
+    label: Any
+    contexts: Annotated[
+        list[Annotated[str, BeforeValidator(_passage)]], BeforeValidator(_contexts)
+    ] = []
+    context_ids: Annotated[
+        list[Text],
+        BeforeValidator(lambda v: [] if v in (None, "", []) else _kinds(list)(_cells(v))),
+    ] = []
+    answer_sha256: Any = None
+    answer_hash: MaybeText = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named(cls, data: Any) -> Any:
+        """``id``, else ``case_id``: an empty one is none."""
+        if not isinstance(data, dict):
+            return data
+        key = "id" if data.get("id") not in (None, "") else "case_id"
+        if data.get(key) in (None, ""):
+            fail("missing required field (or 'case_id')", "id")
+        return {**data, "id": data[key]}
+
+    @model_validator(mode="after")
+    def _paired(self) -> GradeRow:
+        """Ids, when given, pair up with the passages (a calibrated conversation turn tells
+        its history from its passages by them): a list that does not is refused."""
+        if self.context_ids and len(self.context_ids) != len(self.contexts):
+            fail(f"{len(self.context_ids)} ids for {len(self.contexts)} contexts", "context_ids")
+        return self
+
+    def record(self, row: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+        """The grade record: ``row``'s own ``fields`` as they stand, with the checked ones."""
+        record = {k: row[k] for k in fields if k in row and k not in ("case_id", "answer_hash")}
+        record.update(id=self.id, contexts=self.contexts, context_ids=self.context_ids)
+        if row.get("answer_sha256") in (None, "") and self.answer_hash is not None:
+            record["answer_sha256"] = self.answer_hash
+        return record
