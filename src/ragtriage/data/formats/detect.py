@@ -87,7 +87,7 @@ def _elsewhere(fmt: Format, kind: str, table: Table, lacks: str | None = None) -
         return InputError(
             f"this is a {fmt.what or fmt.name + ' file'} (another evaluator's verdicts), not a "
             f"{_WHAT[kind]}: give it to calibrate --verdicts",
-            path=table.path,
+            path=str(table.path),  # a file's path, or where rows given in Python came from
             line=table.rows[0][0] if table.rows else None,
         )
     missing = f"; no {lacks!r} column (--columns {lacks}=NAME maps another)" if lacks else ""
