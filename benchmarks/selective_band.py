@@ -10,7 +10,8 @@ bound, per group of the rule, Bonferroni over groups) is fitted inside each oute
 on the training folds' out-of-fold margins; the held-out fold is decided or left unsure
 by the training rule and band. Printed: the outer-fold coverage (share decided) and the
 agreement of the decided answers with the humans, each with a Wilson 95 % interval, for
-targets 0.80 / 0.85 / 0.90 at delta 0.1 (the default), 0.2 and 0.5.
+targets 0.80 / 0.85 / 0.90 at delta 0.05, 0.1 (the default), 0.2, 0.3 and 0.5: the
+coverage-agreement curve per confidence level (1 - delta) a user picks from.
 
 The last table is the coverage-agreement curve the margins allow at best: the outer-fold
 answers ranked by their margin's percentile within its group and decided from the top.
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GRADES = ROOT / "human_grades"
 RECORDED = GRADES / "_judged" / "embedded_sentences.jsonl"
 TARGETS = (0.80, 0.85, 0.90)
-DELTAS = (0.1, 0.2, 0.5)
+DELTAS = (0.05, 0.1, 0.2, 0.3, 0.5)
 COVERAGES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
@@ -78,8 +79,8 @@ def _judge(name: str):
     return read_judged(RECORDED)
 
 
-def _scope(label, table, y, folds, cands, lexical_judge):
-    selection, oof, fold_rules, _ = nested_select(cands, table, y, folds, DEFAULT_SEED)
+def _scope(label, table, y, folds, cands, datasets):
+    selection, oof, fold_rules, _ = nested_select(cands, table, y, folds, DEFAULT_SEED, datasets)
     ok = np.isfinite(oof)
     print(f"\n{label}: rule chosen {selection.chosen}; outer folds chose {selection.fold_choices}")
     print(
@@ -97,7 +98,7 @@ def _scope(label, table, y, folds, cands, lexical_judge):
             right = int((oof[take] == y[take]).sum())
             met = k and right / k >= target and k / n >= 0.5
             cells = f"{_share(k, n):<22} {_share(right, k):<26}"
-            print(f"  {target:>6.2f} {delta:>5.1f}   {cells} {k}/{n} {'MEETS' if met else ''}")
+            print(f"  {target:>6.2f} {delta:>5.2f}   {cells} {k}/{n} {'MEETS' if met else ''}")
     return oof, fold_rules
 
 
@@ -135,15 +136,13 @@ def main() -> None:
         table, y, folds, derived, datasets = _inputs(_judge(judge))
         lexical_judge = judge == "lexical"
         cands = scope_candidates(table, derived, lexical_judge)
-        oof, rules = _scope(f"{judge} judge, pooled", table, y, folds, cands, lexical_judge)
+        oof, rules = _scope(f"{judge} judge, pooled", table, y, folds, cands, datasets)
         _ceiling(table, y, folds, oof, rules)
         for name in sorted(set(datasets)):
             m = datasets == name
             part = subset(table, np.flatnonzero(m))
             cands = scope_candidates(part, derived, lexical_judge)
-            oof, rules = _scope(
-                f"{judge} judge, {name}", part, y[m], folds[m], cands, lexical_judge
-            )
+            oof, rules = _scope(f"{judge} judge, {name}", part, y[m], folds[m], cands, datasets[m])
             _ceiling(part, y[m], folds[m], oof, rules)
         sys.stdout.flush()
 

@@ -34,6 +34,24 @@ CODES: dict[str, str] = {
     "unjudged": "an answer could not be judged and is counted as unscored",
     "reader": "a reader accepted the file but assumed or skipped something",
     "turn_mismatch": "a traced turn asks another message than its golden turn: set aside, unjudged",
+    "not_beating_lexical": (
+        "the judge's calibrated rule does not beat the word-overlap baseline beyond noise"
+    ),
+    "judge_unstable": (
+        "the judge disagrees with itself (repeated samples) more than with the human grades"
+    ),
+    "active_design": (
+        "the grades were drawn with unequal probabilities: agreement figures describe "
+        "harder answers"
+    ),
+    "unscored_grades": (
+        "graded answers the judge did not score are left out of the agreement figures"
+    ),
+    "unused_results": "judge results without a human grade were not used",
+    "band_inert": (
+        "the unsure band decides less than its stated share of answers: the rule's "
+        "verdicts stand, marked undecided by the band"
+    ),
     "other": "a notice not yet given its own code",
 }
 
@@ -41,12 +59,16 @@ CODES: dict[str, str] = {
 class Notice(BaseModel):
     """One warning: what code decides on, and what a person reads."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     code: str
+    """What the notice is about, one of ``ragtriage.notices.CODES`` (what code decides on)."""
     severity: Severity = Severity.WARN
+    """``lead`` (changes a headline figure), ``warn`` or ``info``."""
     text: str
+    """What a person reads."""
     counts: dict[str, int] = Field(default_factory=dict)
+    """The numbers the text states, by name (counts, for a gate or a test to read)."""
 
     @field_validator("code")
     @classmethod

@@ -121,7 +121,7 @@ def test_grades_of_an_active_design_give_the_weighted_rate(tmp_path):
     items = load_grades(path)
     results = judge_faithfulness([i.judge_item() for i in items], judge="lexical", cache=None)
     record = fit_record(items, results, judge_name="lexical", grades_digest={}, resamples=100)
-    assert any(w.startswith("ACTIVE DESIGN") for w in record.warnings)
+    assert any(w.code == "active_design" for w in record.warnings)
     est = record.ppi(results)  # the audit is the answers the grades were drawn from
     used = [i for i in record.items if i.human is not None and i.decision_cv is not None]
     z = [

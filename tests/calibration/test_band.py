@@ -115,4 +115,6 @@ def test_the_nested_band_is_fitted_without_the_held_out_fold():
     decided, bands, final = nested_band(selection, cands, table, y, folds, 1, 0.9, 0.1)
     assert len(bands) == 5 and 0.2 < decided.mean() < 0.9
     assert (oof[decided] == y[decided]).mean() >= 0.9
-    assert final.groups["x"].min_distance is not None
+    # one pooled cut-off, on margins in the group's unit
+    assert list(final.groups) == ["pooled"] and set(final.scales) == {"x"}
+    assert final.groups["pooled"].min_distance is not None

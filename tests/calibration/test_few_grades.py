@@ -54,7 +54,7 @@ def test_ten_grades_warn_in_calibrate_and_in_the_audit(tmp_path):
     assert f"fewer than {MIN_GRADES} in all or {MIN_PER_CLASS} of each class" in out
     assert not MARKUP.search(res.output), res.output  # '[yellow]warning:[/yellow]' was printed
     record = load_calibration(tmp_path / "cal" / "lexical" / "calibration.json")
-    assert any("FEW GRADES" in w for w in record.warnings)
+    assert any(w.code == "few_grades" for w in record.warnings)
 
     from ragtriage.judge.api import fingerprint
     from ragtriage.triage.calibrated import find_decider

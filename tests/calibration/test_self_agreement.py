@@ -119,9 +119,9 @@ def test_a_judge_noisier_than_its_graders_is_warned_about(tmp_path):
     assert st is not None and st.samples == 3 and st.temperature == 0.7
     assert st.kappa < with_people  # the case the warning is for
     assert st.flaky > 0
-    warned = [w for w in record.warnings if DISAGREES in w]
+    warned = [w for w in record.warnings if w.code == "judge_unstable" and DISAGREES in w.text]
     assert len(warned) == 1, record.warnings
-    assert f"({st.flaky} of " in warned[0]
+    assert f"({st.flaky} of " in warned[0].text and warned[0].counts["flaky"] == st.flaky
 
 
 def test_a_judge_steadier_than_its_graders_is_not(tmp_path):
@@ -131,4 +131,4 @@ def test_a_judge_steadier_than_its_graders_is_not(tmp_path):
     with_people = (people.selected.cv if people.selected is not None else people.cv).kappa
     assert st is not None and st.kappa == 1.0 and st.flaky == 0
     assert st.kappa > with_people
-    assert not [w for w in record.warnings if DISAGREES in w], record.warnings
+    assert not [w for w in record.warnings if w.code == "judge_unstable"], record.warnings

@@ -88,9 +88,11 @@ def test_an_answer_in_the_band_is_unsure_through_the_whole_audit(tmp_path):
     assert metric_value(result, "unsure") == 1.0
     assert metric_value(result, "pass_rate") == 1 / 3  # unsure is never a pass
     # without the band the same answer passes: compare names the change
+    bandless = load_calibration(ROOT / "calibrations/lexical.json")
+    bandless.band = None  # the shipped records carry a band since issue 54
     plain = audit_flow.run(
         AuditConfig(golden=golden, traces=traces, judge="lexical",
-                    calibration=ROOT / "calibrations/lexical.json", cache=None)
+                    calibration=bandless.save(tmp_path / "bandless.json"), cache=None)
     )  # fmt: skip
     assert {c.case_id: c.label for c in plain.cases}["edge"] == Label.PASS
     assert label_changes(plain, result) == {"pass": [2, 1], "unsure": [0, 1]}

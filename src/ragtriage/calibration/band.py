@@ -35,7 +35,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ragtriage.calibration.decision import (
     AnyRule,
@@ -52,11 +52,17 @@ from ragtriage.calibration.decision import (
 __all__ = [
     "DEFAULT_DELTA",
     "DEFAULT_MIN_AGREEMENT",
+    "DELTA_RANGE",
+    "MIN_BAND_SHARE",
+    "MIN_AGREEMENT_RANGE",
     "Band",
     "GroupBand",
     "clopper_pearson_upper",
     "decided_mask",
     "fit_band",
+    "grades_to_decide",
+    "group_scales",
+    "pooled_margins",
     "margins",
     "oof_margins",
 ]
@@ -64,6 +70,14 @@ __all__ = [
 DEFAULT_MIN_AGREEMENT = 0.85
 DEFAULT_DELTA = 0.1
 VETO_GROUP = "veto"
+# Below this share of answers decided, a band is inert (``record.band_is_inert``): the
+# audit keeps the rule's verdicts. A pooled band's test sequence starts there. A quarter:
+# below it an audit reads mostly `unsure`, which tells the user less than the rule does.
+MIN_BAND_SHARE = 0.25
+# The ranges ``calibrate`` accepts (--min-agreement, --delta); a record from disk is held
+# to the same, so a hand-edited target of 1.5 or a delta of -1 is refused, not applied.
+MIN_AGREEMENT_RANGE = (0.5, 0.99)
+DELTA_RANGE = (0.01, 0.5)
 
 
 class GroupBand(BaseModel):
@@ -71,18 +85,27 @@ class GroupBand(BaseModel):
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
-    min_distance: float | None
+    min_distance: float | None = Field(allow_inf_nan=False)
     """Answers at least this far from the cut-off (in the group's signal units) are
-    decided; null: none is (its first test failed or it had too few answers)."""
-    n: int
+    decided; null: none is (its first test failed or it had too few answers). Negative
+    only in a vetoed group (a vetoed answer's signal may say faithful)."""
+    n: int = Field(ge=0)
     """Calibration answers in the group (count)."""
-    decided: int
+    decided: int = Field(ge=0)
     """Of them, those at least ``min_distance`` from the cut-off (count)."""
-    errors: int
+    errors: int = Field(ge=0)
     """Of the decided ones, those the humans graded otherwise (count)."""
-    upper: float | None
+    upper: float | None = Field(ge=0.0, le=1.0)
     """Clopper-Pearson upper bound (at ``1 - delta / groups``) on the decided answers'
     disagreement; null when none is decided."""
+
+    @model_validator(mode="after")
+    def _counts(self) -> GroupBand:
+        if self.decided > self.n:
+            raise ValueError(f"decided ({self.decided}) is more than n ({self.n})")
+        if self.errors > self.decided:
+            raise ValueError(f"errors ({self.errors}) is more than decided ({self.decided})")
+        return self
 
 
 class Band(BaseModel):
@@ -90,17 +113,37 @@ class Band(BaseModel):
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
-    min_agreement: float
-    """The target: decided answers agree with the humans at least this often (0-1)."""
-    delta: float
-    """The guarantee holds with probability at least ``1 - delta``."""
+    min_agreement: float = Field(ge=MIN_AGREEMENT_RANGE[0], le=MIN_AGREEMENT_RANGE[1])
+    """The target: decided answers agree with the humans at least this often (0.5-0.99)."""
+    delta: float = Field(ge=DELTA_RANGE[0], le=DELTA_RANGE[1])
+    """The guarantee holds with probability at least ``1 - delta`` (delta 0.01-0.5)."""
     groups: dict[str, GroupBand]
     """Group (the rule's part that decides an answer, e.g. ``cites``, ``veto/not cites``)
-    -> its band. An answer of a group not listed is ``unsure``."""
+    -> its band. An answer of a group not listed is ``unsure``. A pooled band (``scales``
+    given) has one entry, ``pooled``: the one cut-off of the record."""
+    scales: dict[str, float] = Field(default_factory=dict)
+    """A pooled band: group -> the unit its margins are divided by (the group's median
+    absolute margin on the calibration answers, labels unseen), so one cut-off applies to
+    every group; empty: a cut-off per group (records written before pooled bands)."""
 
     def decided(self, rule: AnyRule, table: Table) -> np.ndarray:
         """True where ``rule`` decides the answer, False where it is ``unsure``."""
         return decided_mask(self, *margins(rule, table))
+
+    @model_validator(mode="after")
+    def _distances(self) -> Band:
+        for name, scale in self.scales.items():
+            if not (math.isfinite(scale) and scale > 0):
+                raise ValueError(f"scales.{name} must be a positive number, not {scale}")
+        veto_scaled = any(k.startswith(f"{VETO_GROUP}/") for k in self.scales)
+        for name, group in self.groups.items():
+            vetoed = name.startswith(f"{VETO_GROUP}/") or (name == POOLED and veto_scaled)
+            if group.min_distance is not None and group.min_distance < 0 and not vetoed:
+                raise ValueError(
+                    f"groups.{name}.min_distance is negative ({group.min_distance}): a "
+                    "distance from the cut-off is at least 0 (it would decide every answer)"
+                )
+        return self
 
 
 def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
@@ -211,14 +254,18 @@ def _fewest(alpha: float, delta: float) -> int:
     return math.ceil(math.log(delta) / math.log(1.0 - alpha))
 
 
-def _fit_group(distance: np.ndarray, correct: np.ndarray, alpha: float, delta: float) -> GroupBand:
-    """Fixed-sequence testing over one group's margins (module doc)."""
+def _fit_group(
+    distance: np.ndarray, correct: np.ndarray, alpha: float, delta: float, first: int = 0
+) -> GroupBand:
+    """Fixed-sequence testing over one group's margins (module doc), the sequence starting
+    at the first cut-off that decides at least ``first`` answers (a count, fixed before
+    any label is read, so the guarantee is untouched)."""
     n = len(distance)
     order = np.argsort(-distance, kind="stable")
     d, wrong = distance[order], ~correct[order]
     errors = np.cumsum(wrong)
     best: tuple[float, int, int, float] | None = None
-    fewest = _fewest(alpha, delta)
+    fewest = max(_fewest(alpha, delta), first)
     # the last position of each distinct margin: deciding at that value decides all before
     ends = [i for i in range(n) if i == n - 1 or d[i + 1] < d[i]]
     for end in ends:
@@ -236,18 +283,57 @@ def _fit_group(distance: np.ndarray, correct: np.ndarray, alpha: float, delta: f
     return GroupBand(min_distance=value, n=n, decided=decided, errors=k, upper=round(upper, 6))
 
 
+POOLED = "pooled"
+
+
+def group_scales(groups: np.ndarray, distance: np.ndarray) -> dict[str, float]:
+    """Each group's unit: the median absolute margin of its answers (1 when all are 0).
+    Margins only, never labels: the order of the fixed sequence is set before any label
+    is looked at, which the guarantee needs."""
+    out = {}
+    for name in sorted({str(g) for g in groups}):
+        d = np.abs(np.asarray(distance, float)[np.asarray(groups, dtype=object) == name])
+        d = d[np.isfinite(d)]
+        scale = float(np.median(d)) if len(d) else 1.0
+        out[name] = scale if scale > 0 else 1.0
+    return out
+
+
+def pooled_margins(
+    scales: dict[str, float], groups: np.ndarray, distance: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every answer in the one pooled group, its margin in its group's unit (NaN for a
+    group the calibration answers did not hold: unsure)."""
+    unit = np.array([scales.get(str(g), np.nan) for g in groups], dtype=float)
+    return np.full(len(unit), POOLED, dtype=object), np.asarray(distance, float) / unit
+
+
 def fit_band(
     groups: np.ndarray,
     distance: np.ndarray,
     correct: np.ndarray,
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
     delta: float = DEFAULT_DELTA,
+    pooled: bool = False,
 ) -> Band:
     """The band (module doc) from calibration answers' groups, margins and whether the
-    rule's decision matched the human grade; answers without a margin are left out."""
+    rule's decision matched the human grade; answers without a margin are left out. With
+    ``pooled``, one cut-off for all groups on margins in each group's unit
+    (:func:`group_scales`), tested once at ``1 - delta``: the confidence is not split."""
     ok = np.isfinite(np.asarray(distance, dtype=float))
     groups, distance = np.asarray(groups, dtype=object)[ok], np.asarray(distance, float)[ok]
     correct = np.asarray(correct, dtype=bool)[ok]
+    if pooled:
+        scales = group_scales(groups, distance)
+        one, scaled = pooled_margins(scales, groups, distance)
+        # the sequence starts where the band would no longer be inert: testing smaller
+        # cut-offs first only lets two early errors among the surest few stop it
+        first = math.ceil(MIN_BAND_SHARE * int(np.isfinite(scaled).sum()))
+        alpha = 1.0 - min_agreement
+        group = _fit_group(scaled[np.isfinite(scaled)], correct[np.isfinite(scaled)], alpha,
+                           delta, first)  # fmt: skip
+        return Band(min_agreement=min_agreement, delta=delta, groups={POOLED: group},
+                    scales=scales)  # fmt: skip
     names = sorted({str(g) for g in groups})
     alpha, per_group = 1.0 - min_agreement, delta / max(1, len(names))
     out = {}
@@ -258,10 +344,43 @@ def fit_band(
 
 
 def decided_mask(band: Band, groups: np.ndarray, distance: np.ndarray) -> np.ndarray:
-    """True where the answer's margin is in its group's decided part."""
+    """True where the answer's margin is in its group's decided part (a pooled band: its
+    margin in its group's unit at least the one cut-off)."""
+    if band.scales:
+        groups, distance = pooled_margins(band.scales, groups, distance)
     out = np.zeros(len(distance), dtype=bool)
     for k, (g, d) in enumerate(zip(groups, distance, strict=True)):
         entry = band.groups.get(str(g))
         if entry is not None and entry.min_distance is not None and np.isfinite(d):
             out[k] = d >= entry.min_distance - 1e-12
     return out
+
+
+def grades_to_decide(
+    distance: np.ndarray,
+    correct: np.ndarray,
+    min_agreement: float,
+    delta: float,
+    share: float,
+) -> int | None:
+    """About how many grades like these a band needs to decide ``share`` of the answers:
+    the observed error rate of the rule on the ``share`` of answers with the largest
+    margins, and the fewest decided answers at that rate whose Clopper-Pearson bound (at
+    ``1 - delta``) meets ``min_agreement``, over ``share``. None when that error rate is
+    already above ``1 - min_agreement`` (no number of grades will do: a better rule will)."""
+    d = np.asarray(distance, float)
+    ok = np.isfinite(d)
+    if ok.sum() == 0 or not 0 < share <= 1:
+        return None
+    order = np.argsort(-d[ok], kind="stable")
+    top = max(1, int(round(share * ok.sum())))
+    rate = float(1.0 - np.asarray(correct, bool)[ok][order][:top].mean())
+    alpha = 1.0 - min_agreement
+    if rate >= alpha:
+        return None
+    decided = _fewest(alpha, delta)
+    while clopper_pearson_upper(math.ceil(rate * decided), decided, delta) > alpha:
+        decided += max(1, decided // 20)  # 5 % steps: an estimate, not a bound
+        if decided > 10**6:
+            return None
+    return math.ceil(decided / share)

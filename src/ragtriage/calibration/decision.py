@@ -20,7 +20,9 @@ __all__ = [
     "ConstantRule",
     "FACT_VETO",
     "VetoRule",
+    "LOG1P_PREFIX",
     "LOG_SUFFIXES",
+    "MISSING_PREFIX",
     "LogisticRule",
     "Rule",
     "ShapeRule",
@@ -38,6 +40,8 @@ __all__ = [
 
 Table = dict[str, np.ndarray]
 LOG_SUFFIXES = ("tokens", "chars", "length", "words")
+LOG1P_PREFIX = "log1p:"
+MISSING_PREFIX = "missing:"
 
 
 def transform(name: str, values: np.ndarray) -> np.ndarray:
@@ -129,16 +133,32 @@ class LogisticRule(BaseModel):
 def column(table: Table, name: str) -> np.ndarray:
     """Feature ``name`` of the table; ``a*b`` is an interaction, the product of two
     features with a missing factor read as 0 (``cites*citation_failures`` is 0 for an
-    answer that cites nothing, whose citation check is absent)."""
+    answer that cites nothing, whose citation check is absent); ``log1p:x`` is a count on
+    the log scale (a weight then means the same at 2 novel facts and at 20);
+    ``missing:x`` is 1 where ``x`` is absent (a citation signal of an answer that cites
+    nothing), so the model learns what absence says instead of reading it as average."""
+    if name.startswith(MISSING_PREFIX):
+        return (~np.isfinite(column(table, name[len(MISSING_PREFIX) :]))).astype(float)
+    if name.startswith(LOG1P_PREFIX):
+        x = column(table, name[len(LOG1P_PREFIX) :])
+        return np.log1p(np.maximum(x, 0.0))
     if "*" not in name:
         return np.asarray(table[name], dtype=float)
     a, b = name.split("*", 1)
     return np.nan_to_num(column(table, a)) * np.nan_to_num(column(table, b))
 
 
+def _base(name: str) -> str:
+    """The table feature behind one derived name (``log1p:x``, ``missing:x``: ``x``)."""
+    for prefix in (MISSING_PREFIX, LOG1P_PREFIX):
+        if name.startswith(prefix):
+            return _base(name[len(prefix) :])
+    return name
+
+
 def base_features(names: list[str]) -> list[str]:
     """The table features that ``names`` read (an interaction reads both factors)."""
-    return sorted({part for name in names for part in name.split("*")})
+    return sorted({_base(part) for name in names for part in name.split("*")})
 
 
 class TreeRule(BaseModel):

@@ -11,12 +11,19 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from ragtriage.calibration.agreement import agreement, cohen_kappa
 from ragtriage.calibration.answers import AnswerChecker, answer_check
-from ragtriage.calibration.band import DEFAULT_DELTA, DEFAULT_MIN_AGREEMENT, Band
+from ragtriage.calibration.band import (
+    DEFAULT_DELTA,
+    DEFAULT_MIN_AGREEMENT,
+    Band,
+    grades_to_decide,
+    margins,
+)
 from ragtriage.calibration.combine import combination_features, fit_logistic, usable_features
 from ragtriage.calibration.decision import (
     FACT_VETO,
@@ -26,12 +33,13 @@ from ragtriage.calibration.decision import (
     ThresholdRule,
     result_features,
 )
-from ragtriage.calibration.fit_check import grade_shape
+from ragtriage.calibration.fit_check import GradeShape, grade_shape
 from ragtriage.calibration.grades import GradedItem
 from ragtriage.calibration.intergrader import krippendorff_alpha_nominal
 from ragtriage.calibration.judges import answer_tokens, package_version
 from ragtriage.calibration.ppi import ppi_rate
 from ragtriage.calibration.record import (
+    MIN_BAND_SHARE,
     CalibrationRecord,
     Cost,
     LabelledItem,
@@ -39,7 +47,10 @@ from ragtriage.calibration.record import (
     PPIDemo,
     ScopeReport,
     Selective,
+    ShareEstimate,
     UnscoredItem,
+    band_inert_notice,
+    band_is_inert,
     few_grades,
 )
 from ragtriage.calibration.select import (
@@ -51,7 +62,7 @@ from ragtriage.calibration.select import (
     select_rule,
 )
 from ragtriage.calibration.shape import shape_usable
-from ragtriage.calibration.stability import self_agreement
+from ragtriage.calibration.stability import SelfAgreement, self_agreement
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
@@ -63,15 +74,23 @@ from ragtriage.errors import InputError
 from ragtriage.judge.lexical import lexical_support
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.judge.types import JudgeResult, Outcome
+from ragtriage.notices import Notice, notice
 from ragtriage.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    Estimate,
     bootstrap_statistic,
     wilson_interval,
 )
 
-__all__ = ["Fit", "beats_baseline", "fit_record", "scope_candidates"]
+__all__ = ["VETO_CANDIDATES", "Fit", "beats_baseline", "fit_record", "scope_candidates"]
+
+# Candidates no longer carry the fact check as a veto (issue 54): on the shipped grades it
+# fires on 20 of the 43 faithful answers that paraphrase their evidence most (ExpertQA 18
+# of 37), and on 121 of 316 faithful conversational answers measured from outside; a rule
+# that must not call a faithful paraphrase unfaithful cannot obey it. The fact check stays
+# a signal: a weighted input of the smooth rule and a candidate threshold of its own
+# (benchmarks/results/rule_candidates.txt).
+VETO_CANDIDATES = False
 
 Fit = Callable[[Table, np.ndarray], AnyRule]
 
@@ -138,12 +157,23 @@ def _distinct(table: Table, names: list[str]) -> list[str]:
 
 
 class _Scope:
-    def __init__(self, idx, y, table, grades, folds, seed, resamples):
-        self.idx, self.y, self.table = idx, y[idx], subset(table, idx)
-        self.grades, self.folds = grades[idx], folds[idx]
+    """One scope's items (``idx`` into the used items) and what is fitted on them."""
+
+    def __init__(
+        self,
+        idx: np.ndarray,
+        inputs: _Inputs,
+        seed: int,
+        resamples: int,
+        min_agreement: float,
+        delta: float,
+    ) -> None:
+        self.idx, self.y, self.table = idx, inputs.y[idx], subset(inputs.table, idx)
+        self.grades, self.folds = inputs.grades[idx], inputs.fold_of[idx]
+        self.datasets = inputs.datasets[idx]
         self.seed, self.resamples = seed, resamples
         self.oof: dict[str, np.ndarray] = {}
-        self.min_agreement, self.delta = DEFAULT_MIN_AGREEMENT, DEFAULT_DELTA
+        self.min_agreement, self.delta = min_agreement, delta
         self.selective: Selective | None = None
         self.decided = np.zeros(len(self.y), dtype=bool)
 
@@ -165,12 +195,13 @@ class _Scope:
         combinations, :mod:`ragtriage.calibration.select`): its outer-fold agreement is the
         figure for the whole procedure, choice included."""
         selection, oof, rules, rule = nested_select(
-            cands, self.table, self.y, self.folds, self.seed
+            cands, self.table, self.y, self.folds, self.seed, self.datasets
         )
         ok = np.isfinite(oof)
         cv = agreement(self.y[ok], oof[ok], resamples=self.resamples, seed=self.seed)
         in_kappa = agreement(self.y, np.nan_to_num(rule.predict(self.table)), resamples=0).kappa
         self.oof["selected"] = oof
+        self.fold_rules = rules
         self.selective = self._selective(selection, cands, oof)
         name = f"selected ({selection.chosen})"
         return selection, MethodResult(name=name, cv=cv, in_sample_kappa=in_kappa, rule=rule), rules
@@ -188,7 +219,11 @@ class _Scope:
         take = self.decided
         n, k = int(ok.sum()), int(take.sum())
         right = int((oof[take] == self.y[take]).sum())
+        need = grades_to_decide(
+            self._oof_margins(oof), oof == self.y, self.min_agreement, self.delta, MIN_BAND_SHARE
+        )
         return Selective(
+            grades_to_decide=need,
             min_agreement=self.min_agreement,
             delta=self.delta,
             n=n,
@@ -203,6 +238,14 @@ class _Scope:
             band=band,
         )
 
+    def _oof_margins(self, oof: np.ndarray) -> np.ndarray:
+        """Each answer's margin under the outer-fold rule that decided it (NaN: none)."""
+        out = np.full(len(self.y), np.nan)
+        for f, rule in zip(np.unique(self.folds), self.fold_rules, strict=True):
+            part = self.folds == f
+            out[part] = margins(rule, subset(self.table, part))[1]
+        return np.where(np.isfinite(oof), out, np.nan)
+
     def kappa_difference(self, a: str, b: str) -> tuple[float, float, float]:
         """Cross-validated kappa of method ``a`` minus that of ``b`` on the same items, with
         a paired percentile-bootstrap 95 % interval (items resampled together, so the
@@ -215,6 +258,42 @@ class _Scope:
 
         low, high = bootstrap_statistic(len(y), diff, resamples=self.resamples, seed=self.seed)
         return diff(np.arange(len(y))), low, high
+
+
+@dataclass(frozen=True)
+class _Partition:
+    """The graded items split by what calibration can do with them."""
+
+    used: list[GradedItem]  # scored, with a label: the agreement figures
+    rows: list[dict[str, float]]  # their feature rows, in the same order
+    unscored: list[tuple[GradedItem, UnscoredItem]]  # the judge gave no score
+    tied: list[GradedItem]  # graders split evenly: no label
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What every scope is fitted from: the feature table of the used items and its folds."""
+
+    table: Table
+    derived: set[str]  # features computed here, not reported by the judge
+    y: np.ndarray
+    grades: np.ndarray
+    fold_of: np.ndarray
+    datasets: np.ndarray
+    scope_names: list[str]
+    signal_names: list[str]
+    is_lexical_judge: bool
+
+
+@dataclass
+class _Scopes:
+    """Every scope's report, and the first scope's choice (the record's rule)."""
+
+    reports: dict[str, ScopeReport]
+    chosen: MethodResult
+    chosen_folds: list[AnyRule]
+    unsure: dict[str, bool]  # item id -> left unsure out of fold by the first scope's band
+    notices: list[Notice]
 
 
 def fit_record(
@@ -236,94 +315,197 @@ def fit_record(
     agree with the humans at ``min_agreement`` with probability ``1 - delta``) and a PPI
     check, per dataset and pooled; with ``answer_checker`` (the audit's answer check), its
     agreement with the graders' "answers the question" marks."""
+    by_id = _one_judge(results)
+    graded_ids = {i.id for i in items}
+    parts = _partition(items, by_id)
+    _check_enough(parts.used, folds)
+    inputs = _inputs(items, results, parts, folds, seed)
+    scopes = _fit_scopes(inputs, items, parts, seed, resamples, folds, ppi_fraction,
+                         min_agreement, delta)  # fmt: skip
+    stability = self_agreement(
+        scopes.chosen.rule,
+        {i.id: by_id[i.id] for i in parts.used},
+        {i.id: bool(i.label) for i in parts.used},
+        seed=seed,
+        resamples=resamples,
+    )
+    notices = _record_notices(by_id, items, parts, scopes, stability)
+    first = next(iter(scopes.reports.values()))
+    return CalibrationRecord(
+        package_version=package_version(),
+        judge_name=judge_name,
+        fingerprint=results[0].fingerprint,
+        grades=grades_digest,
+        seed=seed,
+        folds=folds,
+        resamples=resamples,
+        rule=scopes.chosen.rule,
+        rule_name=scopes.chosen.name,
+        fold_rules=scopes.chosen_folds,
+        band=_band_of(first),
+        band_inert=band_is_inert(first.selective),
+        grade_shape=_grade_shape(parts.used, by_id),
+        scopes=scopes.reports,
+        items=_labelled(items, by_id, inputs, parts, scopes),
+        cost=_cost(results, graded_ids, seconds),
+        answer_check=(
+            answer_check(items, answer_checker, resamples=resamples, seed=seed)
+            if answer_checker is not None
+            else None
+        ),
+        warnings=notices,
+        stability=stability,
+    )
+
+
+def _record_notices(
+    by_id: dict[str, JudgeResult],
+    items: list[GradedItem],
+    parts: _Partition,
+    scopes: _Scopes,
+    stability: SelfAgreement | None,
+) -> list[Notice]:
+    """Everything that weakens the record's figures, in the order a reader meets it."""
+    return [
+        *_unused_results(by_id, {i.id for i in items}),
+        *scopes.notices,
+        *_design_notice(items),
+        *_stability_notice(stability, scopes.reports, len(parts.used)),
+        *_unscored_notice(parts.unscored),
+    ]
+
+
+def _one_judge(results: list[JudgeResult]) -> dict[str, JudgeResult]:
+    """The results by item id, refused when empty or from several judges."""
     if not results:
         raise InputError("no judge results to calibrate")
     prints = {r.fingerprint.model_dump_json() for r in results}
     if len(prints) > 1:
         raise InputError("judge results from several judges (fingerprints) in one calibration")
-    by_id = {r.item_id: r for r in results}
-    graded_ids = {i.id for i in items}
-    warnings = []
-    extra = len(set(by_id) - graded_ids)
-    if extra:
-        warnings.append(f"{extra} judge results have no human grade and were not used")
-    unscored, tied, used, rows = [], [], [], []
+    return {r.item_id: r for r in results}
+
+
+def _partition(items: list[GradedItem], by_id: dict[str, JudgeResult]) -> _Partition:
+    """Used (scored and labelled), unscored (with the judge's outcome) and tied items."""
+    used, rows, unscored, tied = [], [], [], []
     for item in items:
         result = by_id.get(item.id)
         if item.label is None:
             tied.append(item)
         elif result is None:
-            unscored.append(
-                (
-                    item,
-                    UnscoredItem(
-                        id=item.id, outcome="missing", reason="no judge result for this item"
-                    ),
-                )
-            )
+            reason = "no judge result for this item"
+            unscored.append((item, UnscoredItem(id=item.id, outcome="missing", reason=reason)))
         elif result.outcome != Outcome.SCORED:
-            unscored.append(
-                (item, UnscoredItem(id=item.id, outcome=str(result.outcome), reason=result.reason))
-            )
+            left = UnscoredItem(id=item.id, outcome=str(result.outcome), reason=result.reason)
+            unscored.append((item, left))
         else:
             used.append(item)
             rows.append(_features(item, result))
-    _check_enough(used, folds)
-    table = _table(rows)
-    derived = {
-        k
-        for k in table
-        if not any(k in r.signals or k == "score" for r in results if r.outcome == Outcome.SCORED)
-    }
-    y = np.array([float(bool(i.label)) for i in used])  # tied (None) labels are not used
-    grades = np.array([np.nan if i.grade is None else i.grade for i in used])
-    fold_of = stratified_folds([f"{i.dataset}|{i.label}" for i in used], folds, seed)
+    return _Partition(used=used, rows=rows, unscored=unscored, tied=tied)
+
+
+def _inputs(
+    items: list[GradedItem],
+    results: list[JudgeResult],
+    parts: _Partition,
+    folds: int,
+    seed: int,
+) -> _Inputs:
+    """The feature table of the used items, their labels, folds and scopes."""
+    used = parts.used
+    table = _table(parts.rows)
+    scored = [r for r in results if r.outcome == Outcome.SCORED]
+    derived = {k for k in table if not any(k in r.signals or k == "score" for r in scored)}
     datasets = sorted({i.dataset for i in items})
-    scope_names = ["pooled", *datasets] if len(datasets) > 1 else datasets
-    signal_names = _distinct(table, ["score", *[k for k in table if k != "score"]])
-    is_lexical_judge = results[0].fingerprint.judge == "lexical"
-    scopes, pooled_choice = {}, None
-    first_unsure: dict[str, bool] = {}
-    for name in scope_names:
-        mask = np.array([name in ("pooled", i.dataset) for i in used])
-        sc = _Scope(np.flatnonzero(mask), y, table, grades, fold_of, seed, resamples)
-        sc.min_agreement, sc.delta = min_agreement, delta
+    return _Inputs(
+        table=table,
+        derived=derived,
+        y=np.array([float(bool(i.label)) for i in used]),  # tied (None) labels are not used
+        grades=np.array([np.nan if i.grade is None else i.grade for i in used]),
+        fold_of=stratified_folds([f"{i.dataset}|{i.label}" for i in used], folds, seed),
+        datasets=np.array([i.dataset for i in used], dtype=object),
+        scope_names=["pooled", *datasets] if len(datasets) > 1 else datasets,
+        signal_names=_distinct(table, ["score", *[k for k in table if k != "score"]]),
+        is_lexical_judge=results[0].fingerprint.judge == "lexical",
+    )
+
+
+def _fit_scopes(
+    inputs: _Inputs,
+    items: list[GradedItem],
+    parts: _Partition,
+    seed: int,
+    resamples: int,
+    folds: int,
+    ppi_fraction: float,
+    min_agreement: float,
+    delta: float,
+) -> _Scopes:
+    """Each scope's report and notices; the first scope's choice is the record's rule."""
+    reports: dict[str, ScopeReport] = {}
+    notices: list[Notice] = []
+    first: tuple[MethodResult, list[AnyRule]] | None = None
+    unsure: dict[str, bool] = {}
+    for name in inputs.scope_names:
+        mask = np.array([name in ("pooled", i.dataset) for i in parts.used])
+        sc = _Scope(np.flatnonzero(mask), inputs, seed, resamples, min_agreement, delta)
         in_scope = [i for i in items if name in ("pooled", i.dataset)]
-        report, choice = _scope_report(
-            name, sc, in_scope, signal_names, derived, is_lexical_judge, folds, ppi_fraction
-        )
-        report.unscored = [u for i, u in unscored if name in ("pooled", i.dataset)]
-        report.tied = [i.id for i in tied if name in ("pooled", i.dataset)]
-        if report.beats_lexical is False and report.vs_lexical and report.vs_lexical[0] > 0:
-            d, lo, hi = report.vs_lexical
-            warnings.append(
-                f"{name}: the judge's lead over the lexical baseline is within noise, so it "
-                f"does not beat it (kappa difference {d:+.2f}, paired 95 % CI "
-                f"[{lo:+.2f}, {hi:+.2f}])"
-            )
-        elif report.beats_lexical is False:
-            assert report.selected is not None
-            best = report.selected.cv.kappa
-            lex = next(b.cv.kappa for b in report.baselines if b.name == "lexical")
-            warnings.append(
-                f"{name}: the judge does not beat the lexical baseline "
-                f"(cross-validated kappa {_kappa(best)} vs {_kappa(lex)}): "
-                "not worth its cost here"
-            )
-        n_faithful = int(sum(sc.y))
-        if (few := few_grades(n_faithful, len(sc.y) - n_faithful)) is not None:
-            warnings.append(f"{name}: {few}")
-        scopes[name] = report
-        if name == scope_names[0]:
-            pooled_choice = choice
-            first_unsure = {used[int(k)].id: not d for k, d in zip(sc.idx, sc.decided, strict=True)}
-    assert pooled_choice is not None
-    chosen, chosen_folds = pooled_choice
-    oof = np.full(len(used), np.nan)
-    for f, rule in enumerate(chosen_folds):
-        oof[fold_of == f] = rule.predict(subset(table, fold_of == f))
-    full = chosen.rule.predict(table)
-    decided = {i.id: (oof[k], full[k], fold_of[k]) for k, i in enumerate(used)}
+        report, choice = _scope_report(name, sc, in_scope, inputs, folds, ppi_fraction)
+        report.unscored = [u for i, u in parts.unscored if name in ("pooled", i.dataset)]
+        report.tied = [i.id for i in parts.tied if name in ("pooled", i.dataset)]
+        notices += _scope_notices(name, report, sc)
+        reports[name] = report
+        if first is None:
+            first = choice
+            ids = [parts.used[int(k)].id for k in sc.idx]
+            unsure = {i: not d for i, d in zip(ids, sc.decided, strict=True)}
+    assert first is not None
+    return _Scopes(reports, first[0], first[1], unsure, notices)
+
+
+def _scope_notices(name: str, report: ScopeReport, sc: _Scope) -> list[Notice]:
+    """What weakens one scope's figures: no lead over word overlap, too few grades, a band
+    that decides too little."""
+    out = []
+    if report.beats_lexical is False and report.vs_lexical and report.vs_lexical[0] > 0:
+        d, lo, hi = report.vs_lexical
+        out.append(notice(
+            "not_beating_lexical",
+            f"{name}: the judge's lead over the lexical baseline is within noise, so it "
+            f"does not beat it (kappa difference {d:+.2f}, paired 95 % CI "
+            f"[{lo:+.2f}, {hi:+.2f}])",
+        ))  # fmt: skip
+    elif report.beats_lexical is False:
+        assert report.selected is not None
+        best = report.selected.cv.kappa
+        lex = next(b.cv.kappa for b in report.baselines if b.name == "lexical")
+        out.append(notice(
+            "not_beating_lexical",
+            f"{name}: the judge does not beat the lexical baseline (cross-validated kappa "
+            f"{_kappa(best)} vs {_kappa(lex)}): not worth its cost here",
+        ))  # fmt: skip
+    n_faithful = int(sum(sc.y))
+    if (few := few_grades(n_faithful, len(sc.y) - n_faithful)) is not None:
+        out.append(notice("few_grades", f"{name}: {few}", severity="lead",
+                          faithful=n_faithful, unfaithful=len(sc.y) - n_faithful))  # fmt: skip
+    if (inert := band_inert_notice(name, report.selective)) is not None:
+        out.append(inert)
+    return out
+
+
+def _labelled(
+    items: list[GradedItem],
+    by_id: dict[str, JudgeResult],
+    inputs: _Inputs,
+    parts: _Partition,
+    scopes: _Scopes,
+) -> list[LabelledItem]:
+    """Every graded item with its label, outcome and the record's rule's decisions."""
+    oof = np.full(len(parts.used), np.nan)
+    for f, rule in enumerate(scopes.chosen_folds):
+        oof[inputs.fold_of == f] = rule.predict(subset(inputs.table, inputs.fold_of == f))
+    full = scopes.chosen.rule.predict(inputs.table)
+    decided = {i.id: (oof[k], full[k], inputs.fold_of[k]) for k, i in enumerate(parts.used)}
     records = []
     for item in items:
         result = by_id.get(item.id)
@@ -339,91 +521,99 @@ def fit_record(
                 fold=None if fold is None else int(fold),
                 decision_cv=None if np.isnan(cv_d) else bool(cv_d),
                 decision=None if np.isnan(full_d) else bool(full_d),
-                unsure_cv=None if np.isnan(cv_d) else first_unsure.get(item.id),
+                unsure_cv=None if np.isnan(cv_d) else scopes.unsure.get(item.id),
                 probability=item.probability,
             )
         )
-    n_judged = max(1, len([r for r in results if r.item_id in graded_ids]))
+    return records
+
+
+def _cost(results: list[JudgeResult], graded_ids: set[str], seconds: float | None) -> Cost:
+    """What judging one graded item cost, on average."""
     judged = [r for r in results if r.item_id in graded_ids]
-    cost = Cost(
+    n_judged = max(1, len(judged))
+    return Cost(
         calls_per_item=sum(r.usage.calls + r.usage.cached_calls for r in judged) / n_judged,
         usd_per_item=sum(r.usage.cost_usd for r in judged) / n_judged,
         seconds_per_item=None if seconds is None else seconds / n_judged,
     )
+
+
+def _grade_shape(used: list[GradedItem], by_id: dict[str, JudgeResult]) -> GradeShape:
+    """The shape of the graded answers, for the audit's fit check."""
+    return grade_shape(
+        [
+            {**result_features(by_id[i.id]), "context_chars": sum(len(c) for c in i.contexts)}
+            for i in used
+        ]
+    )
+
+
+def _unused_results(by_id: dict[str, JudgeResult], graded_ids: set[str]) -> list[Notice]:
+    extra = len(set(by_id) - graded_ids)
+    if not extra:
+        return []
+    text = f"{extra} judge results have no human grade and were not used"
+    return [notice("unused_results", text, severity="info", results=extra)]
+
+
+def _design_notice(items: list[GradedItem]) -> list[Notice]:
+    """Grades drawn with unequal probabilities measure harder answers than the audit's."""
     drawn = [i.probability for i in items if i.probability is not None]
-    if drawn:
-        warnings.append(
-            f"ACTIVE DESIGN: {len(drawn)} of {len(items)} grades were drawn with unequal "
-            f"inclusion probabilities ({min(drawn):.3f} to {max(drawn):.3f}), most where the "
-            "judge was unsure: kappa, agreement and the band are measured on the answers as "
-            "drawn, not weighted, so they describe harder answers than the audit's; the "
-            "corrected rate (--audit, audit --calibration) uses inverse-probability weights"
-        )
-    stability = self_agreement(
-        chosen.rule,
-        {i.id: by_id[i.id] for i in used},
-        {i.id: bool(i.label) for i in used},
-        seed=seed,
-        resamples=resamples,
+    if not drawn:
+        return []
+    return [notice(
+        "active_design",
+        f"ACTIVE DESIGN: {len(drawn)} of {len(items)} grades were drawn with unequal "
+        f"inclusion probabilities ({min(drawn):.3f} to {max(drawn):.3f}), most where the "
+        "judge was unsure: kappa, agreement and the band are measured on the answers as "
+        "drawn, not weighted, so they describe harder answers than the audit's; the "
+        "corrected rate (--audit, audit --calibration) uses inverse-probability weights",
+        drawn=len(drawn),
+    )]  # fmt: skip
+
+
+def _stability_notice(
+    stability: SelfAgreement | None, reports: dict[str, ScopeReport], n_used: int
+) -> list[Notice]:
+    """A judge that disagrees with itself more than with people."""
+    if stability is None:
+        return []
+    first = next(iter(reports.values()))
+    with_people = first.selected.cv if first.selected is not None else first.cv
+    if stability.kappa >= with_people.kappa:
+        return []
+    return [notice(
+        "judge_unstable",
+        f"the judge disagrees with itself more than with people: kappa between two "
+        f"samples of the same answer {_kappa(stability.kappa)} "
+        f"[{_kappa(stability.kappa_low)}, {_kappa(stability.kappa_high)}] is below "
+        f"its kappa with the human grades {_kappa(with_people.kappa)} "
+        f"({stability.flaky} of {n_used} answers flip between samples)",
+        flaky=stability.flaky,
+    )]  # fmt: skip
+
+
+def _unscored_notice(unscored: list[tuple[GradedItem, UnscoredItem]]) -> list[Notice]:
+    if not unscored:
+        return []
+    kinds = Counter(u.outcome for _, u in unscored)
+    text = "not scored and so not in the agreement figures: " + ", ".join(
+        f"{n} {k}" for k, n in sorted(kinds.items())
     )
-    if stability is not None:
-        first = scopes[scope_names[0]]
-        with_people = first.selected.cv if first.selected is not None else first.cv
-        if stability.kappa < with_people.kappa:
-            warnings.append(
-                f"the judge disagrees with itself more than with people: kappa between two "
-                f"samples of the same answer {_kappa(stability.kappa)} "
-                f"[{_kappa(stability.kappa_low)}, {_kappa(stability.kappa_high)}] is below "
-                f"its kappa with the human grades {_kappa(with_people.kappa)} "
-                f"({stability.flaky} of {len(used)} answers flip between samples)"
-            )
-    if unscored:
-        kinds = Counter(u.outcome for _, u in unscored)
-        warnings.append(
-            "not scored and so not in the agreement figures: "
-            + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
-        )
-    return CalibrationRecord(
-        package_version=package_version(),
-        judge_name=judge_name,
-        fingerprint=results[0].fingerprint,
-        grades=grades_digest,
-        seed=seed,
-        folds=folds,
-        resamples=resamples,
-        rule=chosen.rule,
-        rule_name=chosen.name,
-        fold_rules=chosen_folds,
-        band=_band_of(scopes[scope_names[0]]),
-        grade_shape=grade_shape(
-            [
-                {**result_features(by_id[i.id]), "context_chars": sum(len(c) for c in i.contexts)}
-                for i in used
-            ]
-        ),
-        scopes=scopes,
-        items=records,
-        cost=cost,
-        answer_check=(
-            answer_check(items, answer_checker, resamples=resamples, seed=seed)
-            if answer_checker is not None
-            else None
-        ),
-        warnings=warnings,
-        stability=stability,
-    )
+    return [notice("unscored_grades", text, **dict(kinds))]
 
 
 def _band_of(scope: ScopeReport) -> Band | None:
     return scope.selective.band if scope.selective is not None else None
 
 
-def _wilson(successes: int, n: int) -> Estimate:
+def _wilson(successes: int, n: int) -> ShareEstimate:
     """A share with its Wilson 95 % interval; all null (NaN) when there is nothing to count."""
     if n == 0:
-        return Estimate(estimate=float("nan"), low=float("nan"), high=float("nan"))
+        return ShareEstimate(estimate=float("nan"), low=float("nan"), high=float("nan"))
     w = wilson_interval(successes, n)
-    return Estimate(estimate=w.estimate, low=w.low, high=w.high)
+    return ShareEstimate(estimate=w.estimate, low=w.low, high=w.high)
 
 
 def beats_baseline(difference: tuple[float, float, float]) -> bool:
@@ -435,10 +625,19 @@ def beats_baseline(difference: tuple[float, float, float]) -> bool:
 
 
 def _scope_report(
-    name, sc: _Scope, in_scope, signal_names, derived, is_lexical_judge, folds, ppi_fraction
-) -> tuple[ScopeReport, tuple[MethodResult, list]]:
+    name: str,
+    sc: _Scope,
+    in_scope: list[GradedItem],
+    inputs: _Inputs,
+    folds: int,
+    ppi_fraction: float,
+) -> tuple[ScopeReport, tuple[MethodResult, list[AnyRule]]]:
     """Everything measured on one scope, and the rule nested cross-validation chooses on
     it, with its outer-fold rules."""
+    # Long on purpose (70 lines): one report's fields, each a named measurement above,
+    # assembled in one place so the record reads top to bottom.
+    signal_names, derived = inputs.signal_names, inputs.derived
+    is_lexical_judge = inputs.is_lexical_judge
     main, fold_rules = sc.method("score", _fit_score, scores=True)
     in_sample = agreement(
         sc.y,
@@ -469,6 +668,7 @@ def _scope_report(
         beats = beats_baseline(vs_lexical)
 
     def fit(table: Table, y: np.ndarray) -> AnyRule:  # the whole procedure, for PPI's folds
+        # (without the transfer check: the PPI split's folds do not carry the datasets)
         return select_rule(cands, table, y, sc.seed)[0].fit(table, y)
 
     multi = [[g.label for g in i.grades] for i in in_scope if len(i.grades) > 1]
@@ -499,13 +699,17 @@ def _scope_report(
 
 def scope_candidates(table: Table, derived: set[str], is_lexical_judge: bool) -> list[Candidate]:
     """The candidate rules nested cross-validation chooses among on a scope's answers: the
-    signals the judge reports itself (not ``derived`` ones), the combinations, the shape
-    rules when both shapes are there, each with the fact-check veto when it is reported."""
+    smooth rule over every model-free signal the judge reports (first: the rule the others
+    must beat), the signals the judge reports itself (not ``derived`` ones), the
+    combinations, the shape rules when both shapes are there, each with the fact-check veto
+    when it is reported."""
     reported = sorted(k for k in table if k not in derived)
     choosable = _distinct(table, ["score", *usable_features(table, reported)])
     free = None if is_lexical_judge else MODEL_FREE_SIGNALS
     shaped = shape_usable(table)  # both shapes (citing or not) among these answers
-    return candidates(choosable, veto=FACT_VETO in reported, model_free=free, shape=shaped)
+    smooth = [k for k in reported if k in MODEL_FREE_SIGNALS]
+    veto = VETO_CANDIDATES and FACT_VETO in reported
+    return candidates(choosable, veto=veto, model_free=free, shape=shaped, smooth=smooth)
 
 
 def _no_ppi(y: np.ndarray, folds: int, fraction: float) -> str:

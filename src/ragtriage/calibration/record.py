@@ -8,15 +8,32 @@ rule (:meth:`CalibrationRecord.decide`), checks that its judge is the calibrated
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ragtriage.atomic import write_atomic
 from ragtriage.calibration.agreement import Agreement
 from ragtriage.calibration.answers import AnswerCheck
-from ragtriage.calibration.band import Band, decided_mask, margins
+from ragtriage.calibration.band import (
+    DELTA_RANGE,
+    MIN_AGREEMENT_RANGE,
+    MIN_BAND_SHARE,
+    Band,
+    decided_mask,
+    margins,
+)
 from ragtriage.calibration.decision import Rule, decide_one, result_features, rule_features
 from ragtriage.calibration.fit_check import GradeShape
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
@@ -26,6 +43,7 @@ from ragtriage.data.containers import read_json_document
 from ragtriage.data.sniff import wrong_file
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
+from ragtriage.notices import Notice, notice
 from ragtriage.stats import Estimate, NanFloat
 
 SCHEMA = "ragtriage.calibration/1"
@@ -34,6 +52,38 @@ SCHEMA = "ragtriage.calibration/1"
 # than 10 unfaithful answers the cross-validation folds hold one or two each.
 MIN_GRADES = 50
 MIN_PER_CLASS = 10
+
+
+def _share(value: float) -> float:
+    """A share 0-1, or NaN where undefined (nothing to count)."""
+    if not math.isnan(value) and not 0.0 <= value <= 1.0:
+        raise ValueError(f"a share must be between 0 and 1, not {value}")
+    return value
+
+
+Share = Annotated[NanFloat, AfterValidator(_share)]
+
+
+class ShareEstimate(Estimate):
+    """A share 0-1 with its interval (each end 0-1, low <= estimate <= high)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    estimate: Share
+    """The share, 0-1; null where undefined (nothing to count)."""
+    low: Share
+    """Lower end of its Wilson 95 % interval, 0-1; null where undefined."""
+    high: Share
+    """Upper end of its Wilson 95 % interval, 0-1; null where undefined."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ShareEstimate:
+        values = (self.low, self.estimate, self.high)
+        slack = 1e-9  # a Wilson end computed as 3e-17 beside an estimate of 0
+        low, mid, high = values
+        if not any(math.isnan(v) for v in values) and not low - slack <= mid <= high + slack:
+            raise ValueError(f"low <= estimate <= high does not hold: {values}")
+        return self
 
 
 def few_grades(n_faithful: int, n_unfaithful: int) -> str | None:
@@ -101,24 +151,67 @@ class Selective(BaseModel):
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
-    min_agreement: float
-    """The target agreement on decided answers (0-1), ``calibrate --min-agreement``."""
-    delta: float
-    """The band's guarantee holds with probability at least ``1 - delta``."""
-    n: int
+    min_agreement: float = Field(ge=MIN_AGREEMENT_RANGE[0], le=MIN_AGREEMENT_RANGE[1])
+    """The target agreement on decided answers (0.5-0.99), ``calibrate --min-agreement``."""
+    delta: float = Field(ge=DELTA_RANGE[0], le=DELTA_RANGE[1])
+    """The band's guarantee holds with probability at least ``1 - delta`` (0.01-0.5)."""
+    n: int = Field(ge=0)
     """Answers with an out-of-fold decision (count)."""
-    decided: int
+    decided: int = Field(ge=0)
     """Of them, those the band decided out of fold; the rest were ``unsure`` (count)."""
-    coverage: Estimate
+    coverage: ShareEstimate
     """Share 0-1 of answers decided, with its Wilson 95% interval."""
-    agreement: Estimate
+    agreement: ShareEstimate
     """Share 0-1 of decided answers whose decision matches the human grade, with its
     Wilson 95% interval; null when none is decided."""
+    grades_to_decide: int | None = Field(default=None, ge=1)
+    """About how many grades like these the band needs to decide ``MIN_BAND_SHARE`` of
+    the answers (``calibration.band.grades_to_decide``); null when no number will (the
+    rule errs too often even where it is surest) or in records written before it."""
     decided_cv: Agreement | None = None
     """Every agreement figure (kappa with its bootstrap interval ...) on the decided
     answers; null when none is decided."""
     band: Band
     """The band of the record's rule, fitted on all answers of the scope."""
+
+    @model_validator(mode="after")
+    def _counts(self) -> Selective:
+        if self.decided > self.n:
+            raise ValueError(f"decided ({self.decided}) is more than n ({self.n})")
+        return self
+
+
+def band_is_inert(selective: Selective | None) -> bool:
+    """Whether the band decides less than :data:`MIN_BAND_SHARE` of answers out of fold."""
+    if selective is None or selective.n == 0:
+        return False
+    return selective.decided / selective.n < MIN_BAND_SHARE
+
+
+def band_inert_notice(scope: str, selective: Selective | None) -> Notice | None:
+    """The words for an inert band: what it decides, what the audit does instead, and how
+    many grades would make it decide."""
+    if not band_is_inert(selective):
+        return None
+    assert selective is not None
+    need = selective.grades_to_decide
+    more = (
+        f"about {need} grades like these would let it decide {MIN_BAND_SHARE:.0%} "
+        f"(ragtriage calibrate --plan)"
+        if need is not None
+        else "no number of grades will: even its surest answers miss the target "
+        "(a better judge will, or a lower --min-agreement)"
+    )
+    return notice(
+        "band_inert",
+        f"{scope}: the unsure band decides {selective.decided} of {selective.n} answers "
+        f"({selective.decided / max(1, selective.n):.0%}, under {MIN_BAND_SHARE:.0%}) at "
+        f"agreement >= {selective.min_agreement:.2f}: the audit keeps the rule's verdicts "
+        f"and marks them undecided by the band; {more}",
+        decided=selective.decided,
+        n=selective.n,
+        grades_needed=need or 0,
+    )
 
 
 class ScopeReport(BaseModel):
@@ -239,15 +332,15 @@ class CalibrationRecord(BaseModel):
     """Grade file -> SHA-256 of its bytes."""
     seed: int
     """Seed of the folds, the bootstrap and the PPI split."""
-    folds: int
+    folds: int = Field(ge=2)
     """Cross-validation folds (count)."""
-    resamples: int
+    resamples: int = Field(ge=0)
     """Bootstrap resamples per interval (count)."""
     rule: Rule  # how decide() decides
     """The rule the audit decides faithful by."""
     rule_name: str
     """``selected (NAME)``: NAME is the candidate nested cross-validation chose."""
-    fold_rules: list[Rule]  # the rule refitted without each fold (cross-fitted PPI)
+    fold_rules: list[Rule] = Field(min_length=1)  # refitted without each fold (PPI)
     """The rule refitted without each fold, for the audit's cross-fitted PPI."""
     grade_shape: GradeShape | None = None
     """The shape of the graded answers (``calibration.fit_check``), which an audit's
@@ -255,7 +348,16 @@ class CalibrationRecord(BaseModel):
     band: Band | None = None
     """Where ``rule`` decides and where it leaves an answer ``unsure`` (the first scope's
     band); null in records written before bands, which decide every answer."""
-    scopes: dict[str, ScopeReport]
+    band_inert: bool = False
+    """True when the band decides less than ``MIN_BAND_SHARE`` of the answers out of fold
+    (few grades, or a target the judge cannot meet); ``band_fallback`` then says what the
+    audit does with the answers inside it."""
+    band_fallback: Literal["rule", "unsure"] = "rule"
+    """With an inert band: ``rule`` (the default) keeps the rule's verdict for an answer
+    inside the band and marks it undecided by the band (:meth:`undecided_by_band`);
+    ``unsure`` leaves it ``unsure`` as a working band does. A working band always makes
+    ``unsure``."""
+    scopes: dict[str, ScopeReport] = Field(min_length=1)
     """Scope (``pooled`` first with several datasets, else the one dataset) -> its figures."""
     items: list[LabelledItem]
     """Every graded item, in the order the grades were read."""
@@ -264,14 +366,24 @@ class CalibrationRecord(BaseModel):
     answer_check: AnswerCheck | None = None
     """The audit's answer check (``ignored``/``incomplete``) against the graders' "answers
     the question" marks; null when no grade carries the mark."""
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[Notice] = Field(default_factory=list)
     """Everything that weakens the figures (few grades, no lead over the lexical baseline,
-    items not scored), in words."""
+    items not scored, an inert band), each a notice with its code (``ragtriage.notices``);
+    a plain string from an older record is read as code ``other``."""
     stability: SelfAgreement | None = None
     """With ``calibrate --samples``: the judge's agreement with itself beside its
     agreement with people, and each answer's flip rate; null with one sample."""
 
     model_config = {"populate_by_name": True, "use_attribute_docstrings": True}
+
+    @field_validator("warnings", mode="before")
+    @classmethod
+    def _old_warnings(cls, value: object) -> object:
+        """Records written before notices hold plain strings: each becomes a notice of
+        code ``other`` (``few_grades`` when it says so, as the old reports decided)."""
+        if not isinstance(value, list):
+            return value
+        return [_old_warning(v) if isinstance(v, str) else v for v in value]
 
     def few_grades(self) -> str | None:
         """:func:`few_grades` on the record's first scope (pooled, or its one dataset)."""
@@ -287,8 +399,22 @@ class CalibrationRecord(BaseModel):
         return decide_one(self.rule, result)
 
     def is_unsure(self, result: JudgeResult) -> bool:
-        """Whether the band leaves this scored result undecided (always False without a
-        band, or for a result the rule cannot decide: that is ``None``, not unsure)."""
+        """Whether the band leaves this scored result ``unsure`` (always False without a
+        band, for a result the rule cannot decide: that is ``None``, not unsure, and with
+        an inert band whose fallback is the rule: see :meth:`undecided_by_band`)."""
+        if self.band_inert and self.band_fallback == "rule":
+            return False
+        return self._inside_band(result)
+
+    def undecided_by_band(self, result: JudgeResult) -> bool:
+        """Whether this result keeps the rule's verdict only because the band is inert and
+        falls back to the rule (``band_fallback``): the triage side marks such a verdict
+        as undecided by the band."""
+        inert = self.band_inert and self.band_fallback == "rule"
+        return inert and self._inside_band(result)
+
+    def _inside_band(self, result: JudgeResult) -> bool:
+        """Whether the band leaves this scored, decidable result undecided."""
         if self.band is None or self.decide(result) is None:
             return False
         table = {k: np.array([v]) for k, v in result_features(result).items()}
@@ -386,6 +512,15 @@ class CalibrationRecord(BaseModel):
         return write_atomic(path, text + "\n")  # like every other output: never half-written
 
 
+def _old_warning(text: str) -> Notice:
+    """A warning of a record written before notices, by the words the old reports read."""
+    if text.startswith("STALE"):
+        return notice("stale_calibration", text, severity="lead")
+    if "FEW GRADES" in text:
+        return notice("few_grades", text, severity="lead")
+    return notice("other", text)
+
+
 def load_calibration(path: Path | str) -> CalibrationRecord:
     """Read a calibration record; a missing or malformed file is an :class:`InputError`."""
     path = Path(path)
@@ -450,8 +585,12 @@ def ensure_fresh(record: CalibrationRecord, fingerprint: JudgeFingerprint) -> No
 __all__ = [
     "MIN_GRADES",
     "MIN_PER_CLASS",
+    "MIN_BAND_SHARE",
     "CalibrationRecord",
     "Selective",
+    "ShareEstimate",
+    "band_inert_notice",
+    "band_is_inert",
     "StaleCalibrationError",
     "ensure_fresh",
     "few_grades",

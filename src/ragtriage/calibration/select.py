@@ -12,6 +12,17 @@ sources ranked the signals differently). So the choice is part of what is valida
 * the **shipped rule** is what the same procedure picks on all items (inner CV on all of
   them, then refitted on all).
 
+**The smooth rule first, transfer weighed** (issue 54). The first candidate is the smooth
+rule (:data:`SMOOTH`: a class-balanced L2 logistic model over every model-free signal,
+``combine.fit_signal_logistic``). Another candidate replaces it only when its inner kappa
+gain over it, less its transfer loss against it (the drop of its leave-one-dataset-out
+kappa below the smooth rule's: fitted on one dataset, scored on the other), exceeds one
+standard error of their paired per-fold kappa difference (:func:`choose`). With one
+dataset there is no transfer score and this is the one-standard-error rule toward the
+smooth rule. On the 300 shipped grades the smooth rule transfers no better than the shape
+rules (fitted on one shape alone, every rule is near chance on the other), so the choice
+there is close to a tie (``benchmarks/results/rule_candidates.txt``).
+
 Candidates are single signals (a kappa-maximising threshold, direction learnt) and a few
 small logistic combinations fixed in advance (:data:`COMBINATIONS`), each used when every
 signal it names is reported on at least 90 % of the items, and, when the answers come in
@@ -47,7 +58,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.calibration.agreement import cohen_kappa
 from ragtriage.calibration.band import (
@@ -57,7 +68,7 @@ from ragtriage.calibration.band import (
     fit_band,
     oof_margins,
 )
-from ragtriage.calibration.combine import fit_logistic
+from ragtriage.calibration.combine import fit_logistic, fit_signal_logistic, signal_features
 from ragtriage.calibration.decision import FACT_VETO, AnyRule, Table, VetoRule
 from ragtriage.calibration.shape import (
     CITED_SIGNALS,
@@ -72,9 +83,11 @@ from ragtriage.calibration.threshold import cross_fit, fit_threshold, stratified
 __all__ = [
     "COMBINATIONS",
     "MODEL_VETO",
+    "SMOOTH",
     "Candidate",
     "Selection",
     "candidates",
+    "choose",
     "nested_band",
     "nested_select",
     "select_rule",
@@ -108,11 +121,33 @@ SHAPE_READS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The smooth rule's name: every model-free signal in one penalised logistic model
+# (``combine.fit_signal_logistic``), the rule the others must beat (module doc).
+SMOOTH = "signals-logistic"
+
+
 @dataclass(frozen=True)
 class Candidate:
     name: str
     fit: Fit
     model_free: bool = True  # uses no model output (see module doc)
+    smooth: bool = False  # the rule every other must beat by more than it loses in transfer
+
+
+def _smooth_fit(signals: tuple[str, ...]) -> Fit:
+    """The smooth rule over ``signals`` (those present in the training table)."""
+
+    def fit(table: Table, y: np.ndarray) -> AnyRule:
+        present = [s for s in signals if s in table]
+        return fit_signal_logistic(table, y, signal_features(table, present))
+
+    return fit
+
+
+def smooth_candidate(signals: list[str]) -> Candidate:
+    """The smooth rule over the model-free ``signals``: no veto (the fact check is one of
+    its weighted inputs, so one flagged name in a faithful paraphrase cannot decide alone)."""
+    return Candidate(SMOOTH, _smooth_fit(tuple(sorted(signals))), model_free=True, smooth=True)
 
 
 def _threshold_fit(name: str) -> Fit:
@@ -132,6 +167,7 @@ def candidates(
     veto: bool = False,
     model_free: frozenset[str] | None = None,
     shape: bool = False,
+    smooth: list[str] | None = None,
 ) -> list[Candidate]:
     """Every usable single signal, then every combination whose signals are all usable,
     then, with ``shape``, the shape-aware rules (``calibration.shape``: both shapes among
@@ -140,7 +176,9 @@ def candidates(
     signals that need no model, for a judge that has one (``None``: every signal is
     model-free). A judge that reports ``model_fact_check`` (the fact check with its
     model's confident rejections) also gets every candidate with that veto, in the model
-    tier: the model-free tier keeps the model-free ``fact_check``."""
+    tier: the model-free tier keeps the model-free ``fact_check``. ``smooth``: the model-free
+    signals of the smooth rule (:data:`SMOOTH`), which then comes first, unvetoed."""
+    head = [smooth_candidate(smooth)] if smooth else []
 
     def free(features: tuple[str, ...]) -> bool:
         return model_free is None or set(features) <= model_free
@@ -155,12 +193,12 @@ def candidates(
     if shape:
         out += [Candidate(name, fit, free(SHAPE_READS[name])) for name, fit in SHAPE_FITS.items()]
     if not veto:
-        return out
+        return head + out
     vetoed = [Candidate(c.name, _vetoed(c.fit), c.model_free) for c in out]
     if MODEL_VETO in signals:
         vetoed += [Candidate(f"{c.name} | model veto", _vetoed(c.fit, MODEL_VETO), False)
                    for c in out]  # fmt: skip
-    return vetoed
+    return head + vetoed
 
 
 def _kappa(y: np.ndarray, decided: np.ndarray) -> float:
@@ -168,35 +206,140 @@ def _kappa(y: np.ndarray, decided: np.ndarray) -> float:
     return float(np.nan_to_num(cohen_kappa(y[ok], decided[ok]), nan=-1.0)) if ok.any() else -1.0
 
 
+def _paired_error(a: np.ndarray, b: np.ndarray, y: np.ndarray, folds: np.ndarray) -> float:
+    """One standard error of the paired per-fold kappa difference of decisions ``a`` and
+    ``b`` (0 with one fold)."""
+    diffs = [_kappa(y[folds == f], a[folds == f]) - _kappa(y[folds == f], b[folds == f])
+             for f in np.unique(folds)]  # fmt: skip
+    return float(np.std(diffs, ddof=1) / np.sqrt(len(diffs))) if len(diffs) > 1 else 0.0
+
+
 def _clearly_better(a: np.ndarray, b: np.ndarray, y: np.ndarray, folds: np.ndarray) -> bool:
     """Whether out-of-fold decisions ``a`` beat ``b`` by more than one standard error of
     their paired per-fold kappa difference."""
-    diffs = [_kappa(y[folds == f], a[folds == f]) - _kappa(y[folds == f], b[folds == f])
-             for f in np.unique(folds)]  # fmt: skip
-    error = float(np.std(diffs, ddof=1) / np.sqrt(len(diffs))) if len(diffs) > 1 else 0.0
-    return _kappa(y, a) - _kappa(y, b) > error
+    return _kappa(y, a) - _kappa(y, b) > _paired_error(a, b, y, folds)
+
+
+def transfer_datasets(datasets: np.ndarray | None, y: np.ndarray) -> list[str]:
+    """The datasets a leave-one-dataset-out score can use: two or more, each with both
+    labels (a dataset of one label has no kappa); empty otherwise."""
+    if datasets is None:
+        return []
+    names = sorted({str(d) for d in datasets})
+    usable = [d for d in names if len(np.unique(y[datasets == d])) == 2]
+    return usable if len(usable) >= 2 and len(usable) == len(names) else []
+
+
+def transfer_kappa(
+    cand: Candidate, table: Table, y: np.ndarray, datasets: np.ndarray, names: list[str]
+) -> dict[str, float]:
+    """Leave-one-dataset-out kappa of ``cand``: fitted on the other datasets, scored on
+    each one in turn (``"expertqa"``: fitted without ExpertQA, scored on it)."""
+    out = {}
+    for name in names:
+        held = datasets == name
+        rule = cand.fit(subset(table, ~held), y[~held])
+        out[name] = _kappa(y[held], rule.predict(subset(table, held)))
+    return out
+
+
+@dataclass(frozen=True)
+class Scores:
+    """What the choice reads, per candidate: inner kappa, mean transfer kappa (absent with
+    one dataset), and the inner out-of-fold decisions the standard errors are taken on."""
+
+    inner: dict[str, float]
+    transfer: dict[str, float]
+    oof: dict[str, np.ndarray]
+    folds: np.ndarray
+    y: np.ndarray
+
+
+def _adjusted(scores: Scores, name: str, smooth: str) -> float:
+    """Inner kappa less what the candidate loses in transfer against the smooth rule (its
+    mean leave-one-dataset-out kappa below the smooth rule's; no gain credited)."""
+    loss = 0.0
+    if scores.transfer:
+        loss = max(0.0, scores.transfer[smooth] - scores.transfer[name])
+    return scores.inner[name] - loss
+
+
+def _beats_smooth(scores: Scores, name: str, smooth: str) -> bool:
+    """The transfer criterion (module doc): a candidate replaces the smooth rule only when
+    its inner kappa gain exceeds its transfer loss by more than one standard error of the
+    paired per-fold kappa difference."""
+    margin = _adjusted(scores, name, smooth) - scores.inner[smooth]
+    return margin > _paired_error(scores.oof[name], scores.oof[smooth], scores.y, scores.folds)
+
+
+def _ranked(cands: list[Candidate], scores: Scores) -> list[Candidate]:
+    """Candidates best first by the criterion: those that beat the smooth rule (by their
+    adjusted kappa), then the smooth rule, then the rest by adjusted kappa; without a smooth
+    rule, by inner kappa. Ties: the earlier, simpler candidate."""
+    smooth = next((c for c in cands if c.smooth), None)
+    if smooth is None:
+        return sorted(cands, key=lambda c: (scores.inner[c.name], -cands.index(c)), reverse=True)
+
+    def by_adjusted(group: list[Candidate]) -> list[Candidate]:
+        key = lambda c: (_adjusted(scores, c.name, smooth.name), -cands.index(c))  # noqa: E731
+        return sorted(group, key=key, reverse=True)
+
+    others = [c for c in cands if not c.smooth]
+    winners = [c for c in others if _beats_smooth(scores, c.name, smooth.name)]
+    rest = [c for c in others if c not in winners]
+    return [*by_adjusted(winners), smooth, *by_adjusted(rest)]
+
+
+def score_candidates(
+    cands: list[Candidate], table: Table, y: np.ndarray, seed: int, datasets: np.ndarray | None
+) -> Scores:
+    """Every candidate's inner cross-validated decisions and kappa, and its transfer kappa
+    when the items come from two or more datasets."""
+    inner = stratified_folds([str(v) for v in y], INNER_FOLDS, seed)
+    oof = {c.name: cross_fit(c.fit, table, y, inner)[0] for c in cands}
+    names = transfer_datasets(datasets, y)
+    transfer: dict[str, float] = {}
+    if names and any(c.smooth for c in cands):
+        assert datasets is not None
+        for c in cands:
+            by_dataset = transfer_kappa(c, table, y, datasets, names)
+            transfer[c.name] = float(np.mean(list(by_dataset.values())))
+    inner_kappa = {c.name: _kappa(y, oof[c.name]) for c in cands}
+    return Scores(inner=inner_kappa, transfer=transfer, oof=oof, folds=inner, y=y)
 
 
 def select_rule(
-    cands: list[Candidate], table: Table, y: np.ndarray, seed: int
+    cands: list[Candidate],
+    table: Table,
+    y: np.ndarray,
+    seed: int,
+    datasets: np.ndarray | None = None,
 ) -> tuple[Candidate, dict[str, float]]:
-    """The candidate with the best inner cross-validated kappa on these items (ties: the
-    earlier one), unless it uses the model and the best model-free one is within one
-    standard error of it (module doc); and every candidate's inner kappa."""
-    inner = stratified_folds([str(v) for v in y], INNER_FOLDS, seed)
-    oof = {c.name: cross_fit(c.fit, table, y, inner)[0] for c in cands}
-    scores = {c.name: _kappa(y, oof[c.name]) for c in cands}
+    """The candidate first by the criterion (:func:`_ranked`), unless it uses the model and
+    the best model-free one is within one standard error of it (module doc); and every
+    candidate's inner kappa."""
+    chosen, _, scores = choose(cands, table, y, seed, datasets)
+    return chosen, scores.inner
 
-    def best_of(group: list[Candidate]) -> Candidate:
-        return max(group, key=lambda c: (scores[c.name], -cands.index(c)))
 
-    best = best_of(cands)
-    free = [c for c in cands if c.model_free]
+def choose(
+    cands: list[Candidate],
+    table: Table,
+    y: np.ndarray,
+    seed: int,
+    datasets: np.ndarray | None = None,
+) -> tuple[Candidate, Candidate | None, Scores]:
+    """The chosen candidate, the runner-up (the next by the same criterion) and the scores."""
+    scores = score_candidates(cands, table, y, seed, datasets)
+    order = _ranked(cands, scores)
+    best = order[0]
+    free = [c for c in order if c.model_free]
     if not best.model_free and free:
-        simpler = best_of(free)
-        if not _clearly_better(oof[best.name], oof[simpler.name], y, inner):
+        simpler = free[0]
+        if not _clearly_better(scores.oof[best.name], scores.oof[simpler.name], y, scores.folds):
             best = simpler
-    return best, scores
+    runner = next((c for c in order if c is not best), None)
+    return best, runner, scores
 
 
 class Selection(BaseModel):
@@ -218,31 +361,56 @@ class Selection(BaseModel):
     """Folds of the inner cross-validation that chooses."""
     fact_veto: bool = False  # every candidate carried the fact check
     """True when every candidate carried the fact-check veto."""
+    runner_up: str | None = None
+    """The candidate next after ``chosen`` by the same criterion, on all items; null in
+    records written before it or with one candidate."""
+    transfer_kappa: dict[str, float] = Field(default_factory=dict)
+    """Candidate -> its mean leave-one-dataset-out kappa on all items (fitted on the other
+    datasets, scored on each in turn); empty with one dataset."""
+    criterion: str = ""
+    """The rule that chose, in words."""
+
+
+CRITERION_SMOOTH = (
+    "signals-logistic unless another candidate's inner kappa gain exceeds its "
+    "leave-one-dataset-out kappa loss by more than one standard error"
+)
+CRITERION_INNER = "the best inner kappa (a model-based rule only by more than one standard error)"
 
 
 def nested_select(
-    cands: list[Candidate], table: Table, y: np.ndarray, folds: np.ndarray, seed: int
+    cands: list[Candidate],
+    table: Table,
+    y: np.ndarray,
+    folds: np.ndarray,
+    seed: int,
+    datasets: np.ndarray | None = None,
 ) -> tuple[Selection, np.ndarray, list[AnyRule], AnyRule]:
     """Outer-fold decisions of the selection procedure, its fold rules, and the rule it
-    picks on all items (see module doc)."""
+    picks on all items (see module doc); ``datasets``: each item's dataset, for the
+    transfer criterion."""
     oof = np.full(len(y), np.nan)
     fold_rules: list[AnyRule] = []
     choices: list[str] = []
     for f in np.unique(folds):
         train, test = folds != f, folds == f
-        best, _ = select_rule(cands, subset(table, train), y[train], seed + int(f) + 1)
+        part = None if datasets is None else datasets[train]
+        best, _ = select_rule(cands, subset(table, train), y[train], seed + int(f) + 1, part)
         rule = best.fit(subset(table, train), y[train])
         oof[test] = rule.predict(subset(table, test))
         fold_rules.append(rule)
         choices.append(best.name)
-    chosen, inner = select_rule(cands, table, y, seed)
+    chosen, runner, scores = choose(cands, table, y, seed, datasets)
     selection = Selection(
         fact_veto=any(isinstance(r, VetoRule) for r in fold_rules),
         chosen=chosen.name,
         candidates=[c.name for c in cands],
-        inner_kappa={k: round(v, 4) for k, v in inner.items()},
+        inner_kappa={k: round(v, 4) for k, v in scores.inner.items()},
         fold_choices=choices,
         choice_counts=dict(Counter(choices).most_common()),
+        runner_up=None if runner is None else runner.name,
+        transfer_kappa={k: round(v, 4) for k, v in scores.transfer.items()},
+        criterion=CRITERION_SMOOTH if any(c.smooth for c in cands) else CRITERION_INNER,
     )
     return selection, oof, fold_rules, chosen.fit(table, y)
 
@@ -268,7 +436,8 @@ def nested_band(
     def band_of(cand: Candidate, part: Table, labels: np.ndarray, fold_seed: int) -> Band:
         inner = stratified_folds([str(v) for v in labels], INNER_FOLDS, fold_seed)
         groups, distance, decision = oof_margins(cand.fit, part, labels, inner)
-        return fit_band(groups, distance, decision == labels, min_agreement, delta)
+        correct = decision == labels
+        return fit_band(groups, distance, correct, min_agreement, delta, pooled=True)
 
     decided = np.zeros(len(y), dtype=bool)
     bands: list[Band] = []

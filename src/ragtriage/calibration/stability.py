@@ -114,6 +114,8 @@ def self_agreement(
 ) -> SelfAgreement | None:
     """``None`` when the results carry no repeated samples. ``human``: the graded label
     of each item used (ties left out)."""
+    # Long on purpose (73 lines): the votes, the two bootstraps and the record they fill
+    # share every per-item array; split, each part would take and return all of them.
     held = [r for r in results.values() if r.stability is not None]
     if not held:
         return None

@@ -27,6 +27,7 @@ from ragtriage.flows.config import (
 from ragtriage.judge.judge import Judge, JudgeOptions
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult
+from ragtriage.notices import Notice, notice
 from ragtriage.results.calibrate import JudgeCalibration, plan_grades
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ragtriage.triage.calibrated import find_decider
@@ -153,6 +154,15 @@ class CalibrateConfig:
             finite=True,
         ),
     ] = DEFAULT_DELTA
+    band_fallback: Annotated[
+        str,
+        Setting(
+            "When the band decides less than a quarter of the answers: 'rule' keeps the "
+            "rule's verdicts, marked undecided by the band (default); 'unsure' leaves them "
+            "unsure.",
+            choices=("rule", "unsure"),
+        ),
+    ] = "rule"
     plan: Annotated[
         float | None,
         Setting(
@@ -203,6 +213,7 @@ def run(
         columns=config.columns,
         min_agreement=config.min_agreement,
         delta=config.delta,
+        band_fallback=config.band_fallback,
         plan=config.plan,
         samples=config.samples,
         temperature=config.temperature,
@@ -227,6 +238,7 @@ def calibrate(
     columns: Columns = None,
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
     delta: float = DEFAULT_DELTA,
+    band_fallback: str = "rule",
     plan: float | None = None,
     samples: int = 1,
     temperature: float | None = None,
@@ -276,6 +288,7 @@ def calibrate(
             delta=delta,
             answer_checker=answers_reference,  # the audit's own check, not a copy of it
         )
+        record.band_fallback = "unsure" if band_fallback == "unsure" else "rule"
         run = JudgeCalibration(
             name=record.judge_name, record=record, record_path=Path(), source=source
         )
@@ -347,7 +360,7 @@ def _conversations_rule(fingerprint: JudgeFingerprint) -> Callable[[JudgeResult]
     return find_decider(None, fingerprint).decide
 
 
-def stale_warnings(record: CalibrationRecord) -> list[str]:
+def stale_warnings(record: CalibrationRecord) -> list[Notice]:
     """For recorded results: does today's judge of the same strategy and model still have
     their fingerprint? (Names and hashes only: no model is loaded or called.)"""
     fp = record.fingerprint
@@ -361,11 +374,12 @@ def stale_warnings(record: CalibrationRecord) -> list[str]:
     stale = is_stale(record, current)
     if not stale:
         return []
-    return [
+    text = (
         f"STALE: these recorded results are from a judge that differs from today's "
         f"{fp.judge}@{fp.model} in {', '.join(stale)}; the calibration applies to the "
         "recorded judge only (audits with today's judge will be flagged stale)"
-    ]
+    )
+    return [notice("stale_calibration", text, severity="lead")]
 
 
 def _name(spec: str, results: list[JudgeResult]) -> str:

@@ -6,9 +6,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ragtriage.notices import Notice, Severity
 from ragtriage.render.format import describe_rule, fmt, signed
 from ragtriage.render.views import calibration_answer_line
-from ragtriage.results.calibrate import JudgeCalibration
+from ragtriage.results.calibrate import CalibrationRecord, JudgeCalibration
+
+# notices shown in bold red whatever their severity: they change what every figure means
+URGENT_CODES = frozenset({"stale_calibration", "few_grades"})
 
 __all__ = ["print_judge_comparison", "print_run"]
 
@@ -18,8 +22,34 @@ def _ci(a) -> str:
 
 
 def print_run(run: JudgeCalibration, console: Console) -> None:
+    """The whole summary of one judge's calibration, section by section."""
     rec = run.record
-    fp = rec.fingerprint
+    _print_header(run, console)
+    console.print(_agreement_table(rec))
+    console.print(_signals_table(rec))
+    _print_selection(rec, console)
+    console.print(_choice_table(rec))
+    _print_lexical_differences(rec, console)
+    _print_ppi(rec, console)
+    _print_audit_and_plan(run, console)
+    console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
+    console.print(Text(calibration_answer_line(rec.answer_check)))
+    if rec.stability is not None:
+        _print_stability(rec, console)
+    _print_left_out(rec, console)
+    for w in rec.warnings:  # markup is off in our consoles: styles go in a Text
+        console.print(Text.assemble(("warning:", _style(w)), " ", w.text))
+    _print_cost(run, console)
+
+
+def _style(note: Notice) -> str:
+    """By code and severity, never by the words: the urgent ones in bold red."""
+    urgent = note.severity == Severity.LEAD or note.code in URGENT_CODES
+    return "bold red" if urgent else "yellow"
+
+
+def _print_header(run: JudgeCalibration, console: Console) -> None:
+    rec, fp = run.record, run.record.fingerprint
     console.print(
         Text.assemble(
             "\n",
@@ -29,6 +59,10 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             f"{rec.resamples} bootstrap resamples; results: {run.source or 'ran'})",
         )
     )
+
+
+def _agreement_table(rec: CalibrationRecord) -> Table:
+    """Per scope: the score threshold's agreement with the grades."""
     t = Table(title="agreement with the human grades (kappa: Cohen's, bootstrap 95 % CI)")
     for col in (
         "scope",
@@ -59,7 +93,11 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             rank,
             fmt(s.krippendorff_alpha, 2) if s.n_multi_graded else "1 grader",
         )
-    console.print(t)
+    return t
+
+
+def _signals_table(rec: CalibrationRecord) -> Table:
+    """Each signal alone, the combination and the baselines, per scope."""
     t = Table(
         title="kappa of each signal alone, the combination and the baselines: "
         "cross-validated (in-sample)"
@@ -78,8 +116,46 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             m = next((m for m in getattr(s, kind) if m.name == n), None)
             cells.append("" if m is None else f"{fmt(m.cv.kappa, 2)} ({fmt(m.in_sample_kappa, 2)})")
         t.add_row(f"baseline: {n}" if kind == "baselines" else labels.get(n, n), *cells)
-    console.print(t)
-    _print_selection(rec, console)
+    return t
+
+
+def _choice_table(rec: CalibrationRecord) -> Table:
+    """The chosen rule and its band beside the runner-up, on the record's first scope:
+    inner kappa, transfer kappa (leave one dataset out) and what the band decides."""
+    first_name, first = next(iter(rec.scopes.items()))
+    t = Table(title=f"the rule the audit applies, its band and the runner-up ({first_name})")
+    for col in ("", "rule", "inner kappa", "transfer kappa", "band"):
+        t.add_column(col, justify="left" if col in ("", "rule") else "right")
+    sel = first.selection
+    if sel is None:
+        return t
+    t.add_row("chosen", sel.chosen, *_inner_and_transfer(sel, sel.chosen), _band_words(rec))
+    if sel.runner_up is not None:
+        t.add_row("runner-up", sel.runner_up, *_inner_and_transfer(sel, sel.runner_up), "-")
+    if sel.criterion:
+        t.caption = f"chosen by: {sel.criterion}"
+    return t
+
+
+def _inner_and_transfer(sel, name: str) -> tuple[str, str]:
+    transfer = sel.transfer_kappa.get(name)
+    return fmt(sel.inner_kappa.get(name), 2), "-" if transfer is None else fmt(transfer, 2)
+
+
+def _band_words(rec: CalibrationRecord) -> str:
+    """What the band decides out of fold, and what happens when it decides too little."""
+    first = next(iter(rec.scopes.values()))
+    band = first.selective
+    if rec.band is None or band is None:
+        return "no band: every answer decided"
+    words = f"decides {_share(band.coverage)} at agreement {_share(band.agreement)}"
+    if rec.band_inert:
+        fallback = "rule's verdicts stand" if rec.band_fallback == "rule" else "unsure"
+        words += f"; inert: {fallback}"
+    return words
+
+
+def _print_lexical_differences(rec: CalibrationRecord, console: Console) -> None:
     diffs = [
         f"{n} {signed(d, 2)} [{signed(lo, 2)}, {signed(hi, 2)}]"
         for n, s in rec.scopes.items()
@@ -91,6 +167,10 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             "selected rule minus lexical baseline, outer-fold kappa (paired bootstrap 95 % CI): "
             + "; ".join(diffs)
         )
+
+
+def _print_ppi(rec: CalibrationRecord, console: Console) -> None:
+    """The PPI check per scope, or why it did not run."""
     t = Table(
         title="faithful rate: naive judge vs prediction-powered (PPI) on a seeded split "
         "(labels of the other part hidden)"
@@ -119,6 +199,10 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
         console.print(t)
     for name, note in missing:
         console.print(Text(f"{name}: PPI check {note or 'not run'}"))
+
+
+def _print_audit_and_plan(run: JudgeCalibration, console: Console) -> None:
+    """The audit's corrected rate (``--audit``) and the grades plan (``--plan``)."""
     if run.audit_ppi is not None:
         e = run.audit_ppi
         console.print(
@@ -127,24 +211,34 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             f"{e.n_labelled} graded)"
         )
     if run.plan is not None:
-        p = run.plan
-        over = f" over the audit's {p.answers} answers" if p.answers else ""
-        if p.needed < 0:
-            text = (
-                f"plan: no number of grades brings the corrected rate's interval to "
-                f"+-{p.half_width:g}{over}: the judge's own spread over so few answers is wider"
-            )
-        else:
-            text = (
-                f"plan: a corrected rate within +-{p.half_width:g} (95 %){over} needs about "
-                f"{p.needed} graded answers drawn like these: {p.more} more than the "
-                f"{p.graded} so far (ragtriage annotate grades --audit ...)"
-            )
-        console.print(text)
-    console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
-    console.print(Text(calibration_answer_line(rec.answer_check)))
-    if rec.stability is not None:
-        _print_stability(rec, console)
+        console.print(_plan_words(run))
+
+
+def _plan_words(run: JudgeCalibration) -> str:
+    p = run.plan
+    assert p is not None
+    over = f" over the audit's {p.answers} answers" if p.answers else ""
+    if p.needed < 0:
+        text = (
+            f"plan: no number of grades brings the corrected rate's interval to "
+            f"+-{p.half_width:g}{over}: the judge's own spread over so few answers is wider"
+        )
+    else:
+        text = (
+            f"plan: a corrected rate within +-{p.half_width:g} (95 %){over} needs about "
+            f"{p.needed} graded answers drawn like these: {p.more} more than the "
+            f"{p.graded} so far (ragtriage annotate grades --audit ...)"
+        )
+    first = next(iter(run.record.scopes.values())).selective
+    if first is not None and first.grades_to_decide is not None:
+        text += (
+            f"; the unsure band needs about {first.grades_to_decide} grades like these to "
+            f"decide a quarter of the answers at agreement >= {first.min_agreement:.2f}"
+        )
+    return text
+
+
+def _print_left_out(rec: CalibrationRecord, console: Console) -> None:
     for name, s in rec.scopes.items():
         if s.unscored:
             listed = ", ".join(f"{u.id} ({u.outcome})" for u in s.unscored[:8])
@@ -154,11 +248,10 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
             console.print(
                 f"{name}: {len(s.tied)} items with tied graders left out: " + ", ".join(s.tied[:8])
             )
-    for w in rec.warnings:  # markup is off in our consoles: styles go in a Text
-        urgent = w.startswith("STALE") or "FEW GRADES" in w
-        style = "bold red" if urgent else "yellow"
-        console.print(Text.assemble(("warning:", style), " ", w))
-    c = rec.cost
+
+
+def _print_cost(run: JudgeCalibration, console: Console) -> None:
+    c = run.record.cost
     sec = "recorded" if c.seconds_per_item is None else f"{fmt(c.seconds_per_item, 3)} s"
     calls, usd = fmt(c.calls_per_item, 2), fmt(c.usd_per_item, 5)
     console.print(f"cost per item: {calls} calls, ${usd}, {sec}")

@@ -82,6 +82,9 @@ class TurnLabel(StrEnum):
     RANKING = "ranking"
     GENERATION = "generation"
     UNSCORED = "unscored"
+    # the calibration's band left the turn's answer undecided (the shipped records carry a
+    # band since issue 54): neither a pass nor a failure, counted on its own
+    UNSURE = "unsure"
 
 
 TURN_FAILURES = (TurnLabel.REWRITE, TurnLabel.RETRIEVAL, TurnLabel.RANKING, TurnLabel.GENERATION)
