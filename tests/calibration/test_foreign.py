@@ -109,8 +109,8 @@ def test_verdicts_of_another_model_are_flagged_stale(tmp_path):
     (run,) = calibrate(
         GRADES, verdicts=[HERE / "deepeval_test_run.json"], audit=newer, resamples=300
     )
-    stale = [w for w in run.record.warnings if w.startswith("STALE")]
-    assert stale and "model" in stale[0]
+    stale = [w for w in run.record.warnings if w.code == "stale_calibration"]
+    assert stale and "model" in stale[0].text and stale[0].text.startswith("STALE")
     assert run.audit_ppi is not None and run.audit_ppi.n_unlabelled == 100
 
 
@@ -194,9 +194,9 @@ def test_our_judge_beside_verdicts_given_as_audit_gets_no_rate_of_them():
     )  # fmt: skip
     lexical, deepeval = runs
     assert lexical.audit_ppi is None
-    assert any("holds no lexical verdicts" in w for w in lexical.record.warnings)
+    assert any("holds no lexical verdicts" in w.text for w in lexical.record.warnings)
     assert deepeval.audit_ppi is not None and deepeval.audit_ppi.n_unlabelled == 100
-    assert not any(w.startswith("STALE") for w in deepeval.record.warnings)
+    assert not any(w.code == "stale_calibration" for w in deepeval.record.warnings)
 
 
 @pytest.mark.parametrize(

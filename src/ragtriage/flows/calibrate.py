@@ -339,17 +339,19 @@ def _same_metric(record: CalibrationRecord, judges: list, audit: Path) -> list[J
 
     same = [j for j in judges if j.fingerprint.judge == record.fingerprint.judge]
     if not same:  # another metric's verdicts, or our own judge beside them
-        record.warnings.append(
+        text = (
             f"{audit} holds no {record.fingerprint.judge} verdicts: no corrected rate of it "
             "for this judge"
         )
+        record.warnings.append(notice("reader", text))
         return None
     if differ := stale(record, same[0]):
-        record.warnings.append(
+        text = (
             f"STALE: the verdicts in {audit} are from a judge that differs from the "
             f"calibrated one in {', '.join(differ)}; the calibration does not apply to "
             "them (recalibrate on grades judged by the new one)"
         )
+        record.warnings.append(notice("stale_calibration", text, severity="lead"))
     return same[0].rest
 
 

@@ -199,7 +199,7 @@ def card_sections(run: JudgeCalibration, items: list[GradedItem]) -> list[Sectio
         ("Decision rule and unsure band", _rule(record), None),
         ("Human ceiling", _ceiling(ceiling), None),
         ("Rate correction", _correction(run), None),
-        ("Warnings", record.warnings or ["none"], None),
+        ("Warnings", [w.text for w in record.warnings] or ["none"], None),
         ("When it goes stale", _stale(record), None),
     ]
 
