@@ -272,6 +272,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--plan": Opt(floats_outside(0.001, 0.5), sampled(0.001, 0.05, 0.5)),
         "--verdicts": Opt(PATH_BAD),
         "--card": Opt(flag=True),
+        "--band-fallback": Opt(sampled("", "Rule", "none"), sampled("rule", "unsure")),
     },
     "audit": {
         "--golden": Opt(PATH_BAD),
