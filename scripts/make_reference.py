@@ -1,4 +1,4 @@
-"""Write the generated reference pages of the documentation, all four, from the code and
+"""Write the generated reference pages of the documentation, all five, from the code and
 the test fixtures, and the measured figures in the prose from their results files.
 
     python scripts/make_reference.py            # rewrite docs/reference/*.md and the figures
@@ -16,6 +16,8 @@ the test fixtures, and the measured figures in the prose from their results file
   ``tests/fixtures/users/`` (each written by the tool named; ``sources.py`` lists them),
   and the conversation files' rows (``conversation_table`` in
   ``tests/flows/test_conversations.py``, which checks the same readers);
+* ``notices.md``: every notice code a result's ``warnings`` may carry
+  (``ragtriage.notices.CODES``), what it means and how a report shows it;
 
 and the measured figures quoted in README.md and docs/*.md, each between markers naming
 it, from the results file it was measured into (``benchmarks/results/``).
@@ -216,8 +218,8 @@ def schema_page() -> str:
     calibration record."""
     from ragtriage import AuditResult
     from ragtriage.calibration.record import CalibrationRecord
+    from ragtriage.results.run import ConversationsResult
     from ragtriage.retrieval.models import RetrievalReport
-    from ragtriage.triage.conversations import ConversationsResult
 
     lines = [
         GENERATED,
@@ -229,7 +231,8 @@ def schema_page() -> str:
         "`compare` and `gate` read to tell them apart. `ragtriage calibrate` writes "
         "`<out>/<judge>/calibration.json` as a `CalibrationRecord` (`schema`), which "
         "`audit --calibration` reads; `ragtriage conversations` writes a "
-        "`ConversationsResult` (`ragtriage.conversations/1`). The tables below list every field "
+        "`ConversationsResult` (`ragtriage.conversations/2`); both start with the same "
+        "header (`RunHeader`). The tables below list every field "
         "of every object in the files, from the pydantic models' JSON schema (the "
         "JSON Schema documents themselves: "
         "`AuditResult.model_json_schema(mode='serialization')`, likewise "
@@ -857,11 +860,44 @@ def with_figures(text: str) -> str:
     return FIGURE.sub(fill, text)
 
 
+# ---- the notice codes ---------------------------------------------------------------
+
+
+def notices_page() -> str:
+    """The notice codes (``ragtriage.notices.CODES``): what each means, and which a text
+    from an older results file is read as."""
+    from ragtriage.notices import CODES, LEADS
+
+    lines = [
+        GENERATED,
+        "",
+        "# Notices",
+        "",
+        "A result's `warnings` (an audit's, a conversations run's, a comparison's) are "
+        "notices: `code`, `severity` (`lead`: changes what a headline figure means and is "
+        "shown first; `warn`; `info`), `text` and `counts`. Code decides: reports order "
+        "and style by severity, the gate and the headline read codes, and a script "
+        "reading `results.json` should too (the text may change between releases). "
+        "A results file written before notices (`ragtriage.audit/1`, "
+        "`ragtriage.conversations/1`) is read with the code its text's capital prefix "
+        "names (`STALE CALIBRATION:`, `UNCALIBRATED:`, `FEW GRADES:`, `MEANINGLESS:`, "
+        "`REWRITE NOT TESTED:`), else `other`.",
+        "",
+        "| code | lead when read from an old file | meaning |",
+        "|---|---|---|",
+    ]
+    for code, meaning in CODES.items():
+        lead = "yes" if code in LEADS else ""
+        lines.append(f"| `{code}` | {lead} | {_cell(meaning)} |")
+    return "\n".join(lines) + "\n"
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "cli.md": cli_page,
     "results-schema.md": schema_page,
     "metrics.md": metrics_page,
     "formats.md": formats_page,
+    "notices.md": notices_page,
 }
 
 

@@ -33,8 +33,9 @@ ALL_MODULES = sorted(_module_name(p) for p in PACKAGE.rglob("*.py"))
 FACE = {
     "ragtriage": {
         "__version__", "evaluate_retrieval", "RetrievalEvaluator", "judge_faithfulness",
-        "calibrate", "audit", "AuditConfig", "compare", "load_result", "load_golden",
-        "load_calibration", "AuditResult", "RetrievalReport", "JudgeResult",
+        "calibrate", "audit", "conversations", "AuditConfig", "compare", "load_result",
+        "load_golden", "load_calibration", "AuditResult", "ConversationsResult",
+        "RetrievalReport", "JudgeResult",
         "CalibrationRecord", "JudgeCalibration", "Comparison", "RagtriageError", "InputError",
     },
     "ragtriage.data": {"Chunk", "GoldenCase", "GoldenSet", "Qrels", "Run", "load_golden"},
@@ -49,7 +50,8 @@ FACE = {
         "load_grades", "ppi_rate",
     },
     "ragtriage.results": {
-        "load_result", "load_audit", "write_json", "AuditResult", "RetrievalReport",
+        "load_result", "load_audit", "write_json", "AuditResult", "ConversationsResult",
+        "RetrievalReport",
         "JudgeResult", "CalibrationRecord", "Comparison", "GateVerdict",
     },
     "ragtriage.flows": {
@@ -71,11 +73,12 @@ def test_the_public_face_is_what_it_says(name):
 
 
 def test_the_face_gives_the_real_objects():
-    from ragtriage.flows.audit_api import audit
+    from ragtriage.api import audit, conversations
     from ragtriage.flows.calibrate import calibrate
     from ragtriage.retrieval.evaluate import RetrievalEvaluator
 
     assert ragtriage.audit is audit and ragtriage.calibrate is calibrate
+    assert ragtriage.conversations is conversations
     assert ragtriage.RetrievalEvaluator is RetrievalEvaluator
     assert ragtriage.judge.JudgeResult is ragtriage.JudgeResult
     results, flows = (importlib.import_module(f"ragtriage.{n}") for n in ("results", "flows"))

@@ -25,18 +25,20 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 # names may move between releases; docs/architecture.md)
 _PUBLIC = {
     # the three stages and the audit that runs them together
-    "evaluate_retrieval": ("ragtriage.retrieval.evaluate", "evaluate_retrieval"),
+    "evaluate_retrieval": ("ragtriage.api", "evaluate_retrieval"),
     "RetrievalEvaluator": ("ragtriage.retrieval.evaluate", "RetrievalEvaluator"),
-    "judge_faithfulness": ("ragtriage.judge.api", "judge_faithfulness"),
-    "calibrate": ("ragtriage.flows.calibrate", "calibrate"),
-    "audit": ("ragtriage.flows.audit_api", "audit"),
+    "judge_faithfulness": ("ragtriage.api", "judge_faithfulness"),
+    "calibrate": ("ragtriage.api", "calibrate"),
+    "audit": ("ragtriage.api", "audit"),
+    "conversations": ("ragtriage.api", "conversations"),
     "AuditConfig": ("ragtriage.flows.audit", "AuditConfig"),
-    "compare": ("ragtriage.results.compare", "compare"),
+    "compare": ("ragtriage.api", "compare"),
     "load_result": ("ragtriage.results.load", "load_result"),
     "load_golden": ("ragtriage.data.golden", "load_golden"),
     "load_calibration": ("ragtriage.calibration.record", "load_calibration"),
     # result types
-    "AuditResult": ("ragtriage.triage.models", "AuditResult"),
+    "AuditResult": ("ragtriage.results.run", "AuditResult"),
+    "ConversationsResult": ("ragtriage.results.run", "ConversationsResult"),
     "RetrievalReport": ("ragtriage.retrieval.models", "RetrievalReport"),
     "JudgeResult": ("ragtriage.judge.types", "JudgeResult"),
     "CalibrationRecord": ("ragtriage.calibration.record", "CalibrationRecord"),

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["CODES", "Notice", "Severity", "has_code", "notice"]
+__all__ = ["CODES", "Notice", "Severity", "as_notice", "has_code", "notice", "ordered"]
 
 
 class Severity(StrEnum):
@@ -24,16 +24,33 @@ class Severity(StrEnum):
     INFO = "info"  # context (what was assumed, what was skipped on purpose)
 
 
-# code -> what it means (docs/notices.md is generated from this table).
+# code -> what it means (docs/reference/notices.md is generated from this table).
 CODES: dict[str, str] = {
-    "stale_calibration": "the calibration record was measured on a different judge (model, prompt or strategy)",
-    "uncalibrated": "no calibration record matches the judge: verdicts are the judge's own threshold",
+    "stale_calibration": (
+        "the calibration record was measured on a different judge (model, prompt or strategy)"
+    ),
+    "uncalibrated": (
+        "no calibration record matches the judge: verdicts are the judge's own threshold"
+    ),
     "few_grades": "the calibration rests on fewer grades than its intervals need",
-    "meaningless": "a headline figure cannot mean what it says (ids unknown to the corpus, nothing matched)",
+    "meaningless": (
+        "a headline figure cannot mean what it says (ids unknown to the corpus, nothing matched)"
+    ),
     "record_fit": "the grades behind the calibration do not hold answers shaped like these",
     "unjudged": "an answer could not be judged and is counted as unscored",
     "reader": "a reader accepted the file but assumed or skipped something",
-    "turn_mismatch": "a traced turn asks another message than its golden turn: set aside, unjudged",
+    "mismatch": "golden set, corpus and traces disagree on some ids (listed in `mismatches`)",
+    "set_aside": "traces of cases outside the audited slice were set aside, not scored",
+    "samples_not_drawn": "--samples was not drawn: the calibrated rule reads no model signal",
+    "rewrite_not_tested": "the rewrite test could not run (no corpus beside the golden set)",
+    "retrieval": "stage 1 found something the retrieval figures depend on",
+    "provenance": "two results differ in what they were run on (corpus, slice, golden set, judge)",
+    "entailment": "two results' diagnostics rest on different entailment labels",
+    "settings_differ": "two compared runs differ in settings that change figures",
+    "compare_scope": "part of two results could not be paired (metrics, queries, kinds)",
+    "turn_mismatch": (
+        "a traced turn asks another message than its golden turn: set aside, unjudged"
+    ),
     "not_beating_lexical": (
         "the judge's calibrated rule does not beat the word-overlap baseline beyond noise"
     ),
@@ -53,6 +70,18 @@ CODES: dict[str, str] = {
         "verdicts stand, marked undecided by the band"
     ),
     "other": "a notice not yet given its own code",
+}
+
+# What older files said in words, by the capital prefix they led with: a ``results.json``
+# written before notices were data is read with the codes its text carried.
+_PREFIXES = {
+    "STALE CALIBRATION": "stale_calibration",
+    "STALE": "stale_calibration",
+    "UNCALIBRATED": "uncalibrated",
+    "FEW GRADES": "few_grades",
+    "MEANINGLESS": "meaningless",
+    "REWRITE NOT TESTED": "rewrite_not_tested",
+    "TURN MISMATCH": "turn_mismatch",
 }
 
 
@@ -81,7 +110,9 @@ class Notice(BaseModel):
         return self.text
 
 
-def notice(code: str, text: str, *, severity: Severity | str = Severity.WARN, **counts: Any) -> Notice:
+def notice(
+    code: str, text: str, *, severity: Severity | str = Severity.WARN, **counts: Any
+) -> Notice:
     """A notice from keyword counts: ``notice("few_grades", text, n=10)``."""
     return Notice(code=code, severity=Severity(severity), text=text, counts=counts)
 
@@ -89,3 +120,26 @@ def notice(code: str, text: str, *, severity: Severity | str = Severity.WARN, **
 def has_code(notices: list[Notice], code: str) -> bool:
     """Whether any notice carries ``code`` (what the gate and the headline decide on)."""
     return any(n.code == code for n in notices)
+
+
+def as_notice(value: Notice | str, code: str = "other") -> Notice:
+    """A notice as it was given: a :class:`Notice` as is, a text (an older file, or a
+    reader that still speaks in words) with the code its capital prefix names, else
+    ``code``."""
+    if not isinstance(value, str):
+        return value
+    prefix = value.split(":", 1)[0].strip() if ":" in value else ""
+    found = _PREFIXES.get(prefix, code)
+    lead = found in LEADS
+    return Notice(code=found, severity=Severity.LEAD if lead else Severity.WARN, text=value)
+
+
+# codes that change what a headline figure means: a text read with one leads
+LEADS = frozenset({"stale_calibration", "uncalibrated", "meaningless"})
+
+_RANK = {Severity.LEAD: 0, Severity.WARN: 1, Severity.INFO: 2}
+
+
+def ordered(notices: list[Notice]) -> list[Notice]:
+    """Lead notices first, then warnings, then context; the order given within each."""
+    return sorted(notices, key=lambda n: _RANK[n.severity])

@@ -12,7 +12,7 @@ import pytest
 from ragtriage.calibration.judges import AUDIT_SCHEMA_PREFIX, read_judged
 from ragtriage.cli.main import main
 from ragtriage.errors import InputError
-from ragtriage.triage.models import SCHEMA_VERSION
+from ragtriage.results.run import AUDIT_SCHEMA as SCHEMA_VERSION
 
 HANDBOOK = Path(__file__).resolve().parents[2] / "golden_sets" / "handbook"
 

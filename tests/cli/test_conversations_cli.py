@@ -28,7 +28,7 @@ def test_the_command_writes_results_and_reports(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "4 conversations, 11 turns" in text and "c-rewrite turn 2 [rewrite]" in text
     data = json.loads((out / "results.json").read_text())
-    assert data["schema_version"] == "ragtriage.conversations/1"
+    assert data["schema_version"] == "ragtriage.conversations/2"
     report = (out / "report.md").read_text()
     assert "**c-rewrite**: pass rewrite; first failing turn 2 (rewrite)" in report
 

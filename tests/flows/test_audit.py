@@ -13,7 +13,8 @@ from ragtriage.data.traces import load_traces
 from ragtriage.errors import InputError
 from ragtriage.flows import audit as audit_flow
 from ragtriage.flows.audit import AuditConfig
-from ragtriage.triage.models import AuditResult, Label
+from ragtriage.results.run import AuditResult
+from ragtriage.triage.models import Label
 from tests.conftest import ROOT
 
 HANDBOOK = ROOT / "golden_sets/handbook"
@@ -134,8 +135,10 @@ def test_trace_file_gives_every_label(tmp_path):
         "un-gen": Label.GENERATION,
         "untraced": Label.UNSCORED,
     }
-    assert any("traced not in golden" in w and "stray" in w for w in result.warnings)
-    assert any("golden without trace" in w and "untraced" in w for w in result.warnings)
+    mismatches = [w for w in result.warnings if w.code == "mismatch"]
+    assert any("traced not in golden" in w.text and "stray" in w.text for w in mismatches)
+    assert any("golden without trace" in w.text and "untraced" in w.text for w in mismatches)
+    assert {"traced_not_in_golden": 1} in [w.counts for w in mismatches]
     assert result.mismatches["traced_not_in_golden"] == ["stray"]
     assert result.mismatches["golden_without_trace"] == ["untraced"]
     with pytest.raises(InputError, match="1 traced not in golden: stray") as info:
@@ -182,7 +185,7 @@ def test_results_json_round_trips_and_cli_exit_codes(tmp_path, capsys):
     assert "Gate fails whatever the bars: 1 leak (hb-15)." in text
     assert main(["gate", str(out / "results.json")]) == 1
     data = json.loads((out / "results.json").read_text())
-    assert data["schema_version"] == "ragtriage.audit/1"
+    assert data["schema_version"] == "ragtriage.audit/2"
     restored = AuditResult.model_validate(data)
     assert len(restored.cases) == 16
     assert main(["audit", "--golden", str(tmp_path / "nope")]) == 2
@@ -254,7 +257,10 @@ def test_a_context_chunk_without_text_makes_the_case_unscored_and_a_mismatch(tmp
     assert row.label == Label.UNSCORED and row.judge is None
     assert "no text is known for context chunk ghost" in row.reason
     assert result.mismatches["context_ids_without_text"] == ["q:ghost"]
-    assert any("context ids without text: q:ghost" in w for w in result.warnings)
+    assert any(
+        w.code == "mismatch" and "context ids without text: q:ghost" in w.text
+        for w in result.warnings
+    )
     assert result.generation.n_judged == 0
 
 

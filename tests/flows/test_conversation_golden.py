@@ -78,7 +78,10 @@ def test_the_audit_leaves_held_back_conversations_out_and_reveals_them_on_reques
     assert ids.isdisjoint(done.held) and len(ids) == 16 - len(done.held)
     assert set(dev.retrieval.per_query.index).isdisjoint(done.held)
     assert dev.golden.slice == "dev"
-    assert any("outside the audited slice set aside" in w for w in dev.warnings)
+    assert any(
+        w.code == "set_aside" and "outside the audited slice set aside" in w.text
+        for w in dev.warnings
+    )
     held = conversations_flow.run(ConversationsConfig(**config, holdout=True))
     assert {t.case.case_id for t in held.turns} == set(done.held)
     assert held.retrieval.split is not None and held.retrieval.split.reveals == 1

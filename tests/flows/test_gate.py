@@ -85,7 +85,7 @@ def test_gate_a_retrieval_only_result(files, capsys):
     assert gate(files["report"], "--min", "recall@5=0.75,mrr=0.5") == 0
     assert gate(files["report"], "--min", "ndcg@10=0.9") == 1
     assert gate(files["report"], "--min", "pass_rate=0.5") == 2
-    assert "needs an audit result" in capsys.readouterr().err
+    assert "needs an audit or conversations result" in capsys.readouterr().err
 
 
 def test_stale_calibration_is_refused_unless_allowed(files, capsys):

@@ -16,7 +16,7 @@ from ragtriage.flows.audit import AuditConfig
 from ragtriage.judge.api import fingerprint
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.llm.local import LocalModel
-from ragtriage.triage.calibrated import model_free_decider
+from ragtriage.triage.calibrated import CalibrationRecords
 from tests.conftest import ROOT
 
 HANDBOOK = ROOT / "golden_sets/handbook"
@@ -56,7 +56,7 @@ def test_a_rule_reading_a_model_signal_calls_the_model(tmp_path):
     )
     path = record.model_copy(update={"rule": model_rule}).save(tmp_path / "model.json")
     planned = fingerprint(model="embedded")
-    assert model_free_decider(path, planned) is None
-    assert model_free_decider(SHIPPED, planned) is not None
+    assert CalibrationRecords().model_free(path, planned) is None
+    assert CalibrationRecords().model_free(SHIPPED, planned) is not None
     # a judge without a model has nothing to skip
-    assert model_free_decider(SHIPPED, fingerprint(strategy="lexical")) is None
+    assert CalibrationRecords().model_free(SHIPPED, fingerprint(strategy="lexical")) is None

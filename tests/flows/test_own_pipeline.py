@@ -254,7 +254,7 @@ def test_a_trace_file_with_ties_and_a_repeated_chunk_names_one_rank(pipeline, tm
     assert case["first_relevant_rank"] == 2 and case["relevant_in_context"]
     assert case["retrieved_ids"] == ["vx250", "battery-charging", "warranty"]
     assert result["retrieval"]["per_query"]["charge"]["recall@3"] == 1.0
-    assert any("1 duplicate (query, doc) rows" in w for w in result["warnings"])
+    assert any("1 duplicate (query, doc) rows" in w["text"] for w in result["warnings"])
     card = _cards((out / "report.html").read_text())["charge"]
     assert "first relevant rank: 2" in card
     assert _relevant_rows(card) == [(2, "battery-charging")]

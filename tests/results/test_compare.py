@@ -85,7 +85,7 @@ def test_queries_in_one_result_only_and_golden_hash_warning(audit):
     candidate.golden.sha256 = "f" * 64
     result = compare(audit, candidate)
     assert result.n_common == 9 and result.only_base == ["q03"] and result.only_candidate == []
-    assert any("golden sets differ" in w for w in result.warnings)
+    assert any(w.code == "provenance" and "golden sets differ" in w.text for w in result.warnings)
     assert by_name(result.metrics, "recall@1").n == 9
 
 
@@ -231,7 +231,10 @@ def test_changed_settings_are_named_and_a_verdict_says_what_moved(audit):
     candidate = candidate.model_copy(update={"config": _settings(candidate, context_k=1)})
     base = audit.model_copy(update={"config": _settings(audit, context_k=3, cache="a")})
     result = compare(base, candidate, resamples=200, permutations=500)
-    assert any(w == "the runs' settings differ: context_k 3 -> 1" for w in result.warnings)
+    assert any(
+        w.code == "settings_differ" and w.text == "the runs' settings differ: context_k 3 -> 1"
+        for w in result.warnings
+    )
     line = verdict(result)
     assert line.startswith("beyond noise in") and "worse: " in line and "better" not in line
     moved = result.label_changes
@@ -252,8 +255,8 @@ def test_a_changed_corpus_or_slice_is_flagged(audit, tmp_path, capsys):
 
     base, candidate = measured_on("a", "dev"), measured_on("b", "holdout")
     warnings = compare(base, candidate, resamples=100, permutations=200).warnings
-    assert any(w.startswith("the corpora differ") for w in warnings)
-    assert any("different slices of the golden set (dev vs holdout)" in w for w in warnings)
+    assert any(w.code == "provenance" and w.text.startswith("the corpora differ") for w in warnings)
+    assert any("different slices of the golden set (dev vs holdout)" in w.text for w in warnings)
     paths = [tmp_path / "b.json", tmp_path / "c.json"]
     write_json(paths[0], base)
     write_json(paths[1], candidate)
@@ -273,7 +276,7 @@ def test_setting_warnings_are_not_cut_mid_name(audit):
         update={"config": _settings(audit, retriever=base_fn + "_v2", golden=long_path)}
     )
     result = compare(base, cand, resamples=50, permutations=50)
-    [warning] = [w for w in result.warnings if w.startswith("the runs' settings differ")]
+    [warning] = [w.text for w in result.warnings if w.code == "settings_differ"]
     assert f"retriever {base_fn} -> {base_fn}_v2" in warning
     assert "\u2026" + long_path[-59:] in warning  # the end of the path, after a visible cut
     md = render_comparison_markdown(result)

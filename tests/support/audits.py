@@ -21,19 +21,16 @@ from ragtriage.judge.types import (
     Usage,
     Verdict,
 )
+from ragtriage.results.run import AuditResult, AuditSettings, GoldenSource, TraceSource
 from ragtriage.triage.calibrated import naive_rate
 from ragtriage.triage.cause_types import Cause, CauseEvidence
 from ragtriage.triage.models import (
-    AuditResult,
-    AuditSettings,
     CalibrationStatus,
     CaseResult,
     Cluster,
     Estimate,
     GenerationSummary,
-    GoldenSource,
     Label,
-    TraceSource,
 )
 
 SCRIPT = "<script>document.title='pwned'</script>"

@@ -12,8 +12,7 @@ import pytest
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.flows.conversations import ConversationsConfig
 from ragtriage.results.load import load_result
-from ragtriage.triage.conversations import ConversationsSettings
-from ragtriage.triage.models import AuditSettings
+from ragtriage.results.run import AuditSettings, ConversationsSettings
 from tests.support.audits import make_audit
 
 PAIRS = [

@@ -36,8 +36,9 @@ from ragtriage.errors import InputError
 from ragtriage.judge.alignment import align_sentence
 from ragtriage.judge.lexical import claim_sentences, split_sentences
 from ragtriage.judge.types import ContextChunk, Outcome
-from ragtriage.triage.conversations import ConversationsResult, TurnResult
-from ragtriage.triage.models import AuditResult, CaseResult
+from ragtriage.results.run import AuditResult, ConversationsResult
+from ragtriage.triage.conversations import TurnResult
+from ragtriage.triage.models import CaseResult
 
 __all__ = [
     "VERDICTS",

@@ -48,8 +48,7 @@ from ragtriage.data.golden import load_golden
 from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.traces import TraceFile, chunk_texts, read_traces
 from ragtriage.errors import InputError
-from ragtriage.triage.conversations import ConversationsResult
-from ragtriage.triage.models import AuditResult
+from ragtriage.results.run import AuditResult, ConversationsResult
 
 __all__ = ["GradesSettings", "ReadAudit", "prepare_grades"]
 

@@ -30,28 +30,18 @@ def run(
     """Audit conversations turn by turn: retrieval per turn, faithfulness with the history
     as evidence, one label per turn (pass / rewrite / retrieval / ranking / generation /
     unscored) and each conversation's first failing turn."""
-    from ragtriage.atomic import write_atomic_set
     from ragtriage.flows import conversations as flow
-    from ragtriage.render.conversations import (
-        conversations_summary,
-        render_html,
-        render_markdown,
-    )
-    from ragtriage.results.files import json_bytes
+    from ragtriage.render.conversations import conversations_summary
+    from ragtriage.render.writer import write_conversations
 
     output_dir(out, "--out", OUTPUTS)
     output_file(config.cache, "--cache")
     result = flow.run(config)
-    files: dict[Path, str | bytes] = {
-        out / "results.json": json_bytes(result),
-        out / "report.md": render_markdown(result),
-        out / "report.html": render_html(result),
-    }
-    write_atomic_set(files)
+    written = write_conversations(result, out)
     if not quiet:
         term = console(quiet)
         conversations_summary(result, term)
-        for path in files:
+        for path in written.values():
             term.print(f"wrote {path}")
 
 

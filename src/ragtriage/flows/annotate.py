@@ -20,9 +20,8 @@ from ragtriage.annotate.serve import serve
 from ragtriage.annotate.session import Prepared
 from ragtriage.flows.config import MAX_SEED, Setting
 from ragtriage.results.load import load_audit, load_conversations
+from ragtriage.results.run import AuditResult, ConversationsResult
 from ragtriage.stats import DEFAULT_SEED
-from ragtriage.triage.conversations import ConversationsResult
-from ragtriage.triage.models import AuditResult
 
 __all__ = ["GoldenConfig", "GradesConfig", "Stopped", "prepare", "run"]
 

@@ -1,9 +1,10 @@
 """``ragtriage audit``: both stages on one golden set, and one label per case.
 
-Flow: golden set -> traces (file, callables, or embedded BM25 + local model) -> stage 1
-on the retrieved lists -> stage 2 judge on every answer (cached, so an interrupted audit
-resumes for free) -> calibrated decisions -> triage -> clusters -> :class:`AuditResult`
--> with ``out``, its files written by the writer it is given (``run``/``arun``). Every
+Flow: golden set -> traces (file, callables, or embedded BM25 + local model) -> the run
+engine (``flows/engine.py``: stage 1, stage 2 judging every answer at once, cached so an
+interrupted audit resumes for free, calibrated decisions and the cascade, triage) ->
+clusters -> :class:`AuditResult` -> with ``out``, its files written by the writer it is
+given (``run``/``arun``). Every
 calibration record is read once (``triage.calibrated.CalibrationRecords``), and the object
 that decided is the one the plots are drawn from.
 """
@@ -14,18 +15,16 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from ragtriage.calibration.fit_check import misfit
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.data.containers import source_sha256
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
 from ragtriage.data.models import DEFAULT_CONTEXT_K, GoldenSet
-from ragtriage.data.traces import chunk_texts, read_traces, run_from_traces
+from ragtriage.data.traces import read_traces
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (
     API_BASE,
@@ -46,20 +45,35 @@ from ragtriage.flows.config import (
     Setting,
     paths_from_text,
 )
+from ragtriage.flows.engine import (
+    Judged,
+    Judges,
+    Judging,
+    Loaded,
+    Order,
+    Ran,
+    Tick,
+    build_judge,
+    header,
+    judge_label,
+    public,
+    run_engine,
+    slice_name,
+)
 from ragtriage.judge.api import JudgeRun, ajudge
 from ragtriage.judge.judge import Judge, JudgeOptions
 from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
-from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
+from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult
 from ragtriage.llm.base import ChatModel
 from ragtriage.llm.cache import ResponseCache, default_cache_path
 from ragtriage.llm.calls import Caller
 from ragtriage.llm.local import LocalModel, require_llama
-from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
+from ragtriage.notices import Notice, Severity, as_notice, notice
+from ragtriage.results.run import AuditResult, AuditSettings, GoldenSource, TraceSource
+from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.retrievers import load_callable
-from ragtriage.retrieval.sections import versions
-from ragtriage.retrieval.split import log_reveal
 from ragtriage.system.generate import EMBEDDED as GENERATOR
 from ragtriage.system.generate import canonical_generator
 from ragtriage.system.run import run_system
@@ -68,18 +82,6 @@ from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
 from ragtriage.triage.calibrated import CalibrationRecords, Decider
 from ragtriage.triage.diagnostics import summarize
-from ragtriage.triage.models import (
-    AuditResult,
-    AuditSettings,
-    Escalation,
-    GoldenSource,
-    Label,
-    Trace,
-    TraceSource,
-)
-
-# labels that are no decision on an answer: an escalation leaving a case so decided nothing
-UNDECIDED = (Label.UNSURE, Label.UNSCORED, Label.UNSTABLE)
 
 __all__ = [
     "AuditConfig",
@@ -87,12 +89,9 @@ __all__ = [
     "PlannedJudge",
     "Tick",
     "arun",
-    "audit_judge",
     "escalation_deciders",
-    "judge_label",
     "plan_calls",
     "run",
-    "unjudgeable",
 ]
 
 
@@ -160,7 +159,7 @@ class AuditConfig:
     temperature: Annotated[float | None, TEMPERATURE] = None
     # other column names mapped onto ours, "query=question,..." (data/formats/columns.py)
     columns: Annotated[str | dict[str, str] | ColumnMap | None, COLUMNS] = None
-    # the cascade for unsure answers (flows/escalate.py)
+    # the cascade for unsure answers (flows/engine.py: escalate)
     escalate_to: Annotated[
         list[JudgeSpec],
         Setting(
@@ -192,27 +191,9 @@ class AuditConfig:
         file the retriever, generator and depth were not used and are recorded as None
         (a traced audit said "generator local", and compare then saw a change)."""
         unused = {"retriever", "generator", "depth"} if self.traces is not None else set()
-        values = {k: v for k, v in self.__dict__.items() if k != "measures"}  # = metrics
-        public = {k: None if k in unused else _public(v) for k, v in values.items()}
-        return AuditSettings.model_validate(public)
+        return AuditSettings.model_validate(public(self, frozenset(unused)))
 
 
-def _public(value: Any) -> Any:
-    """A setting as JSON: a parsed spec as the user wrote it (a column mapping as
-    ``ours=theirs,...``), a model object by its name."""
-    if isinstance(value, list):  # --escalate-to's specs, --escalate-calibration's paths
-        return [_public(v) for v in value]
-    if isinstance(value, str | int | float | bool | dict | type(None)):
-        return value
-    if isinstance(value, JudgeSpec):
-        return value.source or str(value)
-    if isinstance(value, ColumnMap):
-        return ",".join(f"{ours}={theirs}" for ours, theirs in value.pairs.items()) or None
-    return getattr(value, "name", str(value))
-
-
-# the per-item callback is called with no argument (generation) or the judge's result
-Tick = Callable[[str, int], Callable[..., None]]
 # writes an audit's files into a folder from the result and the calibration record it was
 # decided by (its plots): ``render.writer.write_audit``; returns what it wrote by name
 AuditWriter = Callable[[AuditResult, CalibrationRecord | None, Path], dict[str, Path]]
@@ -253,13 +234,29 @@ def run(
     return asyncio.run(arun(config, tick, out, write))
 
 
+@dataclass
+class _Plan:
+    """The audit's judges, built once and refused before anything runs: the judge asked
+    for, the one that runs (without its model when a model-free rule decides), that
+    rule, the one embedded model object of the run, the cascade and the sampling vote."""
+
+    judge: Judge
+    planned: Decider | None
+    shared_model: ChatModel | None
+    generates_locally: bool
+    cascade: list[tuple[JudgeSpec, Judge, Decider]]
+    vote: Callable[[JudgeResult], str] | None
+    notices: list[Notice]
+
+
 async def _audit(
     config: AuditConfig, tick: Tick | None, records: CalibrationRecords
 ) -> tuple[AuditResult, CalibrationRecord | None]:
     """The audit's result and the calibration record that decided for its first judge;
-    every record is read through ``records``, once."""
+    every record is read through ``records``, once. The steps: the inputs and judges
+    checked, the traces read or the system run, the engine (``flows/engine.py``), the
+    audit's own rows (clusters, diagnostics)."""
     started = time.perf_counter()
-    timings: dict[str, float] = {}
     if config.calibration is not None:
         # read (or refused: a traces file, a results.json... named as what it is) before
         # anything is generated or judged; the deciders use this very object
@@ -269,153 +266,117 @@ async def _audit(
     _check_system(config)  # a bad retriever or generator, before any progress line
     store = ResponseCache(config.cache or default_cache_path())
     try:
-        asked = audit_judge(config)  # the one judge object (and embedded model) of the run
-        # a trace file carries its answers: the generator is needed only to generate
-        generates_locally = config.traces is None and config.generator == GENERATOR
-        shared_model = _shared_model(config, asked, generates_locally)
-        # refused before anything runs
-        cascade = escalation_deciders(config, shared_model, records)
-        # a calibrated rule that reads no model signal: judge without calling the model
-        planned = records.model_free(config.calibration, asked.fingerprint)
-        judge = asked if planned is None else asked.model_free()
-        sampling_note = []
-        if planned is not None and asked.options.sampling:
-            sampling_note = [
-                "--samples not drawn: the calibrated rule reads no model signal, so its "
-                "verdicts cannot differ between samples"
-            ]
-        vote = _sample_vote(config, judge, records) if judge.options.samples > 1 else None
-        if generates_locally or (judge.model is not None and judge.model is shared_model):
-            require_llama()  # before any answer is generated
-        traces, all_traces, trace_info = await _traces(
-            config, golden, store, shared_model, tick, full
-        )
-        texts = chunk_texts(golden, traces)
-        mismatches = mismatch.find(golden, all_traces, texts)
-        warnings = mismatch.apply(mismatches, config.on_mismatch, str(config.traces or ""))
-        meaningless = mismatch.meaningless(mismatches, golden, all_traces)
-        known = {c.id for c in golden.cases}
-        assumptions = trace_info.get("assumptions", {}) | mismatch.rising_scores(traces, known)
-        warnings = full.notes + trace_info.get("notes", []) + warnings + sampling_note
-        timings["system_s"] = time.perf_counter() - started
+        plan = _plan(config, records)
+        loaded = await _load(config, full, golden, store, plan, tick)
+        judges = Judges(plan.judge, plan.planned, records, store)
+        order = _judge_all(config, loaded, plan.vote, tick)
+        ran = await run_engine(config, loaded, judges, order, plan.cascade)
+    finally:
+        store.close()
+    return _result(config, ran, started), ran.judged.decider.record
 
-        t0 = time.perf_counter()
-        retrieval = evaluate_retrieval(
-            full,
-            run_from_traces(traces, golden),
-            config.measures,
-            k=config.k,
-            miss_k=config.context_k,
-            split="holdout" if config.holdout else None,
-        )
-        if config.holdout:  # logged against the path the audit was given
-            retrieval = log_reveal(retrieval, config.golden)
-        timings["retrieval_s"] = time.perf_counter() - t0
 
-        t0 = time.perf_counter()
-        unjudged = {
-            case.id: reason
-            for case in golden.cases
-            if case.id in traces and (reason := unjudgeable(traces[case.id], texts))
-        }
-        items = [
-            _judge_item(case.id, case.query, traces.get(case.id), texts)
-            for case in golden.cases
-            if case.id not in unjudged
-        ]
-        judged_items = [i for i in items if i is not None]
+def _plan(config: AuditConfig, records: CalibrationRecords) -> _Plan:
+    """The judges of the audit, each built once; an escalation judge without its own
+    calibration, or an embedded model without llama.cpp, is refused here."""
+    asked = build_judge(config)  # the one judge object (and embedded model) of the run
+    # a trace file carries its answers: the generator is needed only to generate
+    generates_locally = config.traces is None and config.generator == GENERATOR
+    shared_model = _shared_model(config, asked, generates_locally)
+    cascade = escalation_deciders(config, shared_model, records)
+    # a calibrated rule that reads no model signal: judge without calling the model
+    planned = records.model_free(config.calibration, asked.fingerprint)
+    judge = asked if planned is None else asked.model_free()
+    notices = []
+    if planned is not None and asked.options.sampling:
+        text = (
+            "--samples not drawn: the calibrated rule reads no model signal, so its "
+            "verdicts cannot differ between samples"
+        )
+        notices.append(notice("samples_not_drawn", text, severity=Severity.INFO))
+    vote = _sample_vote(config, judge, records) if judge.options.samples > 1 else None
+    if generates_locally or (judge.model is not None and judge.model is shared_model):
+        require_llama()  # before any answer is generated
+    return _Plan(judge, planned, shared_model, generates_locally, cascade, vote, notices)
+
+
+async def _load(
+    config: AuditConfig,
+    full: GoldenSet,
+    golden: GoldenSet,
+    store: ResponseCache,
+    plan: _Plan,
+    tick: Tick | None,
+) -> Loaded:
+    """The golden set and its traces: read from the trace file, or made by the system."""
+    started = time.perf_counter()
+    traces, read, info = await _traces(config, golden, store, plan.shared_model, tick, full)
+    known = {c.id for c in golden.cases}
+    notes = full.notes + info.get("notes", [])
+    return Loaded(
+        scored=full,
+        golden=golden,
+        traces=traces,
+        read=read,
+        golden_source=GoldenSource(  # the whole set's hash, as the retrieval report records it
+            source=str(config.golden),
+            sha256=full.content_hash(),
+            cases=len(golden.cases),
+            slice=slice_name(config.holdout, has_holdout(full)),
+            format=full.format,
+        ),
+        trace_source=TraceSource(
+            **{k: v for k, v in info.items() if k in TraceSource.model_fields}
+        ),
+        notices=[as_notice(n, "reader") for n in notes] + plan.notices,
+        assumptions=info.get("assumptions", {}) | mismatch.rising_scores(traces, known),
+        timings={"system_s": time.perf_counter() - started},
+    )
+
+
+def _judge_all(
+    config: AuditConfig,
+    loaded: Loaded,
+    vote: Callable[[JudgeResult], str] | None,
+    tick: Tick | None,
+) -> Order:
+    """An audit's judging order: every answer at once (sampled up to ``--samples`` times),
+    then, for a claims judge, every answer against its reference answer."""
+
+    async def judge_all(given: Judging) -> Judged:
+        items = given.items
+        on_result = tick("judge", len(items)) if tick else None
         run = await ajudge(
-            judge,
-            judged_items,
-            config.concurrency,
-            store,
-            on_result=tick("judge", len(judged_items)) if tick else None,
-            verdict=vote,
+            given.judge, items, given.concurrency, given.store, on_result=on_result, verdict=vote
         )
         reference: dict[str, Any] = {}
         if run.fingerprint.judge == "claims" and config.check_reference:
             reference, checked = await _reference_check(
-                golden, traces, judge.single(), config, store
+                loaded.golden, loaded.traces, given.judge.single(), config, given.store
             )
             if checked is not None:
                 run = replace(run, usage=run.usage + checked.usage, cache=checked.cache)
-        timings["judge_s"] = time.perf_counter() - t0
-        decider = planned or records.decider(config.calibration, run.fingerprint)
-        by_id = {r.item_id: r for r in run.results}
-        name = judge_label(run.fingerprint)
-        rows = case_rows.build(
-            golden, traces, by_id, decider, retrieval, reference, unjudged, texts,
-            judge_name=name,
-        )  # fmt: skip
-        generation = case_rows.generation_summary(rows, run.results, decider)
-        if decider.record is not None and decider.record.grade_shape is not None:
-            decider.status.misfit = misfit(decider.record.grade_shape, _shape_rows(rows, texts))
-        escalations: list[Escalation] = []
-        escalated: dict[str, tuple[JudgeResult, Decider, str]] = {}
-        for spec, judge_k, level in cascade:
-            unsure = {r.case_id for r in rows if r.label == Label.UNSURE}
-            sent = [i for i in judged_items if i.id in unsure]
-            step = Escalation(judge=str(spec), calibration=level.status.source, sent=len(sent))
-            escalations.append(step)
-            if not sent:
-                continue
-            if judge_k.embedded:
-                require_llama()
-            run_k = await ajudge(judge_k, sent, config.concurrency, store)
-            step.fingerprint, step.usage = run_k.fingerprint, run_k.usage
-            for r in run_k.results:
-                escalated[r.item_id] = (r, level, str(spec))
-            rows = case_rows.build(
-                golden, traces, by_id, decider, retrieval, reference, unjudged, texts,
-                escalated=escalated, judge_name=name,
-            )  # fmt: skip
-            # decided: a pass or fail now; an escalated answer left unscored (the judge
-            # failed, a closed endpoint) or unstable is not, nor counted as one
-            step.decided = sum(r.case_id in unsure and r.label not in UNDECIDED for r in rows)
-        if escalated:  # the outcomes of the results that decided the cases, not the first's
-            final = [escalated.get(r.item_id, (r,))[0] for r in run.results]
-            generation = case_rows.generation_summary(rows, final, decider, rated=run.results)
-        diagnostics = summarize(
-            [(r.diagnostics, r.tags) for r in rows if r.diagnostics is not None],
-            "claims" if run.fingerprint.judge == "claims" else "alignment",
-        )
-    finally:
-        store.close()
-    timings["total_s"] = time.perf_counter() - started
-    result = AuditResult(
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        config=config.public(),
-        versions=versions(),
-        golden=GoldenSource(  # the whole set's hash, as the retrieval report records it
-            source=str(config.golden),
-            sha256=full.content_hash(),
-            cases=len(golden.cases),
-            slice="holdout" if config.holdout else "dev" if has_holdout(full) else "all",
-            format=full.format,
-        ),
-        traces=TraceSource(
-            **{k: v for k, v in trace_info.items() if k in TraceSource.model_fields}
-        ),
-        judge_fingerprint=run.fingerprint,
-        judge_usage=run.usage,
-        judge_cache=run.cache,
-        escalations=escalations,
-        calibration=decider.status,
-        retrieval=retrieval,
-        generation=generation,
+        results = {r.item_id: r for r in run.results}
+        return Judged(run, results, given.decider(run.fingerprint), reference)
+
+    return judge_all
+
+
+def _result(config: AuditConfig, ran: Ran, started: float) -> AuditResult:
+    """The header, then the audit's own rows: clusters of failures, RAGChecker's figures."""
+    rows = ran.rows
+    strategy = "claims" if ran.judged.run.fingerprint.judge == "claims" else "alignment"
+    diagnostics = summarize(
+        [(r.diagnostics, r.tags) for r in rows if r.diagnostics is not None], strategy
+    )
+    lexical = config.traces is None and config.retriever == "bm25"
+    return AuditResult(
+        **header(config, ran, started),
         diagnostics=diagnostics,
         counts=case_rows.label_counts(rows),
-        clusters=clusters(
-            rows, lexical_retriever=config.traces is None and config.retriever == "bm25"
-        ),
+        clusters=clusters(rows, lexical_retriever=lexical),
         cases=rows,
-        warnings=warnings + retrieval.warnings,
-        mismatches={k: v for k, v in mismatches.items() if v},
-        meaningless=meaningless,
-        assumptions=assumptions,
-        timings={k: round(v, 2) for k, v in timings.items()},
     )
-    return result, decider.record
 
 
 async def _traces(config, golden, store, shared_model, tick, full):
@@ -526,7 +487,7 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
     """The dry run: each judge of the cascade with the answers it is expected to be sent
     (the unsure share of the judge before it, as its calibration measured out of fold)
     and the calls and dollars its record's cost per answer makes of them. Runs nothing."""
-    judge = audit_judge(config)
+    judge = build_judge(config)
     first = judge.fingerprint
     records = CalibrationRecords()
     cascade = escalation_deciders(config, records=records)
@@ -556,24 +517,6 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
         )
         answers *= share
     return out
-
-
-def _shape_rows(rows, texts: dict[str, str]) -> list[dict[str, float]]:
-    """The shape features (``calibration.fit_check``) of the audit's scored answers."""
-    out = []
-    for row in rows:
-        if row.judge is None or row.judge.outcome != Outcome.SCORED:
-            continue
-        chars = sum(len(texts.get(c, "")) for c in row.context_ids)
-        out.append({**row.judge.signals, "context_chars": float(chars)})
-    return out
-
-
-def judge_label(fingerprint: JudgeFingerprint) -> str:
-    """A judge by name in a case row: ``lexical``, or ``STRATEGY@MODEL``."""
-    if fingerprint.model == "none":
-        return fingerprint.judge
-    return f"{fingerprint.judge}@{fingerprint.model}"
 
 
 def escalation_deciders(
@@ -618,24 +561,6 @@ def escalation_deciders(
     return out
 
 
-def audit_judge(config: AuditConfig) -> Judge:
-    """The audit's judge, built once: its spec (``None``: the default), or a
-    :class:`ChatModel` with ``config.strategy``; with the config's judge options."""
-    options = JudgeOptions.of_config(config)
-    if config.judge is not None and not isinstance(config.judge, str | JudgeSpec):
-        return Judge.from_model(config.judge, config.strategy, options)
-    spec = config.judge if isinstance(config.judge, JudgeSpec) else JudgeSpec.parse(config.judge)
-    if config.strategy is not None:
-        if spec.strategy is not None and spec.strategy != config.strategy:
-            raise InputError(
-                f"the judge spec names strategy {spec.strategy}, the config {config.strategy}; "
-                f"give one (e.g. judge='{config.strategy}@MODEL')",
-                field="strategy",
-            )
-        spec = replace(spec, strategy=config.strategy)
-    return Judge.from_spec(spec, options)
-
-
 def _shared_model(config: AuditConfig, judge: Judge, generates: bool) -> ChatModel | None:
     """The one embedded model object of the audit: the judge's when its spec names the
     embedded model (it judges and generates), else a new one when the embedded generator
@@ -669,29 +594,6 @@ def _sample_vote(
         return FAITHFUL if decision else UNFAITHFUL
 
     return vote
-
-
-def unjudgeable(trace: Trace, texts: dict[str, str]) -> str | None:
-    """Why the answer cannot be judged, or ``None``: no answer was generated, or a chunk
-    passed to the generator has no known text. Judging on the chunks that are left would
-    call an answer unsupported that its missing context may well support."""
-    if trace.generation_error is not None:
-        return f"generation failed: {trace.generation_error}"
-    missing = [cid for cid in trace.context_ids if cid not in texts]
-    if missing:
-        return (
-            f"no text is known for context chunk {', '.join(missing)} (neither in the "
-            "trace nor in the corpus), so the answer cannot be judged against its context"
-        )
-    return None
-
-
-def _judge_item(case_id: str, query: str, trace: Trace | None, texts: dict[str, str]):
-    """The judge's input; call only for traces :func:`unjudgeable` has nothing against."""
-    if trace is None:
-        return None
-    chunks = tuple(ContextChunk(id=cid, text=texts[cid]) for cid in trace.context_ids)
-    return JudgeItem(id=case_id, question=query, contexts=chunks, answer=trace.answer)
 
 
 def _trace_info(config: AuditConfig) -> dict[str, Any]:

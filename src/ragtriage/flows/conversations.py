@@ -1,12 +1,13 @@
 """``ragtriage conversations``: audit a multi-turn RAG system turn by turn.
 
-Flow: conversational golden set + conversation traces (ours, DeepEval, ragas, OpenInference
-sessions) -> stage 1 on the flattened turns (ids ``conversation#turn``: trec_eval's
-figures), sliced by turn index, standalone or not, answerable or not -> stage 2 judges
-each turn with its admissible history (judge/history.py), turn 1 of every conversation
-first, then turn 2, ... (an earlier answer is evidence only once it was found faithful)
--> the single-turn triage rules per turn, plus ``rewrite`` (triage/conversations.py) ->
-the first failing turn per conversation -> :class:`ConversationsResult`.
+The audit's engine (``flows/engine.py``) with a conversation's inputs and judging order:
+conversational golden set + conversation traces (ours, DeepEval, ragas, OpenInference
+sessions) flattened into turns (ids ``conversation#turn``: stage 1 is trec_eval's figures
+on them) -> stage 2 judges each turn with its admissible history (judge/history.py), turn
+1 of every conversation first, then turn 2, ... (an earlier answer is evidence only once
+it was found faithful) -> the single-turn triage rules per turn (the engine's rows), plus
+``rewrite`` (triage/conversations.py) -> the roll-up: retrieval by turn slice, the first
+failing turn per conversation -> :class:`ConversationsResult`.
 """
 
 from __future__ import annotations
@@ -14,16 +15,18 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from ragtriage.atomic import file_sha256
 from ragtriage.data.conversation_traces import read_conversation_traces
-from ragtriage.data.conversations import ConversationGolden, TracedTurn, load_conversation_golden
+from ragtriage.data.conversations import (
+    ConversationGolden,
+    GoldenTurn,
+    TracedTurn,
+    load_conversation_golden,
+)
 from ragtriage.data.models import DEFAULT_CONTEXT_K
-from ragtriage.data.traces import chunk_texts, run_from_traces
-from ragtriage.flows.audit import unjudgeable
 from ragtriage.flows.config import (
     API_BASE,
     CACHE,
@@ -38,6 +41,19 @@ from ragtriage.flows.config import (
     Setting,
     paths_from_text,
 )
+from ragtriage.flows.engine import (
+    Judged,
+    Judges,
+    Judging,
+    Loaded,
+    Ran,
+    build_judge,
+    header,
+    judge_item,
+    public,
+    run_engine,
+    slice_name,
+)
 from ragtriage.judge.api import JudgeRun, ajudge
 from ragtriage.judge.history import (
     PriorTurn,
@@ -46,23 +62,23 @@ from ragtriage.judge.history import (
     history_chunks,
     recent,
 )
-from ragtriage.judge.judge import Judge, JudgeOptions
 from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
 from ragtriage.llm.base import ChatModel
 from ragtriage.llm.cache import ResponseCache, default_cache_path
 from ragtriage.llm.local import require_llama
-from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
-from ragtriage.retrieval.metrics import Measure, expand
-from ragtriage.retrieval.sections import versions
-from ragtriage.retrieval.split import log_reveal
-from ragtriage.triage import cases as case_rows
-from ragtriage.triage import mismatch
-from ragtriage.triage.calibrated import Decider, find_decider, model_free_decider
-from ragtriage.triage.conversations import (
-    ConversationsGolden,
+from ragtriage.notices import Severity, as_notice, notice
+from ragtriage.results.run import (
     ConversationsResult,
     ConversationsSettings,
+    GoldenSource,
+    TraceSource,
+)
+from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
+from ragtriage.retrieval.metrics import Measure, expand
+from ragtriage.triage.calibrated import CalibrationRecords, Decider
+from ragtriage.triage.conversations import (
+    RewriteProbe,
     TurnResult,
     history_rows,
     probe_rewrites,
@@ -71,7 +87,7 @@ from ragtriage.triage.conversations import (
     turn_label,
     turn_label_counts,
 )
-from ragtriage.triage.models import Label, TraceSource
+from ragtriage.triage.models import CaseResult, Label
 
 __all__ = ["ConversationsConfig", "arun", "run"]
 
@@ -125,239 +141,262 @@ class ConversationsConfig:
         self.measures = expand(list(self.metrics), list(self.k))
 
     def public(self) -> ConversationsSettings:
-        values = {k: v for k, v in self.__dict__.items() if k != "measures"}
-        return ConversationsSettings.model_validate({k: _public(v) for k, v in values.items()})
-
-
-def _public(value: Any) -> Any:
-    """A setting as JSON: a spec as written, a path as text, a model object by its name."""
-    if isinstance(value, JudgeSpec):
-        return value.source or str(value)
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, str | int | float | bool | list | type(None)):
-        return value
-    return getattr(value, "name", str(value))
-
-
-def _judge(config: ConversationsConfig) -> Judge:
-    """The judge of the run, built once: a spec, or a model object (its default strategy)."""
-    options = JudgeOptions.of_config(config)
-    if config.judge is not None and not isinstance(config.judge, str | JudgeSpec):
-        return Judge.from_model(config.judge, None, options)
-    return Judge.from_spec(config.judge, options)
+        """The config as JSON values, as an audit's (``flows.engine.public``)."""
+        return ConversationsSettings.model_validate(public(self))
 
 
 async def arun(config: ConversationsConfig) -> ConversationsResult:
     """Judge every turn of the conversation golden set in context, and roll it up."""
     started = time.perf_counter()
-    timings: dict[str, float] = {}
+    golden, loaded, traced = _load(config)
+    records = CalibrationRecords()
+    asked = build_judge(config)
+    planned = records.model_free(config.calibration, asked.fingerprint)
+    judge = asked if planned is None else asked.model_free()
+    if judge.embedded and judge.model is not config.judge:
+        require_llama()
+    order = TurnOrder(golden, traced)
+    store = ResponseCache(config.cache or default_cache_path())
+    try:
+        judges = Judges(judge, planned, records, store)
+        ran = await run_engine(config, loaded, judges, order, cascade=[])
+    finally:
+        store.close()
+    return _result(config, ran, golden, traced, order, started)
+
+
+def _load(config: ConversationsConfig) -> tuple[ConversationGolden, Loaded, dict[str, TracedTurn]]:
+    """The evaluated slice of the conversations (held-back ones are not even judged),
+    their turns flattened, and the traced turns of that slice (the other slice's set
+    aside and counted)."""
     whole = load_conversation_golden(config.golden)
-    golden = whole  # the evaluated slice: held-back conversations are not even judged
+    golden = whole
     if whole.has_holdout() or config.holdout:
         golden = whole.select("holdout" if config.holdout else "dev")
     flat = golden.flat()
     read = read_conversation_traces(config.traces, config.context_k, whole)
+    notices = [as_notice(n, "reader") for n in read.notes]
     other = {t.case.id for t in whole.turns} - {c.id for c in flat.cases}
     if set_aside := [t for t in read.turns if t.trace.query_id in other]:
-        read.notes.append(f"{len(set_aside)} traced turns of conversations outside the "
-                          "audited slice set aside (not scored, not listed)")  # fmt: skip
+        text = (f"{len(set_aside)} traced turns of conversations outside the audited slice "
+                "set aside (not scored, not listed)")  # fmt: skip
+        notices.append(notice("set_aside", text, severity=Severity.INFO, turns=len(set_aside)))
     traced = {t.trace.query_id: t for t in read.turns if t.trace.query_id not in other}
-    traces = {q: t.trace for q, t in traced.items()}
-    texts = chunk_texts(flat, traces)
-    mismatches = mismatch.find(flat, traces, texts)
-    warnings = read.notes + mismatch.apply(mismatches, config.on_mismatch, str(config.traces))
+    every = {q: t.trace for q, t in traced.items()}
     known = {c.id for c in flat.cases}
-    traces = {q: t for q, t in traces.items() if q in known}
-
-    t0 = time.perf_counter()
-    retrieval = evaluate_retrieval(
-        flat, run_from_traces(traces, flat), config.measures, k=config.k,
-        miss_k=config.context_k, split="holdout" if config.holdout else None,
-    )  # fmt: skip
-    if config.holdout:  # logged against the path the audit was given
-        retrieval = log_reveal(retrieval, config.golden)
-    timings["retrieval_s"] = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    asked = _judge(config)
-    planned = model_free_decider(config.calibration, asked.fingerprint)
-    judge = asked if planned is None else asked.model_free()
-    if judge.embedded and judge.model is not config.judge:
-        require_llama()
-    unjudged = {q: why for q, t in traces.items() if (why := unjudgeable(t, texts))}
-    store = ResponseCache(config.cache or default_cache_path())
-    try:
-        judged, run, decider, prior, with_prior = await _judge_turns(
-            golden, traced, traces, texts, unjudged, judge, planned, store, config
-        )
-    finally:
-        store.close()
-    timings["judge_s"] = time.perf_counter() - t0
-
-    rows = case_rows.build(flat, traces, judged, decider, retrieval, {}, unjudged)
-    candidates = {r.case_id for r in rows if r.label in (Label.RETRIEVAL, Label.RANKING)}
-    probes = {}
-    if flat.corpus:
-        probes = probe_rewrites(golden, traced, candidates, flat.corpus, config.probe_k)
-    elif any(t.rewritten_query for t in traced.values()):
-        warnings.append(
-            "REWRITE NOT TESTED: the golden set has no corpus.jsonl, and the rewrite test "
-            "searches the corpus with the turn and with its rewrite; a rewrite that lost "
-            "the chunk reads as retrieval or ranking"
-        )
-    turns = _turn_results(golden, traced, rows, judged, probes, prior, texts, with_prior)
-    result = ConversationsResult(
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        config=config.public(),
-        versions=versions(),
-        golden=ConversationsGolden(
+    loaded = Loaded(
+        scored=flat,
+        golden=flat,
+        traces={q: t for q, t in every.items() if q in known},
+        read=every,
+        golden_source=GoldenSource(
             source=str(config.golden),
             sha256=flat.content_hash(),
+            cases=len(golden.turns),
+            slice=slice_name(config.holdout, whole.has_holdout()),
             conversations=len(golden.conversations()),
-            turns=len(golden.turns),
-            slice="holdout" if config.holdout else "dev" if whole.has_holdout() else "all",
         ),
-        traces=TraceSource(
+        trace_source=TraceSource(
             source=str(config.traces), sha256=file_sha256(config.traces), format=read.format
         ),
-        judge_fingerprint=run.fingerprint,
-        judge_usage=run.usage,
-        calibration=decider.status,
-        retrieval=retrieval,
-        slices=retrieval_slices(retrieval, golden),
-        generation=case_rows.generation_summary(rows, list(judged.values()), decider),
-        counts=turn_label_counts(turns),
-        conversations=roll_up(turns, list(golden.conversations())),
-        turns=turns,
-        warnings=warnings + retrieval.warnings,
-        mismatches={k: v for k, v in mismatches.items() if v},
+        notices=notices,
     )
-    timings["total_s"] = time.perf_counter() - started
-    result.timings = {k: round(v, 2) for k, v in timings.items()}
-    return result
+    return golden, loaded, traced
 
 
-async def _judge_turns(
-    golden: ConversationGolden,
-    traced: dict[str, TracedTurn],
-    traces: dict[str, Any],
-    texts: dict[str, str],
-    unjudged: dict[str, str],
-    judge: Judge,
-    planned: Decider | None,
-    store: ResponseCache,
-    config: ConversationsConfig,
-) -> tuple[dict[str, JudgeResult], JudgeRun, Decider, dict[str, list[PriorTurn]], set[str]]:
-    """Every traced turn judged with its admissible history, one turn index at a time
-    (all first turns, then all second turns...): a turn's history needs the decisions on
-    the turns before it. Each turn is judged on its passages first, and again with its
-    admissible history when that does not make it faithful (judge.history.
-    ajudge_with_history, which calibrate's graded turns go through too). Returns the
-    results, the last run (its fingerprint; usage summed over all), the decider, each
-    turn's prior turns as judged and the turns whose decision rests on the history."""
-    threads = golden.conversations()
-    depth = max(len(turns) for turns in threads.values())
-    judged: dict[str, JudgeResult] = {}
-    prior: dict[str, list[PriorTurn]] = {}
-    decider = planned
-    usage = Usage()
-    with_prior: set[str] = set()
-    last: JudgeRun | None = None
+@dataclass
+class TurnOrder:
+    """A conversation's judging order: every traced turn judged with its admissible
+    history, one turn index at a time (all first turns, then all second turns...): a
+    turn's history needs the decisions on the turns before it. Each turn is judged on its
+    passages first, and again with its admissible history when that does not make it
+    faithful (``judge.history.ajudge_with_history``, which calibrate's graded turns go
+    through too). Keeps each turn's prior turns as judged, and the turns whose decision
+    rests on the history, for the turns' rows."""
+
+    golden: ConversationGolden
+    traced: dict[str, TracedTurn]
+    prior: dict[str, list[PriorTurn]] = field(default_factory=dict)
+    with_prior: set[str] = field(default_factory=set)
     # each conversation's judged turns as later ones see them, grown one turn index at a
     # time (rebuilt from turn 1 for every turn it made the judging quadratic)
-    seen: dict[str, list[PriorTurn]] = {conv: [] for conv in threads}
-    for index in range(depth):
-        items: list[JudgeItem] = []
+    seen: dict[str, list[PriorTurn]] = field(default_factory=dict)
+
+    async def __call__(self, given: Judging) -> Judged:
+        threads = self.golden.conversations()
+        depth = max(len(turns) for turns in threads.values())
+        judged: dict[str, JudgeResult] = {}
+        state = _TurnState(given)
+        for index in range(depth):
+            items = self._items(threads, index, given, judged, state.decider)
+            if not items and state.last is not None:
+                continue
+            history = {item.id: history_chunks(self.prior[item.id]) for item in items}
+            results, rested = await ajudge_with_history(items, history, state.judge, state.decide)
+            judged.update(results)
+            self.with_prior |= rested
+            if state.decider is None and state.last is not None:
+                state.decider = given.decider(state.last.fingerprint)
+        assert state.last is not None and state.decider is not None  # one index was judged
+        return Judged(replace(state.last, usage=state.usage), judged, state.decider)
+
+    def _items(
+        self,
+        threads: dict[str, list[GoldenTurn]],
+        index: int,
+        given: Judging,
+        judged: dict[str, JudgeResult],
+        decider: Decider | None,
+    ) -> list[JudgeItem]:
+        """The judge's input for each conversation's turn ``index`` (its recent prior
+        turns, ``judge.history.recent``, recorded as judged so far)."""
+        items = []
         for conv, turns in threads.items():
             if index >= len(turns):
                 continue
             gold = turns[index]
-            if index and (before := _prior(turns[index - 1], traced, judged, decider)):
-                seen[conv].append(before)
-            prior[gold.case.id] = list(recent(seen[conv]))
-            trace = traces.get(gold.case.id)
-            if trace is None or gold.case.id in unjudged:
+            seen = self.seen.setdefault(conv, [])
+            if index and (before := self._prior(turns[index - 1], judged, decider)):
+                seen.append(before)
+            self.prior[gold.case.id] = list(recent(seen))
+            turn = self.traced.get(gold.case.id)
+            if turn is None or gold.case.id in given.unjudged:
                 continue
-            chunks = tuple(ContextChunk(id=c, text=texts[c]) for c in trace.context_ids)
-            items.append(JudgeItem(id=gold.case.id, question=gold.user, contexts=chunks,
-                                   answer=trace.answer))  # fmt: skip
-        if not items and last is not None:
-            continue
+            items.append(judge_item(gold.case.id, gold.user, turn.trace, given.texts))
+        return items
 
-        async def judge_batch(batch: list[JudgeItem]) -> list[JudgeResult]:
-            nonlocal usage, last
-            run = await ajudge(judge, batch, config.concurrency, store)
-            usage, last = usage + run.usage, run
-            return run.results
-
-        def decide(result: JudgeResult) -> bool | None:
-            nonlocal decider
-            if decider is None:  # the judge's own fingerprint finds its calibration
-                decider = find_decider(config.calibration, result.fingerprint)
-            return decider.decide(result)
-
-        history = {item.id: history_chunks(prior[item.id]) for item in items}
-        results, rested = await ajudge_with_history(items, history, judge_batch, decide)
-        judged.update(results)
-        with_prior |= rested
-        if decider is None and last is not None:
-            decider = find_decider(config.calibration, last.fingerprint)
-    assert last is not None and decider is not None  # at least one turn index was judged
-    return judged, replace(last, usage=usage), decider, prior, with_prior
+    def _prior(
+        self, gold: GoldenTurn, judged: dict[str, JudgeResult], decider: Decider | None
+    ) -> PriorTurn | None:
+        """An earlier turn as later turns see it; ``None`` when it was not traced (its
+        message is then unknown to the system too)."""
+        turn = self.traced.get(gold.case.id)
+        if turn is None:
+            return None
+        result = judged.get(gold.case.id)
+        grounded = bool(result is not None and decider is not None and decider.decide(result))
+        return PriorTurn(
+            turn=gold.turn, user=turn.user, answer=turn.trace.answer, grounded=grounded
+        )
 
 
-def _prior(
-    gold: Any,
+class _TurnState:
+    """The judging of a conversation run so far: usage over every batch, the last run (its
+    fingerprint), and the decider, found from the judge's own fingerprint."""
+
+    def __init__(self, given: Judging) -> None:
+        self.given = given
+        self.usage = Usage()
+        self.last: JudgeRun | None = None
+        self.decider: Decider | None = given.planned
+
+    async def judge(self, batch: list[JudgeItem]) -> list[JudgeResult]:
+        given = self.given
+        run = await ajudge(given.judge, batch, given.concurrency, given.store)
+        self.usage, self.last = self.usage + run.usage, run
+        return run.results
+
+    def decide(self, result: JudgeResult) -> bool | None:
+        if self.decider is None:  # the judge's own fingerprint finds its calibration
+            self.decider = self.given.decider(result.fingerprint)
+        return self.decider.decide(result)
+
+
+def _result(
+    config: ConversationsConfig,
+    ran: Ran,
+    golden: ConversationGolden,
     traced: dict[str, TracedTurn],
-    judged: dict[str, JudgeResult],
-    decider: Decider | None,
-) -> PriorTurn | None:
-    """An earlier turn as later turns see it; ``None`` when it was not traced (its
-    message is then unknown to the system too)."""
-    turn = traced.get(gold.case.id)
-    if turn is None:
-        return None
-    result = judged.get(gold.case.id)
-    grounded = bool(result is not None and decider is not None and decider.decide(result))
-    return PriorTurn(turn=gold.turn, user=turn.user, answer=turn.trace.answer, grounded=grounded)
+    order: TurnOrder,
+    started: float,
+) -> ConversationsResult:
+    """The header, then the turns (the engine's rows with the rewrite test and the
+    history's part) and their roll-up per conversation."""
+    probes, notices = _probes(config, ran, golden, traced)
+    turns = _turn_results(golden, traced, ran, probes, order)
+    head = header(config, ran, started)
+    head["warnings"] = head["warnings"] + notices
+    return ConversationsResult(
+        **head,
+        slices=retrieval_slices(ran.retrieval, golden),
+        counts=turn_label_counts(turns),
+        conversations=roll_up(turns, list(golden.conversations())),
+        turns=turns,
+    )
+
+
+def _probes(
+    config: ConversationsConfig,
+    ran: Ran,
+    golden: ConversationGolden,
+    traced: dict[str, TracedTurn],
+) -> tuple[dict[str, RewriteProbe], list]:
+    """The rewrite test on the turns that failed retrieval or ranking (it searches the
+    golden corpus: without one it cannot run, and says so)."""
+    candidates = {r.case_id for r in ran.rows if r.label in (Label.RETRIEVAL, Label.RANKING)}
+    corpus = ran.loaded.golden.corpus
+    if corpus:
+        return probe_rewrites(golden, traced, candidates, corpus, config.probe_k), []
+    if not any(t.rewritten_query for t in traced.values()):
+        return {}, []
+    text = (
+        "REWRITE NOT TESTED: the golden set has no corpus.jsonl, and the rewrite test "
+        "searches the corpus with the turn and with its rewrite; a rewrite that lost "
+        "the chunk reads as retrieval or ranking"
+    )
+    return {}, [notice("rewrite_not_tested", text)]
 
 
 def _turn_results(
-    golden, traced, rows, judged, probes, prior, texts, with_prior
+    golden: ConversationGolden,
+    traced: dict[str, TracedTurn],
+    ran: Ran,
+    probes: dict[str, RewriteProbe],
+    order: TurnOrder,
 ) -> list[TurnResult]:
-    by_id = {r.case_id: r for r in rows}
-    out = []
-    for turns in golden.conversations().values():
-        for gold in turns:
-            case = by_id[gold.case.id]
-            probe = probes.get(gold.case.id)
-            label, reason = turn_label(case, probe)
-            turn = traced.get(gold.case.id)
-            sources = []
-            result = judged.get(gold.case.id)
-            passages = [ContextChunk(id=c, text=texts[c]) for c in case.context_ids if c in texts]
-            if turn is not None and result is not None and result.outcome == Outcome.SCORED:
-                sources = attribute(turn.trace.answer, passages, prior.get(gold.case.id, []),
-                                    result)  # fmt: skip
-            out.append(
-                TurnResult(
-                    conversation_id=gold.conversation_id,
-                    turn=gold.turn,
-                    standalone=gold.standalone,
-                    rewritten_query=turn.rewritten_query if turn else None,
-                    label=label,
-                    reason=reason,
-                    grounded=bool(case.faithful),
-                    judged_with_history=gold.case.id in with_prior,
-                    passages=passages,
-                    admissible_history=list(history_chunks(prior.get(gold.case.id, []))),
-                    history=history_rows(sources),
-                    probe=probe,
-                    case=case,
-                )
-            )
-    return out
+    by_id = {r.case_id: r for r in ran.rows}
+    return [
+        _turn_result(gold, by_id[gold.case.id], traced, ran, probes, order)
+        for turns in golden.conversations().values()
+        for gold in turns
+    ]
+
+
+def _turn_result(
+    gold: GoldenTurn,
+    case: CaseResult,
+    traced: dict[str, TracedTurn],
+    ran: Ran,
+    probes: dict[str, RewriteProbe],
+    order: TurnOrder,
+) -> TurnResult:
+    """One turn's row: the case row, its turn label, and which sentences the history
+    supports."""
+    probe = probes.get(gold.case.id)
+    label, reason = turn_label(case, probe)
+    turn = traced.get(gold.case.id)
+    result = ran.judged.results.get(gold.case.id)
+    texts = ran.texts
+    passages = [ContextChunk(id=c, text=texts[c]) for c in case.context_ids if c in texts]
+    prior = order.prior.get(gold.case.id, [])
+    sources = []
+    if turn is not None and result is not None and result.outcome == Outcome.SCORED:
+        sources = attribute(turn.trace.answer, passages, prior, result)
+    return TurnResult(
+        conversation_id=gold.conversation_id,
+        turn=gold.turn,
+        standalone=gold.standalone,
+        rewritten_query=turn.rewritten_query if turn else None,
+        label=label,
+        reason=reason,
+        grounded=bool(case.faithful),
+        judged_with_history=gold.case.id in order.with_prior,
+        passages=passages,
+        admissible_history=list(history_chunks(prior)),
+        history=history_rows(sources),
+        probe=probe,
+        case=case,
+    )
 
 
 def run(config: ConversationsConfig) -> ConversationsResult:

@@ -29,7 +29,7 @@ __all__ = ["GateConfig", "run"]
 class GateConfig:
     results: Annotated[
         Path,
-        Setting("results.json (audit) or a retrieval report.", argument=True),
+        Setting("results.json (audit or conversations) or a retrieval report.", argument=True),
     ]
     baseline: Annotated[Path | None, Setting("Baseline result for --max-drop.")] = None
     # METRIC=NUMBER specs, as --min takes them

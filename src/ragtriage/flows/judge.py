@@ -38,7 +38,7 @@ from ragtriage.judge.spec import JudgeSpec
 from ragtriage.judge.types import JudgeResult
 from ragtriage.llm.cache import ResponseCache, default_cache_path
 from ragtriage.results.files import write_json
-from ragtriage.triage.calibrated import find_decider, model_free_decider
+from ragtriage.triage.calibrated import CalibrationRecords
 
 __all__ = ["JudgeConfig", "Plan", "arun", "estimate", "plan", "run", "write_results"]
 
@@ -114,7 +114,7 @@ class Plan:
     """Which judge runs and which signals it computes: the asked judge with every signal,
     or, when the calibrated rule of the asked judge reads only model-free signals (and
     ``all_signals`` is off), strategy ``lexical`` without the model, as ``audit`` does
-    (``triage.calibrated.model_free_decider``): the rule's decisions are the same and no
+    (``triage.calibrated.CalibrationRecords.model_free``): the rule's decisions are the same and no
     model call is paid for. ``note`` says which, in words, for the summary. ``judge``:
     the judge object, built once, its options carrying the samples to draw."""
 
@@ -143,7 +143,7 @@ def plan(config: JudgeConfig) -> Plan:
         return chosen
     if not asked.options.sampling:
         return chosen
-    decider = find_decider(config.calibration, asked.fingerprint)
+    decider = CalibrationRecords().decider(config.calibration, asked.fingerprint)
 
     def vote(result: JudgeResult) -> str:
         decision = decider.decide(result)
@@ -160,7 +160,7 @@ def _signals_plan(config: JudgeConfig, asked: Judge) -> Plan:
     if config.all_signals:
         return Plan(asked, False, "signals: all, the model's too (--all-signals)")
     planned = asked.fingerprint
-    decider = model_free_decider(config.calibration, planned)
+    decider = CalibrationRecords().model_free(config.calibration, planned)
     if decider is None or decider.record is None:
         return Plan(
             asked,

@@ -118,7 +118,7 @@ async def ajudge(
     by default score >= 0.5); ``judge.options.temperature``: the samples' temperature
     (``None``: the judge's own)."""
     judged = list(coerce_items(items))
-    strat, chat = judge.strategy, judge.model
+    chat = judge.model
     samples, temperature = judge.options.samples, judge.options.temperature
     check_sampling(chat, samples, temperature)
     store = _open_cache(cache if chat is not None else None)  # no model: nothing to cache
@@ -128,6 +128,34 @@ async def ajudge(
     # context prefix from its KV cache, so answers are judged one after another.
     gate = asyncio.Semaphore(1 if chat is None or chat.local else concurrency)
 
+    judge_one = _one_answer(judge, caller, verdict, stop_early)
+
+    async def one(item: JudgeItem, fp: JudgeFingerprint) -> JudgeResult:
+        async with gate:
+            result = precheck(item, fp) or await judge_one(item, fp)
+        if on_result is not None:
+            on_result(result)
+        return result
+
+    try:
+        results, fp = await _every_answer(judge, caller, judged, one)
+    finally:
+        stats = store.stats
+        if store is not cache:
+            store.close()
+    total = caller.usage if caller is not None else Usage()
+    counts = {"hits": stats.hits, "misses": stats.misses, "writes": stats.writes}
+    calls = caller.report() if caller is not None else {}
+    return JudgeRun(results=results, usage=total, cache=counts, fingerprint=fp, calls=calls)
+
+
+def _one_answer(
+    judge: Judge, caller: Caller | None, verdict: Verdict | None, stop_early: bool
+) -> Callable[[JudgeItem, JudgeFingerprint], Awaitable[JudgeResult]]:
+    """How one answer is judged: once, or (``--samples``, a temperature) sampled until the
+    majority is decided."""
+    strat = judge.strategy
+    samples, temperature = judge.options.samples, judge.options.temperature
     sampling = caller is not None and (samples > 1 or temperature is not None)
 
     async def judge_one(item: JudgeItem, fp: JudgeFingerprint) -> JudgeResult:
@@ -140,29 +168,25 @@ async def ajudge(
 
         return await draw(sample, samples, temperature, verdict or default_verdict, stop_early)
 
-    async def one(item: JudgeItem, fp: JudgeFingerprint) -> JudgeResult:
-        async with gate:
-            result = precheck(item, fp) or await judge_one(item, fp)
-        if on_result is not None:
-            on_result(result)
-        return result
+    return judge_one
 
-    try:
-        if caller is not None and (first := _first_request(strat, judged)) is not None:
-            await caller.settle(first)  # e.g. a litellm endpoint's JSON mode
-        fp = judge.fingerprint  # after settling: it names the JSON mode found
-        results = list(await asyncio.gather(*(one(i, fp) for i in judged)))
-        if (settled := judge.fingerprint) != fp:  # the JSON mode was found late
-            fp = settled
-            results = [r.model_copy(update={"fingerprint": fp}) for r in results]
-    finally:
-        stats = store.stats
-        if store is not cache:
-            store.close()
-    total = caller.usage if caller is not None else Usage()
-    counts = {"hits": stats.hits, "misses": stats.misses, "writes": stats.writes}
-    calls = caller.report() if caller is not None else {}
-    return JudgeRun(results=results, usage=total, cache=counts, fingerprint=fp, calls=calls)
+
+async def _every_answer(
+    judge: Judge,
+    caller: Caller | None,
+    judged: list[JudgeItem],
+    one: Callable[[JudgeItem, JudgeFingerprint], Awaitable[JudgeResult]],
+) -> tuple[list[JudgeResult], JudgeFingerprint]:
+    """Every answer judged, in input order, under the fingerprint the endpoint settled on
+    (its first request settles e.g. a litellm endpoint's JSON mode)."""
+    if caller is not None and (first := _first_request(judge.strategy, judged)) is not None:
+        await caller.settle(first)
+    fp = judge.fingerprint  # after settling: it names the JSON mode found
+    results = list(await asyncio.gather(*(one(i, fp) for i in judged)))
+    if (settled := judge.fingerprint) != fp:  # the JSON mode was found late
+        fp = settled
+        results = [r.model_copy(update={"fingerprint": fp}) for r in results]
+    return results, fp
 
 
 MAX_SAMPLES = 100

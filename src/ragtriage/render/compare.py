@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragtriage.render.format import fmt, signed
+from ragtriage.render.notices import lines as notice_lines
 from ragtriage.render.text import clean
 from ragtriage.results.compare import Comparison, Diff
 from ragtriage.triage.models import Label
@@ -112,8 +113,8 @@ def _table(title: str, diffs: list[Diff], tagged: bool = False) -> Table:
 
 def print_comparison(result: Comparison, out: Console) -> None:
     """Metrics, rates, per-tag differences (key metrics), flipped labels and warnings."""
-    for warning in result.warnings:
-        out.print(Text(f"warning: {warning}", style="yellow"))
+    for line, style in notice_lines(result.warnings):
+        out.print(Text(line, style=style))
     out.print(
         f"{result.n_common} queries in common; {len(result.only_base)} only in base, "
         f"{len(result.only_candidate)} only in candidate"

@@ -14,8 +14,11 @@ from rich.text import Text
 from ragtriage.render.format import fmt
 from ragtriage.render.html import CSP, environment
 from ragtriage.render.markdown import escape
+from ragtriage.render.notices import lines as notice_lines
+from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import shorten
-from ragtriage.triage.conversations import ConversationsResult, TurnResult
+from ragtriage.results.run import ConversationsResult
+from ragtriage.triage.conversations import TurnResult
 
 __all__ = ["SLICE_METRICS", "conversations_summary", "render_html", "render_markdown"]
 
@@ -48,8 +51,8 @@ def _slice_rows(result: ConversationsResult) -> list[list[str]]:
 
 def conversations_summary(result: ConversationsResult, console: Console) -> None:
     console.print(Text(headline(result), style="bold"))
-    for warning in result.warnings:  # a warning that changes a figure sits by the headline
-        console.print(Text(f"warning: {warning}", style="yellow"))
+    for said, style in notice_lines(result.warnings):  # lead notices by the headline
+        console.print(Text(said, style=style))
     console.print(f"traces: {result.traces.format}; calibration: {result.calibration.note}")
     names = _metrics(result)
     console.print("retrieval per turn (slice, turns, answerable, " + ", ".join(names) + "):")
@@ -73,7 +76,9 @@ def render_markdown(result: ConversationsResult) -> str:
     names = _metrics(result)
     parts = [f"## ragtriage conversations\n\n{escape(headline(result))}"]
     if result.warnings:
-        parts.append("\n".join(f"- **warning:** {escape(w)}" for w in result.warnings))
+        parts.append(
+            "\n".join(f"- **warning:** {escape(w)}" for w in notice_texts(result.warnings))
+        )
     header = ["slice", "turns", "answerable", *names]
     rows = _slice_rows(result)
     parts.append("### Retrieval per turn\n\n" + "\n".join(
@@ -109,7 +114,7 @@ def render_html(result: ConversationsResult) -> str:
     return template.render(
         csp=CSP,
         headline=headline(result),
-        warnings=result.warnings,
+        warnings=notice_texts(result.warnings),
         metrics=names,
         slices=_slice_rows(result),
         threads=threads,

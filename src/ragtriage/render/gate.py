@@ -6,6 +6,7 @@ from rich.console import Console
 
 from ragtriage.render.console import print_line
 from ragtriage.render.format import count
+from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import clean
 from ragtriage.results.gate import GateVerdict
 
@@ -18,7 +19,7 @@ def print_verdict(verdict: GateVerdict, out: Console) -> None:
     def say(text: str, style: str) -> None:
         print_line(out, text, style, soft_wrap=True)
 
-    for warning in verdict.provenance:
+    for warning in notice_texts(verdict.provenance):
         say(f"warning: baseline vs this result: {warning}", "yellow")
     if not verdict.checks:
         say(

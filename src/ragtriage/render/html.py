@@ -19,6 +19,7 @@ from markupsafe import Markup
 from ragtriage.errors import InputError
 from ragtriage.render import plots
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate
+from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import strip_controls
 from ragtriage.render.views import (
     LABEL_ORDER,
@@ -42,7 +43,8 @@ from ragtriage.render.views import (
     threshold_line,
     unanswerable_line,
 )
-from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
+from ragtriage.results.run import AuditResult
+from ragtriage.triage.models import FAILURES, CaseResult
 
 __all__ = ["CSP", "ExtraPng", "PNG_SIGNATURE", "data_uri", "environment", "render_html"]
 
@@ -174,6 +176,7 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
     return template.render(
         csp=CSP,
         r=result,
+        notices=notice_texts([*result.warnings, *result.retrieval.warnings]),
         counts=[(LABEL_TITLES[label], label.value, n) for label, n in counts.items()],
         title=audit_title(result),
         calibration_source=calibration_source(result.calibration.source),

@@ -12,6 +12,7 @@ import re
 
 from ragtriage.render.compare import flip_summary, key_tag_diffs, label_line, verdict
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
+from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import clean
 from ragtriage.render.views import (
     LABEL_ORDER,
@@ -34,8 +35,8 @@ from ragtriage.render.views import (
     unanswerable_line,
 )
 from ragtriage.results.compare import Comparison
+from ragtriage.results.run import AuditResult
 from ragtriage.triage.cause_types import CAUSE_ACTIONS
-from ragtriage.triage.models import AuditResult
 
 __all__ = [
     "MAX_CASES",
@@ -282,7 +283,7 @@ def _cases(result: AuditResult) -> str:
 
 
 def _warnings(result: AuditResult) -> str:
-    warnings = [*result.warnings, *result.retrieval.warnings]
+    warnings = notice_texts([*result.warnings, *result.retrieval.warnings])
     if not warnings:
         return ""
     return "### Warnings\n\n" + "\n".join(f"- {escape(w, REASON_CHARS)}" for w in warnings)
@@ -319,7 +320,7 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     header = ["metric", "n", "base", "candidate", "diff", "95% CI", "p", "p (Holm)"]
     parts = [f"### Compared with the baseline ({comparison.n_common} queries in common)"]
     # our own sentences, whole: cut at 200 characters they ended mid-name
-    parts += [f"> [!WARNING]\n> {escape(w)}" for w in comparison.warnings]
+    parts += [f"> [!WARNING]\n> {escape(w)}" for w in notice_texts(comparison.warnings)]
     parts.append(f"**Verdict:** {escape(verdict(comparison), REASON_CHARS)}")
     if (labels := label_line(comparison)) is not None:
         parts.append(escape(labels))

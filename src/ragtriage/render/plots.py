@@ -16,8 +16,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ragtriage.render.text import clean
+from ragtriage.results.run import AuditResult
 from ragtriage.retrieval.models import RetrievalReport, ThresholdAnalysis
-from ragtriage.triage.models import FAILURES, AuditResult
+from ragtriage.triage.models import FAILURES
 
 __all__ = [
     "COLOURS",

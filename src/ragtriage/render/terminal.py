@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragtriage.render.format import fmt
+from ragtriage.render.notices import lines as notice_lines
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import clean, shorten
 from ragtriage.render.views import (
@@ -24,9 +25,10 @@ from ragtriage.render.views import (
     threshold_line,
     unanswerable_line,
 )
+from ragtriage.results.run import AuditResult
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.cause_types import CAUSE_ACTIONS
-from ragtriage.triage.models import FAILURES, AuditResult, Label
+from ragtriage.triage.models import FAILURES, Label
 
 __all__ = [
     "AUDIT_METRICS",
@@ -187,9 +189,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     console.print(_reading(result.retrieval))
     outcomes = ", ".join(f"{o} {c}" for o, c in gen.outcomes.items())
     console.print(f"judge outcomes: {outcomes}")
-    style = (
-        "bold red" if result.calibration.stale or "UNCALIBRATED" in result.calibration.note else ""
-    )
+    leads = {"stale_calibration", "uncalibrated"}
+    style = "bold red" if any(n.code in leads for n in result.calibration.notices()) else ""
     console.print(Text(f"calibration: {result.calibration.note}", style=style))
     for step in result.escalations:
         console.print(Text(escalation_line(step)))
@@ -209,8 +210,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
         line.append(shorten(case.query, 70))
         line.append(f" - {case.reason}", style="dim")
         console.print(line)
-    for warning in result.warnings:
-        console.print(Text(f"warning: {warning}", style="yellow"))
+    for said, style in notice_lines(result.warnings):
+        console.print(Text(said, style=style))
     timings = ", ".join(f"{k} {v:.1f}" for k, v in result.timings.items())
     console.print(f"timings (s): {timings}")
 

@@ -8,9 +8,10 @@ from pathlib import Path
 from ragtriage.calibration.answers import NO_ANSWER_GRADES, AnswerCheck
 from ragtriage.render.format import count, fmt
 from ragtriage.results.gate import policy
+from ragtriage.results.run import AuditResult
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
-from ragtriage.triage.models import FAILURES, AuditResult, CaseResult, Label
+from ragtriage.triage.models import FAILURES, CaseResult, Label
 
 __all__ = [
     "MISMATCH_FIRST",
@@ -140,7 +141,7 @@ def caveats(result: AuditResult) -> dict[str, list[str]]:
 
 def judge_words(result: AuditResult) -> str:
     """The judge as the report's header names it. A judge whose calibrated rule reads only
-    model-free signals ran without its model (triage.calibrated.model_free_decider): the
+    model-free signals ran without its model (triage.calibrated.CalibrationRecords.model_free): the
     fingerprint then reads ``lexical (none)``, which is what ran, not what was asked for."""
     fp = result.judge_fingerprint
     asked = result.config.judge

@@ -1,6 +1,7 @@
-"""An audit's files: ``results.json`` with the human-readable reports beside it, and the
-plots of the calibration it was decided by (:func:`write_audit`, what ``ragtriage audit``
-and ``ragtriage.audit(..., out=...)`` write)."""
+"""A run's files: ``results.json`` with the human-readable reports beside it, and for an
+audit the plots of the calibration it was decided by (:func:`write_audit`, what
+``ragtriage audit`` and ``ragtriage.audit(..., out=...)`` write; :func:`write_conversations`,
+what ``ragtriage conversations`` and ``ragtriage.conversations(..., out=...)`` write)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,15 @@ from ragtriage.render.calibration_plots import write_plots
 from ragtriage.render.html import ExtraPng, render_html
 from ragtriage.render.markdown import render_markdown
 from ragtriage.results.files import json_bytes
-from ragtriage.triage.models import AuditResult
+from ragtriage.results.run import AuditResult, ConversationsResult
 
-__all__ = ["audit_paths", "check_audit_folder", "write_audit", "write_reports"]
+__all__ = [
+    "audit_paths",
+    "check_audit_folder",
+    "write_audit",
+    "write_conversations",
+    "write_reports",
+]
 
 
 def audit_paths(out: Path) -> dict[str, Path]:
@@ -76,3 +83,19 @@ def write_reports(
     files |= {out / "report.md": markdown, out / "report.html": html}
     write_atomic_set(files)
     return {"markdown": out / "report.md", "html": out / "report.html"}
+
+
+def write_conversations(result: ConversationsResult, out: Path) -> dict[str, Path]:
+    """``results.json``, ``report.md`` and ``report.html`` of a conversations run, as one
+    all-or-nothing set."""
+    from ragtriage.render import conversations as views
+
+    paths = audit_paths(out)
+    write_atomic_set(
+        {
+            paths["results"]: json_bytes(result),
+            paths["markdown"]: views.render_markdown(result),
+            paths["html"]: views.render_html(result),
+        }
+    )
+    return paths

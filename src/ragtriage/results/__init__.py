@@ -1,8 +1,9 @@
-"""Results as data, the one home of every file ragtriage writes: the root types of
-``results.json`` (:class:`AuditResult`), a retrieval report, judgments, ``calibration.json``,
-a comparison and a gate verdict; reading them back (``load.py``), atomic JSON
-(``files.py``), the paired statistics of a comparison (``compare.py``) and the gate's bars
-and policy (``gate.py``). The commands that run them are ``ragtriage.flows``.
+"""Results as data: the root types of what the commands produce (a run's ``results.json``:
+:class:`AuditResult`, :class:`ConversationsResult`, one ``RunHeader`` heading both, in
+``run.py``; a retrieval report, judgments, ``calibration.json``, a comparison and a gate
+verdict re-exported); reading them back (``load.py``), atomic JSON (``files.py``), the
+paired statistics of a comparison (``compare.py``) and the gate's bars and policy
+(``gate.py``). The commands that run them are ``ragtriage.flows``.
 
 No output formatting lives here; everything a person reads is drawn by ``ragtriage.render``.
 """
@@ -15,8 +16,10 @@ _PUBLIC = {
     "load_result": "ragtriage.results.load",
     "load_audit": "ragtriage.results.load",
     "write_json": "ragtriage.results.files",
-    # the root type of each file we write, defined beside the stage that fills it
-    "AuditResult": "ragtriage.triage.models",
+    # the root type of each file we write: a run's here (results/run.py), the others
+    # beside the stage that fills them
+    "AuditResult": "ragtriage.results.run",
+    "ConversationsResult": "ragtriage.results.run",
     "RetrievalReport": "ragtriage.retrieval.models",
     "JudgeResult": "ragtriage.judge.types",
     "CalibrationRecord": "ragtriage.calibration.record",

@@ -19,12 +19,14 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from ragtriage.judge.diagnostics import DIAGNOSTICS
+from ragtriage.notices import Notice, notice
 from ragtriage.results.load import (
     Result,
     golden_field,
     golden_sha256,
     retrieval_of,
 )
+from ragtriage.results.run import ConversationsResult, RunHeader
 from ragtriage.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -35,7 +37,7 @@ from ragtriage.stats import (
 )
 from ragtriage.system.generate import canonical_generator
 from ragtriage.triage.cases import label_counts
-from ragtriage.triage.models import AuditResult, CaseResult, Label
+from ragtriage.triage.models import CaseResult, Label
 
 __all__ = [
     "Comparison",
@@ -85,7 +87,7 @@ class Flip(BaseModel):
 
 class Comparison(BaseModel):
     schema_version: str = SCHEMA_VERSION
-    kind: Literal["audit", "retrieval"]
+    kind: Literal["audit", "conversations", "retrieval"]
     golden: dict[str, str | None]  # base / candidate golden-set sha256
     n_common: int
     only_base: list[str] = Field(default_factory=list)
@@ -102,7 +104,7 @@ class Comparison(BaseModel):
     # audits: cases per label, [base, candidate], for the labels whose count changed: which
     # stage regressed, at a glance
     label_changes: dict[str, list[int]] = Field(default_factory=dict)
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[Notice] = Field(default_factory=list)
 
 
 def _num(value: float) -> float | None:
@@ -160,23 +162,24 @@ def compare(
     resamples: int = DEFAULT_RESAMPLES,
     permutations: int = 10000,
 ) -> Comparison:
-    """Compare two audits, two retrieval reports, or (on retrieval only) one of each."""
+    """Compare two audits, two conversations results (per turn and per conversation), two
+    retrieval reports, or (on retrieval only) any two of them."""
     options: dict[str, Any] = {"seed": seed, "resamples": resamples, "permutations": permutations}
-    audits = isinstance(base, AuditResult) and isinstance(candidate, AuditResult)
+    runs = isinstance(base, RunHeader) and type(base) is type(candidate)
     b_frame, c_frame = retrieval_of(base).per_query, retrieval_of(candidate).per_query
     common = [q for q in b_frame.index if q in c_frame.index]
     columns = [m for m in b_frame.columns if m in c_frame.columns]
     b_rows, c_rows = b_frame.loc[common, columns], c_frame.loc[common, columns]
     comparison = Comparison(
-        kind="audit" if audits else "retrieval",
+        kind=_kind(base) if runs and isinstance(base, RunHeader) else "retrieval",
         golden={"base": golden_sha256(base), "candidate": golden_sha256(candidate)},
         n_common=len(common),
         only_base=[str(q) for q in b_frame.index if q not in c_frame.index],
         only_candidate=[str(q) for q in c_frame.index if q not in b_frame.index],
         metrics=[paired(m, b_rows[m].to_numpy(), c_rows[m].to_numpy(), **options) for m in columns],
-        warnings=_warnings(base, candidate, b_frame, c_frame, columns, audits),
+        warnings=_warnings(base, candidate, b_frame, c_frame, columns, runs),
     )
-    if isinstance(base, AuditResult) and isinstance(candidate, AuditResult):  # audits
+    if isinstance(base, RunHeader) and isinstance(candidate, RunHeader) and runs:
         tags = _case_tags(base, candidate)
         comparison.tags = _tag_diffs(b_rows, c_rows, tags, options)
         comparison.rates = _rates(base, candidate, options)
@@ -190,6 +193,10 @@ def compare(
         comparison.tags = _slice_diffs(retrieval_of(base), retrieval_of(candidate))
     _adjust(comparison)
     return comparison
+
+
+def _kind(result: RunHeader) -> Literal["audit", "conversations"]:
+    return "conversations" if isinstance(result, ConversationsResult) else "audit"
 
 
 def _adjust(comparison: Comparison) -> None:
@@ -223,15 +230,13 @@ def _setting(value: Any, limit: int = 60) -> str:
 
 
 def _settings(result: Result) -> dict[str, Any]:
-    if isinstance(result, AuditResult):
-        settings = result.config.model_dump()
-        if isinstance(settings.get("generator"), str):  # 'local' was 'embedded''s name
-            settings["generator"] = canonical_generator(settings["generator"])
-        return settings
-    return result.config.model_dump()
+    settings = result.config.model_dump()
+    if isinstance(settings.get("generator"), str):  # 'local' was 'embedded''s name
+        settings["generator"] = canonical_generator(settings["generator"])
+    return settings
 
 
-def provenance_warnings(base: Result, candidate: Result) -> list[str]:
+def provenance_warnings(base: Result, candidate: Result) -> list[Notice]:
     """What differs in what the two results were measured on: the golden set, its corpus,
     the slice scored (a comparison across them mixes system changes with data changes)."""
     out = []
@@ -255,29 +260,44 @@ def provenance_warnings(base: Result, candidate: Result) -> list[str]:
     b_slice, c_slice = golden_field(base, "slice"), golden_field(candidate, "slice")
     if b_slice and c_slice and b_slice != c_slice:
         out.append(f"the runs scored different slices of the golden set ({b_slice} vs {c_slice})")
-    return out
+    return [notice("provenance", text) for text in out]
 
 
-def _warnings(base, candidate, b_frame, c_frame, columns, audits) -> list[str]:
-    out = []
+def _warnings(base, candidate, b_frame, c_frame, columns, runs) -> list[Notice]:
     changed = settings_diff(base, candidate)
+    first = []
     if changed:
         more = f"; and {len(changed) - 8} more" if len(changed) > 8 else ""
-        out.append(f"the runs' settings differ: {'; '.join(changed[:8])}{more}")
-    out += provenance_warnings(base, candidate)
+        text = f"the runs' settings differ: {'; '.join(changed[:8])}{more}"
+        first.append(notice("settings_differ", text, settings=len(changed)))
+    return (
+        first
+        + provenance_warnings(base, candidate)
+        + _scope(base, candidate, b_frame, c_frame, columns, runs)
+    )
+
+
+def _scope(base, candidate, b_frame, c_frame, columns, runs) -> list[Notice]:
+    """What could not be compared: metrics or queries in one result only, a retrieval
+    report (or a run of the other kind) beside a run."""
+    out = []
     dropped = sorted(set(b_frame.columns) ^ set(c_frame.columns))
     if dropped:
         out.append(f"metrics in only one result, not compared: {', '.join(dropped)}")
     if not columns or not len(b_frame.index.intersection(c_frame.index)):
         out.append("no metric or query in common: nothing to pair")
-    if not audits and (isinstance(base, AuditResult) or isinstance(candidate, AuditResult)):
-        out.append("one input is a retrieval report: compared on retrieval only")
-    return out
+    if not runs and (isinstance(base, RunHeader) or isinstance(candidate, RunHeader)):
+        out.append(
+            "one input is a retrieval report: compared on retrieval only"
+            if not (isinstance(base, RunHeader) and isinstance(candidate, RunHeader))
+            else "an audit beside a conversations result: compared on retrieval only"
+        )
+    return [notice("compare_scope", text) for text in out]
 
 
-def _case_tags(base: AuditResult, candidate: AuditResult) -> dict[str, list[str]]:
-    tags = {c.case_id: c.tags for c in base.cases}
-    tags.update({c.case_id: c.tags for c in candidate.cases if c.tags})
+def _case_tags(base: RunHeader, candidate: RunHeader) -> dict[str, list[str]]:
+    tags = {c.case_id: c.tags for c in base.rows}
+    tags.update({c.case_id: c.tags for c in candidate.rows if c.tags})
     return tags
 
 
@@ -333,21 +353,39 @@ def _indicator(cases: dict[str, CaseResult], ids: list[str], rate: str) -> np.nd
     return np.array([value(cases[i]) for i in ids], np.float64)
 
 
-def _rates(base: AuditResult, candidate: AuditResult, options: dict) -> list[Diff]:
-    b_cases = {c.case_id: c for c in base.cases}
-    c_cases = {c.case_id: c for c in candidate.cases}
+def _rates(base: RunHeader, candidate: RunHeader, options: dict) -> list[Diff]:
+    """The rates over the rows both runs hold (cases, or turns), and for conversations the
+    share of conversations without a failing turn, paired by conversation."""
+    b_cases = {c.case_id: c for c in base.rows}
+    c_cases = {c.case_id: c for c in candidate.rows}
     ids = [i for i in b_cases if i in c_cases]
-    return [
+    rates = [
         paired(rate, _indicator(b_cases, ids, rate), _indicator(c_cases, ids, rate), **options)
         for rate in ("pass_rate", "faithful_rate")
     ]
+    if isinstance(base, ConversationsResult) and isinstance(candidate, ConversationsResult):
+        rates.append(_conversation_rate(base, candidate, options))
+    return rates
 
 
-def _diagnostics(base: AuditResult, candidate: AuditResult, options: dict) -> list[Diff]:
+def _conversation_rate(
+    base: ConversationsResult, candidate: ConversationsResult, options: dict
+) -> Diff:
+    """``conversation_pass_rate``: 1 for a conversation without a failing turn, paired
+    over the conversations both runs hold."""
+    b = {c.conversation_id: c.first_failing_turn is None for c in base.conversations}
+    c = {c.conversation_id: c.first_failing_turn is None for c in candidate.conversations}
+    ids = [i for i in b if i in c]
+    b_values = np.array([float(b[i]) for i in ids], np.float64)
+    c_values = np.array([float(c[i]) for i in ids], np.float64)
+    return paired("conversation_pass_rate", b_values, c_values, **options)
+
+
+def _diagnostics(base: RunHeader, candidate: RunHeader, options: dict) -> list[Diff]:
     """Each diagnostic paired over the cases both audits have it for (NaN elsewhere, which
     :func:`paired` drops); empty when neither audit has any."""
-    b_cases = {c.case_id: c.diagnostics for c in base.cases}
-    c_cases = {c.case_id: c.diagnostics for c in candidate.cases}
+    b_cases = {c.case_id: c.diagnostics for c in base.rows}
+    c_cases = {c.case_id: c.diagnostics for c in candidate.rows}
     ids = [i for i in b_cases if i in c_cases and b_cases[i] and c_cases[i]]
     if not ids:
         return []
@@ -361,39 +399,48 @@ def _diagnostics(base: AuditResult, candidate: AuditResult, options: dict) -> li
     ]
 
 
-def _entailment_warning(base: AuditResult, candidate: AuditResult) -> list[str]:
-    """The diagnostics are comparable only when their entailment came from the same place."""
-    b, c = base.diagnostics, candidate.diagnostics
+def _entailment_warning(base: RunHeader, candidate: RunHeader) -> list[Notice]:
+    """The diagnostics are comparable only when their entailment came from the same place
+    (a conversations result keeps no run-level diagnostics)."""
+    b, c = getattr(base, "diagnostics", None), getattr(candidate, "diagnostics", None)
     if b is None or c is None or b.entailment == c.entailment:
         return []
-    return [f"diagnostics' entailment differs: base {b.entailment}; candidate {c.entailment}"]
+    text = f"diagnostics' entailment differs: base {b.entailment}; candidate {c.entailment}"
+    return [notice("entailment", text)]
 
 
-def label_changes(base: AuditResult, candidate: AuditResult) -> dict[str, list[int]]:
-    """``label -> [base count, candidate count]`` for each label whose count changed."""
-    b, c = label_counts(base.cases), label_counts(candidate.cases)
+def label_changes(base: RunHeader, candidate: RunHeader) -> dict[str, list[int]]:
+    """``label -> [base count, candidate count]`` for each label whose count changed (a
+    conversations result's turn labels, ``rewrite`` among them)."""
+    b, c = _label_counts(base), _label_counts(candidate)
     return {label: [b[label], c[label]] for label in b if b[label] != c[label]}
 
 
-def flips(base: AuditResult, candidate: AuditResult) -> list[Flip]:
-    """Cases in both whose label changed, in the candidate's order."""
-    old = {c.case_id: c.label for c in base.cases}
+def _label_counts(result: RunHeader) -> dict[str, int]:
+    if isinstance(result, ConversationsResult):
+        return {label: result.counts.get(label, 0) for label in result.counts}
+    return label_counts(result.rows)
+
+
+def flips(base: RunHeader, candidate: RunHeader) -> list[Flip]:
+    """Rows in both whose label changed, in the candidate's order."""
+    old = {c.case_id: c.label for c in base.rows}
     return [
         Flip(case_id=c.case_id, old=old[c.case_id], new=c.label)
-        for c in candidate.cases
+        for c in candidate.rows
         if c.case_id in old and old[c.case_id] != c.label
     ]
 
 
 def split_noise(
-    found: list[Flip], base: AuditResult, candidate: AuditResult
+    found: list[Flip], base: RunHeader, candidate: RunHeader
 ) -> tuple[list[Flip], list[Flip]]:
     """``(flips, noise)``: a flip is judge noise when the case's answer and context are the
     same in both results and the judge's repeated samples (``--samples``) of it disagreed
     in either: the label moved only because the judge did. A changed answer, or a case
     judged once, stays a flip."""
-    before = {c.case_id: c for c in base.cases}
-    after = {c.case_id: c for c in candidate.cases}
+    before = {c.case_id: c for c in base.rows}
+    after = {c.case_id: c for c in candidate.rows}
     kept: list[Flip] = []
     noise: list[Flip] = []
     for flip in found:

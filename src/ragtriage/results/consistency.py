@@ -17,10 +17,10 @@ from pathlib import Path
 
 from ragtriage.calibration.record import fingerprint_diff
 from ragtriage.errors import InputError
+from ragtriage.results.run import ConversationsResult, RunHeader
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.stats import Estimate
 from ragtriage.triage.calibrated import naive_rate
-from ragtriage.triage.models import AuditResult
 
 __all__ = ["check_result"]
 
@@ -31,7 +31,7 @@ MEAN_TOLERANCE = 1e-6
 
 def check_result(result: object, path: str | Path) -> None:
     """Refuse ``result`` if its summary disagrees with its rows or a figure is out of range."""
-    if isinstance(result, AuditResult):
+    if isinstance(result, RunHeader):
         _audit(result, path)
     elif isinstance(result, RetrievalReport):
         _retrieval(result, path, "")
@@ -41,7 +41,7 @@ def _refuse(path: str | Path, field: str, message: str) -> InputError:
     return InputError(message, path=path, field=field)
 
 
-def _audit(result: AuditResult, path: str | Path) -> None:
+def _audit(result: RunHeader, path: str | Path) -> None:
     _unique_cases(result, path)
     _counts(result, path)
     _outcomes(result, path)
@@ -50,8 +50,8 @@ def _audit(result: AuditResult, path: str | Path) -> None:
     _retrieval(result.retrieval, path, "retrieval.")
 
 
-def _unique_cases(result: AuditResult, path: str | Path) -> None:
-    twice = [cid for cid, n in Counter(c.case_id for c in result.cases).items() if n > 1]
+def _unique_cases(result: RunHeader, path: str | Path) -> None:
+    twice = [cid for cid, n in Counter(c.case_id for c in result.rows).items() if n > 1]
     if twice:
         raise _refuse(path, "cases", f"case id {twice[0]!r} appears more than once")
 
@@ -70,15 +70,17 @@ def _same_counts(given: dict[str, int], actual: Counter[str], path: str | Path, 
             )
 
 
-def _counts(result: AuditResult, path: str | Path) -> None:
+def _counts(result: RunHeader, path: str | Path) -> None:
     if result.counts:  # an empty summary is read from the cases by the gate itself
-        labels = Counter(case.label.value for case in result.cases)
+        labels = Counter(case.label.value for case in result.rows)
+        if isinstance(result, ConversationsResult):  # counted by turn label (rewrite too)
+            labels = Counter(turn.label.value for turn in result.turns)
         _same_counts(result.counts, labels, path, "counts")
 
 
-def _outcomes(result: AuditResult, path: str | Path) -> None:
+def _outcomes(result: RunHeader, path: str | Path) -> None:
     gen = result.generation
-    judged = [case.judge for case in result.cases if case.judge is not None]
+    judged = [case.judge for case in result.rows if case.judge is not None]
     if gen.n_judged != len(judged):
         raise _refuse(
             path, "generation.n_judged", f"says {gen.n_judged} but {len(judged)} cases were judged"
@@ -87,11 +89,11 @@ def _outcomes(result: AuditResult, path: str | Path) -> None:
     _same_counts(gen.outcomes, outcomes, path, "generation.outcomes")
 
 
-def _rates(result: AuditResult, path: str | Path) -> None:
+def _rates(result: RunHeader, path: str | Path) -> None:
     """The naive faithful rate recomputed from the cases' decisions; the corrected one
     (from the calibration's graded items, not in the file) held to its range."""
     gen = result.generation
-    decisions = [case.faithful for case in result.cases if case.faithful is not None]
+    decisions = [case.faithful for case in result.rows if case.faithful is not None]
     _estimate(gen.corrected_faithful_rate, path, "generation.corrected_faithful_rate")
     _estimate(gen.naive_faithful_rate, path, "generation.naive_faithful_rate")
     expected = naive_rate(decisions)
@@ -131,7 +133,7 @@ def _estimate(estimate: Estimate | None, path: str | Path, field: str) -> None:
         _interval(estimate.estimate, estimate.low, estimate.high, path, f"{field}.estimate")
 
 
-def _stale(result: AuditResult, path: str | Path) -> None:
+def _stale(result: RunHeader, path: str | Path) -> None:
     """``calibration.stale`` is what the judge's and the record's fingerprints differ in."""
     calibrated = result.calibration.fingerprint
     if calibrated is None:

@@ -12,6 +12,10 @@ Metric names are the retrieval aggregates a result holds (``recall@5``, ``mrr``,
 * ``failures`` (all failing cases), ``failures.retrieval``, ``failures.ranking``,
   ``failures.generation``, ``unscored`` and ``unsure``: case counts, where lower is
   better;
+* on a conversations result the same metrics are over its turns (``failures`` counts
+  ``rewrite`` turns too), plus ``failures.rewrite`` (turns whose rewrite lost the chunk),
+  ``conversation_pass_rate`` (conversations without a failing turn / conversations) and
+  ``failures.conversations`` (conversations with one);
 * ``leaks``: cases with a forbidden chunk in their top k (any result whose golden set
   carries access-control fields; see ``retrieval/leaks.py``). The gate fails on any leak
   without being asked to.
@@ -40,9 +44,12 @@ from typing import Literal
 from ragtriage.errors import InputError
 from ragtriage.judge.noise import noise_interval
 from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
+from ragtriage.notices import Notice
 from ragtriage.results.load import Result, retrieval_of
+from ragtriage.results.run import ConversationsResult, RunHeader
 from ragtriage.retrieval.models import Leak
-from ragtriage.triage.models import FAILURES, AuditResult, Label
+from ragtriage.triage.conversations import TURN_FAILURES, TurnLabel
+from ragtriage.triage.models import FAILURES, Label
 
 __all__ = [
     "AUDIT_METRICS",
@@ -71,7 +78,10 @@ TOLERANCE = 1e-9  # 0.80 - 0.78 must not miss a 0.02 bar by a rounding error
 COUNTS: dict[str, tuple[Label, ...]] = {f"failures.{label.value}": (label,) for label in FAILURES}
 COUNTS |= {"failures": FAILURES, "unscored": (Label.UNSCORED,), "unsure": (Label.UNSURE,)}
 COUNTS |= {"unstable": (Label.UNSTABLE,)}
+# per turn and per conversation: a conversations result's own
+CONVERSATION_METRICS = {"failures.rewrite", "conversation_pass_rate", "failures.conversations"}
 AUDIT_METRICS = {
+    *CONVERSATION_METRICS,
     "pass_rate",
     "unsure_rate",
     "faithful_rate",
@@ -79,7 +89,7 @@ AUDIT_METRICS = {
     "faithful_rate.corrected",
     *COUNTS,
 }
-LOWER_IS_BETTER = {*COUNTS, "leaks", "unsure_rate"}
+LOWER_IS_BETTER = {*COUNTS, "failures.rewrite", "failures.conversations", "leaks", "unsure_rate"}
 
 
 @dataclass(frozen=True)
@@ -169,17 +179,37 @@ def parse_bars(specs: Iterable[str], kind: Kind) -> list[Bar]:
     return bars
 
 
-def _audit_value(result: AuditResult, name: str) -> float | None:
+def _conversation_value(result: ConversationsResult, name: str) -> float | None:
+    """A metric over a conversations result's turns or conversations."""
+    if name == "failures":  # a rewrite that lost the chunk is a failing turn too
+        return float(sum(result.counts.get(label.value, 0) for label in TURN_FAILURES))
+    if name == "failures.rewrite":
+        return float(result.counts.get(TurnLabel.REWRITE.value, 0))
+    failing = sum(c.first_failing_turn is not None for c in result.conversations)
+    if name == "failures.conversations":
+        return float(failing)
+    total = len(result.conversations)
+    return (total - failing) / total if total else None
+
+
+def _run_value(result: RunHeader, name: str) -> float | None:
+    """A metric of a run's header and rows (an audit's cases, a conversation's turns)."""
+    if isinstance(result, ConversationsResult) and (
+        name in CONVERSATION_METRICS or name == "failures"
+    ):
+        return _conversation_value(result, name)
+    if name in CONVERSATION_METRICS:
+        return None
     if name in COUNTS:
         labels = COUNTS[name]
         if result.counts:
             return float(sum(result.counts.get(label.value, 0) for label in labels))
-        return float(sum(case.label in labels for case in result.cases))
+        return float(sum(case.label in labels for case in result.rows))
     if name in ("pass_rate", "unsure_rate"):
-        scored = [c for c in result.cases if c.label not in (Label.UNSCORED, Label.UNSTABLE)]
+        scored = [c for c in result.rows if c.label not in (Label.UNSCORED, Label.UNSTABLE)]
         wanted = Label.PASS if name == "pass_rate" else Label.UNSURE
         return sum(c.label == wanted for c in scored) / len(scored) if scored else None
-    if not any(case.faithful is not None for case in result.cases):
+    if not any(case.faithful is not None for case in result.rows):
         return None  # no decided answer: a faithful rate bar cannot be held (_why_none)
     gen = result.generation
     estimate = {
@@ -200,7 +230,7 @@ def noise_bounds(result: Result, name: str) -> tuple[float, float, int] | None:
     its votes leave under a prior the run's own votes estimate), and the cases whose
     samples disagreed; ``None`` for other metrics, other results, or an audit without
     samples. ``faithful_rate`` is the naive rate's when the audit has no corrected rate."""
-    if not isinstance(result, AuditResult):
+    if not isinstance(result, RunHeader):
         return None
     if name == "faithful_rate" and result.generation.corrected_faithful_rate is None:
         name = "faithful_rate.naive"
@@ -209,7 +239,7 @@ def noise_bounds(result: Result, name: str) -> tuple[float, float, int] | None:
     fixed = total = flaky = 0
     votes: list[tuple[int, int]] = []
     sampled = False
-    for case in result.cases:
+    for case in result.rows:
         if case.label in (Label.UNSCORED, Label.UNSTABLE):
             continue
         if name == "faithful_rate.naive" and case.faithful is None:
@@ -245,18 +275,21 @@ def metric_value(result: Result, name: str, source: str = "result") -> float:
             )
         return float(leaks.n_leaking)
     if name in AUDIT_METRICS:
-        if not isinstance(result, AuditResult):
+        if not isinstance(result, RunHeader):
             raise InputError(
-                f"'{name}' needs an audit result, this is a retrieval report", path=source
+                f"'{name}' needs an audit or conversations result, this is a retrieval report",
+                path=source,
             )
-        value = _audit_value(result, name)
+        if name in CONVERSATION_METRICS and not isinstance(result, ConversationsResult):
+            raise InputError(f"'{name}' needs a conversations result", path=source)
+        value = _run_value(result, name)
     else:
         report = retrieval_of(result)
         try:
             value = report.aggregate(name).mean
         except KeyError:
             known = [a.metric for a in report.aggregates] + (["leaks"] if report.leaks else [])
-            if isinstance(result, AuditResult):
+            if isinstance(result, RunHeader):
                 known += sorted(AUDIT_METRICS)
             raise InputError(
                 f"unknown metric '{name}'; known: {', '.join(known)}", path=source
@@ -270,22 +303,23 @@ def metric_value(result: Result, name: str, source: str = "result") -> float:
 def _why_none(result: Result, name: str) -> str:
     """Why a metric has no value, in words: a bare "no value" sent users hunting."""
     why = []
-    if isinstance(result, AuditResult):
-        unscored = sum(c.label == Label.UNSCORED for c in result.cases)
-        if name == "pass_rate" and result.cases and unscored == len(result.cases):
-            why.append(f"all {len(result.cases)} cases are unscored")
+    if isinstance(result, RunHeader):
+        rows = result.rows
+        unscored = sum(c.label == Label.UNSCORED for c in rows)
+        if name == "pass_rate" and rows and unscored == len(rows):
+            why.append(f"all {len(rows)} cases are unscored")
         elif name.startswith("faithful_rate"):
             why.append(_undecided(result) or result.generation.corrected_note)
         why += result.meaningless.values()
     return ": " + "; ".join(why) if why else ""
 
 
-def _undecided(result: AuditResult) -> str:
+def _undecided(result: RunHeader) -> str:
     """Why a faithful rate cannot be held when no answer was decided: a corrected rate
     from the scores alone let a bar pass on 16 answers that were all ``unsure``."""
-    if any(case.faithful is not None for case in result.cases):
+    if any(case.faithful is not None for case in result.rows):
         return ""
-    unsure = sum(case.label == Label.UNSURE for case in result.cases)
+    unsure = sum(case.label == Label.UNSURE for case in result.rows)
     return f"no answer was decided ({unsure} unsure): a bar on it cannot be held"
 
 
@@ -331,22 +365,22 @@ def check_bars(
 def uncalibrated(result: Result) -> bool:
     """An audit whose judge decisions came from no calibration record (a default
     threshold): worth a warning in a gate, though not a failure."""
-    return isinstance(result, AuditResult) and result.calibration.source is None
+    return isinstance(result, RunHeader) and result.calibration.source is None
 
 
 def stale_fields(result: Result) -> list[str]:
-    """Fingerprint fields where the judge differs from its calibration (audits only)."""
-    return list(result.calibration.stale) if isinstance(result, AuditResult) else []
+    """Fingerprint fields where the judge differs from its calibration (runs only)."""
+    return list(result.calibration.stale) if isinstance(result, RunHeader) else []
 
 
 def meaningless(result: Result) -> list[str]:
     """Why an audit's figures mean little (file mismatches past the thresholds)."""
-    return list(result.meaningless.values()) if isinstance(result, AuditResult) else []
+    return list(result.meaningless.values()) if isinstance(result, RunHeader) else []
 
 
 def mismatch_allowed(result: Result) -> bool:
     """The audit ran with ``--on-mismatch warn``: its mismatches are listed, not gated."""
-    return isinstance(result, AuditResult) and result.config.on_mismatch == "warn"
+    return isinstance(result, RunHeader) and result.mismatch_allowed
 
 
 def leaks(result: Result) -> list[Leak]:
@@ -359,7 +393,9 @@ BARS_HELP = (
     "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
     "(recall@5, mrr, ndcg@10...) or pass_rate, unsure_rate, faithful_rate, "
     "faithful_rate.naive, faithful_rate.corrected, failures, failures.retrieval, "
-    "failures.ranking, failures.generation, unscored, unsure, unstable, leaks."
+    "failures.ranking, failures.generation, unscored, unsure, unstable, leaks; on a "
+    "conversations result also conversation_pass_rate, failures.conversations, "
+    "failures.rewrite."
 )
 
 
@@ -369,7 +405,7 @@ class GateVerdict:
     allowed, or mismatched files that leave the result meaningless (not allowed)."""
 
     checks: list[BarCheck]
-    provenance: list[str]  # how the baseline differs from the result (corpus, slice...)
+    provenance: list[Notice]  # how the baseline differs from the result (corpus, slice...)
     stale: list[str]
     allow_stale: bool
     uncalibrated: bool

@@ -21,7 +21,8 @@ from ragtriage.data.golden import load_golden
 from ragtriage.data.grow import Candidate, GrowPlan, Refusal
 from ragtriage.data.models import GoldenCase
 from ragtriage.errors import InputError
-from ragtriage.triage.models import FAILURES, AuditResult, CaseResult
+from ragtriage.results.run import AuditResult
+from ragtriage.triage.models import FAILURES, CaseResult
 
 __all__ = [
     "GrowPlan",

@@ -1,8 +1,10 @@
-"""Reading a result back: an audit (``results.json``) or a ``ragtriage retrieval`` output.
+"""Reading a result back: a run (an audit's or a conversations run's ``results.json``) or
+a ``ragtriage retrieval`` output.
 
-``compare`` and ``gate`` accept either; the ``schema_version`` says which one a file is,
-and every problem (missing file, bad JSON, unknown schema, invalid field) is one
-:class:`~ragtriage.errors.InputError` (exit 2).
+``compare`` and ``gate`` accept any of them; the ``schema_version`` says which one a file
+is (:data:`MODELS`), and every problem (missing file, bad JSON, unknown schema, invalid
+field) is one :class:`~ragtriage.errors.InputError` (exit 2). Audits and conversations
+share one header (``results/run.py``: ``RunHeader``), which is what the readers here ask.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ from ragtriage.data.containers import read_json_document
 from ragtriage.data.sniff import wrong_file
 from ragtriage.errors import InputError
 from ragtriage.results.consistency import check_result
+from ragtriage.results.run import (
+    AUDIT_SCHEMA,
+    CONVERSATIONS_SCHEMA,
+    AuditResult,
+    ConversationsResult,
+    RunHeader,
+)
 from ragtriage.retrieval.models import SCHEMA_VERSION as RETRIEVAL_SCHEMA
 from ragtriage.retrieval.models import RetrievalReport
-from ragtriage.triage.conversations import SCHEMA_VERSION as CONVERSATIONS_SCHEMA
-from ragtriage.triage.conversations import ConversationsResult
-from ragtriage.triage.models import SCHEMA_VERSION as AUDIT_SCHEMA
-from ragtriage.triage.models import AuditResult
 
 __all__ = [
     "MODELS",
@@ -33,8 +38,16 @@ __all__ = [
     "retrieval_of",
 ]
 
-Result = AuditResult | RetrievalReport
-MODELS: dict[str, type[Result]] = {AUDIT_SCHEMA: AuditResult, RETRIEVAL_SCHEMA: RetrievalReport}
+Result = AuditResult | ConversationsResult | RetrievalReport
+# every schema a file may carry -> its model; a /1 run is read by the /2 model (its
+# warnings' texts given codes: ``RunHeader._notices``)
+MODELS: dict[str, type[Result]] = {
+    AUDIT_SCHEMA: AuditResult,
+    "ragtriage.audit/1": AuditResult,
+    CONVERSATIONS_SCHEMA: ConversationsResult,
+    "ragtriage.conversations/1": ConversationsResult,
+    RETRIEVAL_SCHEMA: RetrievalReport,
+}
 
 
 def load_result(path: str | Path) -> Result:
@@ -75,23 +88,10 @@ def load_result(path: str | Path) -> Result:
 
 
 def load_conversations(path: str | Path) -> ConversationsResult | None:
-    """``path`` as a ``ragtriage conversations`` result, or ``None`` when it names another
-    schema (kept apart from :data:`MODELS`: compare and gate read audits and reports)."""
-    path = Path(path)
-    try:
-        data = read_json_document(path)
-    except InputError:
-        if (wrong := wrong_file(path, "audit", "retrieval")) is None:
-            raise
-        raise wrong from None
-    if not isinstance(data, dict) or data.get("schema_version") != CONVERSATIONS_SCHEMA:
-        return None
-    try:
-        return ConversationsResult.model_validate(data)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(part) for part in error["loc"])
-        raise InputError(error["msg"], path=path, field=field) from None
+    """``path`` as a ``ragtriage conversations`` result, or ``None`` when it holds another
+    result (an audit, a retrieval report)."""
+    result = load_result(path)
+    return result if isinstance(result, ConversationsResult) else None
 
 
 def load_audit(path: str | Path) -> AuditResult:
@@ -99,7 +99,8 @@ def load_audit(path: str | Path) -> AuditResult:
     result = load_result(path)
     if not isinstance(result, AuditResult):
         raise InputError(
-            "expected an audit results.json (retrieval reports hold no answers or labels)",
+            "expected an audit results.json (retrieval reports hold no answers or labels, "
+            "a conversations result its turns)",
             path=path,
             field="schema_version",
         )
@@ -107,7 +108,7 @@ def load_audit(path: str | Path) -> AuditResult:
 
 
 def retrieval_of(result: Result) -> RetrievalReport:
-    return result.retrieval if isinstance(result, AuditResult) else result
+    return result.retrieval if isinstance(result, RunHeader) else result
 
 
 def golden_field(result: Result, key: str) -> str | None:

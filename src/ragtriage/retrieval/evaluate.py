@@ -140,11 +140,7 @@ class RetrievalEvaluator:
             )
             frame = per_query_frame(batches, self.measures, qrels)
             skip = set(stats.missing_queries) if config.missing == "skip" else set()
-            if skip:
-                kept = frame.index[scored[_codes(qrels, frame.index)]].difference(pd.Index(skip))
-                per_query = frame.loc[kept]
-            else:  # frame rows are qrels.query_ids in order: a mask, not a million-label lookup
-                per_query = frame[scored]
+            per_query = _scored_rows(frame, qrels, scored, skip)
             facts = sections.QueryFacts.build(batches, answerable, scored=run_table.scored)
             if not unanswerable_reading:  # no query is read as unanswerable: none is flagged
                 facts = replace(facts, confident=np.zeros(len(qrels), bool))
@@ -170,13 +166,7 @@ class RetrievalEvaluator:
                 missing_queries=stats.missing_queries,
                 unanswerable=unanswerable,
                 threshold=threshold.result(),
-                warnings=_empty_warning(per_query, len(qrels), config.relevance_level)
-                + sections.warnings(stats, config.missing)
-                + sections.unscored_warning(run_table)
-                + list(given.warnings)  # a split's filtered run does not carry them
-                + sections.missed_cap_warning(batches, answerable, miss_k)
-                + sections.unanswerable_cap_warning(unanswerable)
-                + leak_warnings(golden_set),
+                warnings=self._warnings(per_query, stats, run_table, given, batches, unanswerable),
                 per_query=per_query,
                 query_facts=facts.frame(qrels),
                 split=None if self._split is None else self._split.model_copy(),
@@ -185,16 +175,21 @@ class RetrievalEvaluator:
             )
         # last: a run file's digest may still be being taken, on a thread that had the
         # idle core while the sections above were built (data/_trec_fast.py)
-        report.run = {
-            "source": given.source,
-            "rows": len(run_table),
-            "queries": len(run_table.query_ids),
-            "order": given.order,  # which ranking the figures read
-            **_run_digest(run, given),
-            **({"format": given.format} if given.format else {}),
-            **({} if run_table.scored else {"scored": False}),
-        }
+        report.run = _run_record(run, given, run_table)
         return report
+
+    def _warnings(self, per_query, stats, run_table, given, batches, unanswerable) -> list[str]:
+        """What the figures depend on, in the report's order."""
+        config, answerable = self.config, self.answerable
+        return (
+            _empty_warning(per_query, len(self.qrels), config.relevance_level)
+            + sections.warnings(stats, config.missing)
+            + sections.unscored_warning(run_table)
+            + list(given.warnings)  # a split's filtered run does not carry them
+            + sections.missed_cap_warning(batches, answerable, config.miss_k)
+            + sections.unanswerable_cap_warning(unanswerable)
+            + leak_warnings(self.golden)
+        )
 
     def _overlap(self, batches, run_table) -> OverlapSection | None:
         if self._reference is None:
@@ -339,3 +334,24 @@ def _as_run(run: RunLike, golden: GoldenSet | None = None) -> Run:
             docs.append(str(doc))
             scores.append(float(score))
     return Run.from_columns(queries, docs, scores, source="<python>")
+
+
+def _scored_rows(frame: pd.DataFrame, qrels, scored: np.ndarray, skip: set[str]) -> pd.DataFrame:
+    """The per-query rows the means are over: the scored queries, less skipped ones."""
+    if skip:
+        kept = frame.index[scored[_codes(qrels, frame.index)]].difference(pd.Index(skip))
+        return frame.loc[kept]
+    return frame[scored]  # frame rows are qrels.query_ids in order: a mask, not a lookup
+
+
+def _run_record(run: RunLike, given, run_table) -> dict[str, Any]:
+    """What the report records of the run: source, size, order, digest, format."""
+    return {
+        "source": given.source,
+        "rows": len(run_table),
+        "queries": len(run_table.query_ids),
+        "order": given.order,  # which ranking the figures read
+        **_run_digest(run, given),
+        **({"format": given.format} if given.format else {}),
+        **({} if run_table.scored else {"scored": False}),
+    }

@@ -32,7 +32,6 @@ __all__ = [
     "SHIPPED",
     "UNCALIBRATED_THRESHOLD",
     "find_decider",
-    "model_free_decider",
     "naive_rate",
 ]
 
@@ -120,7 +119,13 @@ class CalibrationRecords:
         return _decider(record, source, fingerprint, shipped=path is None)
 
     def model_free(self, path: Path | None, fingerprint: JudgeFingerprint) -> Decider | None:
-        """:func:`model_free_decider` from the records read here."""
+        """The decider of the judge about to run when its calibration's rule reads no model
+        signal (``calibration.decision.uses_model``): the audit then computes those signals
+        without the model (strategy ``lexical``, the same code every judge runs for them) and
+        does not pay for model calls its rule would ignore; ``calibrate`` still computes every
+        signal, so a user's own grades can pick a rule that uses the model. ``None`` (call the
+        model) for a judge without a model, an uncalibrated or stale one, or a rule that uses
+        the model."""
         if fingerprint.model == "none":
             return None
         return _model_free(self.decider(path, fingerprint), fingerprint)
@@ -203,17 +208,6 @@ def _decider(
             answer_check_n=check.n if answer_kappa is not None and check else None,
         ),
     )
-
-
-def model_free_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider | None:
-    """The decider of the judge about to run when its calibration's rule reads no model
-    signal (``calibration.decision.uses_model``): the audit then computes those signals
-    without the model (strategy ``lexical``, the same code every judge runs for them) and
-    does not pay for model calls its rule would ignore; ``calibrate`` still computes every
-    signal, so a user's own grades can pick a rule that uses the model. ``None`` (call the
-    model) for a judge without a model, an uncalibrated or stale one, or a rule that uses
-    the model."""
-    return CalibrationRecords().model_free(path, fingerprint)
 
 
 def _model_free(decider: Decider, fingerprint: JudgeFingerprint) -> Decider | None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 
-from ragtriage.data.models import GoldenSet
+from ragtriage.data.models import GoldenCase, GoldenSet
 from ragtriage.data.traces import ranked_chunks
 from ragtriage.errors import RagtriageError
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
@@ -16,11 +17,13 @@ from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
 from ragtriage.triage.rules import Evidence, triage
 
 __all__ = [
+    "Judgments",
     "build",
     "contradicted_claims",
     "generation_summary",
     "label_counts",
     "stage1_facts",
+    "unjudgeable",
 ]
 
 
@@ -36,116 +39,181 @@ def _leaks_by_case(retrieval: RetrievalReport) -> dict[str, list[str]]:
     return out
 
 
+@dataclass(frozen=True)
+class Judgments:
+    """What stage 2 left for the rows: the first judge's results by case and the decider
+    of its calibration; ``reference``: each answer judged against the reference answer
+    (claims judges); ``escalated``: case -> the result, decider and name of the
+    ``--escalate-to`` judge that judged it again (the first judge, named ``judge_name``,
+    was unsure of it), which then decides it; ``unjudged``: why a traced answer was not
+    judged (:func:`unjudgeable`)."""
+
+    results: dict[str, JudgeResult]
+    decider: Decider
+    reference: dict[str, JudgeResult] = field(default_factory=dict)
+    escalated: dict[str, tuple[JudgeResult, Decider, str]] = field(default_factory=dict)
+    judge_name: str | None = None
+    unjudged: dict[str, str] = field(default_factory=dict)
+
+    def of(self, case_id: str) -> tuple[JudgeResult | None, Decider, str | None]:
+        """The result that decides a case, its decider and the judge's name."""
+        if case_id in self.escalated:
+            return self.escalated[case_id]
+        return self.results.get(case_id), self.decider, self.judge_name
+
+
+@dataclass(frozen=True)
+class _Stage1:
+    """What stage 1 and the traces say of every case, read once for all rows."""
+
+    traces: dict[str, Trace]
+    texts: dict[str, str] | None
+    first_rank: dict[str, int]
+    confident: set[str]
+    leaked: dict[str, list[str]]
+
+
 def build(
     golden: GoldenSet,
     traces: dict[str, Trace],
-    judged: dict[str, JudgeResult],
-    decider: Decider,
+    judgments: Judgments,
     retrieval: RetrievalReport,
-    reference: dict[str, JudgeResult] | None = None,
-    unjudged: dict[str, str] | None = None,
     texts: dict[str, str] | None = None,
-    escalated: dict[str, tuple[JudgeResult, Decider, str]] | None = None,
-    judge_name: str | None = None,
 ) -> list[CaseResult]:
-    """One row per golden case. ``unjudged``: why a traced answer was not judged (a failed
-    generation, a context chunk without text): such a case is ``unscored`` with that
-    reason once triage reaches the judge, and carries it as a warning when an earlier
-    stage (retrieval, ranking) already decided its label. ``texts``: the text of every
-    chunk by id (the audit's ``chunk_texts``), which the causes of a generation failure
-    read; else the texts the traces carry. ``escalated``: case -> the result, decider and
-    name of the ``--escalate-to`` judge that judged it again (the first judge, named
-    ``judge_name``, was unsure of it): that judge's result decides it."""
-    unjudged = unjudged or {}
-    escalated = escalated or {}
+    """One row per golden case. An unjudged case is ``unscored`` with its reason once
+    triage reaches the judge, and carries the reason as a warning when an earlier stage
+    (retrieval, ranking) already decided its label. ``texts``: the text of every chunk by
+    id (``chunk_texts``), which the causes of a generation failure read; else the texts
+    the traces carry."""
     first_rank, confident = stage1_facts(retrieval)
-    leaked = _leaks_by_case(retrieval)
-    rows = []
-    for case in golden.cases:
-        trace = traces.get(case.id)
-        expected = case.expected()
-        result = judged.get(case.id)
-        case_decider, decided_by = decider, judge_name
-        if case.id in escalated:
-            result, case_decider, decided_by = escalated[case.id]
-        if trace is None:
-            rows.append(_untraced(case, expected))
-            continue
-        ranked = ranked_chunks(trace)
-        in_context = bool(set(expected) & set(trace.context_ids))
-        faithful = case_decider.decide(result) if result else None
-        contradicted = contradicted_claims((reference or {}).get(case.id))
-        contexts = _contexts(trace, texts)
-        figures = None
-        if result is not None and result.outcome != Outcome.UNSCORED and case.reference_answer:
-            checks = case_checks(trace.answer, contexts, expected, case.reference_answer, result)
-            figures = case_figures(checks)
-        causes = []
-        if result is not None and (in_context or not expected):
-            causes = find_causes(
-                query=case.query,
-                answer=trace.answer,
-                contexts=contexts,
-                expected=expected,
-                judge=result,
-                faithful=faithful,
-                reference_answer=case.reference_answer,
-                reference_contradicted=contradicted,
-            )
-        evidence = Evidence(
-            answerable=bool(expected),
-            first_relevant_rank=first_rank.get(case.id),
-            relevant_in_context=in_context,
+    stage1 = _Stage1(traces, texts, first_rank, confident, _leaks_by_case(retrieval))
+    return [_row(case, stage1, judgments) for case in golden.cases]
+
+
+def _row(case: GoldenCase, stage1: _Stage1, judgments: Judgments) -> CaseResult:
+    """A case's row: its evidence, the triage rule's label, and what the reader must know."""
+    trace = stage1.traces.get(case.id)
+    expected = case.expected()
+    if trace is None:
+        return _untraced(case, expected)
+    result, decider, decided_by = judgments.of(case.id)
+    evidence = _evidence(case, trace, result, decider, stage1, judgments)
+    label, reason = triage(evidence)
+    if result is None and label == Label.UNSCORED:
+        reason = judgments.unjudged.get(case.id, "the judge returned no result for it")
+    causes = list(evidence.causes) if label == Label.GENERATION else []
+    ranked = ranked_chunks(trace)
+    return CaseResult(
+        case_id=case.id,
+        query=case.query,
+        tags=list(case.tags),
+        answerable=bool(expected),
+        expected=expected,
+        retrieved_ids=[c.id for c in ranked],
+        retrieved_scores=[c.score for c in ranked],
+        context_ids=trace.context_ids,
+        first_relevant_rank=evidence.first_relevant_rank,
+        relevant_in_context=evidence.relevant_in_context,
+        answer=trace.answer,
+        judge=result,
+        faithful=evidence.faithful,
+        decided_by=decided_by if result is not None else None,
+        label=label,
+        reason=reason,
+        cause=primary(causes),
+        causes=causes,
+        diagnostics=_figures(case, trace, result, stage1),
+        warnings=_case_warnings(case, result, label, stage1, judgments),
+    )
+
+
+def _evidence(
+    case: GoldenCase,
+    trace: Trace,
+    result: JudgeResult | None,
+    decider: Decider,
+    stage1: _Stage1,
+    judgments: Judgments,
+) -> Evidence:
+    """What the triage rules read of a traced case (the causes of a generation failure
+    among it: found when the relevant chunk reached the generator, or none was expected)."""
+    expected = case.expected()
+    in_context = bool(set(expected) & set(trace.context_ids))
+    faithful = decider.decide(result) if result else None
+    contradicted = contradicted_claims(judgments.reference.get(case.id))
+    causes = []
+    if result is not None and (in_context or not expected):
+        causes = find_causes(
+            query=case.query,
+            answer=trace.answer,
+            contexts=_contexts(trace, stage1.texts),
+            expected=expected,
             judge=result,
             faithful=faithful,
-            unsure=case_decider.unsure(result) if result else False,
-            contradicted=contradicted,
-            causes=tuple(causes),
+            reference_answer=case.reference_answer,
+            reference_contradicted=contradicted,
         )
-        label, reason = triage(evidence)
-        if label != Label.GENERATION:
-            causes = []
-        warnings = []
-        if result is None and label == Label.UNSCORED:
-            reason = unjudged.get(case.id, "the judge returned no result for it")
-        elif case.id in unjudged:
-            warnings.append(unjudged[case.id])
-        if not expected and case.id in confident:
-            warnings.append(
-                "retrieval warning: unanswerable query retrieved as confidently as a typical "
-                "answerable one"
-            )
-        warnings += leaked.get(case.id, [])
-        rows.append(
-            CaseResult(
-                case_id=case.id,
-                query=case.query,
-                tags=list(case.tags),
-                answerable=bool(expected),
-                expected=expected,
-                retrieved_ids=[c.id for c in ranked],
-                retrieved_scores=[c.score for c in ranked],
-                context_ids=trace.context_ids,
-                first_relevant_rank=evidence.first_relevant_rank,
-                relevant_in_context=evidence.relevant_in_context,
-                answer=trace.answer,
-                judge=result,
-                faithful=evidence.faithful,
-                decided_by=decided_by if result is not None else None,
-                label=label,
-                reason=reason,
-                cause=primary(causes),
-                causes=causes,
-                diagnostics=figures,
-                warnings=warnings,
-            )
+    return Evidence(
+        answerable=bool(expected),
+        first_relevant_rank=stage1.first_rank.get(case.id),
+        relevant_in_context=in_context,
+        judge=result,
+        faithful=faithful,
+        unsure=decider.unsure(result) if result else False,
+        contradicted=contradicted,
+        causes=tuple(causes),
+    )
+
+
+def _figures(
+    case: GoldenCase, trace: Trace, result: JudgeResult | None, stage1: _Stage1
+) -> dict[str, float] | None:
+    """RAGChecker's diagnostics of a judged answer with a reference answer, else None."""
+    if result is None or result.outcome == Outcome.UNSCORED or not case.reference_answer:
+        return None
+    contexts = _contexts(trace, stage1.texts)
+    checks = case_checks(trace.answer, contexts, case.expected(), case.reference_answer, result)
+    return case_figures(checks)
+
+
+def _case_warnings(
+    case: GoldenCase,
+    result: JudgeResult | None,
+    label: Label,
+    stage1: _Stage1,
+    judgments: Judgments,
+) -> list[str]:
+    """Why an answer was not judged when an earlier stage decided the label, an
+    unanswerable query retrieved confidently, a leak."""
+    warnings = []
+    if case.id in judgments.unjudged and not (result is None and label == Label.UNSCORED):
+        warnings.append(judgments.unjudged[case.id])
+    if not case.expected() and case.id in stage1.confident:
+        warnings.append(
+            "retrieval warning: unanswerable query retrieved as confidently as a typical "
+            "answerable one"
         )
-    return rows
+    return warnings + stage1.leaked.get(case.id, [])
+
+
+def unjudgeable(trace: Trace, texts: dict[str, str]) -> str | None:
+    """Why the answer cannot be judged, or ``None``: no answer was generated, or a chunk
+    passed to the generator has no known text. Judging on the chunks that are left would
+    call an answer unsupported that its missing context may well support."""
+    if trace.generation_error is not None:
+        return f"generation failed: {trace.generation_error}"
+    missing = [cid for cid in trace.context_ids if cid not in texts]
+    if missing:
+        return (
+            f"no text is known for context chunk {', '.join(missing)} (neither in the "
+            "trace nor in the corpus), so the answer cannot be judged against its context"
+        )
+    return None
 
 
 def _contexts(trace: Trace, texts: dict[str, str] | None) -> list[ContextChunk]:
     """The chunks passed to the generator with their text (a chunk without one is left
-    out: such an answer is not judged, :func:`ragtriage.flows.audit.unjudgeable`)."""
+    out: such an answer is not judged, :func:`unjudgeable`)."""
     known = dict(texts or {})
     known.update({c.id: c.text for c in trace.retrieved if c.text and c.id not in known})
     return [ContextChunk(id=cid, text=known[cid]) for cid in trace.context_ids if cid in known]

@@ -31,32 +31,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.data.conversations import ConversationGolden, TracedTurn, turn_slice
 from ragtriage.data.formats.text import normalise
-from ragtriage.data.models import DEFAULT_CONTEXT_K, Chunk
+from ragtriage.data.models import Chunk
 from ragtriage.judge.history import HISTORY_TURNS, SentenceSource
-from ragtriage.judge.spec import EMBEDDED
-from ragtriage.judge.types import ContextChunk, JudgeFingerprint, Usage
-from ragtriage.retrieval.defaults import DEFAULT_KS, DEFAULT_METRICS
+from ragtriage.judge.types import ContextChunk
 from ragtriage.retrieval.models import RetrievalReport
-from ragtriage.triage.models import (
-    CalibrationStatus,
-    CaseResult,
-    GenerationSummary,
-    Label,
-    TraceSource,
-)
+from ragtriage.triage.models import CaseResult, Label
 
 __all__ = [
-    "ConversationsGolden",
-    "SCHEMA_VERSION",
     "ConversationSummary",
-    "ConversationsResult",
-    "ConversationsSettings",
     "HistorySentence",
     "RetrievalSlice",
     "RewriteProbe",
@@ -69,8 +57,6 @@ __all__ = [
     "turn_label",
     "turn_label_counts",
 ]
-
-SCHEMA_VERSION = "ragtriage.conversations/1"
 
 
 class TurnLabel(StrEnum):
@@ -194,107 +180,6 @@ class RetrievalSlice(BaseModel):
     means: dict[str, float | None]
     """Metric -> mean over the slice's answerable turns (null with none); the per-turn
     values are the report's ``per_query``, trec_eval's on the flattened turns."""
-
-
-class ConversationsSettings(BaseModel):
-    """The settings a ``ragtriage conversations`` run had: ``ConversationsConfig``'s fields
-    (``flows/conversations.py``) as JSON values, in its order (paths as given). A setting
-    absent from an older file reads as its default; an unknown key is kept."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="allow")
-
-    golden: str
-    """The conversational golden set (``--golden``)."""
-    traces: str
-    """The conversation traces (``--traces``)."""
-    judge: str | None = EMBEDDED
-    """The judge spec as given, or a model object's name."""
-    calibration: str | None = None
-    """The calibration record given; null when the shipped records were searched."""
-    context_k: int = DEFAULT_CONTEXT_K
-    """Chunks passed to the generator when a trace does not list them."""
-    probe_k: int = 10
-    """Depth of the rewrite test."""
-    metrics: list[str] = Field(default_factory=lambda: list(DEFAULT_METRICS))
-    """The retrieval metrics asked for."""
-    k: list[int] = Field(default_factory=lambda: list(DEFAULT_KS))
-    """The cutoffs of the metrics taking one."""
-    concurrency: int = 8
-    """Judge calls in flight at most."""
-    cache: str | None = None
-    """The response cache; null: the default cache."""
-    threads: int | None = None
-    """CPU threads of the embedded model; null: its default."""
-    api_base: str | None = None
-    """The litellm judge's endpoint; null: the provider's."""
-    json_mode: str | None = None
-    """The litellm judge's JSON mode as asked; null: found on the first call."""
-    timeout: float | None = None
-    """Seconds per judge call; null: the backend's default."""
-    holdout: bool = False
-    """The held-back conversations were audited."""
-    on_mismatch: str = "warn"
-    """``warn`` or ``error``: what file mismatches did."""
-
-
-class ConversationsGolden(BaseModel):
-    """Which golden conversations a run scored."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
-
-    source: str
-    """The golden set's path as given."""
-    sha256: str
-    """SHA-256 of the flattened turns (the slice's)."""
-    conversations: int
-    """Conversations scored."""
-    turns: int
-    """Turns scored."""
-    slice: Literal["dev", "holdout", "all"] = "all"
-    """``holdout`` with ``--holdout``; ``dev`` when the set has a held-out slice; else ``all``."""
-
-
-class ConversationsResult(BaseModel):
-    """What ``ragtriage conversations`` writes (``results.json``)."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True, arbitrary_types_allowed=True)
-
-    schema_version: str = SCHEMA_VERSION
-    """``ragtriage.conversations/1``."""
-    created_at: str
-    """When the run ended (UTC, ISO 8601)."""
-    config: ConversationsSettings
-    """The settings, as JSON values."""
-    versions: dict[str, str] = Field(default_factory=dict)
-    """Package -> version."""
-    golden: ConversationsGolden
-    """Which conversations were scored."""
-    traces: TraceSource
-    """The trace file: ``source``, ``sha256``, ``format``."""
-    judge_fingerprint: JudgeFingerprint
-    """The judge that judged every turn."""
-    judge_usage: Usage
-    """Model calls, tokens and cost, all turns together."""
-    calibration: CalibrationStatus
-    """Where the decisions came from."""
-    retrieval: RetrievalReport
-    """Stage 1 on the flattened turns (ids ``conversation#turn``): trec_eval's figures."""
-    slices: list[RetrievalSlice]
-    """The same metrics by turn index, standalone or not, answerable or not."""
-    generation: GenerationSummary
-    """Stage 2 over every judged turn."""
-    counts: dict[str, int]
-    """Turn label -> number of turns."""
-    conversations: list[ConversationSummary]
-    """One per golden conversation, in file order."""
-    turns: list[TurnResult]
-    """Every golden turn, conversation by conversation, in turn order."""
-    warnings: list[str] = Field(default_factory=list)
-    """What changes a figure's meaning (also in the headline)."""
-    mismatches: dict[str, list[str]] = Field(default_factory=dict)
-    """Kinds of mismatch between golden set, corpus and traces, with the ids."""
-    timings: dict[str, float] = Field(default_factory=dict)
-    """Seconds per stage."""
 
 
 def _first_rank(hits: Sequence[Any], expected: set[str]) -> int | None:

@@ -30,6 +30,7 @@ from typing import Literal
 
 from ragtriage.data.models import GoldenSet
 from ragtriage.errors import InputError
+from ragtriage.notices import Notice
 from ragtriage.triage.models import Trace
 
 __all__ = [
@@ -92,9 +93,9 @@ def find(
     return out
 
 
-def apply(found: dict[str, list[str]], policy: Policy | str, source: str) -> list[str]:
-    """Warnings for ``fail`` and ``warn``; an :class:`InputError` naming the ids for
-    ``error``."""
+def apply(found: dict[str, list[str]], policy: Policy | str, source: str) -> list[Notice]:
+    """``mismatch`` notices for ``fail`` and ``warn`` (counts: the kind's ids); an
+    :class:`InputError` naming the ids for ``error``."""
     if policy not in POLICIES:
         raise InputError(f"must be 'fail', 'warn' or 'error', got {policy!r}", field="on_mismatch")
     lines = [
@@ -105,7 +106,9 @@ def apply(found: dict[str, list[str]], policy: Policy | str, source: str) -> lis
     ]
     if lines and policy == "error":
         raise InputError("; ".join(lines) + " (--on-mismatch warn to continue)", path=source)
-    return lines
+    kinds = [(kind, len(ids)) for kind, ids in found.items() if ids]
+    pairs = zip(lines, kinds, strict=True)
+    return [Notice(code="mismatch", text=line, counts={kind: n}) for line, (kind, n) in pairs]
 
 
 def _some(ids: list[str]) -> str:

@@ -1,0 +1,406 @@
+"""The one run engine of ``ragtriage audit`` and ``ragtriage conversations``.
+
+A run is: its inputs read (:class:`Loaded`: the golden set, its evaluated slice and the
+traces; each command reads its own shapes) -> file mismatches -> stage 1 on the retrieved
+lists -> stage 2 judging every judgeable answer in an *order* (an audit judges all at
+once; a conversation turn by turn with history) -> decisions by the calibration, with the
+``--escalate-to`` cascade for the unsure -> triage rows -> the header every result starts
+with (``results/run.py``: ``RunHeader``). Everything between reading and the command's
+own rows (an audit's clusters, a conversation's roll-up) is here, once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from ragtriage.calibration.fit_check import misfit
+from ragtriage.data.formats.columns import ColumnMap
+from ragtriage.data.models import GoldenSet
+from ragtriage.data.traces import chunk_texts, run_from_traces
+from ragtriage.errors import InputError
+from ragtriage.judge.api import JudgeRun, ajudge
+from ragtriage.judge.judge import Judge, JudgeOptions
+from ragtriage.judge.spec import JudgeSpec
+from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
+from ragtriage.llm.cache import ResponseCache
+from ragtriage.llm.local import require_llama
+from ragtriage.notices import Notice, as_notice
+from ragtriage.results.run import GoldenSource, TraceSource
+from ragtriage.retrieval.evaluate import evaluate_retrieval
+from ragtriage.retrieval.metrics import Measure
+from ragtriage.retrieval.models import RetrievalReport
+from ragtriage.retrieval.sections import versions
+from ragtriage.retrieval.split import log_reveal
+from ragtriage.triage import cases as case_rows
+from ragtriage.triage import mismatch
+from ragtriage.triage.calibrated import CalibrationRecords, Decider
+from ragtriage.triage.models import CaseResult, Escalation, GenerationSummary, Label, Trace
+
+__all__ = [
+    "Judged",
+    "Judges",
+    "Judging",
+    "Loaded",
+    "Order",
+    "Ran",
+    "RunConfig",
+    "Tick",
+    "build_judge",
+    "header",
+    "judge_label",
+    "public",
+    "run_engine",
+    "slice_name",
+]
+
+# labels that are no decision on an answer: an escalation leaving a case so decided nothing
+UNDECIDED = (Label.UNSURE, Label.UNSCORED, Label.UNSTABLE)
+# the per-item callback is called with no argument (generation) or the judge's result
+Tick = Callable[[str, int], Callable[..., None]]
+# an --escalate-to judge: its spec, the judge built once, the decider of its record
+Cascade = list[tuple[JudgeSpec, Judge, Decider]]
+
+
+class RunConfig(Protocol):
+    """What the engine reads of a command's config (``AuditConfig``, ``ConversationsConfig``)."""
+
+    golden: Path
+    calibration: Path | None
+    context_k: int
+    k: list[int]
+    measures: list[Measure]
+    concurrency: int
+    holdout: bool
+    on_mismatch: str
+
+
+@dataclass
+class Loaded:
+    """A run's inputs, read: ``scored`` is the set stage 1 scores against and whose hash
+    the header records (an audit's whole set, both slices; a conversation's flattened
+    turns), ``golden`` the evaluated slice, ``traces`` those of its cases, ``read`` every
+    trace read of the slice (what matched nothing shows), with where each came from and
+    what was noticed or assumed reading them."""
+
+    scored: GoldenSet
+    golden: GoldenSet
+    traces: dict[str, Trace]
+    read: dict[str, Trace]
+    golden_source: GoldenSource
+    trace_source: TraceSource
+    notices: list[Notice] = field(default_factory=list)
+    assumptions: dict[str, str] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)  # reading (running the system)
+
+
+@dataclass(frozen=True)
+class Judges:
+    """The run's judge (built once, :func:`build_judge`), the model-free rule decided
+    before anything ran (or ``None``), the calibration records and the response store."""
+
+    judge: Judge
+    planned: Decider | None
+    records: CalibrationRecords
+    store: ResponseCache
+
+
+@dataclass
+class Judging:
+    """What a judging order is given: every judgeable answer (golden order), the judge,
+    the store its calls go through, and the calibration records to decide by."""
+
+    items: list[JudgeItem]
+    judge: Judge
+    planned: Decider | None  # a model-free rule decided before anything ran
+    records: CalibrationRecords
+    calibration: Path | None
+    store: ResponseCache
+    concurrency: int
+    texts: dict[str, str]
+    unjudged: dict[str, str]
+
+    def decider(self, fingerprint: JudgeFingerprint) -> Decider:
+        """The decider of the judge's calibration (the planned one when there is one)."""
+        return self.planned or self.records.decider(self.calibration, fingerprint)
+
+
+@dataclass
+class Judged:
+    """Stage 2's outcome: the run (fingerprint; usage and cache over every call), the
+    results by case, the decider of the judge's calibration, and each answer judged
+    against its reference answer (claims judges)."""
+
+    run: JudgeRun
+    results: dict[str, JudgeResult]
+    decider: Decider
+    reference: dict[str, JudgeResult] = field(default_factory=dict)
+
+
+# the order answers are judged in: all at once (an audit), turn by turn (a conversation)
+Order = Callable[[Judging], Awaitable[Judged]]
+
+
+@dataclass
+class Ran:
+    """What the engine found, for the command to add its own rows to."""
+
+    loaded: Loaded
+    retrieval: RetrievalReport
+    texts: dict[str, str]
+    judged: Judged
+    rows: list[CaseResult]
+    generation: GenerationSummary
+    escalations: list[Escalation]
+    mismatches: dict[str, list[str]]
+    meaningless: dict[str, str]
+    notices: list[Notice]
+    timings: dict[str, float]
+
+
+async def run_engine(
+    config: RunConfig, loaded: Loaded, judges: Judges, order: Order, cascade: Cascade
+) -> Ran:
+    """Mismatches, stage 1, stage 2 in ``order``, decisions and the cascade, rows."""
+    texts = chunk_texts(loaded.golden, loaded.traces)
+    found = mismatch.find(loaded.golden, loaded.read, texts)
+    notices = loaded.notices + mismatch.apply(found, config.on_mismatch, _source(loaded))
+    timings = dict(loaded.timings)
+    retrieval = _timed(timings, "retrieval_s", lambda: stage1(config, loaded))
+    unjudged = unjudgeable_cases(loaded, texts)
+    started = time.perf_counter()
+    given = Judging(
+        items=judge_items(loaded, texts, unjudged),
+        judge=judges.judge,
+        planned=judges.planned,
+        records=judges.records,
+        calibration=config.calibration,
+        store=judges.store,
+        concurrency=config.concurrency,
+        texts=texts,
+        unjudged=unjudged,
+    )
+    judged = await order(given)
+    timings["judge_s"] = time.perf_counter() - started
+    rows = _rows(loaded, judged, retrieval, texts, unjudged)
+    # the first judge's figures and fit, before the cascade decides its unsure answers
+    generation = case_rows.generation_summary(rows, list(judged.results.values()), judged.decider)
+    shape_misfit(judged.decider, rows, texts)
+    rows, escalations, escalated = await escalate(loaded, judged, rows, cascade, given, retrieval)
+    if escalated:  # the outcomes of the results that decided the cases, not the first's
+        first = list(judged.results.values())
+        final = [escalated.get(r.item_id, (r,))[0] for r in first]
+        generation = case_rows.generation_summary(rows, final, judged.decider, rated=first)
+    return Ran(
+        loaded=loaded,
+        retrieval=retrieval,
+        texts=texts,
+        judged=judged,
+        rows=rows,
+        generation=generation,
+        escalations=escalations,
+        mismatches={k: v for k, v in found.items() if v},
+        meaningless=mismatch.meaningless(found, loaded.golden, loaded.read),
+        notices=notices + [as_notice(w, "retrieval") for w in retrieval.warnings],
+        timings=timings,
+    )
+
+
+def _source(loaded: Loaded) -> str:
+    """The trace file a mismatch error names (empty for a run of the system)."""
+    return loaded.trace_source.source if loaded.trace_source.sha256 else ""
+
+
+def _timed(timings: dict[str, float], name: str, step: Callable[[], Any]) -> Any:
+    started = time.perf_counter()
+    value = step()
+    timings[name] = time.perf_counter() - started
+    return value
+
+
+def stage1(config: RunConfig, loaded: Loaded) -> RetrievalReport:
+    """trec_eval's figures on the slice's retrieved lists (a held-out slice's reveal
+    logged against the path the run was given)."""
+    retrieval = evaluate_retrieval(
+        loaded.scored,
+        run_from_traces(loaded.traces, loaded.golden),
+        config.measures,
+        k=config.k,
+        miss_k=config.context_k,
+        split="holdout" if config.holdout else None,
+    )
+    return log_reveal(retrieval, config.golden) if config.holdout else retrieval
+
+
+def unjudgeable_cases(loaded: Loaded, texts: dict[str, str]) -> dict[str, str]:
+    """Case -> why its traced answer cannot be judged (``triage.cases.unjudgeable``)."""
+    return {
+        case.id: reason
+        for case in loaded.golden.cases
+        if case.id in loaded.traces
+        and (reason := case_rows.unjudgeable(loaded.traces[case.id], texts))
+    }
+
+
+def judge_items(loaded: Loaded, texts: dict[str, str], unjudged: dict[str, str]) -> list[JudgeItem]:
+    """The judge's input for every traced, judgeable case, in golden order."""
+    return [
+        judge_item(case.id, case.query, loaded.traces[case.id], texts)
+        for case in loaded.golden.cases
+        if case.id in loaded.traces and case.id not in unjudged
+    ]
+
+
+def judge_item(case_id: str, query: str, trace: Trace, texts: dict[str, str]) -> JudgeItem:
+    """One answer with its context chunks' texts (call only for judgeable traces)."""
+    chunks = tuple(ContextChunk(id=cid, text=texts[cid]) for cid in trace.context_ids)
+    return JudgeItem(id=case_id, question=query, contexts=chunks, answer=trace.answer)
+
+
+def _rows(
+    loaded: Loaded,
+    judged: Judged,
+    retrieval: RetrievalReport,
+    texts: dict[str, str],
+    unjudged: dict[str, str],
+    escalated: dict[str, tuple[JudgeResult, Decider, str]] | None = None,
+) -> list[CaseResult]:
+    judgments = case_rows.Judgments(
+        results=judged.results,
+        decider=judged.decider,
+        reference=judged.reference,
+        escalated=escalated or {},
+        judge_name=judge_label(judged.run.fingerprint),
+        unjudged=unjudged,
+    )
+    return case_rows.build(loaded.golden, loaded.traces, judgments, retrieval, texts)
+
+
+async def escalate(
+    loaded: Loaded,
+    judged: Judged,
+    rows: list[CaseResult],
+    cascade: Cascade,
+    given: Judging,
+    retrieval: RetrievalReport,
+) -> tuple[list[CaseResult], list[Escalation], dict[str, tuple[JudgeResult, Decider, str]]]:
+    """Each ``--escalate-to`` judge in turn judges the answers left unsure before it; its
+    calibration decides them. The rows again, what each step was sent and decided, and
+    the escalated results by case."""
+    escalations: list[Escalation] = []
+    escalated: dict[str, tuple[JudgeResult, Decider, str]] = {}
+    for spec, judge, decider in cascade:
+        unsure = {r.case_id for r in rows if r.label == Label.UNSURE}
+        sent = [i for i in given.items if i.id in unsure]
+        step = Escalation(judge=str(spec), calibration=decider.status.source, sent=len(sent))
+        escalations.append(step)
+        if not sent:
+            continue
+        if judge.embedded:
+            require_llama()
+        run = await ajudge(judge, sent, given.concurrency, given.store)
+        step.fingerprint, step.usage = run.fingerprint, run.usage
+        escalated |= {r.item_id: (r, decider, str(spec)) for r in run.results}
+        rows = _rows(loaded, judged, retrieval, given.texts, given.unjudged, escalated)
+        # decided: a pass or fail now; an escalated answer left unscored (the judge
+        # failed, a closed endpoint) or unstable is not, nor counted as one
+        step.decided = sum(r.case_id in unsure and r.label not in UNDECIDED for r in rows)
+    return rows, escalations, escalated
+
+
+def shape_misfit(decider: Decider, rows: list[CaseResult], texts: dict[str, str]) -> None:
+    """How the run's answers differ from those the calibration was graded on, into its
+    status (``calibration.fit_check``)."""
+    record = decider.record
+    if record is None or record.grade_shape is None:
+        return
+    shapes = []
+    for row in rows:
+        if row.judge is None or row.judge.outcome != Outcome.SCORED:
+            continue
+        chars = sum(len(texts.get(c, "")) for c in row.context_ids)
+        shapes.append({**row.judge.signals, "context_chars": float(chars)})
+    decider.status.misfit = misfit(record.grade_shape, shapes)
+
+
+def header(config: Any, ran: Ran, started: float) -> dict[str, Any]:
+    """The fields of ``RunHeader`` a run fills the same way, audit or conversations."""
+    judged = ran.judged
+    timings = ran.timings | {"total_s": time.perf_counter() - started}
+    return {
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "config": config.public(),
+        "versions": versions(),
+        "golden": ran.loaded.golden_source,
+        "traces": ran.loaded.trace_source,
+        "judge_fingerprint": judged.run.fingerprint,
+        "judge_usage": judged.run.usage,
+        "judge_cache": judged.run.cache,
+        "escalations": ran.escalations,
+        "calibration": judged.decider.status,
+        "retrieval": ran.retrieval,
+        "generation": ran.generation,
+        "warnings": ran.notices,
+        "mismatches": ran.mismatches,
+        "meaningless": ran.meaningless,
+        "assumptions": ran.loaded.assumptions,
+        "timings": {k: round(v, 2) for k, v in timings.items()},
+    }
+
+
+def slice_name(holdout: bool, has_holdout: bool) -> str:
+    """Which slice a run scored: ``holdout`` when asked, ``dev`` when the set has a
+    held-out slice, else ``all``."""
+    return "holdout" if holdout else "dev" if has_holdout else "all"
+
+
+def build_judge(config: Any) -> Judge:
+    """The run's judge, built once: its spec (``None``: the default), or a
+    :class:`ChatModel` with the config's ``strategy`` (if it has one); with the config's
+    judge options."""
+    options = JudgeOptions.of_config(config)
+    strategy = getattr(config, "strategy", None)
+    if config.judge is not None and not isinstance(config.judge, str | JudgeSpec):
+        return Judge.from_model(config.judge, strategy, options)
+    spec = config.judge if isinstance(config.judge, JudgeSpec) else JudgeSpec.parse(config.judge)
+    if strategy is not None:
+        if spec.strategy is not None and spec.strategy != strategy:
+            raise InputError(
+                f"the judge spec names strategy {spec.strategy}, the config {strategy}; "
+                f"give one (e.g. judge='{strategy}@MODEL')",
+                field="strategy",
+            )
+        spec = replace(spec, strategy=strategy)
+    return Judge.from_spec(spec, options)
+
+
+def judge_label(fingerprint: JudgeFingerprint) -> str:
+    """A judge by name in a case row: ``lexical``, or ``STRATEGY@MODEL``."""
+    if fingerprint.model == "none":
+        return fingerprint.judge
+    return f"{fingerprint.judge}@{fingerprint.model}"
+
+
+def public(config: Any, unused: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """A config's settings as JSON values (``unused`` ones null; ``measures`` is
+    ``metrics`` over ``k``, recorded as those)."""
+    values = {k: v for k, v in config.__dict__.items() if k != "measures"}
+    return {k: None if k in unused else _public(v) for k, v in values.items()}
+
+
+def _public(value: Any) -> Any:
+    """A setting as JSON: a parsed spec as the user wrote it (a column mapping as
+    ``ours=theirs,...``), a path by its last part, a model object by its name."""
+    if isinstance(value, list):  # --escalate-to's specs, --escalate-calibration's paths
+        return [_public(v) for v in value]
+    if isinstance(value, str | int | float | bool | dict | type(None)):
+        return value
+    if isinstance(value, JudgeSpec):
+        return value.source or str(value)
+    if isinstance(value, ColumnMap):
+        return ",".join(f"{ours}={theirs}" for ours, theirs in value.pairs.items()) or None
+    return getattr(value, "name", str(value))
