@@ -31,7 +31,7 @@ class InputError(RagtriageError):
         self,
         message: str,
         *,
-        path: str | Path | None = None,
+        path: str | Path | object | None = None,  # object: rows given in Python, named by str()
         line: int | None = None,
         field: str | None = None,
     ) -> None:

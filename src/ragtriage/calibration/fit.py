@@ -601,7 +601,7 @@ def _unscored_notice(unscored: list[tuple[GradedItem, UnscoredItem]]) -> list[No
     text = "not scored and so not in the agreement figures: " + ", ".join(
         f"{n} {k}" for k, n in sorted(kinds.items())
     )
-    return [notice("unscored_grades", text, **dict(kinds))]
+    return [Notice(code="unscored_grades", text=text, counts=dict(kinds))]
 
 
 def _band_of(scope: ScopeReport) -> Band | None:

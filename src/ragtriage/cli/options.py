@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import operator
+import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ragtriage.cli.common import MAX_SEED, choices, finite, given_list, int_list, split_list
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.columns import ColumnMap, parse_columns
 from ragtriage.errors import InputError
 from ragtriage.flows.config import Setting, settings
@@ -230,8 +233,16 @@ def _parameter(field: dataclasses.Field[Any], kind: Any, setting: Setting) -> in
         field.name,
         inspect.Parameter.KEYWORD_ONLY,
         default=default,
-        annotation=Annotated[kind, option(field.name, setting, default)],
+        annotation=Annotated[_typed_on_command_line(kind), option(field.name, setting, default)],
     )
+
+
+def _typed_on_command_line(kind: Any) -> Any:
+    """A setting's type less :class:`Given`: rows handed over in Python are a value the
+    command line cannot give, so ``Path | Given`` is a ``Path`` option."""
+    if typing.get_origin(kind) not in (typing.Union, types.UnionType):
+        return kind
+    return functools.reduce(operator.or_, [a for a in typing.get_args(kind) if a is not Given])
 
 
 def _parse(name: str, value: Any) -> Any:

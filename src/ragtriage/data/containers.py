@@ -238,7 +238,7 @@ def unique_records(
 
 
 def unique_items(
-    path: Path,
+    path: Path | Given,
     records: Iterable[tuple[int, dict[str, Any]]],
     parse: Callable[[dict[str, Any], int], T],
     key: Callable[[T], str],
@@ -375,14 +375,16 @@ def _element_lines(text: str, count: int) -> list[int]:
     return lines
 
 
-def require(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path, line: int):
+def require(
+    obj: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path | Given, line: int
+):
     """``obj[key]`` checked for presence and type, or an error naming file, line and field."""
     if key not in obj:
         raise InputError("missing required field", path=path, line=line, field=key)
     return check_type(obj[key], key, kind, path, line)
 
 
-def check_type(value: Any, key: str, kind: type | tuple[type, ...], path: Path, line: int):
+def check_type(value: Any, key: str, kind: type | tuple[type, ...], path: Path | Given, line: int):
     """Reject the wrong JSON type (and bools posing as numbers, and NaN/inf)."""
     kinds = kind if isinstance(kind, tuple) else (kind,)
     is_bool_as_number = isinstance(value, bool) and bool not in kinds
@@ -396,7 +398,7 @@ def check_type(value: Any, key: str, kind: type | tuple[type, ...], path: Path, 
     return value
 
 
-def finite_float(value: Any, key: str, path: Path, line: int) -> float:
+def finite_float(value: Any, key: str, path: Path | Given, line: int) -> float:
     """A JSON number as a float; an integer too large for a 64-bit float (JSON allows a
     ``1`` followed by 400 zeros, and ``float()`` raises OverflowError on it) is an error
     naming file, line and field, not a traceback."""

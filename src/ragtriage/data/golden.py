@@ -137,7 +137,7 @@ def _unique_cases(
     )
 
 
-def parse_case(record: dict[str, Any], path: str | Path, line: int) -> GoldenCase:
+def parse_case(record: dict[str, Any], path: str | Path | Given, line: int) -> GoldenCase:
     """One golden record as a case (``rows.GoldenRow``: errors name file, line and field)."""
     return validated(GoldenRow, record, path, line).case()
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Format, Records, Rows
 from ragtriage.data.rows import GradeRow, validated
 
@@ -49,12 +50,12 @@ def lacks(keys: set[str]) -> str | None:
     return None if "label" in keys else "label"
 
 
-def grade_records(rows: Rows, path: Path) -> tuple[Records, list[str]]:
+def grade_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
     """Our grade records (module docstring); no notes: nothing is derived."""
     return [(line, _record(row, path, line)) for line, row in rows], []
 
 
-def _record(row: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+def _record(row: dict[str, Any], path: Path | Given, line: int) -> dict[str, Any]:
     return validated(GradeRow, row, path, line).record(row, FIELDS)
 
 

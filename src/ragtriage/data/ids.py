@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragtriage.data.containers import Given
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -59,7 +60,7 @@ def shown(value: str) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 4] + "...'"
 
 
-def check_id(value: str, *, path: str | Path | None, line: int | None, field: str) -> str:
+def check_id(value: str, *, path: str | Path | Given | None, line: int | None, field: str) -> str:
     """``value`` itself, or an :class:`InputError` naming file, line and field."""
     problem = id_problem(value)
     if problem is not None:

@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Given
 from ragtriage.errors import InputError
 
 __all__ = ["MAX_DEPTH", "NOT_JSON", "check_depth", "decode_json_text", "value_depth"]
@@ -45,11 +46,13 @@ def value_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
-def _too_deep(path: str | Path | None, line: int | None, field: str) -> InputError:
+def _too_deep(path: str | Path | Given | None, line: int | None, field: str) -> InputError:
     return InputError(f"JSON nested more than {MAX_DEPTH} deep", path=path, line=line, field=field)
 
 
-def check_depth(value: Any, *, path: str | Path | None, line: int | None, field: str) -> Any:
+def check_depth(
+    value: Any, *, path: str | Path | Given | None, line: int | None, field: str
+) -> Any:
     """``value`` as it is, or a refusal when its lists and dicts nest past the limit."""
     if value_depth(value) > MAX_DEPTH:
         raise _too_deep(path, line, field)
@@ -59,7 +62,7 @@ def check_depth(value: Any, *, path: str | Path | None, line: int | None, field:
 def decode_json_text(
     text: str,
     *,
-    path: str | Path | None,
+    path: str | Path | Given | None,
     line: int | None,
     field: str,
     lenient: bool = False,

@@ -34,7 +34,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ragtriage.data.beir import GRADE_MAX, GRADE_MIN
-from ragtriage.data.containers import check_type, finite_float, parse_cell, parse_json
+from ragtriage.data.containers import Given, check_type, finite_float, parse_cell, parse_json
 from ragtriage.data.ids import id_problem, shown
 from ragtriage.data.models import GoldenCase, RetrievedChunk, Trace
 from ragtriage.errors import InputError
@@ -62,7 +62,7 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def validated(
-    model: type[M], record: Any, path: str | Path | None, line: int | None, **context: Any
+    model: type[M], record: Any, path: str | Path | Given | None, line: int | None, **context: Any
 ) -> M:
     """``record`` as a ``model``, or the one-line :class:`InputError` of its first problem."""
     try:
@@ -71,7 +71,9 @@ def validated(
         raise input_error(exc, path, line) from None
 
 
-def input_error(exc: ValidationError, path: str | Path | None, line: int | None) -> InputError:
+def input_error(
+    exc: ValidationError, path: str | Path | Given | None, line: int | None
+) -> InputError:
     """The first problem of ``exc`` as an :class:`InputError` (module docstring)."""
     error = exc.errors(include_url=False)[0]
     field = (error.get("ctx") or {}).get("field") or _field(error["loc"])

@@ -26,6 +26,7 @@ from typing import Any
 from ragtriage.atomic import file_blake3
 from ragtriage.data.containers import (
     PARQUET_MAGIC,
+    Given,
     Table,
     check_type,
     container,
@@ -187,7 +188,7 @@ def _long_run(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Run:
     return run
 
 
-def run_from_records(path: Path, records: Iterable[tuple[int, dict[str, Any]]]) -> Run:
+def run_from_records(path: Path | Given, records: Iterable[tuple[int, dict[str, Any]]]) -> Run:
     """A run from ``{"query_id", "retrieved"}`` records (JSONL lines or table rows)."""
     queries: list[str] = []
     docs: list[str] = []
@@ -217,7 +218,9 @@ def run_from_records(path: Path, records: Iterable[tuple[int, dict[str, Any]]]) 
     return run
 
 
-def _ranked(items: list[Any], path: Path, line: int) -> tuple[list[tuple[str, float]], bool]:
+def _ranked(
+    items: list[Any], path: Path | Given, line: int
+) -> tuple[list[tuple[str, float]], bool]:
     """``(doc id, score)`` pairs and whether scores were given; a missing score becomes
     ``-rank`` so rank order is kept (and the run says it has no scores)."""
     pairs = []

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import Source, as_source, unique_items
+from ragtriage.data.containers import Given, Source, as_source, unique_items
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import trace_rows
 from ragtriage.data.models import GoldenSet, RetrievedChunk, Trace
@@ -116,7 +116,9 @@ def _same(answer: str, query: str | None) -> bool:
     )
 
 
-def parse_trace(record: dict[str, Any], path: str | Path, line: int, default_k: int) -> Trace:
+def parse_trace(
+    record: dict[str, Any], path: str | Path | Given, line: int, default_k: int
+) -> Trace:
     """One trace record (``rows.TraceRow``: errors name file, line and field)."""
     return validated(TraceRow, record, path, line).trace(default_k)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from ragtriage.calibration.record import CalibrationRecord
-from ragtriage.data.containers import source_sha256
+from ragtriage.data.containers import Given, source_sha256
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import evaluated_slice, has_holdout
@@ -98,11 +98,11 @@ __all__ = [
 @dataclass
 class AuditConfig:
     golden: Annotated[
-        Path,
+        Path | Given,
         Setting("Golden set directory or file (ours, or ragas; JSONL, JSON, CSV or Parquet)."),
     ]
     traces: Annotated[
-        Path | None,
+        Path | Given | None,
         Setting(
             "Traces of your system: our trace JSONL/CSV/Parquet, a ragas dataset, or "
             "an OpenInference span export (JSONL or Parquet). Format detected by content."

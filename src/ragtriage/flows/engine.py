@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ragtriage.calibration.fit_check import misfit
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.traces import chunk_texts, run_from_traces
@@ -69,7 +70,9 @@ Cascade = list[tuple[JudgeSpec, Judge, Decider]]
 class RunConfig(Protocol):
     """What the engine reads of a command's config (``AuditConfig``, ``ConversationsConfig``)."""
 
-    golden: Path
+    @property
+    def golden(self) -> Path | Given: ...  # read only: a command may narrow it to Path
+
     calibration: Path | None
     context_k: int
     k: list[int]
@@ -233,7 +236,13 @@ def stage1(config: RunConfig, loaded: Loaded) -> RetrievalReport:
         miss_k=config.context_k,
         split="holdout" if config.holdout else None,
     )
-    return log_reveal(retrieval, config.golden) if config.holdout else retrieval
+    if not config.holdout:
+        return retrieval
+    if isinstance(config.golden, Given):  # the reveal log lives beside the golden file
+        raise InputError(
+            "a held-out slice needs the golden set as a file, not rows", field="--holdout"
+        )
+    return log_reveal(retrieval, config.golden)
 
 
 def unjudgeable_cases(loaded: Loaded, texts: dict[str, str]) -> dict[str, str]:

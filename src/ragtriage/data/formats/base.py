@@ -24,11 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Given
+
 __all__ = ["Conversation", "ConversationReader", "Format", "Reader", "Records", "Rows"]
 
 Rows = list[tuple[int, dict[str, Any]]]
 Records = list[tuple[int, dict[str, Any]]]
-Reader = Callable[[Rows, Path, dict[str, str]], tuple[Records, list[str]]]
+Reader = Callable[[Rows, Path | Given, dict[str, str]], tuple[Records, list[str]]]
 # (given conversation id or None, [(line, turn record in our shape)], first line)
 Conversation = tuple[str | None, Records, int]
 ConversationReader = Callable[[Rows, Path], list[Conversation]]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import check_type
+from ragtriage.data.containers import Given, check_type
 from ragtriage.data.formats.base import Format, Records, Rows
 from ragtriage.data.formats.text import text_id
 from ragtriage.errors import InputError
@@ -38,7 +38,7 @@ def is_deepeval(keys: set[str]) -> bool:
     return bool(keys & {"actual_output", "expected_output", "retrieval_context"})
 
 
-def _texts(row: dict[str, Any], key: str, path: Path, line: int) -> tuple[list[str], bool]:
+def _texts(row: dict[str, Any], key: str, path: Path | Given, line: int) -> tuple[list[str], bool]:
     """A passage list and whether it came ``|``-joined (jsonl/csv)."""
     value = row.get(key)
     if value is None or value == "":
@@ -51,13 +51,13 @@ def _texts(row: dict[str, Any], key: str, path: Path, line: int) -> tuple[list[s
     return values, False
 
 
-def _query(row: dict[str, Any], path: Path, line: int) -> str:
+def _query(row: dict[str, Any], path: Path | Given, line: int) -> str:
     if row.get("input") in (None, ""):
         raise InputError("missing required field", path=path, line=line, field="input")
     return check_type(row["input"], "input", str, path, line)
 
 
-def golden_records(rows: Rows, path: Path) -> tuple[Records, list[str]]:
+def golden_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
     out: Records = []
     for line, row in rows:
         texts, _ = _texts(row, "context", path, line)
@@ -76,7 +76,7 @@ def golden_records(rows: Rows, path: Path) -> tuple[Records, list[str]]:
     return out, notes
 
 
-def trace_records(rows: Rows, path: Path) -> tuple[Records, list[str]]:
+def trace_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
     out: Records = []
     for line, row in rows:
         texts, _ = _texts(row, "retrieval_context", path, line)

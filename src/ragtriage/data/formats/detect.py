@@ -196,7 +196,7 @@ def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> 
     return Adapted(records, f"{name}-{table.container}", notes + matched, fmt is not None, assumed)
 
 
-def _check_ours(rows: Records, keys: set[str], path: Path) -> None:
+def _check_ours(rows: Records, keys: set[str], path: Path | Given) -> None:
     if not rows or "retrieved" in keys:
         return
     if (wrong := wrong_file(path, "traces")) is not None:
@@ -259,7 +259,7 @@ def _renamed(record: dict[str, Any], renamed: dict[str, str]) -> dict[str, Any]:
 
 
 def match_queries(
-    records: Records, queries: QueryIndex | None, path: Path
+    records: Records, queries: QueryIndex | None, path: Path | Given
 ) -> tuple[Records, list[str]]:
     """Give every record without a ``query_id`` the golden case asking its query; a
     second trace of one golden query is dropped (first kept) and counted. Traces read

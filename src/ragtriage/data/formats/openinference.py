@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import finite_float
+from ragtriage.data.containers import Given, finite_float
 from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.otlp_values import decode_attributes
 from ragtriage.data.formats.text import text_id
@@ -77,7 +77,7 @@ class Span:
     kind: str
     line: int
     attributes: dict[str, Any] = field(default_factory=dict)  # flat, dotted keys
-    path: Path | None = None  # the file, for a refusal of embedded JSON text
+    path: Path | Given | None = None  # the file, for a refusal of embedded JSON text
 
 
 def is_openinference(keys: set[str]) -> bool:
@@ -101,7 +101,7 @@ def flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
         yield prefix, value
 
 
-def spans(rows: Rows, path: Path) -> list[Span]:
+def spans(rows: Rows, path: Path | Given) -> list[Span]:
     out: list[Span] = []
     for line, row in rows:
         if "resourceSpans" in row:
@@ -111,7 +111,7 @@ def spans(rows: Rows, path: Path) -> list[Span]:
     return out
 
 
-def _span(row: dict[str, Any], path: Path, line: int) -> Span:
+def _span(row: dict[str, Any], path: Path | Given, line: int) -> Span:
     # flatten recurses: a row nested past the limit is refused before it is walked
     attrs = dict(flatten(check_depth(row.get("attributes") or {}, path=path, line=line,
                                      field="attributes")))  # fmt: skip
@@ -140,7 +140,7 @@ def _span(row: dict[str, Any], path: Path, line: int) -> Span:
     )
 
 
-def _otlp_spans(row: dict[str, Any], path: Path, line: int) -> Iterator[Span]:
+def _otlp_spans(row: dict[str, Any], path: Path | Given, line: int) -> Iterator[Span]:
     """Spans of one OTLP/JSON request (``resourceSpans[].scopeSpans[].spans[]``)."""
     for resource in _list(row.get("resourceSpans"), path, line, "resourceSpans"):
         for scope in _list(resource.get("scopeSpans"), path, line, "scopeSpans"):
@@ -186,7 +186,7 @@ def genai_kind(attrs: dict[str, Any]) -> str:
     return GENAI_KINDS.get(str(attrs.get("gen_ai.operation.name", "")).lower(), "")
 
 
-def _genai_documents(span: Span, path: Path) -> dict[int, dict[str, Any]]:
+def _genai_documents(span: Span, path: Path | Given) -> dict[int, dict[str, Any]]:
     """``gen_ai.retrieval.documents``: a list of ``{"id", "score"}`` objects, structured or
     as a JSON string (the conventions allow both on spans), or flattened to
     ``gen_ai.retrieval.documents.N.id`` by a span layout that flattens lists."""
@@ -223,7 +223,7 @@ def _genai_answer(span: Span) -> str | None:
     return texts[-1] if texts else None
 
 
-def _list(value: Any, path: Path, line: int, name: str) -> list[dict[str, Any]]:
+def _list(value: Any, path: Path | Given, line: int, name: str) -> list[dict[str, Any]]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
@@ -232,7 +232,7 @@ def _list(value: Any, path: Path, line: int, name: str) -> list[dict[str, Any]]:
 
 
 def trace_records(
-    rows: Rows, path: Path, id_key: str | None = None
+    rows: Rows, path: Path | Given, id_key: str | None = None
 ) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
     """One trace record per trace id with a retriever span (in order of first span)."""
     by_trace: dict[str, list[Span]] = {}
@@ -271,7 +271,7 @@ def trace_records(
     return out, notes
 
 
-def documents(span: Span, path: Path) -> tuple[list[dict[str, Any]], bool]:
+def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], bool]:
     """The ranked documents of a retriever span; ``True`` if an id came from a hash."""
     docs: dict[int, dict[str, Any]] = {}
     for key, value in span.attributes.items():
@@ -348,14 +348,14 @@ def _usable(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool) and value != ""
 
 
-def _json_metadata(raw: Any, span: Span, path: Path, what: str) -> Any:
+def _json_metadata(raw: Any, span: Span, path: Path | Given, what: str) -> Any:
     """Metadata as the conventions write it (a JSON string) parsed, or as it came."""
     if not isinstance(raw, str):
         return raw
     return decode_json_text(raw, path=path, line=span.line, field=what)
 
 
-def _from_metadata(doc: dict[str, Any], span: Span, path: Path) -> None:
+def _from_metadata(doc: dict[str, Any], span: Span, path: Path | Given) -> None:
     """Fill a document's missing id and score from its metadata (a JSON string, as the
     conventions write it, or already a dict): without this a LangChain export's passages
     got text-hash ids that match no corpus id, and every retrieval metric read 0."""
@@ -424,7 +424,7 @@ def text_value(span: Span, which: str) -> str | None:
     return value
 
 
-def _metadata_id(members: list[Span], key: str, path: Path) -> str | None:
+def _metadata_id(members: list[Span], key: str, path: Path | Given) -> str | None:
     """The golden case id under ``key`` in any span's ``metadata`` (a JSON string by the
     conventions, or already flattened to ``metadata.KEY``)."""
     for span in root_spans(members) + members:

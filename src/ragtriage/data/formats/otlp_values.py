@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Given
 from ragtriage.data.jsontext import MAX_DEPTH
 from ragtriage.errors import InputError
 
@@ -32,7 +33,7 @@ _DOUBLE_WORDS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 class _Where:
     """File and line of the value, and the attribute it belongs to (for the refusal)."""
 
-    def __init__(self, path: str | Path | None, line: int | None, field: str) -> None:
+    def __init__(self, path: str | Path | Given | None, line: int | None, field: str) -> None:
         self.path, self.line, self.field = path, line, field
 
     def refuse(self, message: str) -> InputError:
@@ -43,13 +44,15 @@ class _Where:
 
 
 def decode_attributes(
-    items: Any, *, path: str | Path | None, line: int | None, field: str = "attributes"
+    items: Any, *, path: str | Path | Given | None, line: int | None, field: str = "attributes"
 ) -> dict[str, Any]:
     """An OTLP ``attributes`` list (``[{"key", "value"}...]``) as a dict."""
     return _kvlist(items, _Where(path, line, field), 0)
 
 
-def decode_any_value(value: Any, *, path: str | Path | None, line: int | None, field: str) -> Any:
+def decode_any_value(
+    value: Any, *, path: str | Path | Given | None, line: int | None, field: str
+) -> Any:
     """One ``AnyValue`` as the Python value it means (``bytesValue`` stays base64 text)."""
     return _value(value, _Where(path, line, field), 0)
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import check_type
+from ragtriage.data.containers import Given, check_type
 from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.text import text_id
 from ragtriage.errors import InputError
@@ -67,7 +67,7 @@ def _renamed(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _query(row: dict[str, Any], path: Path, line: int) -> str:
+def _query(row: dict[str, Any], path: Path | Given, line: int) -> str:
     if "user_input" not in row:
         raise InputError("missing required field", path=path, line=line, field="user_input")
     query = check_type(row["user_input"], "user_input", str, path, line)
@@ -76,7 +76,7 @@ def _query(row: dict[str, Any], path: Path, line: int) -> str:
     return query
 
 
-def _strings(row: dict[str, Any], key: str, path: Path, line: int) -> list[str] | None:
+def _strings(row: dict[str, Any], key: str, path: Path | Given, line: int) -> list[str] | None:
     if row.get(key) is None:
         return None
     values = check_type(row[key], key, list, path, line)
@@ -85,7 +85,7 @@ def _strings(row: dict[str, Any], key: str, path: Path, line: int) -> list[str] 
     return values
 
 
-def _ids(row: dict[str, Any], key: str, path: Path, line: int) -> list[str] | None:
+def _ids(row: dict[str, Any], key: str, path: Path | Given, line: int) -> list[str] | None:
     if row.get(key) is None:
         return None
     values = check_type(row[key], key, list, path, line)
@@ -95,7 +95,7 @@ def _ids(row: dict[str, Any], key: str, path: Path, line: int) -> list[str] | No
 
 
 def _passages(
-    row: dict[str, Any], which: str, path: Path, line: int
+    row: dict[str, Any], which: str, path: Path | Given, line: int
 ) -> tuple[list[str], list[str], bool] | None:
     """``(ids, texts, ids derived from texts)`` of the ``retrieved`` or ``reference``
     passages, or None when the row has neither column."""
@@ -116,14 +116,16 @@ def _passages(
     return ids, texts or [""] * len(ids), False
 
 
-def _case_id(row: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+def _case_id(row: dict[str, Any], path: Path | Given, line: int) -> dict[str, Any]:
     for key in ("id", "query_id"):
         if row.get(key) is not None:
             return {key: check_type(row[key], key, (str, int), path, line)}
     return {}
 
 
-def golden_records(rows: Rows, path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+def golden_records(
+    rows: Rows, path: Path | Given
+) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
     """Our golden records from ragas rows, and notes on how ids were made."""
     out, hashed, total = [], 0, 0
     for line, raw in rows:
@@ -156,7 +158,9 @@ def golden_records(rows: Rows, path: Path) -> tuple[list[tuple[int, dict[str, An
     return out, notes
 
 
-def trace_records(rows: Rows, path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+def trace_records(
+    rows: Rows, path: Path | Given
+) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
     """Our trace records (with the query text, matched to a golden case later)."""
     out, hashed, total = [], 0, 0
     for line, raw in rows:

@@ -20,6 +20,8 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
+from ragtriage.data.containers import Given
+
 __all__ = ["QueryIndex", "normalise", "query_key", "text_id"]
 
 _SPACE = re.compile(r"\s+")
@@ -61,7 +63,7 @@ class QueryIndex:
     def find(self, query: str) -> str | None:
         return self.by_query.get(_query_form(query))
 
-    def read_from(self, path: Path) -> bool:
+    def read_from(self, path: Path | Given) -> bool:
         """Whether ``path`` is the very file the golden set was read from."""
         if self.source is None or not isinstance(path, Path) or not self.source.is_file():
             return False
