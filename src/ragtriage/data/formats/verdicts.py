@@ -30,6 +30,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Given
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -63,7 +64,7 @@ def label_passed(label: Any) -> bool | None:
     return True if key in PASS_LABELS else False if key in FAIL_LABELS else None
 
 
-def number(value: Any, field: str, path: Path, line: int) -> float | None:
+def number(value: Any, field: str, path: Path | Given, line: int) -> float | None:
     """A score cell: a finite number, None when empty or NaN (the tool wrote no score);
     text that is not a number is refused, naming the cell."""
     if value is None or isinstance(value, bool):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import check_type
+from ragtriage.data.containers import Given, check_type
 from ragtriage.data.formats.base import Format, Records, Rows
 from ragtriage.data.formats.verdicts import number, text, verdict
 
@@ -30,11 +30,11 @@ def is_deepeval_run(keys: set[str]) -> bool:
     return "testCases" in keys and bool(keys & {"metricsScores", "testPassed", "testFailed"})
 
 
-def _case(case: Any, where: str, path: Path, line: int) -> dict[str, Any]:
+def _case(case: Any, where: str, path: Path | Given, line: int) -> dict[str, Any]:
     return check_type(case, where, dict, path, line)
 
 
-def verdict_records(rows: Rows, path: Path, _: dict[str, str]) -> tuple[Records, list[str]]:
+def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[Records, list[str]]:
     out: Records = []
     for line, row in rows:
         cases = check_type(row.get("testCases") or [], "testCases", list, path, line)

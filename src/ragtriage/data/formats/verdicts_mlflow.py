@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Format, Records, Rows
 from ragtriage.data.formats.verdicts import label_passed, number, text, verdict
 
@@ -41,7 +42,9 @@ def _question(request: Any) -> str | None:
     return None
 
 
-def _value(value: Any, where: str, path: Path, line: int) -> tuple[float | None, bool | None]:
+def _value(
+    value: Any, where: str, path: Path | Given, line: int
+) -> tuple[float | None, bool | None]:
     """A feedback value: a number is a score, a boolean or a known word pass/fail."""
     if isinstance(value, bool) or isinstance(value, str) and label_passed(value) is not None:
         return None, label_passed(value)
@@ -53,7 +56,7 @@ def _object(value: Any) -> dict[str, Any]:
 
 
 def _from_assessment(
-    a: dict[str, Any], row: dict[str, Any], i: int, path: Path, line: int
+    a: dict[str, Any], row: dict[str, Any], i: int, path: Path | Given, line: int
 ) -> dict[str, Any]:
     name = str(a.get("assessment_name") or f"assessment_{i}")
     feedback = _object(a.get("feedback"))
@@ -81,7 +84,7 @@ def _from_assessment(
     )
 
 
-def verdict_records(rows: Rows, path: Path, _: dict[str, str]) -> tuple[Records, list[str]]:
+def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[Records, list[str]]:
     out: Records = []
     for line, row in rows:
         assessments = row.get("assessments")

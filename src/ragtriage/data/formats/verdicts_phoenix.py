@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Format, Records, Rows
 from ragtriage.data.formats.verdicts import label_passed, number, text, verdict
 
@@ -69,7 +70,12 @@ def _as_dict(value: Any) -> dict[str, Any] | None:
 
 
 def _one(
-    result: dict[str, Any], name: str, row: dict[str, Any], path: Path, line: int, where: str
+    result: dict[str, Any],
+    name: str,
+    row: dict[str, Any],
+    path: Path | Given,
+    line: int,
+    where: str,
 ) -> dict[str, Any]:
     label = text(result.get("label"))
     meta = _as_dict(result.get("metadata")) or {}
@@ -91,7 +97,7 @@ def _one(
     ) | {"direction": direction}
 
 
-def verdict_records(rows: Rows, path: Path, _: dict[str, str]) -> tuple[Records, list[str]]:
+def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[Records, list[str]]:
     out: Records = []
     for line, row in rows:
         columns = _score_columns(set(row))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Records, Rows
 from ragtriage.data.formats.verdicts import ID_KEYS, number, row_id, text, verdict
 
@@ -52,7 +53,7 @@ def _numeric_text(value: str) -> bool:
     return True
 
 
-def verdict_records(rows: Rows, path: Path, _: dict[str, str]) -> tuple[Records, list[str]]:
+def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[Records, list[str]]:
     metrics = _metrics(rows)
     out: Records = []
     for line, row in rows:
