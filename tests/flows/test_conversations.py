@@ -24,8 +24,19 @@ LABELS = {
     "c-history": ["pass", "pass", "pass"],
     "c-ungrounded": ["pass", "generation", "generation"],
     "c-ranking": ["pass", "ranking", "retrieval"],
+    "c-abstain": ["pass", "pass"],
+    "c-recall": ["pass", "pass"],
+    "c-repeat": ["generation", "generation"],
 }
-FIRST_FAILING = {"c-rewrite": 2, "c-history": None, "c-ungrounded": 2, "c-ranking": 2}
+FIRST_FAILING = {
+    "c-rewrite": 2,
+    "c-history": None,
+    "c-ungrounded": 2,
+    "c-ranking": 2,
+    "c-abstain": None,
+    "c-recall": None,
+    "c-repeat": 1,
+}
 
 
 def _bandless() -> Path:
@@ -168,7 +179,7 @@ def test_the_slices_average_the_same_per_turn_values(ours):
     assert list(by_slice) == ["turn:1", "turn:2", "turn:3+", "standalone", "follow-up",
                               "answerable", "unanswerable"]  # fmt: skip
     wanted = {
-        "turn:2": [t.case.id for t in golden.turns if t.turn == 2],
+        "turn:2": [t.case.id for t in golden.turns if t.turn == 2 and t.case.expected()],
         "turn:3+": [t.case.id for t in golden.turns if t.turn >= 3 and t.case.expected()],
         "follow-up": [t.case.id for t in golden.turns if not t.standalone and t.case.expected()],
     }
@@ -176,7 +187,7 @@ def test_the_slices_average_the_same_per_turn_values(ours):
         assert by_slice[name].means["mrr"] == pytest.approx(per_query.loc[ids, "mrr"].mean())
     means = {a.metric: a.mean for a in ours.retrieval.aggregates}
     assert by_slice["answerable"].means["mrr"] == pytest.approx(means["mrr"])
-    assert by_slice["unanswerable"].n_turns == 2 and by_slice["unanswerable"].means["mrr"] is None
+    assert by_slice["unanswerable"].n_turns == 3 and by_slice["unanswerable"].means["mrr"] is None
     assert (by_slice["turn:3+"].n_turns, by_slice["turn:3+"].n_answerable) == (3, 1)
 
 
@@ -224,6 +235,7 @@ WITHOUT_RANKING = {**LABELS, "c-ranking": ["pass", "retrieval", "retrieval"]}
         ("deepeval_conversations.json", "deepeval-conversational", WITHOUT_RANKING),
         ("ragas_multiturn.jsonl", "ragas-multiturn", WITHOUT_RANKING),
         ("langchain_sessions.jsonl", "openinference-sessions", LABELS),
+        ("langchain_sessions_otlp.json", "openinference-sessions", LABELS),
     ],
 )
 def test_each_tools_file_audits_with_the_labels_it_was_built_with(name, fmt, labels):
@@ -238,6 +250,105 @@ def test_each_tools_file_audits_with_the_labels_it_was_built_with(name, fmt, lab
     ]
     assert _turn(result, "c-ranking", 3).rewritten_query is None  # the message itself
     assert result.mismatches == {}
+
+
+TOOL_FILES = [
+    "turns.jsonl",
+    "deepeval_conversations.json",
+    "ragas_multiturn.jsonl",
+    "langchain_sessions.jsonl",
+    "langchain_sessions_otlp.json",
+]
+
+
+@pytest.fixture(scope="module")
+def every_file():
+    return {name: _run(HERE / name, HERE) for name in TOOL_FILES}
+
+
+@pytest.mark.parametrize("name", TOOL_FILES)
+def test_an_unanswerable_follow_up_the_answer_abstains_on_passes(every_file, name):
+    turn = _turn(every_file[name], "c-abstain", 2)
+    assert turn.case.answerable is False
+    assert turn.case.judge is not None and turn.case.judge.outcome.value == "abstained"
+    assert turn.label.value == "pass" and "abstained" in turn.reason
+
+
+@pytest.mark.parametrize("name", TOOL_FILES)
+def test_a_turn_that_ran_no_retrieval_is_decided_by_the_history_both_ways(every_file, name):
+    result = every_file[name]
+    recall = _turn(result, "c-recall", 2)  # repeats what turn 1 grounded in its passage
+    assert recall.case.retrieved_ids == [] and recall.case.answerable is True
+    assert recall.case.label.value == "retrieval"  # the single-turn rule alone
+    assert recall.label.value == "pass" and "ran no retrieval" in recall.reason
+    assert [(h.source, h.turn) for h in recall.history] == [("history-supported", 1)]
+    repeat = _turn(result, "c-repeat", 2)  # repeats turn 1's port, which no passage holds
+    assert repeat.case.retrieved_ids == []
+    assert repeat.label.value == "generation" and "'Port 8080.'" in repeat.reason
+    assert [(h.source, h.turn) for h in repeat.history] == [("ungrounded-history", 1)]
+
+
+def _spans(name: str) -> list[dict]:
+    return [json.loads(line) for line in (HERE / name).read_text().splitlines()]
+
+
+def _write(path: Path, spans: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(s) + "\n" for s in spans))
+    return path
+
+
+def test_span_turns_follow_the_turn_numbers_the_app_set_in_metadata(tmp_path):
+    spans = _spans("langchain_sessions.jsonl")
+    assert all('"turn"' in s["attributes"]["metadata"] for s in spans)
+    for span in spans:  # times that would order the turns backwards
+        span["start_time"] = "2020-01-01T00:00:00Z" if '"turn": 2' in span["attributes"][
+            "metadata"] else "2030-01-01T00:00:00Z"  # fmt: skip
+    result = _run(_write(tmp_path / "spans.jsonl", spans[::-1]), HERE)
+    assert {c.conversation_id: [x.value for x in c.labels] for c in result.conversations} == LABELS
+
+
+def test_span_turns_without_turn_numbers_follow_parsed_start_times(tmp_path):
+    """Issue 52: start times written with different UTC offsets are instants, not text:
+    "15:00+02:00" (13:00 UTC) is before "14:00Z"."""
+    from datetime import datetime, timedelta, timezone
+
+    spans = _spans("langchain_sessions.jsonl")
+    plus_two = timezone(timedelta(hours=2))
+    for n, span in enumerate(spans):
+        meta = json.loads(span["attributes"]["metadata"])
+        meta.pop("turn")
+        span["attributes"]["metadata"] = json.dumps(meta)
+        if n % 2:  # the same instant, written at UTC+2: as text it sorts after every Z time
+            at = datetime.fromisoformat(span["start_time"].replace("Z", "+00:00"))
+            span["start_time"] = at.astimezone(plus_two).isoformat()
+    result = _run(_write(tmp_path / "spans.jsonl", spans[::-1]), HERE)
+    assert {c.conversation_id: [x.value for x in c.labels] for c in result.conversations} == LABELS
+
+
+def test_a_turn_traced_as_a_bare_llm_call_is_still_a_turn(tmp_path):
+    """An app that answers a follow-up with one model call and no chain: the trace is the
+    LLM span alone; the user's message is its last user input message."""
+    spans = _spans("langchain_sessions.jsonl")
+    kinds = {(s["attributes"].get("session.id"), s["attributes"].get("openinference.span.kind"))
+             for s in spans}  # fmt: skip
+    assert ("c-recall", "RETRIEVER") in kinds
+    recall = {
+        s["context"]["trace_id"]
+        for s in spans
+        if s["attributes"].get("session.id") == "c-recall"
+        and s["attributes"].get("openinference.span.kind") == "RETRIEVER"
+    }
+    kept = []
+    for span in spans:
+        attrs = span["attributes"]
+        if attrs.get("session.id") != "c-recall" or span["context"]["trace_id"] in recall:
+            kept.append(span)
+        elif attrs.get("openinference.span.kind") == "LLM":
+            kept.append({**span, "parent_id": None})
+    result = _run(_write(tmp_path / "spans.jsonl", kept), HERE)
+    turn = _turn(result, "c-recall", 2)
+    assert turn.label.value == "pass" and turn.case.retrieved_ids == []
+    assert [h.turn for h in turn.history] == [1]
 
 
 def test_passages_known_by_text_get_their_corpus_ids():
@@ -286,6 +397,9 @@ SOURCES = [
     ("langchain_sessions.jsonl", "openinference-instrumentation-langchain 0.1.80, "
      "langchain 0.3.30, opentelemetry-sdk 1.45.2", "span.to_json(), one a line, by session.id",
      "the top `--context-k`"),
+    ("langchain_sessions_otlp.json", "openinference-instrumentation-langchain 0.1.80, "
+     "langchain 0.3.30, opentelemetry-sdk 1.45.2",
+     "OTLP/JSON (encode_spans + MessageToDict), by session.id", "the top `--context-k`"),
 ]  # fmt: skip
 
 
@@ -312,6 +426,7 @@ def conversation_table() -> str:
         traced = {t.conversation_id for t in result.turns if t.case.label.value != "unscored"}
         matched = len(traced)
         by = "by id" if name in ("turns.jsonl", "langchain_sessions.jsonl",
+                                 "langchain_sessions_otlp.json",
                                  "deepeval_conversations.json") else "by user messages"  # fmt: skip
         rows.append(
             f"| `{name}` | {tool} | `{call}` | `{result.traces.format}` | {matched} of "

@@ -67,8 +67,8 @@ def read_conversation_traces(
     notes: list[str] = []
     if fmt is SPANS and not conversations:
         raise InputError(
-            "no trace with a RETRIEVER span and a session.id: spans of a chat app carry "
-            "session.id (openinference using_session)",
+            "no trace with a session.id: spans of a chat app carry session.id "
+            "(openinference using_session)",
             path=path,
         )
     flat = _with_corpus_ids(conversations, golden, notes, path)

@@ -80,6 +80,7 @@ from ragtriage.system.run import run_system
 from ragtriage.triage import cases as case_rows
 from ragtriage.triage import mismatch
 from ragtriage.triage.actions import clusters
+from ragtriage.triage.answer_matrix import answer_matrix
 from ragtriage.triage.calibrated import CalibrationRecords, Decider
 from ragtriage.triage.diagnostics import summarize
 
@@ -374,6 +375,7 @@ def _result(config: AuditConfig, ran: Ran, started: float) -> AuditResult:
         **header(config, ran, started),
         diagnostics=diagnostics,
         counts=case_rows.label_counts(rows),
+        answer_matrix=answer_matrix(rows),
         clusters=clusters(rows, lexical_retriever=lexical),
         cases=rows,
     )

@@ -76,6 +76,7 @@ from ragtriage.results.run import (
 )
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.metrics import Measure, expand
+from ragtriage.triage.answer_matrix import answer_matrix
 from ragtriage.triage.calibrated import CalibrationRecords, Decider
 from ragtriage.triage.conversations import (
     RewriteProbe,
@@ -320,6 +321,7 @@ def _result(
         **head,
         slices=retrieval_slices(ran.retrieval, golden),
         counts=turn_label_counts(turns),
+        answer_matrix=answer_matrix([t.case for t in turns], [t.label.value for t in turns]),
         conversations=roll_up(turns, list(golden.conversations())),
         turns=turns,
     )
@@ -373,7 +375,6 @@ def _turn_result(
     """One turn's row: the case row, its turn label, and which sentences the history
     supports."""
     probe = probes.get(gold.case.id)
-    label, reason = turn_label(case, probe)
     turn = traced.get(gold.case.id)
     result = ran.judged.results.get(gold.case.id)
     texts = ran.texts
@@ -382,6 +383,7 @@ def _turn_result(
     sources = []
     if turn is not None and result is not None and result.outcome == Outcome.SCORED:
         sources = attribute(turn.trace.answer, passages, prior, result)
+    label, reason = turn_label(case, probe, sources, gold.case.id in order.with_prior)
     return TurnResult(
         conversation_id=gold.conversation_id,
         turn=gold.turn,

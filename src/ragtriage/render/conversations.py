@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from ragtriage.render.answers import matrix_line
 from ragtriage.render.format import fmt
 from ragtriage.render.html import CSP, environment
 from ragtriage.render.markdown import escape
@@ -35,9 +36,10 @@ def _metrics(result: ConversationsResult) -> list[str]:
 def headline(result: ConversationsResult) -> str:
     counts = ", ".join(f"{label} {n}" for label, n in result.counts.items())
     failing = sum(c.first_failing_turn is not None for c in result.conversations)
+    matrix = matrix_line(result.answer_matrix, result.counts.get("unsure", 0))
     return (
         f"{len(result.conversations)} conversations, {len(result.turns)} turns: {counts}; "
-        f"{failing} conversations have a failing turn"
+        f"{failing} conversations have a failing turn" + (f"\n{matrix}" if matrix else "")
     )
 
 

@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from ragtriage.errors import InputError
 from ragtriage.render import plots
+from ragtriage.render.answers import audit_lines
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate
 from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import strip_controls
@@ -182,6 +183,7 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
         calibration_source=calibration_source(result.calibration.source),
         gate_line=gate_line(result),
         answer_check=answer_check_line(result),
+        answers=audit_lines(result),
         assumed=assumptions_line(result),
         caveats=caveats(result),
         few_grades=few_grades_words(result),

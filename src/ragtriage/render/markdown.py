@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ragtriage.render.answers import audit_lines
 from ragtriage.render.compare import flip_summary, key_tag_diffs, label_line, verdict
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
 from ragtriage.render.notices import texts as notice_texts
@@ -192,6 +193,8 @@ def _generation(result: AuditResult) -> str:
         ["corrected (prediction-powered)", fmt_estimate(gen.corrected_faithful_rate)],
     ]
     note = f"\n\nCorrected rate {escape(gen.corrected_note)}" if gen.corrected_note else ""
+    for line in audit_lines(result):
+        note += "\n\n" + escape(line)
     notes = caveats(result)
     if notes["corrected"]:
         rows[1][1] += " (" + escape("; ".join(notes["corrected"])) + ")"

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ragtriage.render.answers import audit_lines
 from ragtriage.render.format import fmt
 from ragtriage.render.notices import lines as notice_lines
 from ragtriage.render.retrieval import render_leaks, render_split
@@ -189,6 +190,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     console.print(_reading(result.retrieval))
     outcomes = ", ".join(f"{o} {c}" for o, c in gen.outcomes.items())
     console.print(f"judge outcomes: {outcomes}")
+    for line in audit_lines(result):
+        console.print(Text(line))
     leads = {"stale_calibration", "uncalibrated"}
     style = "bold red" if any(n.code in leads for n in result.calibration.notices()) else ""
     console.print(Text(f"calibration: {result.calibration.note}", style=style))

@@ -22,6 +22,7 @@ from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.conversations import ConversationSummary, RetrievalSlice, TurnResult
 from ragtriage.triage.diagnostics import DiagnosticsSummary
 from ragtriage.triage.models import (
+    AnswerMatrix,
     CalibrationStatus,
     CaseResult,
     Cluster,
@@ -232,6 +233,10 @@ class RunHeader(BaseModel):
     """Stage 2: judge outcomes and faithful rates."""
     counts: dict[str, int]
     """Label -> number of rows (cases, or turns), every label present (0 if none)."""
+    answer_matrix: AnswerMatrix | None = None
+    """Answerable x (answered, abstained) over the rows (a conversation's by turn label),
+    beside the judge's undecided answers (triage/answer_matrix.py); null in results
+    written before it."""
     warnings: list[Notice] = Field(default_factory=list)
     """Everything read, skipped or set aside that the figures depend on: notices (``code``
     decides, ``text`` is read; docs/reference/notices.md lists the codes)."""

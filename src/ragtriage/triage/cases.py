@@ -11,12 +11,14 @@ from ragtriage.errors import RagtriageError
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
-from ragtriage.triage.causes import find_causes, primary
+from ragtriage.triage.cause_types import is_note
+from ragtriage.triage.causes import ANSWER_CHECK_KAPPA, find_causes, primary
 from ragtriage.triage.diagnostics import case_checks, case_figures
 from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
 from ragtriage.triage.rules import Evidence, triage
 
 __all__ = [
+    "answer_check_backs",
     "Judgments",
     "build",
     "contradicted_claims",
@@ -101,7 +103,8 @@ def _row(case: GoldenCase, stage1: _Stage1, judgments: Judgments) -> CaseResult:
     label, reason = triage(evidence)
     if result is None and label == Label.UNSCORED:
         reason = judgments.unjudged.get(case.id, "the judge returned no result for it")
-    causes = list(evidence.causes) if label == Label.GENERATION else []
+    notes = [c for c in evidence.causes if is_note(c)] if label == Label.PASS else []
+    causes = [c for c in evidence.causes if not is_note(c)] if label == Label.GENERATION else []
     ranked = ranked_chunks(trace)
     return CaseResult(
         case_id=case.id,
@@ -122,6 +125,7 @@ def _row(case: GoldenCase, stage1: _Stage1, judgments: Judgments) -> CaseResult:
         reason=reason,
         cause=primary(causes),
         causes=causes,
+        notes=notes,
         diagnostics=_figures(case, trace, result, stage1),
         warnings=_case_warnings(case, result, label, stage1, judgments),
     )
@@ -152,6 +156,7 @@ def _evidence(
             faithful=faithful,
             reference_answer=case.reference_answer,
             reference_contradicted=contradicted,
+            answer_check=answer_check_backs(decider),
         )
     return Evidence(
         answerable=bool(expected),
@@ -163,6 +168,14 @@ def _evidence(
         contradicted=contradicted,
         causes=tuple(causes),
     )
+
+
+def answer_check_backs(decider: Decider) -> bool:
+    """The calibration's answer check agrees with people well enough (the lower end of its
+    kappa interval at least :data:`ANSWER_CHECK_KAPPA`) to fail an answer on any missing
+    reference fact; a stale record's check was measured on another judge's audit."""
+    check = decider.status.answer_check
+    return check is not None and not decider.status.stale and check.low >= ANSWER_CHECK_KAPPA
 
 
 def _figures(

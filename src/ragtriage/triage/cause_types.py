@@ -14,7 +14,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["CAUSE_ACTIONS", "CAUSE_ORDER", "Cause", "CauseEvidence", "NOT_ANSWERED"]
+__all__ = [
+    "CAUSE_ACTIONS",
+    "CAUSE_ORDER",
+    "Cause",
+    "CauseEvidence",
+    "NOT_ANSWERED",
+    "is_note",
+]
 
 
 class Cause(StrEnum):
@@ -71,8 +78,8 @@ CAUSE_ACTIONS = {
         "or try a stronger model"
     ),
     Cause.INCOMPLETE: (
-        "the answer covers only part of the reference answer: read the reference, ask the "
-        "model to answer every part of the question"
+        "the answer leaves part of the question unanswered (the reference fact named): ask "
+        "the model to answer every part of the question"
     ),
     Cause.CITATION_MISSING: (
         "the answer cites passages that were not in its context: check the citation "
@@ -113,3 +120,15 @@ class CauseEvidence(BaseModel):
     source: Literal["alignment", "judge"] = "alignment"
     """What found it: ``alignment``, the model-free sentence-to-chunk alignment (and the
     reference's facts); ``judge``, the claims judge's own verdict on the claim."""
+    backed_by: Literal["question", "answer_check"] | None = None
+    """For a missing reference fact (``incomplete``): what makes it a failure. ``question``:
+    the fact answers a part of the question the answer leaves unanswered;
+    ``answer_check``: the calibration record's answer check agrees with people well enough
+    to fail any missing fact. Null: neither, so the fact is a note on the case (an aside of
+    a long reference answer), not a cause of failure."""
+
+
+def is_note(e: CauseEvidence) -> bool:
+    """A missing reference fact nothing backs (:attr:`CauseEvidence.backed_by`): a note on
+    the case, never a cause of its failure."""
+    return e.cause == Cause.INCOMPLETE and e.backed_by is None

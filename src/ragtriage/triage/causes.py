@@ -29,7 +29,10 @@ Causes of the case (module :mod:`ragtriage.triage.cause_types`):
   judge failed the answer (the calibrated judge, not this test, decides faithfulness) or
   when the claims judge itself found the claim in no chunk;
 * with a reference answer: its facts (clauses, less the question's words) the answer does
-  not state -> none of them: ``ignored``, some: ``incomplete``;
+  not state -> none of them: ``ignored``; some: ``incomplete`` only when backed, by the
+  question (the fact answers a part of the question the answer leaves unanswered) or by a
+  calibrated answer check; any other missing fact is a note on the case (an aside of a
+  long reference answer is no failure);
 * citation markers: to a passage past the last (``citation_missing``), to passages none of
   which holds the sentence (``citation_unsupported``), to a distractor while a golden chunk
   is cited elsewhere (``citation_not_golden``).
@@ -53,10 +56,12 @@ from ragtriage.judge.lexical import (
     split_sentences,
 )
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
-from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
+from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence, is_note
 
 __all__ = [
     "ABOUT",
+    "ANSWER_CHECK_KAPPA",
+    "question_asks",
     "SUPPORT",
     "answers_reference",
     "entails",
@@ -115,9 +120,13 @@ def find_causes(
     faithful: bool | None,
     reference_answer: str | None = None,
     reference_contradicted: Sequence[str] | None = None,
+    answer_check: bool = False,
 ) -> list[CauseEvidence]:
     """Every cause that holds on one judged answer, primary first (module doc). Empty for an
-    answer with none, and for one the judge did not score or decide."""
+    answer with none, and for one the judge did not score or decide. ``answer_check``: the
+    calibration's answer check backs every missing reference fact (:func:`_coverage`);
+    without it, a missing fact the question does not ask for is a note
+    (:func:`ragtriage.triage.cause_types.is_note`), listed after the causes."""
     if judge is None or judge.outcome == Outcome.UNSCORED:
         return []
     golden = set(expected)
@@ -130,7 +139,7 @@ def find_causes(
     found = _sentence_causes(sentences, failed=not faithful, answerable=bool(golden))
     found += _citations(answer, contexts, golden)
     if gold_in_context and reference_answer:
-        found += _coverage(query, answer, reference_answer)
+        found += _coverage(query, answer, reference_answer, answer_check)
     found += [
         CauseEvidence(
             cause=Cause.CONTRADICTED,
@@ -142,11 +151,13 @@ def find_causes(
     ]
     if not faithful and not found:  # the judge failed it where this test finds no cause
         found.append(_weakest(sentences))
-    return sorted(found, key=lambda e: CAUSE_ORDER.index(e.cause))
+    return sorted(found, key=lambda e: (is_note(e), CAUSE_ORDER.index(e.cause)))
 
 
 def primary(causes: Sequence[CauseEvidence]) -> Cause | None:
-    return min((e.cause for e in causes), key=CAUSE_ORDER.index, default=None)
+    """The first cause in :data:`CAUSE_ORDER` that holds; a note is none."""
+    held = (e.cause for e in causes if not is_note(e))
+    return min(held, key=CAUSE_ORDER.index, default=None)
 
 
 def _abstained(query: str, chunk: ContextChunk, judge: JudgeResult) -> CauseEvidence:
@@ -353,21 +364,99 @@ def reference_facts(reference: str, query: str) -> list[tuple[str, set[str]]]:
 
 def answers_reference(query: str, answer: str, reference: str) -> bool:
     """The audit's answer check on its own: True when the answer states every fact of the
-    reference answer, False when it is ``ignored`` or ``incomplete`` by :func:`_coverage`
-    (what ``calibrate`` measures against the graders' "answers the question" marks)."""
-    return not _coverage(query, answer, reference)
+    reference answer, False when it is ``ignored`` or lacks any fact (what ``calibrate``
+    measures against the graders' "answers the question" marks; a record whose check
+    agrees with them well enough, :data:`ANSWER_CHECK_KAPPA`, backs every missing fact)."""
+    return not _coverage(query, answer, reference, answer_check=True)
 
 
-def _coverage(query: str, answer: str, reference: str) -> list[CauseEvidence]:
-    """``ignored`` when the answer states none of the reference's facts, ``incomplete`` (a
-    row per missing fact) when it states some; a fact is stated when the answer holds at
-    least half of its terms."""
+# The lower end of the answer check's kappa interval (calibration/answers.py) from which a
+# missing reference fact the question does not ask for still fails the answer: Landis and
+# Koch's "substantial" agreement, fixed in advance, not fitted.
+ANSWER_CHECK_KAPPA = 0.6
+
+# Where a question asks for one more thing: "...N8-900 and can it be extended?", "where is
+# bone marrow found what does it do": before a question word or an auxiliary that opens a
+# question, after "and"/"or"/a comma, or right after a finished clause's last word.
+_OPENS = (
+    r"(?:how|what|who|whom|whose|when|where|which|why|can|could|does|do|did|is|are|was|were|"
+    r"will|would|should|has|have)\b"
+)
+_WH = r"(?:how|what|who|whom|whose|when|where|which|why)\b"
+_PREP = r"(?:on|for|in|of|at|about|with|from|by|to|during)\s"
+_ASK_SPLIT = re.compile(
+    rf"\?\s*|;\s*|,?\s+(?:and|or|also)\s+(?={_OPENS})|,\s*(?={_WH})"
+    rf"|\s+(?={_WH}\s+(?:is|are|was|were|does|do|did|can|will|should|has|have)\b)"
+    rf"|,?\s+and\s+(?={_PREP})",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|he|his|she|her)\b", re.IGNORECASE)
+_ASKING = re.compile(rf"^\s*{_OPENS}", re.IGNORECASE)
+# "How long is the warranty on the frame and on the battery?": "on the battery" asks
+# the first question again of another thing
+_ELLIPTIC = re.compile(rf"^\s*{_PREP}", re.IGNORECASE)
+
+
+def question_asks(query: str) -> list[str]:
+    """The parts of a question that each ask for something: "How long is the warranty on
+    the N8-900 and can it be extended?" asks two things. A part that opens with no
+    question word ("I forgot the admin login, how do I...") is context, not an ask, unless
+    it asks the last question again of another thing ("... on the frame and on the
+    battery?"); a query without any question word ("minimum number of disks for RAID 5")
+    is one ask."""
+    parts = [p.strip(" ,.") for p in _ASK_SPLIT.split(query) if p and p.strip(" ,.")]
+    asks: list[str] = []
+    for part in parts:
+        if _ASKING.match(part) or (asks and _ELLIPTIC.match(part)):
+            asks.append(part)
+    return asks or [query.strip()]
+
+
+def _facts_by_ask(facts: list[tuple[str, set[str]]], asks: list[str]) -> list[list[int]]:
+    """Which reference facts answer which ask (indices into ``facts``): each fact goes to
+    the ask sharing most words with its clause (words every ask shares, the topic, left
+    out); the asks no fact shares a word with get the unclaimed facts, in order, when
+    there are as many of each, else none (their facts are then notes)."""
+    terms = [_terms(a) for a in asks]
+    # "what is the function of insulin and where is it produced": "it" is insulin, so
+    # insulin is the topic of both asks, not the first ask's own word
+    terms = [t | terms[0] if j and _PRONOUN.search(asks[j]) else t for j, t in enumerate(terms)]
+    topic = set.intersection(*terms) if len(terms) > 1 else set()
+    terms = [t - topic for t in terms]
+    owned: list[list[int]] = [[] for _ in asks]
+    for i, (text, _) in enumerate(facts):
+        said = _terms(text)
+        shares = [len(said & t) for t in terms]
+        if max(shares) > 0:
+            owned[shares.index(max(shares))].append(i)
+    # an ask no fact shares a word with: which fact answers it is a guess, made only when
+    # it cannot go wrong, one unclaimed fact per such ask ("Three years, extendable to
+    # five": "how long" is answered by the one fact left); else its facts stay unknown
+    # (notes, never a failure)
+    claimed = {i for row in owned for i in row}
+    free = [i for i in range(len(facts)) if i not in claimed]
+    empty = [row for row in owned if not row]
+    if empty and len(empty) == len(free):
+        for row, i in zip(empty, free, strict=True):
+            row.append(i)
+    return owned
+
+
+def _coverage(
+    query: str, answer: str, reference: str, answer_check: bool = False
+) -> list[CauseEvidence]:
+    """``ignored`` when the answer states none of the reference's facts; else a row per
+    missing fact (a fact is stated when the answer holds at least half of its terms),
+    ``incomplete`` and backed by the question when the fact answers an ask of the question
+    (:func:`question_asks`) that the answer leaves unanswered (no fact of that ask stated),
+    backed by the answer check when ``answer_check`` (a calibration whose check agrees
+    with people), else a note (:func:`ragtriage.triage.cause_types.is_note`)."""
     facts = reference_facts(reference, query)
     said = _terms(answer)
-    missing = [(text, key) for text, key in facts if len(key & said) < 0.5 * len(key)]
-    if not missing:
+    stated = {i for i, (_, key) in enumerate(facts) if len(key & said) >= 0.5 * len(key)}
+    if len(stated) == len(facts):
         return []
-    if len(missing) == len(facts):
+    if not stated:
         return [
             CauseEvidence(
                 cause=Cause.IGNORED,
@@ -375,15 +464,24 @@ def _coverage(query: str, answer: str, reference: str) -> list[CauseEvidence]:
                 note="the answer states none of the reference answer's facts",
             )
         ]
-    return [
-        CauseEvidence(
-            cause=Cause.INCOMPLETE,
-            span=text,
-            note=f"the answer lacks this reference fact ({len(facts) - len(missing)} of "
-            f"{len(facts)} stated)",
-        )
-        for text, _ in missing
-    ]
+    asks = question_asks(query)
+    unanswered: dict[int, str] = {}
+    for ask, owned in zip(asks, _facts_by_ask(facts, asks), strict=True):
+        if owned and not stated & set(owned):
+            unanswered.update(dict.fromkeys(owned, ask))
+    out = []
+    for i, (text, _) in enumerate(facts):
+        if i in stated:
+            continue
+        tally = f"{len(stated)} of {len(facts)} reference facts stated"
+        if i in unanswered:
+            backed, note = "question", f"the question asks {unanswered[i]!r}; {tally}"
+        elif answer_check:
+            backed, note = "answer_check", f"the calibrated answer check requires it; {tally}"
+        else:
+            backed, note = None, f"not what the question asks; {tally}"
+        out.append(CauseEvidence(cause=Cause.INCOMPLETE, span=text, note=note, backed_by=backed))
+    return out
 
 
 def _markers(sentence: str) -> list[int]:

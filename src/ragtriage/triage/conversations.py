@@ -54,6 +54,7 @@ __all__ = [
     "probe_rewrites",
     "retrieval_slices",
     "roll_up",
+    "history_label",
     "turn_label",
     "turn_label_counts",
 ]
@@ -228,9 +229,18 @@ def probe_rewrites(
     return out
 
 
-def turn_label(case: CaseResult, probe: RewriteProbe | None) -> tuple[TurnLabel, str]:
-    """The turn's label: ``rewrite`` when the probe shows the rewrite lost the chunk of a
-    turn that failed before the generator, else the case's own label and reason."""
+def turn_label(
+    case: CaseResult,
+    probe: RewriteProbe | None,
+    sources: Sequence[SentenceSource] = (),
+    with_history: bool = False,
+) -> tuple[TurnLabel, str]:
+    """The turn's label: the history's when it decides the turn (:func:`history_label`),
+    else ``rewrite`` when the probe shows the rewrite lost the chunk of a turn that failed
+    before the generator, else the case's own label and reason."""
+    decided = history_label(case, sources, with_history)
+    if decided is not None:
+        return decided
     if probe is not None and probe.lost and case.label in (Label.RETRIEVAL, Label.RANKING):
         return TurnLabel.REWRITE, (
             f"the rewritten query lost what the turn needed: with its history the turn finds "
@@ -238,6 +248,35 @@ def turn_label(case: CaseResult, probe: RewriteProbe | None) -> tuple[TurnLabel,
             f"{probe.rewritten_query!r} none in the top {probe.k} (the system: {case.reason})"
         )
     return TurnLabel(case.label.value), case.reason
+
+
+def history_label(
+    case: CaseResult, sources: Sequence[SentenceSource], with_history: bool
+) -> tuple[TurnLabel, str] | None:
+    """A turn its passages do not answer (``retrieval``, ``ranking``: it ran no retrieval
+    or found nothing) that the conversation decides, both ways: its answer, judged with
+    the admissible history, is faithful -> ``pass`` (answered from what earlier turns
+    grounded or the user said: no retrieval was needed); it repeats an earlier answer
+    that was not grounded -> ``generation`` (the unsupported claim carried on). ``None``
+    when the history decides nothing."""
+    if case.label not in (Label.RETRIEVAL, Label.RANKING):
+        return None
+    where = "ran no retrieval" if not case.retrieved_ids else "found no relevant chunk"
+    if with_history and case.faithful:
+        turns = sorted({s.turn for s in sources if s.source == "history-supported" and s.turn})
+        rest = f"turn {', '.join(map(str, turns))} of" if turns else "earlier turns of"
+        return TurnLabel.PASS, (
+            f"the turn {where}, and its answer rests on {rest} the conversation, which "
+            "grounded it (history-supported)"
+        )
+    repeated = [s for s in sources if s.source == "ungrounded-history"]
+    if repeated and case.faithful is False:
+        first = repeated[0]
+        return TurnLabel.GENERATION, (
+            f"the turn {where} and repeats turn {first.turn}'s answer, which no passage "
+            f"grounded: {first.sentence!r}"
+        )
+    return None
 
 
 def history_rows(sources: Sequence[SentenceSource]) -> list[HistorySentence]:

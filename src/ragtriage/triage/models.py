@@ -15,6 +15,7 @@ from ragtriage.stats import Estimate
 from ragtriage.triage.cause_types import Cause, CauseEvidence
 
 __all__ = [
+    "AnswerMatrix",
     "CalibrationStatus",
     "CaseResult",
     "Cluster",
@@ -92,6 +93,10 @@ class CaseResult(BaseModel):
     """Every cause found on a ``generation`` failure, primary first, each with its evidence:
     the answer sentence, the context chunk (golden or not), the span; empty for every other
     label."""
+    notes: list[CauseEvidence] = Field(default_factory=list)
+    """On a ``pass``: reference facts the answer does not state that the question does not
+    ask for (``incomplete`` rows with ``backed_by`` null: an aside of a long reference
+    answer, triage/causes.py), each named in ``span``; empty otherwise."""
     decided_by: str | None = None
     """The judge whose decision the label rests on (the first judge, or the one of
     ``--escalate-to`` that judged it again because the one before was unsure); null when
@@ -145,6 +150,38 @@ class Escalation(BaseModel):
     """Of them, those it decided (the rest stay ``unsure``) (count)."""
     usage: Usage = Field(default_factory=Usage)
     """Its model calls, tokens and cost."""
+
+
+class AnswerMatrix(BaseModel):
+    """Answerable x (answered, abstained), over the cases with a judged answer
+    (triage/answer_matrix.py): correct and false abstentions, answers to unanswerable
+    queries split into supported and hallucinated, beside the judge's undecided ones."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    answered: int = 0
+    """Answerable, answered (right or wrong: the labels say which) (count)."""
+    false_abstentions: int = 0
+    """Answerable, abstained: the answer was findable, the system declined (count)."""
+    correct_abstentions: int = 0
+    """Unanswerable, abstained (count)."""
+    supported_answers: int = 0
+    """Unanswerable, answered only with claims its context supports (count)."""
+    hallucinated: int = 0
+    """Unanswerable, answered with claims its context does not support (count)."""
+    undecided: int = 0
+    """Answers the judge could not decide (``unsure``, ``unscored``, ``unstable``): in no
+    cell (count)."""
+    untraced: int = 0
+    """Cases without a judged answer (no trace, a failed generation): in no cell (count)."""
+
+    @property
+    def unanswerable(self) -> int:
+        return self.correct_abstentions + self.supported_answers + self.hallucinated
+
+    @property
+    def answerable(self) -> int:
+        return self.answered + self.false_abstentions
 
 
 class GenerationSummary(BaseModel):

@@ -9,7 +9,9 @@
   contradicts the golden reference answer (claims judges only) -> ``generation``; a
   faithful answer that does not answer (``pass`` means answered and faithful: its causes,
   triage/causes.py, name it contradicted, misled, ignored, incomplete or wrongly cited)
-  -> ``generation``; otherwise ``pass``
+  -> ``generation``; otherwise ``pass``. A missing reference fact fails the answer only
+  when backed (the question asks for it, or a calibrated answer check says so), and the
+  reason names it; an unbacked one is a note on the pass
 * unanswerable: the system abstained (or asserted nothing) -> ``pass``; it answered and the
   judge found the answer unsupported by its context -> ``generation`` (hallucinated);
   judge failure -> ``unscored``. A confident retrieval on it is a warning, not a label.
@@ -20,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragtriage.judge.types import JudgeResult, Outcome
-from ragtriage.triage.cause_types import NOT_ANSWERED, Cause, CauseEvidence
+from ragtriage.triage.cause_types import NOT_ANSWERED, Cause, CauseEvidence, is_note
 from ragtriage.triage.models import Label
 
 __all__ = ["Evidence", "triage"]
@@ -61,10 +63,27 @@ def _answerable(e: Evidence) -> tuple[Label, str]:
     label, reason = _judged(e, abstain_is=Label.GENERATION)
     if label == Label.PASS and e.contradicted:
         return Label.GENERATION, f"the answer contradicts the reference answer: {e.contradicted[0]}"
-    failing = [c for c in e.causes if c.cause in NOT_ANSWERED or _judge_unsupported(c)]
+    failing = [
+        c for c in e.causes if (c.cause in NOT_ANSWERED and not is_note(c)) or _judge_unsupported(c)
+    ]
     if label == Label.PASS and failing:
-        return Label.GENERATION, f"the answer is faithful but {_NOT_ANSWERED[failing[0].cause]}"
+        return Label.GENERATION, f"the answer is faithful but {_not_answered(failing[0])}"
     return label, reason
+
+
+def _not_answered(c: CauseEvidence) -> str:
+    """Why a faithful answer is no pass; a missing fact is named, with what backs it."""
+    if c.cause != Cause.INCOMPLETE:
+        return _NOT_ANSWERED[c.cause]
+    why = _BACKED[c.backed_by or "question"]
+    return f"lacks the reference fact {c.span!r}, which {why} ({c.note})"
+
+
+# what makes a missing reference fact a failure (CauseEvidence.backed_by)
+_BACKED = {
+    "question": "answers a part of the question it leaves unanswered",
+    "answer_check": "the calibrated answer check requires",
+}
 
 
 def _judge_unsupported(c: CauseEvidence) -> bool:

@@ -21,16 +21,21 @@ apart by the records' fields (``registry.recognise_conversations``):
   the rewritten query); the ``tool`` messages after it are the retrieved passages (a
   JSON list of texts or ``{id|metadata.id, text|page_content}`` objects, else one
   passage); the last ``ai`` message without tool calls is the answer. No conversation id.
-* **OpenInference spans** (data/formats/openinference.py layouts): each trace is a turn
-  (its query, retriever documents and answer read as for single-turn spans), grouped by
-  the ``session.id`` attribute and ordered by start time (file order without one); the
-  retriever span's own input, when it differs from the user's message, is the rewritten
-  query (a history-aware retriever searches with the rewrite).
+* **OpenInference spans** (data/formats/openinference.py layouts): each root trace is a
+  turn (its query, retriever documents and answer read as for single-turn spans; a trace
+  without a retriever span is a turn that retrieved nothing), grouped by the
+  ``session.id`` attribute and ordered by the turn numbers the application set in the
+  spans' metadata (``turn``, ``turn_number``, ``turn_index``), else by parsed start
+  time (file order without one); the retriever span's own input, when it differs from
+  the user's message, is the rewritten query (a history-aware retriever searches with
+  the rewrite).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -198,40 +203,148 @@ def _passage(item: Any, path: Path, line: int, field: str) -> Record:
 
 
 def _spans(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
-    starts: dict[str, str] = {}
-    for _, span_row in records:
-        context = span_row["context"] if isinstance(span_row.get("context"), dict) else {}
-        trace = span_row.get("context.trace_id", context.get("trace_id"))
-        start = span_row.get("start_time")
-        if trace is not None and isinstance(start, str):
-            starts[str(trace)] = min(starts.get(str(trace), start), start)
+    """Every root trace of a session is a turn, with or without a retriever span (a turn
+    answered from the history runs none), in turn order (:func:`_turn_order`)."""
+    starts = _trace_starts(records)
     by_trace: dict[str, list[oi.Span]] = {}
     for span in oi.spans(records, path):
         by_trace.setdefault(span.trace_id, []).append(span)
-    sessions: dict[str, list[tuple[str, int, Record]]] = {}
+    sessions: dict[str, list[Ordered]] = {}
     for trace, members in by_trace.items():
-        retrievers = [s for s in members if s.kind == "RETRIEVER"]
         session = next((str(s.attributes["session.id"]) for s in members
                         if s.attributes.get("session.id") not in (None, "")), None)  # fmt: skip
-        if not retrievers or session is None:
-            continue  # counted below: a trace of no conversation
-        docs, _ = oi.documents(retrievers[0], path)
-        user = oi.trace_query(members, retrievers[0])
-        answer = oi.trace_answer(members)
-        if user is None:
-            raise InputError("a turn's trace has no input.value", path=path,
-                             line=retrievers[0].line, field="input.value")  # fmt: skip
-        row: Record = {"user": user, "retrieved": docs, "answer": answer}
-        searched = oi.text_value(retrievers[0], "input")
-        if searched is not None and normalise(searched) != normalise(user):
-            row["rewritten_query"] = searched
+        if session is None:
+            continue  # a trace of no conversation
         line = min(s.line for s in members)
-        sessions.setdefault(session, []).append((starts.get(trace, ""), line, row))
-    out: list[Conversation] = []
-    for session, turns in sessions.items():
-        turns.sort(key=lambda t: (t[0], t[1]))
-        out.append((session, [(ln, row) for _, ln, row in turns], turns[0][1]))
+        row = _span_turn(members, path, line)
+        order = (_turn_number(members, path), starts.get(trace, float("inf")), line)
+        sessions.setdefault(session, []).append((trace, order, row))
+    return [
+        (session, _turn_order(turns), min(order[2] for _, order, _ in turns))
+        for session, turns in sessions.items()
+    ]
+
+
+def _span_turn(members: list[oi.Span], path: Path, line: int) -> Record:
+    """One trace as a turn: the user's message, the first retriever's documents (none when
+    the turn ran no retriever) and the answer."""
+    retrievers = [s for s in members if s.kind == "RETRIEVER"]
+    anchor = retrievers[0] if retrievers else oi.root_spans(members)[0]
+    user = oi.trace_query(members, anchor) or _last_user_message(members)
+    if user is None:
+        raise InputError("a turn's trace has no input.value", path=path, line=line,
+                         field="input.value")  # fmt: skip
+    docs = oi.documents(retrievers[0], path)[0] if retrievers else []
+    row: Record = {"user": user, "retrieved": docs, "answer": oi.trace_answer(members)}
+    searched = oi.text_value(retrievers[0], "input") if retrievers else None
+    if searched is not None and normalise(searched) != normalise(user):
+        row["rewritten_query"] = searched
+    return row
+
+
+_USER_ROLE = re.compile(r"llm\.input_messages\.(\d+)\.message\.role$")
+
+
+def _last_user_message(members: list[oi.Span]) -> str | None:
+    """A trace with no chain input (a bare LLM call answering from the conversation):
+    the last ``user`` message its LLM span was given."""
+    for span in (s for s in members if s.kind == "LLM"):
+        said = [
+            (int(m[1]), span.attributes.get(f"llm.input_messages.{m[1]}.message.content"))
+            for key, role in span.attributes.items()
+            if (m := _USER_ROLE.match(key)) and role == "user"
+        ]
+        texts = [text for _, text in sorted(said) if isinstance(text, str) and text.strip()]
+        if texts:
+            return texts[-1]
+    return None
+
+
+Ordered = tuple[str, tuple[int, float, int], Record]  # trace id, (turn, start, line), turn
+
+
+def _turn_order(turns: list[Ordered]) -> list[tuple[int, Record]]:
+    """A session's turns in order: by the turn numbers the application set in the spans'
+    metadata when every trace has one, else by parsed start time (offsets applied), then
+    file line."""
+    numbered = all(order[0] > 0 for _, order, _ in turns)
+    turns = sorted(turns, key=lambda t: t[1] if numbered else t[1][1:])
+    return [(order[2], row) for _, order, row in turns]
+
+
+_TURN_KEYS = ("turn", "turn_number", "turn_index")
+
+
+def _turn_number(members: list[oi.Span], path: Path) -> int:
+    """The turn number an application set in a span's metadata (``metadata`` JSON or
+    ``metadata.turn``; ``turn_index`` counts from 0), else 0."""
+    for span in oi.root_spans(members) + members:
+        meta = span.attributes.get("metadata")
+        parsed = _json_object(meta, path, span.line) if isinstance(meta, str) else {}
+        for key in _TURN_KEYS:
+            value = span.attributes.get(f"metadata.{key}", parsed.get(key))
+            if isinstance(value, str) and value.strip().isdigit():
+                value = int(value)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value + 1 if key == "turn_index" else value
+    return 0
+
+
+def _json_object(text: str, path: Path, line: int) -> dict[str, Any]:
+    """A span's ``metadata`` JSON text as an object ({} when it is none), nesting bounded
+    like every embedded JSON (data/jsontext.py)."""
+    parsed = decode_json_text(text, path=path, line=line, field="metadata", lenient=True)
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _trace_starts(records: list[tuple[int, Record]]) -> dict[str, float]:
+    """Each trace's earliest span start, in seconds since the epoch: ``start_time`` of
+    ``span.to_json()`` and Phoenix rows (ISO 8601, any UTC offset: compared as instants,
+    not as text), ``startTimeUnixNano`` of OTLP/JSON."""
+    out: dict[str, float] = {}
+    for _, row in records:
+        for trace, start in _row_starts(row):
+            if start is not None:
+                out[trace] = min(out.get(trace, start), start)
     return out
+
+
+def _row_starts(row: Record) -> list[tuple[str, float | None]]:
+    if isinstance(row.get("resourceSpans"), list):
+        return [
+            (str(span.get("traceId")), _nanos(span.get("startTimeUnixNano")))
+            for resource in row["resourceSpans"] if isinstance(resource, dict)
+            for scope in resource.get("scopeSpans") or [] if isinstance(scope, dict)
+            for span in scope.get("spans") or [] if isinstance(span, dict)
+        ]  # fmt: skip
+    context = row["context"] if isinstance(row.get("context"), dict) else {}
+    trace = row.get("context.trace_id", context.get("trace_id", row.get("trace_id")))
+    return [(str(trace), _instant(row.get("start_time")))] if trace is not None else []
+
+
+def _nanos(value: Any) -> float | None:
+    """OTLP/JSON's nanoseconds (a string: 64-bit integers are written as text)."""
+    try:
+        return int(value) / 1e9
+    except (TypeError, ValueError):
+        return None
+
+
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+def _instant(value: Any) -> float | None:
+    """An ISO 8601 time stamp as seconds since the epoch; no offset reads as UTC."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value / 1e9 if value > 1e12 else float(value)
+    if not isinstance(value, str):
+        return None
+    text = _FRACTION.sub(r"\1", value.strip().replace("Z", "+00:00").replace(" ", "T", 1))
+    try:
+        stamp = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
 
 
 OURS = Format(
