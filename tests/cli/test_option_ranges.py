@@ -130,6 +130,7 @@ def folds_effect(value: str, outcome: Outcome, out: Path) -> None:
 # --- the table ----------------------------------------------------------------------------
 
 CONVERSATIONS = Path(__file__).resolve().parents[1] / "fixtures" / "conversations"
+GENAI_SPANS = Path(__file__).resolve().parents[1] / "fixtures" / "formats" / "genai_spans.jsonl"
 PATH_BAD = sampled("missing.json", "adir", "file.txt/x")  # no file, a directory, under a file
 
 
@@ -154,6 +155,9 @@ def base_args(command: str, w: dict[str, Path], tmp: Path) -> list:
         "compare": ["compare", w["report"], w["report"], "--quiet", "--resamples", "50",
                     "--permutations", "50"],
         "gate": ["gate", w["report"], "--min", "mrr=0"],
+        # the world's audit read no spans: its cases link to no trace of the GenAI fixture,
+        # which export says (exit 0) after reading both
+        "export": ["export", w["results"], "--traces", GENAI_SPANS, "--otlp-out", tmp / "v.json"],
         "golden split": ["golden", "split", "--golden", golden, "--out", tmp / "split.jsonl"],
         "golden check": ["golden", "check", "--golden", golden, "--quiet"],
         "golden add": ["golden", "add", "--from", w["results"], "--to", golden, "--failed",
@@ -266,6 +270,9 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--min-agreement": Opt(floats_outside(0.5, 0.99), sampled(0.5, 0.85, 0.99)),
         "--delta": Opt(floats_outside(0.01, 0.5), sampled(0.01, 0.1, 0.5)),
         "--plan": Opt(floats_outside(0.001, 0.5), sampled(0.001, 0.05, 0.5)),
+        "--verdicts": Opt(PATH_BAD),
+        "--card": Opt(flag=True),
+        "--band-fallback": Opt(sampled("", "Rule", "none"), sampled("rule", "unsure")),
     },
     "audit": {
         "--golden": Opt(PATH_BAD),
@@ -335,6 +342,14 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         "--resamples": Opt(ints_outside(1, 1_000_000), sampled(1, 20)),
         "--permutations": Opt(ints_outside(1, 1_000_000), sampled(1, 20)),
         "--quiet": Opt(flag=True),
+    },
+    "export": {
+        "results": Opt(PATH_BAD),
+        "--traces": Opt(PATH_BAD),
+        "--otlp-out": Opt(sampled("adir", "file.txt/x.json")),
+        "--phoenix-out": Opt(sampled("adir", "file.txt/x.json"), sampled("a.json")),
+        # nothing listens on port 9 of this host: refused naming the option
+        "--phoenix-url": Opt(sampled("http://127.0.0.1:9", "nope://x")),
     },
     "gate": {
         "results": Opt(PATH_BAD),

@@ -26,6 +26,7 @@ from ragtriage.flows.calibrate import CalibrateConfig
 from ragtriage.flows.compare import CompareConfig
 from ragtriage.flows.config import Setting, settings
 from ragtriage.flows.conversations import ConversationsConfig
+from ragtriage.flows.export import ExportConfig
 from ragtriage.flows.gate import GateConfig
 from ragtriage.flows.golden.add import AddConfig
 from ragtriage.flows.golden.check import CheckConfig
@@ -44,6 +45,7 @@ CONFIGS = {
     "calibrate": CalibrateConfig,
     "compare": CompareConfig,
     "gate": GateConfig,
+    "export": ExportConfig,
     "golden split": SplitConfig,
     "golden check": CheckConfig,
     "golden add": AddConfig,

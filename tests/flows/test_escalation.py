@@ -137,7 +137,10 @@ def test_a_closed_endpoint_is_counted_unscored_not_decided(tmp_path, monkeypatch
     )
     [step] = result.escalations
     unscored = [c for c in result.cases if c.label == Label.UNSCORED]
-    assert (step.sent, step.decided) == (1, 0) and len(unscored) == 1
+    assert (step.sent, step.decided, step.unscored) == (1, 0, 1) and len(unscored) == 1
+    from ragtriage.render.terminal import escalation_line
+
+    assert "0 decided, 1 unscored (the judge failed), 0 still unsure" in escalation_line(step)
     assert result.generation.outcomes["unscored"] == result.counts["unscored"] == 1
     from ragtriage.results.consistency import check_result
 

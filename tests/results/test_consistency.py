@@ -208,3 +208,20 @@ def test_a_faithful_rate_bar_with_no_decided_answer_cannot_be_held(real, tmp_pat
     code, err = _gate(path, "--min", f"{rate}=0.95")
     assert code == 2 and "cannot be held" in err and "unsure" in err, err
     assert _gate(path, "--min", "recall@1=0.1")[0] in (0, 1)  # the file itself reads
+
+
+@pytest.mark.parametrize(
+    ("sent", "decided", "unscored", "ok"),
+    [(16, 16, 0, True), (16, 0, 16, True), (16, 16, 16, False), (16, -1, 0, False)],
+)
+def test_an_escalation_step_holds_what_it_was_sent(real, tmp_path, sent, decided, unscored, ok):
+    data = copy.deepcopy(real)
+    data["escalations"] = [
+        {"judge": "sentences@x", "sent": sent, "decided": decided, "unscored": unscored}
+    ]
+    if ok:
+        _load(data, tmp_path / "results.json")
+        return
+    with pytest.raises(InputError) as found:
+        _load(data, tmp_path / "results.json")
+    assert found.value.field == "escalations[0]"

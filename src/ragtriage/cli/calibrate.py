@@ -41,14 +41,20 @@ def calibrate_command(
     from ragtriage.flows.calibrate import run
     from ragtriage.render.calibration import print_judge_comparison, print_run
     from ragtriage.render.calibration_plots import write_plots
+    from ragtriage.render.card import write_card
     from ragtriage.render.console import print_line, wide_console
 
     output_dir(config.out, "--out")
     console = wide_console()
     start = time.perf_counter()
-    runs = run(config, write_plots if plots else None)
+    runs = run(config, write_plots if plots else None, write_card)
     for one in runs:
+        for note in one.notes:
+            style = "dim" if note.severity == "info" else "yellow"
+            print_line(console, note.text, style, soft_wrap=True)
         print_run(one, console)
+        for path in one.card:
+            print_line(console, f"validity card: {path}", "green")
     if len(runs) > 1:
         print_judge_comparison(runs, console)
     console.print(f"took {time.perf_counter() - start:.1f} s")

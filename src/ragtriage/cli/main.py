@@ -30,6 +30,7 @@ COMMANDS = (
     "conversations",
     "compare",
     "gate",
+    "export",
     "golden",
     "annotate",
     "doctor",

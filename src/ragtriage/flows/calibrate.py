@@ -35,6 +35,7 @@ from ragtriage.triage.causes import answers_reference
 
 __all__ = [
     "CalibrateConfig",
+    "CardWriter",
     "PlotWriter",
     "digest_files",
     "recorded_dir",
@@ -45,6 +46,8 @@ __all__ = [
 ]
 
 PlotWriter = Callable[[CalibrationRecord, Path], list[Path]]
+# a judge's calibration and the graded items -> the card files written in the folder
+CardWriter = Callable[[JudgeCalibration, list[GradedItem], Path], list[Path]]
 
 
 def slug(name: str) -> str:
@@ -93,6 +96,20 @@ class CalibrateConfig:
             metavar="FILE",
         ),
     ] = field(default_factory=list)
+    verdicts: Annotated[
+        list[Path],
+        Setting(
+            "Another evaluator's verdicts, each metric a judge: a ragas evaluate() result "
+            "(to_pandas saved), a DeepEval test run JSON, a Phoenix evaluations export, an "
+            "MLflow genai.evaluate result table; joined to the grades by id or by question "
+            "and answer text (repeatable).",
+            metavar="FILE",
+        ),
+    ] = field(default_factory=list)
+    card: Annotated[
+        bool,
+        Setting("Write a validity card per judge: <out>/<judge>/card.md and card.html."),
+    ] = False
     out: Annotated[
         Path, Setting("Output folder: <judge>/calibration.json and plots.", names=("--out", "-o"))
     ] = Path("calibration")
@@ -173,14 +190,19 @@ class CalibrateConfig:
         paths_from_text(self)  # grades="my_grades/" from Python
 
 
-def run(config: CalibrateConfig, plots: PlotWriter | None = None) -> list[JudgeCalibration]:
-    """:func:`calibrate` of a config; ``plots`` draws each record's PNGs."""
+def run(
+    config: CalibrateConfig, plots: PlotWriter | None = None, cards: CardWriter | None = None
+) -> list[JudgeCalibration]:
+    """:func:`calibrate` of a config; ``plots`` draws each record's PNGs, ``cards`` writes
+    each judge's validity card (with ``--card``: ``render.card.write_card``)."""
     if not config.grades.exists():
         raise InputError("no such grade file or directory", path=config.grades)
     return calibrate(
         config.grades,
         judges=config.judges,
         judged=config.judged,
+        verdicts=config.verdicts,
+        cards=cards if config.card else None,
         out=config.out,
         folds=config.folds,
         seed=config.seed,
@@ -203,6 +225,8 @@ def calibrate(
     *,
     judges: Sequence[str | JudgeSpec] = (),
     judged: Sequence[Path] = (),
+    verdicts: Sequence[Path] = (),
+    cards: CardWriter | None = None,
     out: Path | None = None,
     folds: int = 5,
     seed: int = DEFAULT_SEED,
@@ -222,15 +246,25 @@ def calibrate(
     """Calibrate every judge (run or recorded) on the grades under ``grades``; write
     ``<out>/<judge>/calibration.json`` when ``out`` is given, and its PNGs with ``plots``
     (e.g. :func:`ragtriage.render.calibration_plots.write_plots`); ``columns`` maps other
-    column names of the grade files onto ours."""
+    column names of the grade files onto ours; ``verdicts``: other evaluators' verdict
+    files, each metric a judge (``calibration.foreign``); ``card``: a validity card per
+    judge beside its record (``render.card``, with ``out``)."""
+    from ragtriage.calibration.foreign import ForeignJudge, read_verdicts
+
     items = items if items is not None else load_grades(grades, columns)
     digest = digest_files(grades)
-    audit_results = read_judged(audit) if audit else None
+    audit_results, audit_verdicts = _audit_results(audit)
     runs = []
     judge_items = None
-    for name, given in _sources(list(judges), list(judged)):
+    sources: list[tuple[str, JudgeSpec | Path | ForeignJudge]] = []
+    sources += _sources(list(judges), list(judged)) if judges or judged or not verdicts else []
+    sources += [(j.name, j) for path in verdicts for j in read_verdicts(path, items)]
+    for name, given in sources:
         path = given if isinstance(given, Path) else None
-        if isinstance(given, JudgeSpec):
+        foreign = given if isinstance(given, ForeignJudge) else None
+        if foreign is not None:
+            results, seconds, source = foreign.results, None, foreign.source
+        elif isinstance(given, JudgeSpec):
             if judge_items is None:
                 judge_items = [i.judge_item() for i in items]
             judge = Judge.from_spec(given, JudgeOptions(samples=samples, temperature=temperature))
@@ -238,6 +272,7 @@ def calibrate(
                 judge, judge_items, recorded_dir(grades), decide_for=_conversations_rule
             )
         else:
+            assert isinstance(given, Path)
             results, seconds, source = read_judged(given), None, f"recorded {given}"
         record = fit_record(
             items,
@@ -259,17 +294,65 @@ def calibrate(
         )
         if path is not None:
             record.warnings += stale_warnings(record)
+        if foreign is not None:
+            run.notes = foreign.notes
+        if audit_verdicts is not None:
+            assert audit is not None
+            audit_results = _same_metric(record, audit_verdicts, audit)
         if out is not None:
             target = out / slug(record.judge_name)
             run.record_path = record.save(target / "calibration.json")
             if plots is not None:
                 run.plots = plots(record, target)
+            if cards is not None:
+                run.card = cards(run, items, target)
         if audit_results is not None:
             run.audit_ppi = record.ppi(audit_results)
+        elif foreign is not None and foreign.rest and audit is None:
+            run.audit_ppi = record.ppi(foreign.rest)  # the verdicts no grade names
         if plan is not None:
             run.plan = plan_grades(record, plan, audit_results)
         runs.append(run)
     return runs
+
+
+def _audit_results(audit: Path | None) -> tuple[list[JudgeResult] | None, list | None]:
+    """``--audit``: our judge results (an audit's results.json, JSONL), else another
+    evaluator's verdicts (every metric's, picked per judge by :func:`_same_metric`)."""
+    if audit is None:
+        return None, None
+    try:
+        return read_judged(audit), None
+    except InputError as ours:
+        from ragtriage.calibration.foreign import read_verdicts
+
+        try:
+            return None, read_verdicts(audit)
+        except InputError:
+            raise ours from None
+
+
+def _same_metric(record: CalibrationRecord, judges: list, audit: Path) -> list[JudgeResult] | None:
+    """The verdicts in ``--audit`` of the record's tool and metric; a differing version,
+    model or threshold is named in a STALE warning (the rule still decides them)."""
+    from ragtriage.calibration.foreign import stale
+
+    same = [j for j in judges if j.fingerprint.judge == record.fingerprint.judge]
+    if not same:  # another metric's verdicts, or our own judge beside them
+        text = (
+            f"{audit} holds no {record.fingerprint.judge} verdicts: no corrected rate of it "
+            "for this judge"
+        )
+        record.warnings.append(notice("reader", text))
+        return None
+    if differ := stale(record, same[0]):
+        text = (
+            f"STALE: the verdicts in {audit} are from a judge that differs from the "
+            f"calibrated one in {', '.join(differ)}; the calibration does not apply to "
+            "them (recalibrate on grades judged by the new one)"
+        )
+        record.warnings.append(notice("stale_calibration", text, severity="lead"))
+    return same[0].rest
 
 
 def _conversations_rule(fingerprint: JudgeFingerprint) -> Callable[[JudgeResult], bool | None]:

@@ -330,6 +330,9 @@ async def escalate(
         # decided: a pass or fail now; an escalated answer left unscored (the judge
         # failed, a closed endpoint) or unstable is not, nor counted as one
         step.decided = sum(r.case_id in unsure and r.label not in UNDECIDED for r in rows)
+        step.unscored = sum(
+            r.case_id in unsure and r.label in (Label.UNSCORED, Label.UNSTABLE) for r in rows
+        )
     return rows, escalations, escalated
 
 

@@ -142,7 +142,9 @@ def escalation_line(step) -> str:
     usage = step.usage
     return (
         f"escalated to {step.judge}: {step.sent} unsure answers sent, {step.decided} decided, "
-        f"{step.sent - step.decided} still unsure ({usage.calls} calls, ${usage.cost_usd:.4f}; "
+        + (f"{step.unscored} unscored (the judge failed), " if step.unscored else "")
+        + f"{step.sent - step.decided - step.unscored} still unsure ({usage.calls} calls, "
+        f"${usage.cost_usd:.4f}; "
         f"calibration {step.calibration or 'none'})"
     )
 
@@ -212,10 +214,10 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     if worst:
         console.print(Text("Worst cases:", style="bold"))
     for case in worst[:WORST_CASES]:
-        line = Text(f"  [{case.label.value}] {case.case_id}: ")
-        line.append(shorten(case.query, 70))
-        line.append(f" - {case.reason}", style="dim")
-        console.print(line)
+        row = Text(f"  [{case.label.value}] {case.case_id}: ")
+        row.append(shorten(case.query, 70))
+        row.append(f" - {case.reason}", style="dim")
+        console.print(row)
     for said, style in notice_lines(result.warnings):
         console.print(Text(said, style=style))
     timings = ", ".join(f"{k} {v:.1f}" for k, v in result.timings.items())

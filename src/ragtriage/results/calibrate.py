@@ -9,6 +9,7 @@ from pathlib import Path
 from ragtriage.calibration.ppi import PPIEstimate
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.judge.types import JudgeResult
+from ragtriage.notices import Notice
 
 __all__ = ["GradePlan", "JudgeCalibration", "plan_grades"]
 
@@ -56,4 +57,6 @@ class JudgeCalibration:
     plots: list[Path] = field(default_factory=list)
     audit_ppi: PPIEstimate | None = None
     plan: GradePlan | None = None
-    source: str = ""  # "ran" or "recorded <file>"
+    source: str = ""  # "ran", "recorded <file>" or "verdicts <file>"
+    notes: list[Notice] = field(default_factory=list)  # how another tool's verdicts were read
+    card: list[Path] = field(default_factory=list)  # the validity card's files (--card)

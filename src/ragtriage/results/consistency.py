@@ -47,6 +47,7 @@ def _audit(result: RunHeader, path: str | Path) -> None:
     _outcomes(result, path)
     _rates(result, path)
     _stale(result, path)
+    _escalations(result, path)
     _retrieval(result.retrieval, path, "retrieval.")
 
 
@@ -148,6 +149,21 @@ def _stale(result: RunHeader, path: str | Path) -> None:
             f"says {sorted(result.calibration.stale)} but the judge and its calibration "
             f"differ in {actual}",
         )
+
+
+def _escalations(result: RunHeader, path: str | Path) -> None:
+    """Each ``--escalate-to`` step: what it decided or left unscored is part of what it was
+    sent ("16 of 16 decided" read on 16 unscored answers, issue 52 item 5b)."""
+    for i, step in enumerate(result.escalations):
+        field = f"escalations[{i}]"
+        if min(step.sent, step.decided, step.unscored) < 0:
+            raise _refuse(path, field, "a count cannot be negative")
+        if step.decided + step.unscored > step.sent:
+            raise _refuse(
+                path,
+                field,
+                f"decided {step.decided} and unscored {step.unscored} of {step.sent} sent",
+            )
 
 
 def _retrieval(report: RetrievalReport, path: str | Path, prefix: str) -> None:

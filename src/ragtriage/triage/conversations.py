@@ -10,8 +10,9 @@ The test (:func:`probe_rewrites`), run with a probe retriever that is the same f
 queries, so the difference is the query's and not the retriever's: the embedded BM25
 over the golden corpus, top ``k`` (``--probe-k``, default 10) with a score above 0.
 
-* the **turn with its history**: the user's messages of this and every earlier turn,
-  joined, must find a golden chunk of the turn in the top ``k``;
+* the **turn with its history**: the user's messages of this turn and of the
+  ``HISTORY_TURNS`` before it (the history it is judged with), joined, must find a
+  golden chunk of the turn in the top ``k``;
 * the **rewritten query** must find none in the top ``k``.
 
 Both: the rewrite dropped what the turn needed (typically the entity named turns ago:

@@ -147,7 +147,10 @@ class Escalation(BaseModel):
     sent: int = 0
     """Answers sent to it: those the judge before it left ``unsure`` (count)."""
     decided: int = 0
-    """Of them, those it decided (the rest stay ``unsure``) (count)."""
+    """Of them, those it decided (count)."""
+    unscored: int = 0
+    """Of them, those it could not judge (it failed, e.g. an endpoint that refused every
+    call) or left ``unstable`` (count); the rest stay ``unsure``."""
     usage: Usage = Field(default_factory=Usage)
     """Its model calls, tokens and cost."""
 

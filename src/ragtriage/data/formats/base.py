@@ -54,6 +54,9 @@ class Format:
     # a conversation shape: its records are whole conversations (or turns of them), read
     # only where conversations are expected (``registry.recognise_conversations``)
     conversations: ConversationReader | None = None
+    # another evaluator's verdicts (``verdicts.py``: one record per answer and metric),
+    # read by ``calibrate --verdicts`` only, so not among what ``yields`` names
+    verdicts: Reader | None = None
     renamed: bool = True
     what: str = ""  # what a person calls such a file, for messages (default: "NAME file")
 

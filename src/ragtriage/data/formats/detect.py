@@ -37,6 +37,7 @@ __all__ = [
     "match_queries",
     "shape_keys",
     "trace_rows",
+    "verdict_rows",
 ]
 
 _SAMPLE = 20  # rows whose fields decide the shape
@@ -82,6 +83,13 @@ def _elsewhere(fmt: Format, kind: str, table: Table, lacks: str | None = None) -
     """The error for a file of ``fmt`` given as a ``kind`` it does not yield; ``lacks``:
     the field of ours it has no column for, named as our own reader would name it."""
     give = " or ".join(use for other, use in _GIVE.items() if _reader(fmt, other))
+    if not fmt.yields and fmt.verdicts is not None:  # another evaluator's verdicts only
+        return InputError(
+            f"this is a {fmt.what or fmt.name + ' file'} (another evaluator's verdicts), not a "
+            f"{_WHAT[kind]}: give it to calibrate --verdicts",
+            path=str(table.path),  # a file's path, or where rows given in Python came from
+            line=table.rows[0][0] if table.rows else None,
+        )
     missing = f"; no {lacks!r} column (--columns {lacks}=NAME maps another)" if lacks else ""
     return InputError(
         f"this is a {fmt.what or fmt.name + ' file'} ({', '.join(fmt.yields)}), not a "
@@ -138,6 +146,27 @@ def grade_rows(path: Path | Given, columns: Columns = None) -> Adapted:
         raise _elsewhere(fmt, "grades", table, lacks)
     records, notes = _read(fmt, "grades", table, mapping)
     return Adapted(records, f"{fmt.name}-{table.container}", notes, fmt is not grades.FORMAT)
+
+
+def verdict_rows(path: Path) -> tuple[Records, str, list[str]]:
+    """``(records, format name, notes)``: the verdict records of ``path``."""
+    table = read_table(path)
+    if not table.rows:
+        raise InputError("no rows: an empty verdicts file", path=path)
+    fmt = recognise(table.rows, ColumnMap())
+    if fmt is None or fmt.verdicts is None:
+        what = f"a {fmt.what or fmt.name + ' file'}" if fmt else "no evaluator's verdicts"
+        raise InputError(
+            f"{what}, not verdicts: give a ragas evaluate() result (to_pandas, saved as "
+            "Parquet/CSV/JSONL), a DeepEval test run JSON, a Phoenix evaluations export or "
+            "an MLflow genai.evaluate result table",
+            path=path,
+            line=table.rows[0][0],
+        )
+    records, notes = fmt.verdicts(table.rows, path, {})
+    if not records:
+        raise InputError(f"no verdicts in this {fmt.name} file", path=path)
+    return records, f"{fmt.name}-{table.container}", notes
 
 
 def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> Adapted:

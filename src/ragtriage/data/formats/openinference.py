@@ -7,6 +7,12 @@ content}`` is the ranked list; the answer is the root ``CHAIN``/``AGENT`` span's
 The query is matched to a golden case by its normalised text, or by a key of the span's
 ``metadata`` when ``--columns query_id=KEY`` names one.
 
+Spans written under the OpenTelemetry GenAI semantic conventions are read beside them: a
+``gen_ai.retrieval`` span (``gen_ai.operation.name`` ``retrieval``) is the retriever, its
+``gen_ai.retrieval.documents`` (``[{"id", "score"}]``, structured or a JSON string) the
+ranked list and ``gen_ai.retrieval.query.text`` the query; a ``chat`` span is an LLM span
+whose answer is the last text part of ``gen_ai.output.messages``.
+
 Three layouts of a span are read, one span (or one OTLP request) per JSONL line or
 Parquet row: the OpenTelemetry SDK's ``span.to_json()`` (``context.trace_id``, flat
 dotted ``attributes``), a Phoenix spans DataFrame saved whole (``context.trace_id``,
@@ -121,7 +127,7 @@ def _span(row: dict[str, Any], path: Path | Given, line: int) -> Span:
     span_id = row.get("context.span_id", context.get("span_id", row.get("span_id")))
     if trace_id is None:
         raise InputError("span has no trace id", path=path, line=line, field="context.trace_id")
-    kind = attrs.get("openinference.span.kind", row.get("span_kind", ""))
+    kind = attrs.get("openinference.span.kind", row.get("span_kind", "")) or genai_kind(attrs)
     parent = row.get("parent_id")
     return Span(
         trace_id=str(trace_id),
@@ -146,7 +152,7 @@ def _otlp_spans(row: dict[str, Any], path: Path | Given, line: int) -> Iterator[
                     trace_id=str(span["traceId"]),
                     span_id=str(span.get("spanId")),
                     parent_id=_parent(span.get("parentSpanId")),
-                    kind=str(attrs.get("openinference.span.kind", "")).upper(),
+                    kind=str(attrs.get("openinference.span.kind", "") or genai_kind(attrs)).upper(),
                     line=line,
                     attributes=attrs,
                     path=path,
@@ -156,6 +162,65 @@ def _otlp_spans(row: dict[str, Any], path: Path | Given, line: int) -> Iterator[
 def _parent(value: Any) -> str | None:
     """A parent span id as text (a list there was looked up in a set: a traceback)."""
     return str(value) if value not in (None, "") else None
+
+
+# OpenTelemetry GenAI semantic conventions (gen_ai.operation.name) -> the span kind read
+GENAI_KINDS = {
+    "retrieval": "RETRIEVER",
+    "chat": "LLM",
+    "text_completion": "LLM",
+    "generate_content": "LLM",
+    "invoke_agent": "AGENT",
+    "execute_tool": "TOOL",
+    "embeddings": "EMBEDDING",
+}
+GENAI_DOCUMENTS = "gen_ai.retrieval.documents"
+GENAI_QUERY = "gen_ai.retrieval.query.text"
+GENAI_OUTPUT = "gen_ai.output.messages"
+_GENAI_DOC = re.compile(r"gen_ai\.retrieval\.documents\.(\d+)\.(id|score|content)$")
+
+
+def genai_kind(attrs: dict[str, Any]) -> str:
+    """A span written under the GenAI conventions: its kind from ``gen_ai.operation.name``
+    (``retrieval``: a ``gen_ai.retrieval`` span); empty for any other span."""
+    return GENAI_KINDS.get(str(attrs.get("gen_ai.operation.name", "")).lower(), "")
+
+
+def _genai_documents(span: Span, path: Path | Given) -> dict[int, dict[str, Any]]:
+    """``gen_ai.retrieval.documents``: a list of ``{"id", "score"}`` objects, structured or
+    as a JSON string (the conventions allow both on spans), or flattened to
+    ``gen_ai.retrieval.documents.N.id`` by a span layout that flattens lists."""
+    docs: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        if (match := _GENAI_DOC.match(key)) and value is not None:
+            docs.setdefault(int(match[1]), {})[match[2]] = value
+    raw = span.attributes.get(GENAI_DOCUMENTS)
+    if isinstance(raw, str):
+        raw = decode_json_text(raw, path=path, line=span.line, field=GENAI_DOCUMENTS)
+    if isinstance(raw, list):
+        for i, doc in enumerate(raw):
+            if isinstance(doc, dict):
+                docs.setdefault(i, {}).update(
+                    {k: doc[k] for k in ("id", "score", "content") if doc.get(k) is not None}
+                )
+    return docs
+
+
+def _genai_answer(span: Span) -> str | None:
+    """The last text part of a GenAI span's ``gen_ai.output.messages`` (JSON, or already
+    parsed): ``[{"role": "assistant", "parts": [{"type": "text", "content": ...}]}]``."""
+    raw = span.attributes.get(GENAI_OUTPUT)
+    if isinstance(raw, str):
+        raw = decode_json_text(
+            raw, path=span.path, line=span.line, field=GENAI_OUTPUT, lenient=True
+        )
+    texts = [
+        part["content"]
+        for message in raw if isinstance(message, dict)
+        for part in message.get("parts") or [] if isinstance(part, dict)
+        and part.get("type") == "text" and isinstance(part.get("content"), str)
+    ] if isinstance(raw, list) else []  # fmt: skip
+    return texts[-1] if texts else None
 
 
 def _list(value: Any, path: Path | Given, line: int, name: str) -> list[dict[str, Any]]:
@@ -217,6 +282,8 @@ def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], boo
             meta = docs.setdefault(int(flat[1]), {}).setdefault("metadata", {})
             if isinstance(meta, dict):
                 meta[flat[2]] = value
+    if not docs:  # none under OpenInference's names: the GenAI conventions'
+        docs = _genai_documents(span, path)
     _ids_from_output(docs, span)
     out, derived = [], False
     for _, doc in sorted(docs.items()):
@@ -322,7 +389,7 @@ def trace_answer(members: list[Span]) -> str | None:
         )
         if messages:
             return messages[-1][1]
-        value = text_value(span, "output")
+        value = text_value(span, "output") or _genai_answer(span)
         if value is not None:
             return value
     return None
@@ -333,7 +400,8 @@ def trace_query(members: list[Span], retriever: Span) -> str | None:
         value = text_value(span, "input")
         if value is not None:
             return value
-    return None
+    query = retriever.attributes.get(GENAI_QUERY)  # a gen_ai.retrieval span's query
+    return query if isinstance(query, str) and query.strip() else None
 
 
 def text_value(span: Span, which: str) -> str | None:

@@ -204,4 +204,11 @@ FORMAT = Format(
     recognises=is_ragas,
     golden=lambda rows, path, _: golden_records(rows, path),
     traces=lambda rows, path, _: trace_records(rows, path),
+    verdicts=lambda rows, path, pairs: _verdicts(rows, path, pairs),
 )
+
+
+def _verdicts(rows, path, pairs):  # an evaluate() result: the samples with metric columns
+    from ragtriage.data.formats.verdicts_ragas import verdict_records
+
+    return verdict_records(rows, path, pairs)

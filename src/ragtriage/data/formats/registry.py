@@ -3,7 +3,10 @@
 A table's shape is the first format here whose ``recognises`` accepts its field names
 (``base.Format``); a table none recognises is in our own shape. A new format is a module
 with a ``FORMAT`` and one entry in :data:`FORMATS`: no branch to add anywhere else.
-Spans come first (their keys are unmistakable), then human grades (a ``label`` beside
+Other evaluators' verdict tables come first (a Phoenix evaluations export has a span id
+and a ``label``, which alone would read as spans or grades; an MLflow result table and a
+DeepEval test run have keys of their own), then spans (their keys are unmistakable), then
+human grades (a ``label`` beside
 ``question``/``contexts``/``answer``, which alone would read as old ragas), then DeepEval
 and ragas, whose field names do not overlap each other's or ours. Conversation shapes
 (``formats/conversations.py``) are tested only where conversations are expected
@@ -13,13 +16,24 @@ and ragas, whose field names do not overlap each other's or ours. Conversation s
 from __future__ import annotations
 
 from ragtriage.data import grades
-from ragtriage.data.formats import conversations, deepeval, openinference, ragas
+from ragtriage.data.formats import (
+    conversations,
+    deepeval,
+    openinference,
+    ragas,
+    verdicts_deepeval,
+    verdicts_mlflow,
+    verdicts_phoenix,
+)
 from ragtriage.data.formats.base import Format, Rows
 from ragtriage.data.formats.columns import ColumnMap
 
 __all__ = ["FORMATS", "recognise", "recognise_conversations"]
 
 FORMATS: tuple[Format, ...] = (
+    verdicts_phoenix.FORMAT,  # span ids beside label/score: before spans and grades
+    verdicts_mlflow.FORMAT,
+    verdicts_deepeval.FORMAT,
     openinference.FORMAT,
     grades.FORMAT,
     deepeval.FORMAT,

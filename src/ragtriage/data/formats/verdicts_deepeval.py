@@ -1,0 +1,89 @@
+"""A DeepEval test run as verdicts: the JSON DeepEval writes for an ``evaluate()`` run
+(``DEEPEVAL_RESULTS_FOLDER``'s ``test_run_*.json``, ``.deepeval/.latest_run_full.json``).
+
+One object: ``testCases``, each with its ``name``, ``input``, ``actualOutput`` and
+``metricsData``: per metric its ``name``, ``score``, ``threshold``, ``success``,
+``reason`` and ``evaluationModel``. Each metric is a judge; the test case's ``name`` is
+its id (name test cases after the graded answers' ids, else they are joined by their
+input and output texts). A metric that failed to run has no score (``error`` says why):
+unscored. DeepEval's ``Hallucination``, ``Bias`` and ``Toxicity`` score what is wrong
+(lower is better) and are turned round. DeepEval writes no version of its own into the
+file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ragtriage.data.containers import Given, check_type
+from ragtriage.data.formats.base import Format, Records, Rows
+from ragtriage.data.formats.verdicts import number, text, verdict
+
+__all__ = ["FORMAT", "is_deepeval_run", "verdict_records"]
+
+LOWER_IS_BETTER = {"hallucination", "bias", "toxicity", "pii leakage", "misuse"}
+
+
+def is_deepeval_run(keys: set[str]) -> bool:
+    """A DeepEval test run document: its ``testCases`` list beside its run figures."""
+    return "testCases" in keys and bool(keys & {"metricsScores", "testPassed", "testFailed"})
+
+
+def _case(case: Any, where: str, path: Path | Given, line: int) -> dict[str, Any]:
+    return check_type(case, where, dict, path, line)
+
+
+def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[Records, list[str]]:
+    out: Records = []
+    for line, row in rows:
+        cases = check_type(row.get("testCases") or [], "testCases", list, path, line)
+        for i, raw in enumerate(cases):
+            case = _case(raw, f"testCases[{i}]", path, line)
+            metrics = check_type(
+                case.get("metricsData") or [], f"testCases[{i}].metricsData", list, path, line
+            )
+            for j, raw_metric in enumerate(metrics):
+                where = f"testCases[{i}].metricsData[{j}]"
+                metric = _case(raw_metric, where, path, line)
+                name = check_type(metric.get("name"), f"{where}.name", str, path, line)
+                score = number(metric.get("score"), f"{where}.score", path, line)
+                success = metric.get("success")
+                error = metric.get("error")
+                reason = text(metric.get("reason")) or ""
+                if score is None and error:
+                    reason = f"DeepEval metric error: {error}"
+                out.append(
+                    (
+                        line,
+                        verdict(
+                            tool="deepeval",
+                            metric=name,
+                            score=score,
+                            # a metric that errored reports success false: no verdict
+                            passed=success
+                            if isinstance(success, bool) and score is not None
+                            else None,
+                            reason=reason,
+                            item_id=text(case.get("name")),
+                            question=text(case.get("input")),
+                            answer=text(case.get("actualOutput")),
+                            model=text(metric.get("evaluationModel")),
+                            threshold=number(
+                                metric.get("threshold"), f"{where}.threshold", path, line
+                            ),
+                            lower_is_better=name.strip().lower() in LOWER_IS_BETTER,
+                        ),
+                    )
+                )
+    return out, []
+
+
+FORMAT = Format(
+    name="deepeval-run",
+    tool="DeepEval 4.3 test run JSON (evaluate() with DEEPEVAL_RESULTS_FOLDER)",
+    recognises=is_deepeval_run,
+    verdicts=verdict_records,
+    renamed=False,
+    what="DeepEval test run",
+)
