@@ -151,12 +151,18 @@ def cache_key(model: ChatModel, request: ModelRequest, params: dict[str, Any] | 
     """Content address of one call: model, output-changing parameters, prompt hash, inputs.
 
     ``params``: another shape's parameters instead of the model's current ones."""
+    return request_key(model.name, model.params if params is None else params, request)
+
+
+def request_key(name: str, params: dict[str, Any], request: ModelRequest) -> str:
+    """:func:`cache_key` from a model's name and params alone (a recording of answers keys
+    its rows by the model that wrote them, with no model object at hand)."""
     dumped = request.model_dump(mode="json")
     if not dumped.get("sample"):  # the first sample's key is the key before samples existed
         dumped.pop("sample", None)
     payload = {
-        "model": model.name,
-        "params": model.params if params is None else params,
+        "model": name,
+        "params": params,
         "request": dumped,
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -17,7 +17,7 @@ from typing import Any
 
 from ragtriage.data.containers import parse_json, split_lines
 from ragtriage.errors import InputError
-from ragtriage.llm.base import ModelRequest, ModelResponse, cache_key
+from ragtriage.llm.base import ModelRequest, ModelResponse, request_key
 
 __all__ = ["RECORDED_ANSWERS", "Recording", "find_recording", "read_recording"]
 
@@ -25,14 +25,6 @@ __all__ = ["RECORDED_ANSWERS", "Recording", "find_recording", "read_recording"]
 RECORDED_ANSWERS = "embedded_answers.jsonl"
 # what a header must say for the report to name where the answers came from
 PROVENANCE = ("model", "weights_sha256", "prompt", "prompt_sha256", "written", "command")
-
-
-@dataclass(frozen=True)
-class _Named:
-    """What :func:`cache_key` reads of a model: its name and output-changing params."""
-
-    name: str
-    params: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -46,7 +38,7 @@ class Recording:
 
     def answer(self, request: ModelRequest) -> ModelResponse | None:
         """The recorded response to exactly this request by the recorded model, or None."""
-        return self.responses.get(cache_key(_Named(self.model, self.params), request))
+        return self.responses.get(request_key(self.model, self.params, request))
 
 
 def find_recording(golden: Path) -> Path | None:
