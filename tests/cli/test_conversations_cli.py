@@ -26,7 +26,7 @@ def test_the_command_writes_results_and_reports(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(_args(HERE, HERE / "turns.jsonl", out)) == 0
     text = capsys.readouterr().out
-    assert "4 conversations, 11 turns" in text and "c-rewrite turn 2 [rewrite]" in text
+    assert "7 conversations, 17 turns" in text and "c-rewrite turn 2 [rewrite]" in text
     data = json.loads((out / "results.json").read_text())
     assert data["schema_version"] == "ragtriage.conversations/2"
     report = (out / "report.md").read_text()
@@ -65,5 +65,7 @@ def test_the_page_opens_each_failing_turn_and_keeps_hostile_text_inert(tmp_path)
     assert "&lt;script&gt;" in dom and "<script" not in dom.split("</title>", 1)[1]
     opened = re.findall(r'<details class="turn" open="">\s*<summary><span class="label label-'
                         r'(\w+)">\w+</span> turn (\d+)', dom)  # fmt: skip
-    assert opened == [("rewrite", "2"), ("generation", "2"), ("ranking", "2")]
-    assert dom.count('<details class="turn"') == 11
+    # each failing conversation opens at its first failing turn (c-repeat fails at turn 1,
+    # where it states the ungrounded port number it repeats at turn 2)
+    assert opened == [("rewrite", "2"), ("generation", "2"), ("ranking", "2"), ("generation", "1")]
+    assert dom.count('<details class="turn"') == 17

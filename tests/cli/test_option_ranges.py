@@ -298,6 +298,7 @@ OPTIONS: dict[str, dict[str, Opt]] = {
         ),
         "--timeout": Opt(floats_outside(0.001, 86400), sampled(0.5, 30)),
         "--holdout": Opt(flag=True),
+        "--live": Opt(flag=True),  # the model writes the answers now (not the shipped ones)
         "--on-mismatch": Opt(not_one_of("fail", "warn", "error"), sampled("fail", "warn", "error")),
         "--check-reference": Opt(flag=True),
         "--out": Opt(sampled("file.txt", "file.txt/x")),

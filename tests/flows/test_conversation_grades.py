@@ -24,7 +24,7 @@ def test_graded_turns_carry_their_history_into_calibrate(tmp_path):
     prepared = prepare(GradesConfig(audit=path, out=grades, sample=50, browser=False))
     task = prepared.task
     items = {task.item(i)["id"]: (i, task.item(i)) for i in range(task.total)}
-    assert len(items) == 8  # the scored turns (abstentions are not graded)
+    assert len(items) == 13  # the scored turns of 17 (the 4 abstentions are not graded)
     _, follow_up = items["c-history#3"]
     assert follow_up["context_ids"] == ["backup-usb", "power-schedule", "history:user:1",
                                         "history:answer:1", "history:user:2",
