@@ -104,3 +104,21 @@ def test_a_version_1_file_loads_with_its_warnings_given_codes(runs, tmp_path):
     result = load_result(old)
     assert isinstance(result, ConversationsResult) and result.golden.cases == 16
     assert [w.code for w in result.warnings] == ["rewrite_not_tested", "other"]
+
+
+def test_a_meaningless_conversations_result_fails_the_gate_as_an_audit_does(tmp_path, capsys):
+    """Every retrieved and context id renamed to one the corpus lacks: the run's retrieval
+    figures mean nothing, so the gate refuses to pass it whatever its bars (issue 53 item 4;
+    conversations once defaulted to --on-mismatch warn, which let it pass)."""
+    rows = [json.loads(line) for line in TRACES.read_text().splitlines() if line.strip()]
+    for row in rows:
+        row["retrieved"] = [{**hit, "id": f"missing-{hit['id']}"} for hit in row["retrieved"]]
+        row["context_ids"] = [f"missing-{i}" for i in row["context_ids"]]
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = ragtriage.conversations(HANDBOOK, traces, out=tmp_path / "out", judge="lexical",
+                                     cache=tmp_path / "c.sqlite")  # fmt: skip
+    assert result.meaningless and result.config.on_mismatch == "fail"
+    capsys.readouterr()
+    assert main(["gate", str(tmp_path / "out" / "results.json"), "--min", "pass_rate=0.0"]) == 1
+    assert "refusing to pass" in capsys.readouterr().out

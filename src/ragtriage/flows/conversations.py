@@ -76,6 +76,7 @@ from ragtriage.results.run import (
 )
 from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
 from ragtriage.retrieval.metrics import Measure, expand
+from ragtriage.triage import mismatch
 from ragtriage.triage.answer_matrix import answer_matrix
 from ragtriage.triage.calibrated import CalibrationRecords, Decider
 from ragtriage.triage.conversations import (
@@ -129,11 +130,14 @@ class ConversationsConfig:
     holdout: Annotated[
         bool, Setting("Audit the held-back conversations (logged next to the golden set).")
     ] = False
-    on_mismatch: Annotated[
+    on_mismatch: Annotated[  # the audit's policy: a meaningless result fails the gate alike
         str,
-        Setting("'warn' (list and go on) or 'error' (exit 2) on file mismatches.",
-                choices=("warn", "error")),
-    ] = "warn"  # fmt: skip
+        Setting(
+            "File mismatches: 'fail' (list them; the gate fails when one makes the result "
+            "meaningless), 'warn' (list them and go on) or 'error' (exit 2 on any).",
+            choices=mismatch.POLICIES,
+        ),
+    ] = "fail"
 
     measures: list[Measure] = field(init=False, repr=False, compare=False)
 

@@ -159,7 +159,8 @@ class ConversationsSettings(BaseModel):
     holdout: bool = False
     """The held-back conversations were audited."""
     on_mismatch: str = "warn"
-    """``warn`` or ``error``: what file mismatches did."""
+    """``fail``, ``warn`` or ``error``: what file mismatches did (files written before
+    conversations took the audit's policy could only say ``warn`` or ``error``)."""
 
 
 class GoldenSource(BaseModel):
