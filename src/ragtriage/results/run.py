@@ -158,9 +158,9 @@ class ConversationsSettings(BaseModel):
     """Seconds per judge call; null: the backend's default."""
     holdout: bool = False
     """The held-back conversations were audited."""
-    on_mismatch: str = "warn"
+    on_mismatch: str = "fail"
     """``fail``, ``warn`` or ``error``: what file mismatches did (files written before
-    conversations took the audit's policy could only say ``warn`` or ``error``)."""
+    conversations took the audit's policy say ``warn`` or ``error``; every file names it)."""
 
 
 class GoldenSource(BaseModel):
