@@ -38,11 +38,16 @@ def headline(result: ConversationsResult) -> str:
     counts = ", ".join(f"{label} {n}" for label, n in result.counts.items())
     failing = sum(c.first_failing_turn is not None for c in result.conversations)
     lead = "".join(f"MEANINGLESS: {reason}; " for reason in result.meaningless.values())
-    matrix = matrix_line(result.answer_matrix, result.counts.get("unsure", 0))
     return lead + (
         f"{len(result.conversations)} conversations, {len(result.turns)} turns: {counts}; "
-        f"{failing} conversations have a failing turn" + (f"\n{matrix}" if matrix else "")
+        f"{failing} conversations have a failing turn"
     )
+
+
+def _matrix(result: ConversationsResult) -> str | None:
+    """The answer-or-abstain line: its own line in every output (Markdown and HTML would
+    run a newline inside the headline into it)."""
+    return matrix_line(result.answer_matrix, result.counts.get("unsure", 0))
 
 
 def _slice_rows(result: ConversationsResult) -> list[list[str]]:
@@ -55,6 +60,8 @@ def _slice_rows(result: ConversationsResult) -> list[list[str]]:
 
 def conversations_summary(result: ConversationsResult, console: Console) -> None:
     console.print(Text(headline(result), style="bold"))
+    if matrix := _matrix(result):
+        console.print(Text(matrix))
     for said, style in notice_lines(result.warnings):  # lead notices by the headline
         console.print(Text(said, style=style))
     console.print(f"traces: {result.traces.format}; calibration: {result.calibration.note}")
@@ -79,6 +86,8 @@ def _turn(result: ConversationsResult, conv: str, number: int) -> TurnResult:
 def render_markdown(result: ConversationsResult) -> str:
     names = _metrics(result)
     parts = [f"## ragtriage conversations\n\n{escape(headline(result))}"]
+    if matrix := _matrix(result):
+        parts.append(escape(matrix))
     if result.warnings:
         parts.append(
             "\n".join(f"- **warning:** {escape(w)}" for w in notice_texts(result.warnings))
@@ -118,6 +127,7 @@ def render_html(result: ConversationsResult) -> str:
     return template.render(
         csp=CSP,
         headline=headline(result),
+        matrix=_matrix(result),
         warnings=notice_texts(result.warnings),
         metrics=names,
         slices=_slice_rows(result),
