@@ -19,9 +19,9 @@ For the lexical judge (run here, no model) and the embedded judge (its recorded 
   (the whole procedure run on one dataset, its rule scored on the other).
 
 Every kappa with its percentile-bootstrap 95 % interval (2000 resamples over answers).
-Then the fact-check veto on faithful answers: how often it fires on answers that
-paraphrase their evidence and on those that copy it, and what the smooth rule (which
-weighs the fact check instead of obeying it) decides on them.
+Then the fact check and the swap veto on faithful answers: how often each fires on
+answers that paraphrase their evidence and on those that copy it, and what the smooth
+rule (under the swap veto, weighing the whole fact check) decides on them.
 """
 
 from __future__ import annotations
@@ -83,22 +83,24 @@ def _procedure_transfer(table, y, folds, datasets, derived, lexical) -> list[str
     return out
 
 
-def _veto_on_paraphrase(table, y, folds, datasets, smooth_fit) -> None:
-    """The fact check on faithful answers, by how much they paraphrase their evidence."""
+def _veto_on_paraphrase(table, y, folds, datasets, smooth_fit, signal: str) -> None:
+    """A fact signal as a veto on faithful answers, by how much they paraphrase their
+    evidence: ``fact_check`` (the whole fact check, a weighted input since issue 54) and
+    ``swapped_facts`` (its restated sentences: the veto every candidate carries)."""
     oof, _ = cross_fit(smooth_fit, table, y, folds)
     faithful = y == 1
-    flagged = np.asarray(table["fact_check"]) > 0
+    flagged = np.asarray(table[signal]) > 0
     para = np.asarray(table["paraphrase_share"])
     cut = float(np.median(para[faithful]))
-    print("\n  fact check on the faithful answers (paraphrase_share above / at most its median "
-          f"among them, {cut:.2f}):")  # fmt: skip
+    print(f"\n  {signal} > 0 on the faithful answers (paraphrase_share above / at most its "
+          f"median among them, {cut:.2f}):")  # fmt: skip
     for label, part in (("paraphrased", para > cut), ("close to the evidence", para <= cut)):
         for d in ("expertqa", "begin_wow"):
             m = faithful & part & (datasets == d)
             fires = flagged & m
             kept = int((oof[fires] == 1).sum())
             fired = f"fires on {int(fires.sum()):>3} of {int(m.sum()):>3}"
-            kept_words = f"the smooth rule still calls {kept} of those faithful (out of fold)"
+            kept_words = f"the chosen rule calls {kept} of those faithful (out of fold)"
             print(f"    {label:<22} {d:<10} {fired}; {kept_words}")
     unfaithful = ~faithful & flagged
     print(f"    (on unfaithful answers it fires on {int(unfaithful.sum())} of "
@@ -143,8 +145,9 @@ def main() -> None:
         inner = {k: round(v, 3) for k, v in selection.inner_kappa.items() if k in SHOWN}
         transfer_k = {k: round(v, 3) for k, v in selection.transfer_kappa.items() if k in SHOWN}
         print(f"  inner kappa on all 300: {inner}")
-        print(f"  mean transfer kappa on all 300: {transfer_k}")
-        _veto_on_paraphrase(table, y, folds, datasets, cands[SMOOTH].fit)
+        print(f"  worst transfer kappa on all 300: {transfer_k}")
+        for signal in ("fact_check", "swapped_facts"):
+            _veto_on_paraphrase(table, y, folds, datasets, cands[SMOOTH].fit, signal)
         sys.stdout.flush()
 
 

@@ -59,10 +59,12 @@ def test_default_calibrate_is_offline_and_uses_the_recording(tmp_path, monkeypat
     assert 0.2 < record.scopes["pooled"].cv.kappa < 0.45
     assert 0.4 < record.scopes["pooled"].selected.cv.kappa < 0.6
     # 2026-12-04 (issue 54): the smooth rule, chosen under the transfer criterion, over the
-    # per-shape thresholds (runner-up); no candidate carries the fact-check veto any more
+    # shape rules; every candidate carries the swap veto (a restated sentence failing the
+    # fact check), not the whole fact check
     selection = record.scopes["pooled"].selection
     assert selection.chosen == "signals-logistic" and selection.runner_up is not None
     assert set(selection.transfer_kappa) == set(selection.candidates)
     assert 0.45 < record.scopes["begin_wow"].cv.kappa < 0.8
-    assert not selection.fact_veto
+    assert selection.fact_veto
+    assert record.rule.kind == "veto" and record.rule.veto == "swapped_facts"
     assert len(list(tmp_path.glob("*/*.png"))) == 3

@@ -68,7 +68,7 @@ __all__ = [
 ]
 
 DEFAULT_MIN_AGREEMENT = 0.85
-DEFAULT_DELTA = 0.1
+DEFAULT_DELTA = 0.2
 VETO_GROUP = "veto"
 # Below this share of answers decided, a band is inert (``record.band_is_inert``): the
 # audit keeps the rule's verdicts. A pooled band's test sequence starts there. A quarter:

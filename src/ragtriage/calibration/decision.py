@@ -232,17 +232,16 @@ BaseRule = Annotated[
     Field(discriminator="kind"),
 ]
 
-# The fact check: a sentence that states a number or a name its evidence does not
-# contain, denies what its evidence does not deny, or restates its evidence with the
-# opposite polarity or an antonym, is unsupported by the claim-level definition of
-# faithfulness, whatever the overlap says. It is what catches one-fact swaps (a year, an
-# amount, a person, a place, "fell" for "rose", an added "not"), where nearly every word
-# of the answer is still in the context. On the shipped grades it flags 161 of 300
-# answers (the embedded judge, with the model's rejections, 168), 82 % of them graded
-# unfaithful against a 71 % base rate, and it raises the nested-CV kappa of the lexical
-# judge from 0.33 to 0.39 pooled, mean over 10 fold splits
-# (benchmarks/nested_seed_spread.py), so it is part of every decision, not a choice.
-FACT_VETO = "fact_check"
+# The veto: a sentence that restates its best evidence window (most of its words are
+# there) yet states a number or a name the evidence lacks, contradicts it or denies what it
+# does not deny: one fact changed in a copied statement, which overlap cannot see (a year,
+# an amount, a person, a place, "fell" for "rose", an added "not"). Restricted to restated
+# sentences (``judge.facts.RESTATED``, signal ``swapped_facts``) since issue 54: the
+# whole fact check (``fact_check``, still a weighted signal) fired on 36 of the 88 faithful
+# shipped grades, mostly paraphrases, and on 121 of 316 faithful conversational answers
+# measured from outside; the restated part fires on 4 of 88 faithful and 12 of 212
+# unfaithful grades and on every constructed swap (tests/judge/test_swaps_decided.py).
+FACT_VETO = "swapped_facts"
 
 
 class VetoRule(BaseModel):

@@ -14,14 +14,16 @@ sources ranked the signals differently). So the choice is part of what is valida
 
 **The smooth rule first, transfer weighed** (issue 54). The first candidate is the smooth
 rule (:data:`SMOOTH`: a class-balanced L2 logistic model over every model-free signal,
-``combine.fit_signal_logistic``). Another candidate replaces it only when its inner kappa
-gain over it, less its transfer loss against it (the drop of its leave-one-dataset-out
-kappa below the smooth rule's: fitted on one dataset, scored on the other), exceeds one
-standard error of their paired per-fold kappa difference (:func:`choose`). With one
-dataset there is no transfer score and this is the one-standard-error rule toward the
-smooth rule. On the 300 shipped grades the smooth rule transfers no better than the shape
-rules (fitted on one shape alone, every rule is near chance on the other), so the choice
-there is close to a tie (``benchmarks/results/rule_candidates.txt``).
+``combine.fit_signal_logistic``). Another candidate replaces it only when it beats it by
+more than one standard error of their paired per-fold kappa difference both *within* the
+shapes (inner cross-validated kappa) and *across* them (leave-one-dataset-out kappa:
+fitted on one dataset, scored on the other, the worse of the two directions, since an
+answer of a new shape may be either) (:func:`choose`): a shape rule or a veto that
+fits the grades' two shapes better wins only if it also moves between shapes better,
+which is what answers of a shape no grade holds need. (A rule's gain within the shapes
+less its extra loss across them is exactly its transfer gain, so the criterion is the
+smaller of the two gains.) With one dataset there is no transfer score and this is the
+one-standard-error rule toward the smooth rule (``benchmarks/results/rule_candidates.txt``).
 
 Candidates are single signals (a kappa-maximising threshold, direction learnt) and a few
 small logistic combinations fixed in advance (:data:`COMBINATIONS`), each used when every
@@ -29,10 +31,9 @@ signal it names is reported on at least 90 % of the items, and, when the answers
 both shapes (some cite passages, some do not), the shape-aware rules of
 :mod:`ragtriage.calibration.shape` (a threshold of its own for answers that cite, per-shape
 thresholds, a logistic model with ``cites``
-interactions, a depth-2 tree). When the judge reports the fact check (``fact_check``),
-every candidate carries it as a veto (``decision.VetoRule``); a judge whose model adds its
-confident rejections (``model_fact_check``) also gets every candidate with that veto, in
-the model tier.
+interactions, a depth-2 tree). When the judge reports the swap check (``swapped_facts``),
+every candidate carries it as a veto (``decision.VetoRule``); the broad
+``model_fact_check`` (the fact check with the model's confident rejections) vetoes none.
 
 On the 300 shipped grades one pooled threshold on word overlap called 6 of 200 ExpertQA
 answers faithful (51 are) in the outer folds; a shape rule won all 5 outer folds
@@ -144,10 +145,12 @@ def _smooth_fit(signals: tuple[str, ...]) -> Fit:
     return fit
 
 
-def smooth_candidate(signals: list[str]) -> Candidate:
-    """The smooth rule over the model-free ``signals``: no veto (the fact check is one of
-    its weighted inputs, so one flagged name in a faithful paraphrase cannot decide alone)."""
-    return Candidate(SMOOTH, _smooth_fit(tuple(sorted(signals))), model_free=True, smooth=True)
+def smooth_candidate(signals: list[str], veto: bool = False) -> Candidate:
+    """The smooth rule over the model-free ``signals`` (the fact check is one of its
+    weighted inputs, so one flagged name in a faithful paraphrase cannot decide alone);
+    with ``veto``, under the swap veto (``decision.FACT_VETO``) as every candidate."""
+    fit = _smooth_fit(tuple(sorted(s for s in signals if s != FACT_VETO)))
+    return Candidate(SMOOTH, _vetoed(fit) if veto else fit, model_free=True, smooth=True)
 
 
 def _threshold_fit(name: str) -> Fit:
@@ -171,14 +174,13 @@ def candidates(
 ) -> list[Candidate]:
     """Every usable single signal, then every combination whose signals are all usable,
     then, with ``shape``, the shape-aware rules (``calibration.shape``: both shapes among
-    the answers); with ``veto`` every candidate carries the fact check (:class:`VetoRule`),
+    the answers); with ``veto`` every candidate carries the swap veto (:class:`VetoRule`),
     so the rule is chosen and measured as the audit will apply it. ``model_free``: the
     signals that need no model, for a judge that has one (``None``: every signal is
-    model-free). A judge that reports ``model_fact_check`` (the fact check with its
-    model's confident rejections) also gets every candidate with that veto, in the model
-    tier: the model-free tier keeps the model-free ``fact_check``. ``smooth``: the model-free
-    signals of the smooth rule (:data:`SMOOTH`), which then comes first, unvetoed."""
-    head = [smooth_candidate(smooth)] if smooth else []
+    model-free). ``model_fact_check`` is never a veto (see below) nor a candidate of its
+    own. ``smooth``: the model-free
+    signals of the smooth rule (:data:`SMOOTH`), which then comes first."""
+    head = [smooth_candidate(smooth, veto)] if smooth else []
 
     def free(features: tuple[str, ...]) -> bool:
         return model_free is None or set(features) <= model_free
@@ -194,11 +196,10 @@ def candidates(
         out += [Candidate(name, fit, free(SHAPE_READS[name])) for name, fit in SHAPE_FITS.items()]
     if not veto:
         return head + out
-    vetoed = [Candidate(c.name, _vetoed(c.fit), c.model_free) for c in out]
-    if MODEL_VETO in signals:
-        vetoed += [Candidate(f"{c.name} | model veto", _vetoed(c.fit, MODEL_VETO), False)
-                   for c in out]  # fmt: skip
-    return head + vetoed
+    # No candidate under ``model_fact_check`` (the whole fact check plus the model's
+    # confident rejections): it is the broad veto that fires on faithful paraphrases; the
+    # model's signals stay candidates of their own, in the model tier.
+    return head + [Candidate(c.name, _vetoed(c.fit), c.model_free) for c in out]
 
 
 def _kappa(y: np.ndarray, decided: np.ndarray) -> float:
@@ -245,7 +246,7 @@ def transfer_kappa(
 
 @dataclass(frozen=True)
 class Scores:
-    """What the choice reads, per candidate: inner kappa, mean transfer kappa (absent with
+    """What the choice reads, per candidate: inner kappa, worst transfer kappa (absent with
     one dataset), and the inner out-of-fold decisions the standard errors are taken on."""
 
     inner: dict[str, float]
@@ -256,20 +257,22 @@ class Scores:
 
 
 def _adjusted(scores: Scores, name: str, smooth: str) -> float:
-    """Inner kappa less what the candidate loses in transfer against the smooth rule (its
-    mean leave-one-dataset-out kappa below the smooth rule's; no gain credited)."""
-    loss = 0.0
+    """The candidate's lead over the smooth rule that counts: the smaller of its inner
+    kappa gain and its transfer gain (worst leave-one-dataset-out kappa), so a rule that
+    fits the shapes better but moves between them no better does not lead; without a
+    transfer score, its inner gain."""
+    gain = scores.inner[name] - scores.inner[smooth]
     if scores.transfer:
-        loss = max(0.0, scores.transfer[smooth] - scores.transfer[name])
-    return scores.inner[name] - loss
+        gain = min(gain, scores.transfer[name] - scores.transfer[smooth])
+    return gain
 
 
 def _beats_smooth(scores: Scores, name: str, smooth: str) -> bool:
     """The transfer criterion (module doc): a candidate replaces the smooth rule only when
-    its inner kappa gain exceeds its transfer loss by more than one standard error of the
-    paired per-fold kappa difference."""
-    margin = _adjusted(scores, name, smooth) - scores.inner[smooth]
-    return margin > _paired_error(scores.oof[name], scores.oof[smooth], scores.y, scores.folds)
+    it beats it by more than one standard error of their paired per-fold kappa difference
+    both within the shapes (inner kappa) and across them (transfer kappa)."""
+    lead = _adjusted(scores, name, smooth)
+    return lead > _paired_error(scores.oof[name], scores.oof[smooth], scores.y, scores.folds)
 
 
 def _ranked(cands: list[Candidate], scores: Scores) -> list[Candidate]:
@@ -303,7 +306,7 @@ def score_candidates(
         assert datasets is not None
         for c in cands:
             by_dataset = transfer_kappa(c, table, y, datasets, names)
-            transfer[c.name] = float(np.mean(list(by_dataset.values())))
+            transfer[c.name] = float(min(by_dataset.values()))  # the shape it moves to worst
     inner_kappa = {c.name: _kappa(y, oof[c.name]) for c in cands}
     return Scores(inner=inner_kappa, transfer=transfer, oof=oof, folds=inner, y=y)
 
@@ -365,15 +368,16 @@ class Selection(BaseModel):
     """The candidate next after ``chosen`` by the same criterion, on all items; null in
     records written before it or with one candidate."""
     transfer_kappa: dict[str, float] = Field(default_factory=dict)
-    """Candidate -> its mean leave-one-dataset-out kappa on all items (fitted on the other
-    datasets, scored on each in turn); empty with one dataset."""
+    """Candidate -> its worst leave-one-dataset-out kappa on all items (fitted on the other
+    datasets, scored on each in turn; the lower of the two directions); empty with one
+    dataset."""
     criterion: str = ""
     """The rule that chose, in words."""
 
 
 CRITERION_SMOOTH = (
-    "signals-logistic unless another candidate's inner kappa gain exceeds its "
-    "leave-one-dataset-out kappa loss by more than one standard error"
+    "signals-logistic unless another candidate beats it by more than one standard error "
+    "both in inner kappa and in leave-one-dataset-out kappa"
 )
 CRITERION_INNER = "the best inner kappa (a model-based rule only by more than one standard error)"
 

@@ -41,8 +41,9 @@ mentions does not support a sentence restating another passage):
 
 Signals (per answer): ``novel_numbers``, ``novel_names``, ``novel_facts`` (their sum),
 ``contradictions``, ``unstated_negations``, ``fact_check`` (numbers + names +
-contradictions + unstated negations: what every calibrated decision vetoes on,
-``calibration.decision.VetoRule``), ``negation_mismatch``
+contradictions + unstated negations), ``swapped_facts`` (sentences that restate their
+best window, alignment at least :data:`RESTATED`, and fail the fact check: what the
+calibrated decisions veto on, ``calibration.decision.VetoRule``), ``negation_mismatch``
 (any polarity difference against the best window, restated or not: a weak signal), and
 ``uncited_sentences`` (share of sentences without a citation marker, when
 the answer cites anything; 0 when it cites nothing, since then citations are not in use):
@@ -60,6 +61,7 @@ from ragtriage.judge.alignment import SentenceEvidence, stem, stems
 from ragtriage.judge.lexical import CITATION, STOPWORDS
 
 __all__ = [
+    "RESTATED",
     "VERSION",
     "contradicts",
     "fact_signals",
@@ -78,7 +80,17 @@ VERSION = (
     " quoted negators inert; a sentence's first word may be a name; unstated negations;"
     " accents ignored in names; 'without' is no denial; spelt numbers in the sources; spelt swaps;"
     " v4: 'note' is no 'not'; compass compounds, polarity verbs and negating prefixes as antonyms"
+    " v5: swapped_facts (a restated sentence failing the fact check)"
 )
+
+# A sentence restates its best window when at least this share of its content words is
+# there (its alignment). A restated sentence that fails the fact check is a swap: one fact
+# changed in an otherwise copied statement. On the 300 shipped grades a sentence like that
+# occurs in 4 of 88 faithful answers and 12 of 212 unfaithful ones, where the whole fact
+# check fires on 36 faithful ones (most are paraphrases: their sentences match no window
+# closely, so a name the expert added is a name no window states); the constructed swaps
+# of tests/judge/test_facts.py restate at 0.71 to 1.0.
+RESTATED = 0.7
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _UNITS = "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
@@ -456,9 +468,10 @@ def fails_fact_check(facts: dict[str, int]) -> bool:
 
 def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dict[str, float]:
     """The fact-level signals of an answer from its sentences' evidence (see module doc)."""
-    n_novel = novel_names = mismatches = contradictions = unstated = uncited = 0
+    n_novel = novel_names = mismatches = contradictions = unstated = uncited = swapped = 0
     for ev in aligned:
         facts = sentence_facts(ev)
+        swapped += int(ev.alignment >= RESTATED and fails_fact_check(facts))
         n_novel += facts["numbers"]
         novel_names += facts["names"]
         mismatches += facts["mismatch"]
@@ -469,6 +482,7 @@ def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dic
     return {
         "fact_check": float(n_novel + novel_names + contradictions + unstated),
         "novel_facts": float(n_novel + novel_names),
+        "swapped_facts": float(swapped),
         "contradictions": float(contradictions),
         "unstated_negations": float(unstated),
         "novel_numbers": float(n_novel),

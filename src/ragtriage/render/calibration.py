@@ -300,7 +300,7 @@ def _print_selection(rec, console: Console) -> None:
         counts = ", ".join(
             f"{k} {v}/{len(s.selection.fold_choices)}" for k, v in s.selection.choice_counts.items()
         )
-        chosen = s.selection.chosen + (" + fact check" if s.selection.fact_veto else "")
+        chosen = s.selection.chosen + (" + swap veto" if s.selection.fact_veto else "")
         band = s.selective
         cells = ("-", "-") if band is None else (_share(band.coverage), _share(band.agreement))
         target = band or target
