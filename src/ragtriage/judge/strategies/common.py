@@ -37,7 +37,7 @@ __all__ = [
 # overlap does; calibration prefers one unless a model-based rule is clearly better.
 MODEL_FREE_SIGNALS = frozenset(
     """answer_words lexical min_sentence_lexical min_sentence_alignment
-    mean_sentence_alignment fact_check novel_facts contradictions unstated_negations
+    mean_sentence_alignment fact_check swapped_facts novel_facts contradictions unstated_negations
     novel_numbers novel_names negation_mismatch uncited_sentences""".split()
 ) | frozenset(SHAPE_SIGNALS + CITATION_SIGNALS)
 
