@@ -174,7 +174,7 @@ def _width(data: pa.Buffer, delimiter: str) -> int:
         ).column("doc")
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return 1  # the parts find out what is wrong, or grow their columns
-    return max(1, -(-(pc.max(pc.binary_length(docs)).as_py() or 0) // 8))
+    return max(1, -(-_longest(docs) // 8))
 
 
 def _wait(
@@ -465,7 +465,7 @@ def _usable(
     return ids_clean(queries) and ids_clean(docs) and not _has_space(queries, docs)
 
 
-def _longest(column: pa.Array) -> int:
+def _longest(column: pa.Array | pa.ChunkedArray) -> int:
     """Bytes in the longest value (0 for none)."""
     return pc.max(pc.binary_length(column)).as_py() or 0
 
@@ -486,8 +486,7 @@ def _visible_ids(column: pa.Array | pa.ChunkedArray) -> bool:
     """Every id visible ASCII (no control character, no space) and short enough."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     return all(
-        visible_ascii(string_bytes(chunk))
-        and (pc.max(pc.binary_length(chunk)).as_py() or 0) <= MAX_ID_BYTES
+        visible_ascii(string_bytes(chunk)) and _longest(chunk) <= MAX_ID_BYTES
         for chunk in chunks
         if len(chunk)
     )

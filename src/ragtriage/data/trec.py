@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -24,6 +24,7 @@ import pyarrow.csv as pacsv
 
 from ragtriage.data._trec_fast import (
     RUN_COLUMNS,
+    ProgressFn,
     fast_delimiter,
     fast_ids_usable,
     stream_run,
@@ -46,8 +47,6 @@ __all__ = [
 
 QRELS_COLUMNS = ("query", "iter", "doc", "label")
 
-
-ProgressFn = Callable[[Path, int, int], None]
 _PROGRESS: ContextVar[ProgressFn | None] = ContextVar("ragtriage_read_progress", default=None)
 
 

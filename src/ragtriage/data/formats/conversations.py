@@ -206,9 +206,7 @@ def _spans(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
     """Every root trace of a session is a turn, with or without a retriever span (a turn
     answered from the history runs none), in turn order (:func:`_turn_order`)."""
     starts = _trace_starts(records)
-    by_trace: dict[str, list[oi.Span]] = {}
-    for span in oi.spans(records, path):
-        by_trace.setdefault(span.trace_id, []).append(span)
+    by_trace = oi.spans_by_trace(records, path)
     sessions: dict[str, list[Ordered]] = {}
     for trace, members in by_trace.items():
         session = next((str(s.attributes["session.id"]) for s in members

@@ -23,7 +23,7 @@ from ragtriage.data import grades
 from ragtriage.data.containers import Given, Table, read_table
 from ragtriage.data.formats.base import Format, Reader, Records
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
-from ragtriage.data.formats.registry import recognise
+from ragtriage.data.formats.registry import recognise, shape_keys
 from ragtriage.data.formats.text import QueryIndex, query_key, text_id
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.sniff import wrong_file
@@ -40,8 +40,6 @@ __all__ = [
     "verdict_rows",
 ]
 
-_SAMPLE = 20  # rows whose fields decide the shape
-
 
 @dataclass
 class Adapted:
@@ -53,10 +51,6 @@ class Adapted:
     foreign: bool = False  # another tool's rows (ours are validated as they stand)
     # what was assumed to read them (kind -> sentence): ``ids_by_text``
     assumptions: dict[str, str] = field(default_factory=dict)
-
-
-def shape_keys(rows: Records) -> set[str]:
-    return {key for _, row in rows[:_SAMPLE] for key in row}
 
 
 def _mapped(rows: Records, columns: ColumnMap) -> Records:

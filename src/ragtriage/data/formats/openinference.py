@@ -49,6 +49,7 @@ __all__ = [
     "is_openinference",
     "root_spans",
     "spans",
+    "spans_by_trace",
     "text_value",
     "trace_answer",
     "trace_query",
@@ -111,6 +112,14 @@ def spans(rows: Rows, path: Path | Given) -> list[Span]:
     return out
 
 
+def spans_by_trace(rows: Rows, path: Path | Given) -> dict[str, list[Span]]:
+    """:func:`spans` grouped by trace id, traces in order of their first span."""
+    out: dict[str, list[Span]] = {}
+    for span in spans(rows, path):
+        out.setdefault(span.trace_id, []).append(span)
+    return out
+
+
 def _span(row: dict[str, Any], path: Path | Given, line: int) -> Span:
     # flatten recurses: a row nested past the limit is refused before it is walked
     attrs = dict(flatten(check_depth(row.get("attributes") or {}, path=path, line=line,
@@ -128,11 +137,10 @@ def _span(row: dict[str, Any], path: Path | Given, line: int) -> Span:
     if trace_id is None:
         raise InputError("span has no trace id", path=path, line=line, field="context.trace_id")
     kind = attrs.get("openinference.span.kind", row.get("span_kind", "")) or genai_kind(attrs)
-    parent = row.get("parent_id")
     return Span(
         trace_id=str(trace_id),
         span_id=str(span_id),
-        parent_id=str(parent) if parent not in (None, "") else None,
+        parent_id=_parent(row.get("parent_id")),
         kind=str(kind).upper(),
         line=line,
         attributes=attrs,
@@ -235,9 +243,7 @@ def trace_records(
     rows: Rows, path: Path | Given, id_key: str | None = None
 ) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
     """One trace record per trace id with a retriever span (in order of first span)."""
-    by_trace: dict[str, list[Span]] = {}
-    for span in spans(rows, path):
-        by_trace.setdefault(span.trace_id, []).append(span)
+    by_trace = spans_by_trace(rows, path)
     out: list[tuple[int, dict[str, Any]]] = []
     skipped = {"no RETRIEVER span": 0, "no answer": 0, "no input.value": 0}
     hashed = several = 0
