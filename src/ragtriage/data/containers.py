@@ -222,19 +222,10 @@ def read_json_document(path: Path) -> Any:
 
 
 def unique_records(
-    path: Path,
-    parse: Callable[[dict[str, Any], int], T],
-    key: Callable[[T], str],
-    *,
-    field: str,
-    duplicate: Callable[[str, int], str],
-    empty: str,
+    path: Path, parse: Callable[[dict[str, Any], int], T], key: Callable[[T], str], **checks: Any
 ) -> list[T]:
-    """Every record of ``path`` parsed, in file order; a repeated ``key`` is an error naming
-    both lines (``duplicate(key, first line)``), and so is a file with no record."""
-    return unique_items(
-        path, iter_records(path), parse, key, field=field, duplicate=duplicate, empty=empty
-    )
+    """:func:`unique_items` of every record of ``path``."""
+    return unique_items(path, iter_records(path), parse, key, **checks)
 
 
 def unique_items(
@@ -247,8 +238,9 @@ def unique_items(
     duplicate: Callable[[str, int], str],
     empty: str,
 ) -> list[T]:
-    """:func:`unique_records` over records already read (a CSV or Parquet table, or rows
-    an adapter mapped from another tool's shape), with the same checks and messages."""
+    """Every record parsed, in order (the records of a file, a CSV or Parquet table, rows an
+    adapter mapped from another tool's shape); a repeated ``key`` is an error naming both
+    lines (``duplicate(key, first line)``, at ``field``), and so is no record (``empty``)."""
     items: list[T] = []
     first: dict[str, int] = {}
     for line, record in records:
