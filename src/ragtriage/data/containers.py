@@ -556,10 +556,8 @@ def read_table(
     elif kind == "csv" and text:
         rows = [(line, {k.strip(): v for k, v in raw.items()}) for line, raw in _csv_records(path)]
     elif kind == "csv":
-        numbers = CSV_NUMBERS
-        if renames:
-            numbers |= {theirs for ours, theirs in renames.items() if ours in CSV_NUMBERS}
-        rows = _csv_rows(path, numbers)
+        renamed = {theirs for ours, theirs in (renames or {}).items() if ours in CSV_NUMBERS}
+        rows = _csv_rows(path, CSV_NUMBERS | renamed)
     else:
         rows = list(iter_records(path))
     return Table(path, kind, rows)
@@ -612,9 +610,10 @@ def _csv_rows(path: Path, numbers: frozenset[str]) -> list[tuple[int, dict[str, 
     are parsed (:func:`parse_cell`), and number fields (:data:`CSV_NUMBERS`) converted."""
     return [
         (start, {
-            key.strip(): _cell(key.strip(), value, path, start, numbers)
-            for key, value in raw.items()
-            if key.strip() and value not in (None, "")
+            key: _number(value, key, path, start) if key in numbers
+            else parse_cell(value, key, path, start)
+            for key, value in ((k.strip(), v) for k, v in raw.items())
+            if key and value not in (None, "")
         })
         for start, raw in _csv_records(path)
     ]  # fmt: skip
@@ -643,12 +642,6 @@ def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError("more cells than header columns", path=path, line=start)
         yield start, {key: value for key, value in raw.items() if key}
         start = reader.line_num + 1
-
-
-def _cell(key: str, value: str, path: Path, line: int, numbers: frozenset[str]) -> Any:
-    if key in numbers:
-        return _number(value, key, path, line)
-    return parse_cell(value, key, path, line)
 
 
 def _number(value: str, key: str, path: Path, line: int) -> int | float:

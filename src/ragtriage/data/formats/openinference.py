@@ -32,6 +32,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,7 @@ class Span:
     line: int
     attributes: dict[str, Any] = field(default_factory=dict)  # flat, dotted keys
     path: Path | Given | None = None  # the file, for a refusal of embedded JSON text
+    start: float | None = None  # seconds since the epoch (:func:`_instant`, :func:`_nanos`)
 
 
 def is_openinference(keys: set[str]) -> bool:
@@ -145,6 +147,7 @@ def _span(row: dict[str, Any], path: Path | Given, line: int) -> Span:
         line=line,
         attributes=attrs,
         path=path,
+        start=_instant(row.get("start_time")),
     )
 
 
@@ -164,12 +167,43 @@ def _otlp_spans(row: dict[str, Any], path: Path | Given, line: int) -> Iterator[
                     line=line,
                     attributes=attrs,
                     path=path,
+                    start=_nanos(span.get("startTimeUnixNano")),
                 )
 
 
 def _parent(value: Any) -> str | None:
     """A parent span id as text (a list there was looked up in a set: a traceback)."""
     return str(value) if value not in (None, "") else None
+
+
+def _nanos(value: Any) -> float | None:
+    """OTLP/JSON's nanoseconds (a string: 64-bit integers are written as text)."""
+    try:
+        return int(value) / 1e9
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+def _instant(value: Any) -> float | None:
+    """An ISO 8601 time stamp as seconds since the epoch (``start_time`` of the SDK's
+    ``span.to_json()`` and of Phoenix rows, any UTC offset: compared as instants, not as
+    text); no offset reads as UTC."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return value / 1e9 if value > 1e12 else float(value)
+        except OverflowError:  # an integer past any float: no time to order by
+            return None
+    if not isinstance(value, str):
+        return None
+    text = _FRACTION.sub(r"\1", value.strip().replace("Z", "+00:00").replace(" ", "T", 1))
+    try:
+        stamp = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
 
 
 # OpenTelemetry GenAI semantic conventions (gen_ai.operation.name) -> the span kind read
