@@ -107,8 +107,7 @@ def read_conversation_traces(
     if differ:
         notes.append(differ)
     if fmt.name != "ragtriage-conversations":
-        hashed = sum(t.trace.retrieved[i].id.startswith("h:") for t in turns
-                     for i in range(len(t.trace.retrieved)))  # fmt: skip
+        hashed = sum(c.id.startswith("h:") for t in turns for c in t.trace.retrieved)
         if hashed:
             notes.append(f"{path}: {hashed} retrieved passages known only by text match no "
                          "corpus text; their ids are hashes of the normalised text")  # fmt: skip
