@@ -24,6 +24,7 @@ from typing import Any
 from ragtriage.data.containers import Given, check_type
 from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.text import text_id
+from ragtriage.data.formats.verdicts_ragas import verdict_records
 from ragtriage.errors import InputError
 
 __all__ = ["FIELDS", "FORMAT", "OLD_NAMES", "golden_records", "is_ragas", "trace_records"]
@@ -197,11 +198,5 @@ FORMAT = Format(
     recognises=is_ragas,
     golden=lambda rows, path, _: golden_records(rows, path),
     traces=lambda rows, path, _: trace_records(rows, path),
-    verdicts=lambda rows, path, pairs: _verdicts(rows, path, pairs),
+    verdicts=verdict_records,  # an evaluate() result: the samples with metric columns
 )
-
-
-def _verdicts(rows, path, pairs):  # an evaluate() result: the samples with metric columns
-    from ragtriage.data.formats.verdicts_ragas import verdict_records
-
-    return verdict_records(rows, path, pairs)
