@@ -77,13 +77,12 @@ def input_error(
     """The first problem of ``exc`` as an :class:`InputError` (module docstring)."""
     error = exc.errors(include_url=False)[0]
     field = (error.get("ctx") or {}).get("field") or _field(error["loc"])
-    message = error["msg"] if error["type"] == "input" else _MESSAGES.get(error["type"])
-    if message is None:  # a pydantic type error: said as our own checks say it
-        message = f"{error['msg'][0].lower()}{error['msg'][1:]}"
+    message = error["msg"]
+    if error["type"] == "missing":
+        message = "missing required field"
+    elif error["type"] != "input":  # a pydantic type error: said as our own checks say it
+        message = f"{message[0].lower()}{message[1:]}"
     return InputError(message, path=path, line=line, field=field or None)
-
-
-_MESSAGES = {"missing": "missing required field"}
 
 
 def _field(loc: tuple[int | str, ...]) -> str:

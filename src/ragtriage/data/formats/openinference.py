@@ -328,8 +328,7 @@ def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], boo
     out, derived = [], False
     for _, doc in sorted(docs.items()):
         _from_metadata(doc, span, path)
-        text = doc.get("content")
-        text = text if isinstance(text, str) else ""
+        text = doc["content"] if isinstance(doc.get("content"), str) else ""
         if doc.get("id") in (None, ""):
             if not text:
                 raise InputError(
