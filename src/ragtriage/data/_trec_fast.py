@@ -18,6 +18,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import blake3
 import numpy as np
@@ -33,6 +34,7 @@ __all__ = [
     "PART_BYTES",
     "RUN_COLUMNS",
     "STREAM_BLOCK",
+    "csv_options",
     "fast_delimiter",
     "fast_ids_usable",
     "stream_run",
@@ -163,18 +165,12 @@ def _width(data: pa.Buffer, delimiter: str) -> int:
     longer id moves its part to arrays of its own, which costs a copy, never a wrong id."""
     head = memoryview(data)[: 1 << 20]
     end = bytes(head).rfind(b"\n") + 1 or len(head)
+    options = csv_options(RUN_COLUMNS, delimiter, {"doc": pa.binary()}, use_threads=False)
     try:
-        docs = pacsv.read_csv(
-            pa.BufferReader(data.slice(0, end)),
-            read_options=pacsv.ReadOptions(column_names=list(RUN_COLUMNS), use_threads=False),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False),
-            convert_options=pacsv.ConvertOptions(
-                column_types={"doc": pa.binary()}, include_columns=["doc"]
-            ),
-        ).column("doc")
+        docs = pacsv.read_csv(pa.BufferReader(data.slice(0, end)), **options).column("doc")
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return 1  # the parts find out what is wrong, or grow their columns
-    return max(1, -(-(pc.max(pc.binary_length(docs)).as_py() or 0) // 8))
+    return max(1, -(-_longest(docs) // 8))
 
 
 def _wait(
@@ -288,21 +284,13 @@ class _Part:
 
     def _read(self) -> None:
         source = pa.BufferReader(self.data)
-        reader = pacsv.open_csv(
-            source,
-            read_options=pacsv.ReadOptions(
-                column_names=list(RUN_COLUMNS), block_size=STREAM_BLOCK, use_threads=False
-            ),
-            parse_options=pacsv.ParseOptions(delimiter=self.delimiter, quote_char=False),
-            convert_options=pacsv.ConvertOptions(
-                # bytes, not strings: arrow's UTF-8 check is skipped where every byte is
-                # visible ASCII (nearly every run), and made where it is not (_utf8)
-                column_types={"query": pa.binary(), "doc": pa.binary(), "score": pa.float64()},
-                include_columns=["query", "doc", "score"],
-                null_values=[],  # "nan", "NULL", "N/A" are not missing values here
-                strings_can_be_null=False,
-            ),
+        # bytes, not strings: arrow's UTF-8 check is skipped where every byte is visible
+        # ASCII (nearly every run), and made where it is not (_utf8)
+        types = {"query": pa.binary(), "doc": pa.binary(), "score": pa.float64()}
+        options = csv_options(
+            RUN_COLUMNS, self.delimiter, types, block_size=STREAM_BLOCK, use_threads=False
         )
+        reader = pacsv.open_csv(source, **options)
         for batch in reader:
             if self.stop.is_set() or not self.pieces.add(batch):
                 self.stop.set()
@@ -465,7 +453,7 @@ def _usable(
     return ids_clean(queries) and ids_clean(docs) and not _has_space(queries, docs)
 
 
-def _longest(column: pa.Array) -> int:
+def _longest(column: pa.Array | pa.ChunkedArray) -> int:
     """Bytes in the longest value (0 for none)."""
     return pc.max(pc.binary_length(column)).as_py() or 0
 
@@ -486,8 +474,7 @@ def _visible_ids(column: pa.Array | pa.ChunkedArray) -> bool:
     """Every id visible ASCII (no control character, no space) and short enough."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     return all(
-        visible_ascii(string_bytes(chunk))
-        and (pc.max(pc.binary_length(chunk)).as_py() or 0) <= MAX_ID_BYTES
+        visible_ascii(string_bytes(chunk)) and _longest(chunk) <= MAX_ID_BYTES
         for chunk in chunks
         if len(chunk)
     )
@@ -518,6 +505,25 @@ def _has_space(*columns: pa.Array | pa.ChunkedArray) -> bool:
         if any((string_bytes(chunk) == 0x20).any() for chunk in chunks if len(chunk)):
             return True
     return False
+
+
+def csv_options(
+    columns: tuple[str, ...], delimiter: str, types: dict[str, pa.DataType], **read: Any
+) -> dict[str, Any]:
+    """pyarrow's CSV options for a TREC file of ``columns``: split on ``delimiter``, no
+    quoting, only the columns of ``types`` read (as those types), and no value read as
+    missing ("nan", "NULL", "N/A" are ids, or scores and labels refused). ``read``: more
+    read options (block size, threads)."""
+    return {
+        "read_options": pacsv.ReadOptions(column_names=list(columns), **read),
+        "parse_options": pacsv.ParseOptions(delimiter=delimiter, quote_char=False),
+        "convert_options": pacsv.ConvertOptions(
+            column_types=types,
+            include_columns=list(types),
+            null_values=[],
+            strings_can_be_null=False,
+        ),
+    }
 
 
 _COMMENT = re.compile(rb"(?:^|\n)[ \t]*#")  # a comment line; "#" inside an id is not one

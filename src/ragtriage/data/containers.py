@@ -222,19 +222,10 @@ def read_json_document(path: Path) -> Any:
 
 
 def unique_records(
-    path: Path,
-    parse: Callable[[dict[str, Any], int], T],
-    key: Callable[[T], str],
-    *,
-    field: str,
-    duplicate: Callable[[str, int], str],
-    empty: str,
+    path: Path, parse: Callable[[dict[str, Any], int], T], key: Callable[[T], str], **checks: Any
 ) -> list[T]:
-    """Every record of ``path`` parsed, in file order; a repeated ``key`` is an error naming
-    both lines (``duplicate(key, first line)``), and so is a file with no record."""
-    return unique_items(
-        path, iter_records(path), parse, key, field=field, duplicate=duplicate, empty=empty
-    )
+    """:func:`unique_items` of every record of ``path``."""
+    return unique_items(path, iter_records(path), parse, key, **checks)
 
 
 def unique_items(
@@ -247,8 +238,9 @@ def unique_items(
     duplicate: Callable[[str, int], str],
     empty: str,
 ) -> list[T]:
-    """:func:`unique_records` over records already read (a CSV or Parquet table, or rows
-    an adapter mapped from another tool's shape), with the same checks and messages."""
+    """Every record parsed, in order (the records of a file, a CSV or Parquet table, rows an
+    adapter mapped from another tool's shape); a repeated ``key`` is an error naming both
+    lines (``duplicate(key, first line)``, at ``field``), and so is no record (``empty``)."""
     items: list[T] = []
     first: dict[str, int] = {}
     for line, record in records:
@@ -564,10 +556,8 @@ def read_table(
     elif kind == "csv" and text:
         rows = [(line, {k.strip(): v for k, v in raw.items()}) for line, raw in _csv_records(path)]
     elif kind == "csv":
-        numbers = CSV_NUMBERS
-        if renames:
-            numbers |= {theirs for ours, theirs in renames.items() if ours in CSV_NUMBERS}
-        rows = _csv_rows(path, numbers)
+        renamed = {theirs for ours, theirs in (renames or {}).items() if ours in CSV_NUMBERS}
+        rows = _csv_rows(path, CSV_NUMBERS | renamed)
     else:
         rows = list(iter_records(path))
     return Table(path, kind, rows)
@@ -620,9 +610,10 @@ def _csv_rows(path: Path, numbers: frozenset[str]) -> list[tuple[int, dict[str, 
     are parsed (:func:`parse_cell`), and number fields (:data:`CSV_NUMBERS`) converted."""
     return [
         (start, {
-            key.strip(): _cell(key.strip(), value, path, start, numbers)
-            for key, value in raw.items()
-            if key.strip() and value not in (None, "")
+            key: _number(value, key, path, start) if key in numbers
+            else parse_cell(value, key, path, start)
+            for key, value in ((k.strip(), v) for k, v in raw.items())
+            if key and value not in (None, "")
         })
         for start, raw in _csv_records(path)
     ]  # fmt: skip
@@ -651,12 +642,6 @@ def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError("more cells than header columns", path=path, line=start)
         yield start, {key: value for key, value in raw.items() if key}
         start = reader.line_num + 1
-
-
-def _cell(key: str, value: str, path: Path, line: int, numbers: frozenset[str]) -> Any:
-    if key in numbers:
-        return _number(value, key, path, line)
-    return parse_cell(value, key, path, line)
 
 
 def _number(value: str, key: str, path: Path, line: int) -> int | float:

@@ -48,10 +48,6 @@ SINGLE_TURN = {
 }
 
 
-def _single_turn(keys: set[str]) -> str | None:
-    return next((what for need, what in SINGLE_TURN.items() if need <= keys), None)
-
-
 def detect(records: list[tuple[int, Record]], path: Path) -> Format:
     """The conversation format of the records, by their fields (module docstring)."""
     if not records:
@@ -61,7 +57,7 @@ def detect(records: list[tuple[int, Record]], path: Path) -> Format:
     fmt = recognise_conversations(records)
     if fmt is not None:
         return fmt
-    if (what := _single_turn(keys)) is not None:
+    if (what := next((w for need, w in SINGLE_TURN.items() if need <= keys), None)) is not None:
         raise InputError(
             f"this is {what}, one answer per question, not conversations: give it to "
             "audit --traces (with the golden set of its questions)",
@@ -107,8 +103,7 @@ def read_conversation_traces(
     if differ:
         notes.append(differ)
     if fmt.name != "ragtriage-conversations":
-        hashed = sum(t.trace.retrieved[i].id.startswith("h:") for t in turns
-                     for i in range(len(t.trace.retrieved)))  # fmt: skip
+        hashed = sum(c.id.startswith("h:") for t in turns for c in t.trace.retrieved)
         if hashed:
             notes.append(f"{path}: {hashed} retrieved passages known only by text match no "
                          "corpus text; their ids are hashes of the normalised text")  # fmt: skip

@@ -23,8 +23,6 @@ same qrels and run.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,10 +30,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragtriage.atomic import write_atomic
-from ragtriage.data.containers import iter_records, read_text
+from ragtriage.data.containers import iter_records
 from ragtriage.data.formats.conversations import check_turns
 from ragtriage.data.golden import load_chunks, parse_case
+from ragtriage.data.holdout import held_back, rewrite
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet, Trace
 from ragtriage.data.rows import GoldenTurnRow, validated
 from ragtriage.errors import InputError
@@ -155,16 +153,14 @@ def load_conversation_golden(path: str | Path) -> ConversationGolden:
         path = found[0]
     if not path.is_file():
         raise InputError("file not found", path=path)
-    lines: list[tuple[int, dict[str, Any]]] = list(iter_records(path))
-    turns = [parse_golden_turn(record, path, line) for line, record in lines]
+    turns = [(parse_golden_turn(record, path, line), line) for line, record in iter_records(path)]
     if not turns:
         raise InputError("conversational golden set is empty", path=path)
-    check_turns(((t.conversation_id, t.turn, ln) for t, (ln, _) in zip(turns, lines, strict=True)),
-                path)  # fmt: skip
-    check_splits(((t, ln) for t, (ln, _) in zip(turns, lines, strict=True)), path)
+    check_turns(((t.conversation_id, t.turn, line) for t, line in turns), path)
+    check_splits(turns, path)
     corpus_path = path.parent / "corpus.jsonl"
     corpus = load_chunks(corpus_path) if corpus_path.is_file() else None
-    return ConversationGolden(turns=turns, corpus=corpus, source=str(path))
+    return ConversationGolden(turns=[t for t, _ in turns], corpus=corpus, source=str(path))
 
 
 def check_splits(turns: Iterable[tuple[GoldenTurn, int]], path: Path) -> None:
@@ -199,11 +195,8 @@ def assign_conversation_holdout(
 ) -> dict[str, str]:
     """A seeded holdout of ``round(fraction * n)`` whole conversations, ranked by
     sha256(seed:conversation id) as ``data/holdout.assign_holdout`` ranks cases."""
-    if not 0.0 < fraction < 1.0:
-        raise InputError(f"must be between 0 and 1, got {fraction}", field="fraction")
     ids = list(golden.conversations())
-    ranked = sorted(ids, key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest())
-    held = set(ranked[: round(fraction * len(ids))])
+    held = set(held_back(ids, fraction, seed))
     return {conv: "holdout" if conv in held else "dev" for conv in ids}
 
 
@@ -212,12 +205,7 @@ def write_conversation_split(source: Path, assignment: dict[str, str], out: Path
     other field kept as written. ``out``: a file, or a folder (gets the corpus too)."""
     records = [{**record, "split": assignment[str(record["conversation_id"])]}
                for _, record in iter_records(source)]  # fmt: skip
-    target = source if out is None else out if out.suffix else out / source.name
-    if out is not None and not out.suffix and (source.parent / "corpus.jsonl").is_file():
-        write_atomic(out / "corpus.jsonl", (source.parent / "corpus.jsonl").read_bytes())
-    if read_text(source).lstrip().startswith("["):
-        return write_atomic(target, json.dumps(records, indent=1, ensure_ascii=False) + "\n")
-    return write_atomic(target, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    return rewrite(source, records, out)
 
 
 @dataclass

@@ -99,12 +99,16 @@ def load_golden(
 
 def _load_file(path: Path | Given, columns: Columns) -> GoldenSet:
     adapted = golden_rows(path, columns)
-    return GoldenSet(
-        cases=_unique_cases(path, adapted.records),
-        source=str(path),
-        format=adapted.format,
-        notes=adapted.notes,
+    cases = unique_items(
+        path,
+        adapted.records,
+        lambda record, line: parse_case(record, path, line),
+        lambda case: case.id,
+        field="id",
+        duplicate=lambda k, first: f"duplicate case id {k!r} (first on line {first})",
+        empty="golden set is empty",
     )
+    return GoldenSet(cases=cases, source=str(path), format=adapted.format, notes=adapted.notes)
 
 
 def _load_dir(path: Path, split: str, columns: Columns = None) -> GoldenSet:
@@ -120,20 +124,6 @@ def _load_dir(path: Path, split: str, columns: Columns = None) -> GoldenSet:
         f"no golden set here: expected one of {', '.join(GOLDEN_FILES + TABLE_FILES)} or a "
         "BEIR layout (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)",
         path=path,
-    )
-
-
-def _unique_cases(
-    path: Path | Given, records: list[tuple[int, dict[str, Any]]]
-) -> list[GoldenCase]:
-    return unique_items(
-        path,
-        records,
-        lambda record, line: parse_case(record, path, line),
-        lambda case: case.id,
-        field="id",
-        duplicate=lambda k, first: f"duplicate case id {k!r} (first on line {first})",
-        empty="golden set is empty",
     )
 
 

@@ -25,6 +25,7 @@ from ragtriage.data.check import duplicate_of, normalise
 from ragtriage.data.containers import iter_records, read_text
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.golden import GOLDEN_FILES, TABLE_FILES, load_chunks, parse_case
+from ragtriage.data.holdout import rewrite
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -197,8 +198,7 @@ def apply(grow: GrowPlan) -> Path:
     path = Path(grow.target)
     text = read_text(path) if path.is_file() else ""
     if text.lstrip().startswith("["):
-        rows = [r for _, r in iter_records(path)] + grow.written()
-        return write_atomic(path, json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
+        return rewrite(path, [*existing(path), *grow.written()], None)
     if text and not text.endswith("\n"):
         text += "\n"
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in grow.written())

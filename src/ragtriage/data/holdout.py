@@ -17,7 +17,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -36,6 +36,8 @@ __all__ = [
     "filter_run",
     "golden_qrels",
     "has_holdout",
+    "held_back",
+    "rewrite",
     "select_cases",
     "write_split",
 ]
@@ -106,15 +108,19 @@ def assign_holdout(
     Each case is ranked by sha256(seed:id), so the choice depends on nothing but the seed
     and the ids: rerunning it gives the same slice, on any machine.
     """
-    if not 0.0 < fraction < 1.0:
-        raise InputError(f"must be between 0 and 1, got {fraction}", field="fraction")
     out: dict[str, Literal["dev", "holdout"]] = {c.id: "dev" for c in golden.cases}
     for answerable in (True, False):
         ids = [c.id for c in golden.cases if c.answerable() == answerable]
-        ranked = sorted(ids, key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest())
-        for case_id in ranked[: round(fraction * len(ids))]:
-            out[case_id] = "holdout"
+        out.update(dict.fromkeys(held_back(ids, fraction, seed), "holdout"))
     return out
+
+
+def held_back(ids: list[str], fraction: float, seed: int) -> list[str]:
+    """The ``round(fraction * n)`` of ``ids`` first by sha256(seed:id)."""
+    if not 0.0 < fraction < 1.0:
+        raise InputError(f"must be between 0 and 1, got {fraction}", field="fraction")
+    ranked = sorted(ids, key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest())
+    return ranked[: round(fraction * len(ids))]
 
 
 def write_split(
@@ -128,6 +134,12 @@ def write_split(
     for line, record in iter_records(source):
         case = parse_case(mapping.apply(record), source, line)
         records.append({**record, "split": assignment[case.id]})
+    return rewrite(source, records, out)
+
+
+def rewrite(source: Path, records: list[dict[str, Any]], out: Path | None) -> Path:
+    """``records`` written as ``source`` is (a JSON list, or JSON Lines) to ``source``, to
+    the file ``out``, or into the directory ``out`` with a copy of the corpus beside it."""
     target = source
     if out is not None and out.suffix:  # a file name
         target = out

@@ -109,13 +109,7 @@ class GoldenSet(BaseModel):
 
 
 _OPTIONAL_FIELDS = ("forbidden", "tenant", "acl", "split", "source")
-_DEFAULTS: dict[str, object] = {
-    "forbidden": [],
-    "tenant": None,
-    "acl": [],
-    "split": "dev",
-    "source": None,
-}
+_DEFAULTS = GoldenCase(id="", query="").model_dump(mode="json")  # as canonical() sees them
 
 
 def corpus_sha256(corpus: dict[str, Chunk]) -> str:

@@ -77,13 +77,12 @@ def input_error(
     """The first problem of ``exc`` as an :class:`InputError` (module docstring)."""
     error = exc.errors(include_url=False)[0]
     field = (error.get("ctx") or {}).get("field") or _field(error["loc"])
-    message = error["msg"] if error["type"] == "input" else _MESSAGES.get(error["type"])
-    if message is None:  # a pydantic type error: said as our own checks say it
-        message = f"{error['msg'][0].lower()}{error['msg'][1:]}"
+    message = error["msg"]
+    if error["type"] == "missing":
+        message = "missing required field"
+    elif error["type"] != "input":  # a pydantic type error: said as our own checks say it
+        message = f"{message[0].lower()}{message[1:]}"
     return InputError(message, path=path, line=line, field=field or None)
-
-
-_MESSAGES = {"missing": "missing required field"}
 
 
 def _field(loc: tuple[int | str, ...]) -> str:
@@ -162,18 +161,14 @@ def _optional(check):
     return BeforeValidator(lambda v: None if v is None else check(v))
 
 
+_LIST = BeforeValidator(_kinds(list))  # a list, never coerced from another value
 Text = Annotated[str, BeforeValidator(_kinds(str))]
 # a name written as text or a number (an ACL entry, a conversation id), as text
 Name = Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
 MaybeText = Annotated[str | None, _optional(_kinds(str))]
 Id = Annotated[str, BeforeValidator(_id)]
-Ids = Annotated[list[Id], BeforeValidator(_kinds(list))]
 # ids listed for access control: any text or integer, repeats dropped; none is no list
-Names = Annotated[
-    tuple[Name, ...],
-    BeforeValidator(lambda v: _kinds(list)(v or [])),
-    _UNIQUE,
-]
+Names = Annotated[tuple[Name, ...], BeforeValidator(lambda v: _kinds(list)(v or [])), _UNIQUE]
 Grades = Annotated[dict[Id, Annotated[int, BeforeValidator(_grade)]], BeforeValidator(_kinds(dict))]
 Tags = Annotated[tuple[Text, ...], BeforeValidator(_tags), _UNIQUE]
 Turn = Annotated[int, BeforeValidator(_turn)]
@@ -197,7 +192,7 @@ class GoldenRow(Row):
         None, validation_alias=AliasChoices("id", "query_id")
     )
     # present, it must be a list (``null`` is no list); absent, ``relevance_grades`` must be
-    expected: Annotated[list[Id] | None, BeforeValidator(_kinds(list))] = Field(
+    expected: Annotated[list[Id] | None, _LIST] = Field(
         None, validation_alias=AliasChoices("expected", "relevant_doc_ids")
     )
     relevance_grades: Grades = {}
@@ -299,14 +294,9 @@ class TraceRow(Row):
     the validation context)."""
 
     query_id: Id
-    retrieved: Annotated[list[Annotated[ChunkRow, BeforeValidator(_item)]], BeforeValidator(
-        _kinds(list)
-    )]  # fmt: skip
+    retrieved: Annotated[list[Annotated[ChunkRow, BeforeValidator(_item)]], _LIST]
     answer: Text
-    context_ids: Annotated[
-        list[Name],
-        BeforeValidator(_kinds(list)),
-    ] = None  # type: ignore[assignment]
+    context_ids: Annotated[list[Name], _LIST] = None  # type: ignore[assignment]
     context_k: Annotated[int | None, BeforeValidator(lambda v: _context_k(v))] = None
 
     @model_validator(mode="before")
@@ -357,9 +347,7 @@ class TurnRow(Row):
     conversation_id: Name
     turn: Turn
     user: Text
-    rewritten_query: Annotated[
-        str | None, _optional(lambda v: v if _kinds(str)(v).strip() else None)
-    ] = None
+    rewritten_query: Annotated[str | None, _optional(_rewrite)] = None
 
 
 class GoldenTurnRow(Row):
@@ -419,13 +407,8 @@ class GradeRow(Row):
 
     id: Name
     label: Any
-    contexts: Annotated[
-        list[Annotated[str, BeforeValidator(_passage)]], BeforeValidator(_contexts)
-    ] = []
-    context_ids: Annotated[
-        list[Text],
-        BeforeValidator(lambda v: [] if v in (None, "", []) else _kinds(list)(_cells(v))),
-    ] = []
+    contexts: Annotated[list[Passage], BeforeValidator(_contexts)] = []
+    context_ids: Annotated[list[Text], BeforeValidator(_listed)] = []
     answer_sha256: Any = None
     answer_hash: MaybeText = None
 

@@ -18,7 +18,7 @@ set's cases (``golden``); ``columns`` maps other column names onto ours.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from itertools import chain, islice
 from pathlib import Path
 from typing import Any
@@ -106,14 +106,7 @@ def _json_run(path: Path, mapping: ColumnMap, golden: GoldenSet | None) -> Run:
         table = Table(path, container(path), [*head, *records])
         return _foreign_run(table, mapping, golden)
     rows = chain(head, records)
-    return run_from_records(path, _renamed(rows, mapping) if mapping else rows)
-
-
-def _renamed(
-    records: Iterable[tuple[int, dict[str, Any]]], mapping: ColumnMap
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    for line, record in records:
-        yield line, mapping.apply(record)
+    return run_from_records(path, ((n, mapping.apply(r)) for n, r in rows) if mapping else rows)
 
 
 def read_table_run(path: Path, columns: Columns = None, golden: GoldenSet | None = None) -> Run:
@@ -125,7 +118,7 @@ def read_table_run(path: Path, columns: Columns = None, golden: GoldenSet | None
         raise InputError("run file is empty", path=path)
     if recognise(table.rows, mapping) is not None:
         return _foreign_run(table, mapping, golden)
-    rows = list(_renamed(table.rows, mapping))
+    rows = [(line, mapping.apply(row)) for line, row in table.rows]
     if any("doc_id" in row for _, row in rows[:_SAMPLE]):
         return _long_run(path, rows)
     return run_from_records(path, rows)

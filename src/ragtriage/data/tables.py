@@ -175,8 +175,7 @@ def words_to_arrow(words: np.ndarray) -> pa.Array:
     n, width = words.shape
     buffer = pa.py_buffer(np.ascontiguousarray(words, ">u8").tobytes())
     fixed = pa.FixedSizeBinaryArray.from_buffers(pa.binary(8 * width), n, [None, buffer])
-    trimmed = pc.utf8_rtrim(fixed.cast(pa.binary()).cast(pa.string()), characters="\0")
-    return trimmed
+    return pc.utf8_rtrim(fixed.cast(pa.binary()).cast(pa.string()), characters="\0")
 
 
 def words_to_strings(words: np.ndarray) -> list[str]:

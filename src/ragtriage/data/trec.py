@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -24,6 +24,8 @@ import pyarrow.csv as pacsv
 
 from ragtriage.data._trec_fast import (
     RUN_COLUMNS,
+    ProgressFn,
+    csv_options,
     fast_delimiter,
     fast_ids_usable,
     stream_run,
@@ -46,8 +48,6 @@ __all__ = [
 
 QRELS_COLUMNS = ("query", "iter", "doc", "label")
 
-
-ProgressFn = Callable[[Path, int, int], None]
 _PROGRESS: ContextVar[ProgressFn | None] = ContextVar("ragtriage_read_progress", default=None)
 
 
@@ -95,7 +95,7 @@ def read_trec_qrels(path: str | Path) -> Qrels:
     line, so three million lines never become Python strings or a doc dictionary.
     """
     path = Path(path)
-    table = _fast_columns(path, QRELS_COLUMNS, {}, ("query", "doc", "label"))
+    table = _fast_columns(path, QRELS_COLUMNS, ("query", "doc", "label"))
     labels = _labels(table["label"]) if table is not None else None
     if table is None or labels is None or not fast_ids_usable(table["query"], table["doc"]):
         table = None  # the line parser reads it, or names the line at fault
@@ -150,26 +150,15 @@ def first_duplicate(codes: np.ndarray, words: np.ndarray) -> tuple[int, int] | N
     return int(later[at]), int(by_pair[:-1][equal][at])
 
 
-def _fast_columns(
-    path: Path, names: tuple[str, ...], types: dict[str, pa.DataType], keep: tuple[str, ...]
-) -> pa.Table | None:
-    """Columns via pyarrow, or ``None`` when the file needs the careful line parser."""
+def _fast_columns(path: Path, names: tuple[str, ...], keep: tuple[str, ...]) -> pa.Table | None:
+    """Columns ``keep`` as text via pyarrow, or ``None`` when the file needs the careful
+    line parser."""
     delimiter = fast_delimiter(path)
     if delimiter is None:
         return None
-    column_types = {name: pa.string() for name in names} | types
+    types = {name: pa.string() for name in keep}
     try:
-        return pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=list(names), block_size=64 << 20),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False),
-            convert_options=pacsv.ConvertOptions(
-                column_types=column_types,
-                include_columns=list(keep),
-                null_values=[],  # a label "nan" or "NULL" is refused, never read as null
-                strings_can_be_null=False,
-            ),
-        )
+        return pacsv.read_csv(path, **csv_options(names, delimiter, types, block_size=64 << 20))
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return None
 

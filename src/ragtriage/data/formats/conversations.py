@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -205,10 +204,7 @@ def _passage(item: Any, path: Path, line: int, field: str) -> Record:
 def _spans(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
     """Every root trace of a session is a turn, with or without a retriever span (a turn
     answered from the history runs none), in turn order (:func:`_turn_order`)."""
-    starts = _trace_starts(records)
-    by_trace: dict[str, list[oi.Span]] = {}
-    for span in oi.spans(records, path):
-        by_trace.setdefault(span.trace_id, []).append(span)
+    by_trace = oi.spans_by_trace(records, path)
     sessions: dict[str, list[Ordered]] = {}
     for trace, members in by_trace.items():
         session = next((str(s.attributes["session.id"]) for s in members
@@ -217,7 +213,8 @@ def _spans(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
             continue  # a trace of no conversation
         line = min(s.line for s in members)
         row = _span_turn(members, path, line)
-        order = (_turn_number(members, path), starts.get(trace, float("inf")), line)
+        start = min((s.start for s in members if s.start is not None), default=float("inf"))
+        order = (_turn_number(members, path), start, line)
         sessions.setdefault(session, []).append((trace, order, row))
     return [
         (session, _turn_order(turns), min(order[2] for _, order, _ in turns))
@@ -295,56 +292,6 @@ def _json_object(text: str, path: Path, line: int) -> dict[str, Any]:
     like every embedded JSON (data/jsontext.py)."""
     parsed = decode_json_text(text, path=path, line=line, field="metadata", lenient=True)
     return parsed if isinstance(parsed, dict) else {}
-
-
-def _trace_starts(records: list[tuple[int, Record]]) -> dict[str, float]:
-    """Each trace's earliest span start, in seconds since the epoch: ``start_time`` of
-    ``span.to_json()`` and Phoenix rows (ISO 8601, any UTC offset: compared as instants,
-    not as text), ``startTimeUnixNano`` of OTLP/JSON."""
-    out: dict[str, float] = {}
-    for _, row in records:
-        for trace, start in _row_starts(row):
-            if start is not None:
-                out[trace] = min(out.get(trace, start), start)
-    return out
-
-
-def _row_starts(row: Record) -> list[tuple[str, float | None]]:
-    if isinstance(row.get("resourceSpans"), list):
-        return [
-            (str(span.get("traceId")), _nanos(span.get("startTimeUnixNano")))
-            for resource in row["resourceSpans"] if isinstance(resource, dict)
-            for scope in resource.get("scopeSpans") or [] if isinstance(scope, dict)
-            for span in scope.get("spans") or [] if isinstance(span, dict)
-        ]  # fmt: skip
-    context = row["context"] if isinstance(row.get("context"), dict) else {}
-    trace = row.get("context.trace_id", context.get("trace_id", row.get("trace_id")))
-    return [(str(trace), _instant(row.get("start_time")))] if trace is not None else []
-
-
-def _nanos(value: Any) -> float | None:
-    """OTLP/JSON's nanoseconds (a string: 64-bit integers are written as text)."""
-    try:
-        return int(value) / 1e9
-    except (TypeError, ValueError):
-        return None
-
-
-_FRACTION = re.compile(r"(\.\d{6})\d+")
-
-
-def _instant(value: Any) -> float | None:
-    """An ISO 8601 time stamp as seconds since the epoch; no offset reads as UTC."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return value / 1e9 if value > 1e12 else float(value)
-    if not isinstance(value, str):
-        return None
-    text = _FRACTION.sub(r"\1", value.strip().replace("Z", "+00:00").replace(" ", "T", 1))
-    try:
-        stamp = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
 
 
 OURS = Format(

@@ -68,12 +68,7 @@ def golden_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
         if isinstance(row.get("expected_output"), str) and row["expected_output"]:
             record["reference_answer"] = row["expected_output"]
         out.append((line, record))
-    hashed = sum(bool(r["expected"]) for _, r in out)
-    notes = [
-        f"{path}: {hashed} of {len(out)} golden rows name their passages by text (DeepEval "
-        "context); their ids are hashes of the normalised text"
-    ] if hashed else []  # fmt: skip
-    return out, notes
+    return out, _hashed(out, "expected", path, "golden rows", "context")
 
 
 def trace_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
@@ -94,12 +89,16 @@ def trace_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
             "context_ids": ids,  # DeepEval: the retrieval context is the context
             "answer": check_type(row["actual_output"], "actual_output", str, path, line),
         }))  # fmt: skip
-    hashed = sum(bool(r["retrieved"]) for _, r in out)
-    notes = [
-        f"{path}: {hashed} of {len(out)} trace rows name their passages by text (DeepEval "
-        "retrieval_context); their ids are hashes of the normalised text"
+    return out, _hashed(out, "retrieved", path, "trace rows", "retrieval_context")
+
+
+def _hashed(out: Records, key: str, path: Path | Given, rows: str, column: str) -> list[str]:
+    """The note on how many records' passages got ids hashed from their texts."""
+    hashed = sum(bool(r[key]) for _, r in out)
+    return [
+        f"{path}: {hashed} of {len(out)} {rows} name their passages by text (DeepEval "
+        f"{column}); their ids are hashes of the normalised text"
     ] if hashed else []  # fmt: skip
-    return out, notes
 
 
 FORMAT = Format(

@@ -23,7 +23,7 @@ from ragtriage.data import grades
 from ragtriage.data.containers import Given, Table, read_table
 from ragtriage.data.formats.base import Format, Reader, Records
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
-from ragtriage.data.formats.registry import recognise
+from ragtriage.data.formats.registry import recognise, shape_keys
 from ragtriage.data.formats.text import QueryIndex, query_key, text_id
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.sniff import wrong_file
@@ -40,8 +40,6 @@ __all__ = [
     "verdict_rows",
 ]
 
-_SAMPLE = 20  # rows whose fields decide the shape
-
 
 @dataclass
 class Adapted:
@@ -55,10 +53,6 @@ class Adapted:
     assumptions: dict[str, str] = field(default_factory=dict)
 
 
-def shape_keys(rows: Records) -> set[str]:
-    return {key for _, row in rows[:_SAMPLE] for key in row}
-
-
 def _mapped(rows: Records, columns: ColumnMap) -> Records:
     return [(line, columns.apply(row)) for line, row in rows] if columns else rows
 
@@ -67,12 +61,8 @@ _WHAT = {"golden": "golden set", "traces": "trace file", "grades": "grades file"
 _GIVE = {"golden": "as --golden", "traces": "as --traces", "grades": "to calibrate"}
 
 
-def _reader(fmt: Format, kind: str) -> Reader | None:
-    return {"golden": fmt.golden, "traces": fmt.traces, "grades": fmt.grades}[kind]
-
-
 def _read(fmt: Format, kind: str, table: Table, columns: ColumnMap) -> tuple[Records, list[str]]:
-    reader = _reader(fmt, kind)
+    reader: Reader | None = getattr(fmt, kind)  # kind: golden, traces or grades
     if reader is None:
         raise _elsewhere(fmt, kind, table)
     rows = _mapped(table.rows, columns) if fmt.renamed else table.rows
@@ -82,7 +72,7 @@ def _read(fmt: Format, kind: str, table: Table, columns: ColumnMap) -> tuple[Rec
 def _elsewhere(fmt: Format, kind: str, table: Table, lacks: str | None = None) -> InputError:
     """The error for a file of ``fmt`` given as a ``kind`` it does not yield; ``lacks``:
     the field of ours it has no column for, named as our own reader would name it."""
-    give = " or ".join(use for other, use in _GIVE.items() if _reader(fmt, other))
+    give = " or ".join(use for other, use in _GIVE.items() if getattr(fmt, other))
     if not fmt.yields and fmt.verdicts is not None:  # another evaluator's verdicts only
         return InputError(
             f"this is a {fmt.what or fmt.name + ' file'} (another evaluator's verdicts), not a "

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragtriage.data.containers import read_table
-from ragtriage.data.formats.openinference import root_spans, spans, trace_query
-from ragtriage.data.formats.text import normalise
+from ragtriage.data.formats.openinference import root_spans, spans_by_trace, trace_query
+from ragtriage.data.formats.text import query_form
 from ragtriage.errors import InputError
 
-__all__ = ["TraceLink", "hex_id", "trace_links"]
+__all__ = ["TraceLink", "hex_id", "query_form", "trace_links"]
 
 
 @dataclass(frozen=True)
@@ -39,16 +39,10 @@ def hex_id(value: str, digits: int, path: Path, line: int, field: str) -> str:
     return text
 
 
-def query_form(query: str) -> str:
-    return normalise(query).rstrip("?.! ")
-
-
 def trace_links(path: Path) -> tuple[dict[str, TraceLink], dict[str, TraceLink]]:
     """``(by trace id, by normalised query)`` of every trace in a span export; a query
     asked in several traces links to its first."""
-    by_trace: dict[str, list] = {}
-    for span in spans(read_table(path).rows, path):
-        by_trace.setdefault(span.trace_id, []).append(span)
+    by_trace = spans_by_trace(read_table(path).rows, path)
     traces: dict[str, TraceLink] = {}
     queries: dict[str, TraceLink] = {}
     for members in by_trace.values():

@@ -32,6 +32,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ __all__ = [
     "is_openinference",
     "root_spans",
     "spans",
+    "spans_by_trace",
     "text_value",
     "trace_answer",
     "trace_query",
@@ -78,6 +80,7 @@ class Span:
     line: int
     attributes: dict[str, Any] = field(default_factory=dict)  # flat, dotted keys
     path: Path | Given | None = None  # the file, for a refusal of embedded JSON text
+    start: float | None = None  # seconds since the epoch (:func:`_instant`, :func:`_nanos`)
 
 
 def is_openinference(keys: set[str]) -> bool:
@@ -111,6 +114,14 @@ def spans(rows: Rows, path: Path | Given) -> list[Span]:
     return out
 
 
+def spans_by_trace(rows: Rows, path: Path | Given) -> dict[str, list[Span]]:
+    """:func:`spans` grouped by trace id, traces in order of their first span."""
+    out: dict[str, list[Span]] = {}
+    for span in spans(rows, path):
+        out.setdefault(span.trace_id, []).append(span)
+    return out
+
+
 def _span(row: dict[str, Any], path: Path | Given, line: int) -> Span:
     # flatten recurses: a row nested past the limit is refused before it is walked
     attrs = dict(flatten(check_depth(row.get("attributes") or {}, path=path, line=line,
@@ -128,15 +139,15 @@ def _span(row: dict[str, Any], path: Path | Given, line: int) -> Span:
     if trace_id is None:
         raise InputError("span has no trace id", path=path, line=line, field="context.trace_id")
     kind = attrs.get("openinference.span.kind", row.get("span_kind", "")) or genai_kind(attrs)
-    parent = row.get("parent_id")
     return Span(
         trace_id=str(trace_id),
         span_id=str(span_id),
-        parent_id=str(parent) if parent not in (None, "") else None,
+        parent_id=_parent(row.get("parent_id")),
         kind=str(kind).upper(),
         line=line,
         attributes=attrs,
         path=path,
+        start=_instant(row.get("start_time")),
     )
 
 
@@ -156,12 +167,43 @@ def _otlp_spans(row: dict[str, Any], path: Path | Given, line: int) -> Iterator[
                     line=line,
                     attributes=attrs,
                     path=path,
+                    start=_nanos(span.get("startTimeUnixNano")),
                 )
 
 
 def _parent(value: Any) -> str | None:
     """A parent span id as text (a list there was looked up in a set: a traceback)."""
     return str(value) if value not in (None, "") else None
+
+
+def _nanos(value: Any) -> float | None:
+    """OTLP/JSON's nanoseconds (a string: 64-bit integers are written as text)."""
+    try:
+        return int(value) / 1e9
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+def _instant(value: Any) -> float | None:
+    """An ISO 8601 time stamp as seconds since the epoch (``start_time`` of the SDK's
+    ``span.to_json()`` and of Phoenix rows, any UTC offset: compared as instants, not as
+    text); no offset reads as UTC."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return value / 1e9 if value > 1e12 else float(value)
+        except OverflowError:  # an integer past any float: no time to order by
+            return None
+    if not isinstance(value, str):
+        return None
+    text = _FRACTION.sub(r"\1", value.strip().replace("Z", "+00:00").replace(" ", "T", 1))
+    try:
+        stamp = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
 
 
 # OpenTelemetry GenAI semantic conventions (gen_ai.operation.name) -> the span kind read
@@ -235,9 +277,7 @@ def trace_records(
     rows: Rows, path: Path | Given, id_key: str | None = None
 ) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
     """One trace record per trace id with a retriever span (in order of first span)."""
-    by_trace: dict[str, list[Span]] = {}
-    for span in spans(rows, path):
-        by_trace.setdefault(span.trace_id, []).append(span)
+    by_trace = spans_by_trace(rows, path)
     out: list[tuple[int, dict[str, Any]]] = []
     skipped = {"no RETRIEVER span": 0, "no answer": 0, "no input.value": 0}
     hashed = several = 0
@@ -288,8 +328,7 @@ def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], boo
     out, derived = [], False
     for _, doc in sorted(docs.items()):
         _from_metadata(doc, span, path)
-        text = doc.get("content")
-        text = text if isinstance(text, str) else ""
+        text = doc["content"] if isinstance(doc.get("content"), str) else ""
         if doc.get("id") in (None, ""):
             if not text:
                 raise InputError(

@@ -17,13 +17,14 @@ not in the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from ragtriage.data.containers import Given, check_type
 from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.text import text_id
+from ragtriage.data.formats.verdicts_ragas import verdict_records
 from ragtriage.errors import InputError
 
 __all__ = ["FIELDS", "FORMAT", "OLD_NAMES", "golden_records", "is_ragas", "trace_records"]
@@ -76,22 +77,13 @@ def _query(row: dict[str, Any], path: Path | Given, line: int) -> str:
     return query
 
 
-def _strings(row: dict[str, Any], key: str, path: Path | Given, line: int) -> list[str] | None:
+def _listed(
+    row: dict[str, Any], key: str, kinds: type | tuple[type, ...], path: Path | Given, line: int
+) -> list[Any] | None:
     if row.get(key) is None:
         return None
     values = check_type(row[key], key, list, path, line)
-    for value in values:
-        check_type(value, f"{key}[]", str, path, line)
-    return values
-
-
-def _ids(row: dict[str, Any], key: str, path: Path | Given, line: int) -> list[str] | None:
-    if row.get(key) is None:
-        return None
-    values = check_type(row[key], key, list, path, line)
-    for value in values:
-        check_type(value, f"{key}[]", (str, int), path, line)
-    return [str(v) for v in values]
+    return [check_type(value, f"{key}[]", kinds, path, line) for value in values]
 
 
 def _passages(
@@ -99,8 +91,8 @@ def _passages(
 ) -> tuple[list[str], list[str], bool] | None:
     """``(ids, texts, ids derived from texts)`` of the ``retrieved`` or ``reference``
     passages, or None when the row has neither column."""
-    texts = _strings(row, f"{which}_contexts", path, line)
-    ids = _ids(row, f"{which}_context_ids", path, line)
+    texts = _listed(row, f"{which}_contexts", str, path, line)
+    ids = _listed(row, f"{which}_context_ids", (str, int), path, line)
     if ids is None and texts is None:
         return None
     if ids is None:
@@ -113,7 +105,7 @@ def _passages(
             line=line,
             field=f"{which}_context_ids",
         )
-    return ids, texts or [""] * len(ids), False
+    return [str(i) for i in ids], texts or [""] * len(ids), False
 
 
 def _case_id(row: dict[str, Any], path: Path | Given, line: int) -> dict[str, Any]:
@@ -123,79 +115,81 @@ def _case_id(row: dict[str, Any], path: Path | Given, line: int) -> dict[str, An
     return {}
 
 
-def golden_records(
-    rows: Rows, path: Path | Given
-) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
-    """Our golden records from ragas rows, and notes on how ids were made."""
-    out, hashed, total = [], 0, 0
-    for line, raw in rows:
-        row = _renamed(raw)
-        total += 1
-        query = _query(row, path, line)
-        found = _passages(row, "reference", path, line)
-        if found is None:
-            raise InputError(
-                "missing required field: the golden set needs reference_context_ids or "
-                "reference_contexts (an empty list marks an unanswerable query)",
-                path=path,
-                line=line,
-                field="reference_context_ids",
-            )
-        ids, _, derived = found
-        hashed += derived and bool(ids)
-        record: dict[str, Any] = {**_case_id(row, path, line), "query": query, "expected": ids}
-        if row.get("reference") is not None:
-            record["reference_answer"] = check_type(row["reference"], "reference", str, path, line)
-        if row.get("tags") is not None:
-            record["tags"] = row["tags"]
-        out.append((line, record))
-    notes = []
-    if hashed:
-        notes.append(
-            f"{path}: {hashed} of {total} golden rows have reference texts but no "
-            "reference_context_ids; their ids are hashes of the normalised text"
-        )
-    return out, notes
+Record = dict[str, Any]
+# which passages -> (the error for a row without them, its field, what the rows are)
+_NEEDS = {
+    "reference": (
+        "missing required field: the golden set needs reference_context_ids or "
+        "reference_contexts (an empty list marks an unanswerable query)",
+        "reference_context_ids",
+        "golden",
+    ),
+    "retrieved": (
+        "missing required field (retrieved_context_ids or retrieved_contexts)",
+        "retrieved_contexts",
+        "trace",
+    ),
+}
 
 
-def trace_records(
-    rows: Rows, path: Path | Given
-) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
-    """Our trace records (with the query text, matched to a golden case later)."""
-    out, hashed, total = [], 0, 0
+def _records(
+    rows: Rows, path: Path | Given, which: str, make: Callable[..., Record]
+) -> tuple[list[tuple[int, Record]], list[str]]:
+    """Each row renamed, its query and ``which`` passages checked, as ``make`` makes it
+    into our record; and a note on how many rows' ids were hashed from their texts."""
+    out, hashed = [], 0
+    missing, field, kind = _NEEDS[which]
     for line, raw in rows:
         row = _renamed(raw)
-        total += 1
         query = _query(row, path, line)
-        found = _passages(row, "retrieved", path, line)
+        found = _passages(row, which, path, line)
         if found is None:
-            raise InputError(
-                "missing required field (retrieved_context_ids or retrieved_contexts)",
-                path=path,
-                line=line,
-                field="retrieved_contexts",
-            )
+            raise InputError(missing, path=path, line=line, field=field)
         ids, texts, derived = found
         hashed += derived and bool(ids)
-        if row.get("response") is None:
-            raise InputError("missing required field", path=path, line=line, field="response")
-        answer = check_type(row["response"], "response", str, path, line)
-        ident = list(_case_id(row, path, line).values())
-        record = {
-            **({"query_id": ident[0]} if ident else {}),
-            "query": query,
-            "retrieved": [{"id": i, "text": t} for i, t in zip(ids, texts, strict=True)],
-            "context_ids": list(ids),  # ragas: the retrieved contexts are the context
-            "answer": answer,
-        }
-        out.append((line, record))
-    notes = []
-    if hashed:
-        notes.append(
-            f"{path}: {hashed} of {total} trace rows have retrieved texts but no "
-            "retrieved_context_ids; their ids are hashes of the normalised text"
-        )
+        out.append((line, make(row, query, ids, texts, path, line)))
+    notes = [
+        f"{path}: {hashed} of {len(out)} {kind} rows have {which} texts but no "
+        f"{which}_context_ids; their ids are hashes of the normalised text"
+    ] if hashed else []  # fmt: skip
     return out, notes
+
+
+def golden_records(rows: Rows, path: Path | Given) -> tuple[list[tuple[int, Record]], list[str]]:
+    """Our golden records from ragas rows, and notes on how ids were made."""
+    return _records(rows, path, "reference", _golden)
+
+
+def _golden(
+    row: Record, query: str, ids: list[str], _: list[str], path: Path | Given, line: int
+) -> Record:
+    record: Record = {**_case_id(row, path, line), "query": query, "expected": ids}
+    if row.get("reference") is not None:
+        record["reference_answer"] = check_type(row["reference"], "reference", str, path, line)
+    if row.get("tags") is not None:
+        record["tags"] = row["tags"]
+    return record
+
+
+def trace_records(rows: Rows, path: Path | Given) -> tuple[list[tuple[int, Record]], list[str]]:
+    """Our trace records (with the query text, matched to a golden case later)."""
+    return _records(rows, path, "retrieved", _trace)
+
+
+def _trace(
+    row: Record, query: str, ids: list[str], texts: list[str], path: Path | Given, line: int
+) -> Record:
+    if row.get("response") is None:
+        raise InputError("missing required field", path=path, line=line, field="response")
+    answer = check_type(row["response"], "response", str, path, line)
+    ident = list(_case_id(row, path, line).values())
+    return {
+        **({"query_id": ident[0]} if ident else {}),
+        "query": query,
+        "retrieved": [{"id": i, "text": t} for i, t in zip(ids, texts, strict=True)],
+        "context_ids": list(ids),  # ragas: the retrieved contexts are the context
+        "answer": answer,
+    }
 
 
 FORMAT = Format(
@@ -204,11 +198,5 @@ FORMAT = Format(
     recognises=is_ragas,
     golden=lambda rows, path, _: golden_records(rows, path),
     traces=lambda rows, path, _: trace_records(rows, path),
-    verdicts=lambda rows, path, pairs: _verdicts(rows, path, pairs),
+    verdicts=verdict_records,  # an evaluate() result: the samples with metric columns
 )
-
-
-def _verdicts(rows, path, pairs):  # an evaluate() result: the samples with metric columns
-    from ragtriage.data.formats.verdicts_ragas import verdict_records
-
-    return verdict_records(rows, path, pairs)

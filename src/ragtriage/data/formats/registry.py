@@ -28,7 +28,7 @@ from ragtriage.data.formats import (
 from ragtriage.data.formats.base import Format, Rows
 from ragtriage.data.formats.columns import ColumnMap
 
-__all__ = ["FORMATS", "recognise", "recognise_conversations"]
+__all__ = ["FORMATS", "recognise", "recognise_conversations", "shape_keys"]
 
 FORMATS: tuple[Format, ...] = (
     verdicts_phoenix.FORMAT,  # span ids beside label/score: before spans and grades
@@ -46,14 +46,15 @@ FORMATS: tuple[Format, ...] = (
 _SAMPLE = 20  # rows whose fields decide the shape
 
 
-def _keys(rows: Rows) -> set[str]:
+def shape_keys(rows: Rows) -> set[str]:
+    """The field names of the rows that decide a table's shape (the first few)."""
     return {key for _, row in rows[:_SAMPLE] for key in row}
 
 
 def recognise(rows: Rows, columns: ColumnMap) -> Format | None:
     """The format of ``rows`` (module docstring), or None for our own shape."""
-    own = _keys(rows)
-    renamed = _keys([(n, columns.apply(r)) for n, r in rows[:_SAMPLE]]) if columns else own
+    own = shape_keys(rows)
+    renamed = shape_keys([(n, columns.apply(r)) for n, r in rows[:_SAMPLE]]) if columns else own
     for fmt in FORMATS:
         if fmt.conversations is None and fmt.recognises(renamed if fmt.renamed else own):
             return fmt

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ragtriage.data.containers import Given
 
-__all__ = ["QueryIndex", "normalise", "query_key", "text_id"]
+__all__ = ["QueryIndex", "normalise", "query_form", "query_key", "text_id"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -41,7 +41,8 @@ def query_key(text: str) -> str:
     return "unmatched:" + hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()[:10]
 
 
-def _query_form(query: str) -> str:
+def query_form(query: str) -> str:
+    """A query as it is matched: normalised, its final ``?``, ``.`` or ``!`` dropped."""
     return normalise(query).rstrip("?.! ")
 
 
@@ -58,10 +59,10 @@ class QueryIndex:
         self.ids: set[str] = set()
         for case_id, query in cases:
             self.ids.add(case_id)
-            self.by_query.setdefault(_query_form(query), case_id)
+            self.by_query.setdefault(query_form(query), case_id)
 
     def find(self, query: str) -> str | None:
-        return self.by_query.get(_query_form(query))
+        return self.by_query.get(query_form(query))
 
     def read_from(self, path: Path | Given) -> bool:
         """Whether ``path`` is the very file the golden set was read from."""

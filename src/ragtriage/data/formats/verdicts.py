@@ -85,7 +85,7 @@ def number(value: Any, field: str, path: Path | Given, line: int) -> float | Non
     try:
         value = float(value)
     except OverflowError:  # an integer past any float
-        raise InputError("not a finite number", path=path, line=line, field=field) from None
+        value = math.inf
     if math.isnan(value):
         return None
     if math.isinf(value):

@@ -30,53 +30,45 @@ def is_deepeval_run(keys: set[str]) -> bool:
     return "testCases" in keys and bool(keys & {"metricsScores", "testPassed", "testFailed"})
 
 
-def _case(case: Any, where: str, path: Path | Given, line: int) -> dict[str, Any]:
-    return check_type(case, where, dict, path, line)
-
-
 def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[Records, list[str]]:
     out: Records = []
     for line, row in rows:
         cases = check_type(row.get("testCases") or [], "testCases", list, path, line)
         for i, raw in enumerate(cases):
-            case = _case(raw, f"testCases[{i}]", path, line)
-            metrics = check_type(
-                case.get("metricsData") or [], f"testCases[{i}].metricsData", list, path, line
-            )
-            for j, raw_metric in enumerate(metrics):
-                where = f"testCases[{i}].metricsData[{j}]"
-                metric = _case(raw_metric, where, path, line)
-                name = check_type(metric.get("name"), f"{where}.name", str, path, line)
-                score = number(metric.get("score"), f"{where}.score", path, line)
-                success = metric.get("success")
-                error = metric.get("error")
-                reason = text(metric.get("reason")) or ""
-                if score is None and error:
-                    reason = f"DeepEval metric error: {error}"
-                out.append(
-                    (
-                        line,
-                        verdict(
-                            tool="deepeval",
-                            metric=name,
-                            score=score,
-                            # a metric that errored reports success false: no verdict
-                            passed=success
-                            if isinstance(success, bool) and score is not None
-                            else None,
-                            reason=reason,
-                            item_id=text(case.get("name")),
-                            question=text(case.get("input")),
-                            answer=text(case.get("actualOutput")),
-                            model=text(metric.get("evaluationModel")),
-                            threshold=number(
-                                metric.get("threshold"), f"{where}.threshold", path, line
-                            ),
-                            lower_is_better=name.strip().lower() in LOWER_IS_BETTER,
-                        ),
-                    )
-                )
+            case = check_type(raw, f"testCases[{i}]", dict, path, line)
+            where = f"testCases[{i}].metricsData"
+            metrics = check_type(case.get("metricsData") or [], where, list, path, line)
+            out += [
+                (line, _verdict(case, m, f"{where}[{j}]", path, line))
+                for j, m in enumerate(metrics)
+            ]
     return out, []
+
+
+def _verdict(
+    case: dict[str, Any], raw: Any, where: str, path: Path | Given, line: int
+) -> dict[str, Any]:
+    metric = check_type(raw, where, dict, path, line)
+    name = check_type(metric.get("name"), f"{where}.name", str, path, line)
+    score = number(metric.get("score"), f"{where}.score", path, line)
+    success, error = metric.get("success"), metric.get("error")
+    reason = text(metric.get("reason")) or ""
+    if score is None and error:
+        reason = f"DeepEval metric error: {error}"
+    return verdict(
+        tool="deepeval",
+        metric=name,
+        score=score,
+        # a metric that errored reports success false: no verdict
+        passed=success if isinstance(success, bool) and score is not None else None,
+        reason=reason,
+        item_id=text(case.get("name")),
+        question=text(case.get("input")),
+        answer=text(case.get("actualOutput")),
+        model=text(metric.get("evaluationModel")),
+        threshold=number(metric.get("threshold"), f"{where}.threshold", path, line),
+        lower_is_better=name.strip().lower() in LOWER_IS_BETTER,
+    )
 
 
 FORMAT = Format(

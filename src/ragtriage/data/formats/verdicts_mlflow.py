@@ -61,26 +61,33 @@ def _from_assessment(
     name = str(a.get("assessment_name") or f"assessment_{i}")
     feedback = _object(a.get("feedback"))
     source = _object(a.get("source"))
-    meta = _object(a.get("metadata"))
     score, passed = _value(feedback.get("value"), f"assessments[{i}].feedback.value", path, line)
     error = feedback.get("error")
     model = text(source.get("source_id")) if source.get("source_type") == "LLM_JUDGE" else None
     reason = text(a.get("rationale")) or ""
     if error and score is None and passed is None:
         reason = f"MLflow scorer error: {error}"
-    return verdict(
-        tool="mlflow",
+    return _verdict(
+        row,
         metric=name,
         score=score,
         passed=passed,
         label=text(feedback.get("value")),
         reason=reason,
+        model=model,
+        digest=text(_object(a.get("metadata")).get(DIGEST)),
+    )
+
+
+def _verdict(row: dict[str, Any], **judged: Any) -> dict[str, Any]:
+    """A verdict on ``row``'s trace: its id, question and answer beside what was judged."""
+    return verdict(
+        tool="mlflow",
         item_id=text(row.get("trace_id")),
         trace_id=text(row.get("trace_id")),
         question=_question(row.get("request")),
         answer=text(row.get("response")),
-        model=model,
-        digest=text(meta.get(DIGEST)),
+        **judged,
     )
 
 
@@ -98,23 +105,11 @@ def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[
         for key in sorted(k for k in row if k.endswith("/value")):
             name = key.removesuffix("/value")
             score, passed = _value(row.get(key), key, path, line)
-            out.append(
-                (
-                    line,
-                    verdict(
-                        tool="mlflow",
-                        metric=name,
-                        score=score,
-                        passed=passed,
-                        label=text(row.get(key)),
-                        reason=text(row.get(f"{name}/rationale")) or "",
-                        item_id=text(row.get("trace_id")),
-                        trace_id=text(row.get("trace_id")),
-                        question=_question(row.get("request")),
-                        answer=text(row.get("response")),
-                    ),
-                )
+            label, reason = text(row.get(key)), text(row.get(f"{name}/rationale")) or ""
+            judged = _verdict(
+                row, metric=name, score=score, passed=passed, label=label, reason=reason
             )
+            out.append((line, judged))
     return out, []
 
 

@@ -107,14 +107,8 @@ def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[
                 name = column.removesuffix("_score")
                 if result is None:  # the evaluator failed on this span: no Score
                     result = {"explanation": f"no {name} score for this span"}
-                out.append(
-                    (
-                        line,
-                        _one(
-                            result, str(result.get("name") or name), row, path, line, f"{column}."
-                        ),
-                    )
-                )
+                name = str(result.get("name") or name)
+                out.append((line, _one(result, name, row, path, line, f"{column}.")))
             continue
         name = text(row.get("annotation_name")) or text(row.get("eval_name")) or "phoenix_eval"
         out.append((line, _one(row, name, row, path, line, "")))

@@ -12,7 +12,6 @@ fingerprint names the tool and metric only (``calibrate --verdicts`` says so).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Records, Rows
@@ -60,20 +59,16 @@ def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[
         question = text(row.get("user_input", row.get("question")))
         answer = text(row.get("response", row.get("answer")))
         for metric in metrics:
-            score: Any = number(row.get(metric), metric, path, line)
-            out.append(
-                (
-                    line,
-                    verdict(
-                        tool="ragas",
-                        metric=metric,
-                        score=score,
-                        reason="" if score is not None else "ragas wrote no score (NaN)",
-                        item_id=row_id(row),
-                        question=question,
-                        answer=answer,
-                    ),
-                )
+            score = number(row.get(metric), metric, path, line)
+            record = verdict(
+                tool="ragas",
+                metric=metric,
+                score=score,
+                reason="" if score is not None else "ragas wrote no score (NaN)",
+                item_id=row_id(row),
+                question=question,
+                answer=answer,
             )
+            out.append((line, record))
     notes = [] if metrics else [f"{path}: a ragas table without metric columns"]
     return out, notes
