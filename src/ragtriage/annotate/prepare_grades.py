@@ -181,14 +181,8 @@ def _audit_session(
             f"{len(items)} of the audit's {len(population)} scored answers drawn "
             f"with seed {config.seed}"
         )
-    return _new_session(
-        config,
-        wanted,
-        len(population),
-        items,
-        audit=_audit_origin(result, audit, digest),
-        active=config.design == "active",
-    )
+    origin, active = _audit_origin(result, audit, digest), config.design == "active"
+    return _new_session(config, wanted, len(population), items, audit=origin, active=active)
 
 
 def _active_items(
@@ -469,21 +463,17 @@ def _conversation_session(
 def _audit_origin(
     result: AuditResult | ConversationsResult, path: Path, digest: str | None
 ) -> Origin:
-    return Origin(
-        id=f"{result.created_at} {digest[:12] if digest else ''}".strip(),
-        source=str(path),
-        sha256=digest,
-        judge=result.config.judge,
-    )
+    return _origin(result.created_at, path, digest, judge=result.config.judge)
 
 
 def _answers_origin(read: TraceFile, path: Path, digest: str | None) -> Origin:
-    return Origin(
-        id=f"{path.name} {digest[:12] if digest else ''}".strip(),
-        source=str(path),
-        sha256=digest,
-        format=read.format,
-    )
+    return _origin(path.name, path, digest, format=read.format)
+
+
+def _origin(name: str, path: Path, digest: str | None, **what: Any) -> Origin:
+    """The file drawn from, named on the grade rows by ``name`` and its digest's start."""
+    ident = f"{name} {digest[:12] if digest else ''}".strip()
+    return Origin(id=ident, source=str(path), sha256=digest, **what)
 
 
 def beside_audit(source: str, audit: Path) -> str:
