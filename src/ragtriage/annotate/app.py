@@ -180,8 +180,14 @@ class _Guard(BaseHTTPMiddleware):
 
 
 def make_app(task: Task, token: str, host: str = "127.0.0.1", port: int = 0) -> Starlette:
+    routes = _routes(task, token, cookie_name(port))
+    middleware = [Middleware(_Guard, token=token, host=host, port=port)]
+    return Starlette(routes=routes, middleware=middleware)
+
+
+def _routes(task: Task, token: str, cookie: str) -> list[Route | Mount]:
+    """The page (setting the token cookie), its API over ``task``, its static files."""
     page = (STATIC / f"{task.kind}.html").read_text(encoding="utf-8")
-    cookie = cookie_name(port)
 
     async def index(request: Request) -> Response:
         response = Response(page.replace("{{token}}", token), media_type="text/html")
@@ -192,26 +198,16 @@ def make_app(task: Task, token: str, host: str = "127.0.0.1", port: int = 0) -> 
         return Json(task.state())
 
     async def item(request: Request) -> Response:
-        index = _index(request)
+        index = _index(request, task.total)
         if isinstance(index, Response):
             return index
         if request.method == "GET":
             return Json(task.item(index))
         body = await _json(request)
-        if isinstance(body, Response):
-            return body
-        try:
-            return Json(task.save(index, body))
-        except Conflict as exc:
-            return Json({"conflict": True, "version": exc.version}, 409)
-        except InputError as exc:
-            where = f"field '{exc.field}': " if exc.field else ""
-            return Json({"error": f"not saved: {where}{exc.message}", "field": exc.field}, 400)
-        except NotSaved as exc:
-            return Json({"error": f"not saved: {exc}"}, 503)
+        return body if isinstance(body, Response) else _saved(task, index, body)
 
     async def move(request: Request) -> Response:
-        index = _index(request)
+        index = _index(request, task.total)
         if isinstance(index, Response):
             return index
         try:
@@ -223,16 +219,7 @@ def make_app(task: Task, token: str, host: str = "127.0.0.1", port: int = 0) -> 
     async def search(request: Request) -> Response:
         return Json(task.search(request.query_params.get("q", "")[:500]))
 
-    def _index(request: Request) -> int | Response:
-        raw = request.path_params["index"]
-        if not (raw.isascii() and raw.isdigit() and len(raw) < 10):
-            return Json({"error": "not an item number"}, 404)
-        index = int(raw)
-        if not 0 <= index < task.total:
-            return Json({"error": "no such item"}, 404)
-        return index
-
-    routes = [
+    return [
         Route("/", index),
         Route("/api/state", state),
         Route("/api/item/{index}", item, methods=["GET", "POST"]),
@@ -240,8 +227,30 @@ def make_app(task: Task, token: str, host: str = "127.0.0.1", port: int = 0) -> 
         Route("/api/search", search),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(_Guard, token=token, host=host, port=port)]
-    return Starlette(routes=routes, middleware=middleware)
+
+
+def _index(request: Request, total: int) -> int | Response:
+    """The item number in the path; a 404 when it is not one of the sample's."""
+    raw = request.path_params["index"]
+    if not (raw.isascii() and raw.isdigit() and len(raw) < 10):
+        return Json({"error": "not an item number"}, 404)
+    index = int(raw)
+    if not 0 <= index < total:
+        return Json({"error": "no such item"}, 404)
+    return index
+
+
+def _saved(task: Task, index: int, body: dict[str, Any]) -> Response:
+    """The save's answer: the new version, or why nothing was saved (409, 400, 503)."""
+    try:
+        return Json(task.save(index, body))
+    except Conflict as exc:
+        return Json({"conflict": True, "version": exc.version}, 409)
+    except InputError as exc:
+        where = f"field '{exc.field}': " if exc.field else ""
+        return Json({"error": f"not saved: {where}{exc.message}", "field": exc.field}, 400)
+    except NotSaved as exc:
+        return Json({"error": f"not saved: {exc}"}, 503)
 
 
 async def _json(request: Request) -> dict[str, Any] | Response:

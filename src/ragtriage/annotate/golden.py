@@ -21,7 +21,7 @@ import orjson
 from ragtriage.annotate import fields
 from ragtriage.annotate.pool import Corpus, interleave
 from ragtriage.annotate.queries import Query
-from ragtriage.annotate.store import SessionStore
+from ragtriage.annotate.store import SessionStore, StoredTask
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -148,7 +148,7 @@ def coverage(session: dict[str, Any]) -> dict[str, Any]:
 _GRADES = range(0, 4)
 
 
-class GoldenTask:
+class GoldenTask(StoredTask):
     """The labelling session the page works on (see ``annotate.app.Task``)."""
 
     kind = "golden"
@@ -156,27 +156,18 @@ class GoldenTask:
     def __init__(
         self, store: SessionStore, corpus: Corpus, run: dict[str, list[str]], command: str
     ) -> None:
-        self.store = store
+        super().__init__(store, command)
         self.corpus = corpus
         self.run = run
-        self.command = command
         self.sample = [Query(q["id"], q["text"], 0) for q in store.data["sample"]]
         self.total = len(self.sample)
         # a conversation's earlier turns, shown read-only above the turn being labelled
         self.turns = [q for q in store.data["sample"] if "conversation_id" in q]
 
-    def state(self) -> dict[str, Any]:
-        data = self.store.data
-        return {
-            "kind": self.kind,
-            "total": self.total,
-            "position": data.get("position", 0),
-            "options": data["options"],
-            "coverage": coverage(data),
-            "awkward_tags": list(AWKWARD_TAGS),
-            "output": str(self.store.output),
-            "command": self.command,
-        }
+    coverage_of = staticmethod(coverage)
+
+    def extra_state(self) -> dict[str, Any]:
+        return {"awkward_tags": list(AWKWARD_TAGS)}
 
     def item(self, index: int) -> dict[str, Any]:
         query = self.sample[index]
@@ -212,16 +203,10 @@ class GoldenTask:
 
     def save(self, index: int, body: dict[str, Any]) -> dict[str, Any]:
         query = self.sample[index]
-        old, _ = self.store.record(query.id)
         record = self._checked(body.get("record"))
-        record["seconds"] = fields.stored_seconds(old.get("seconds")) + fields.seconds(
-            body.get("seconds")
-        )
+        record["seconds"] = self._seconds(query.id, body)
         version = self.store.save(query.id, record, fields.version(body.get("version")), index)
         return {"version": version, "record": record, "coverage": coverage(self.store.data)}
-
-    def move(self, index: int) -> None:
-        self.store.move(index)
 
     def search(self, text: str) -> dict[str, Any]:
         found = self.corpus.search(text)

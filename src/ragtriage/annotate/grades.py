@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 
 from ragtriage.annotate import fields
-from ragtriage.annotate.store import SessionStore
+from ragtriage.annotate.store import SessionStore, StoredTask
 from ragtriage.calibration.grades import sha256_text
 from ragtriage.errors import InputError
 from ragtriage.judge.alignment import align_sentence
@@ -262,28 +262,17 @@ def coverage(session: dict[str, Any]) -> dict[str, Any]:
 _VERDICT_SET = {*VERDICTS, None}
 
 
-class GradesTask:
+class GradesTask(StoredTask):
     """The grading session the page works on (see ``annotate.app.Task``)."""
 
     kind = "grades"
 
     def __init__(self, store: SessionStore, command: str) -> None:
-        self.store = store
-        self.command = command
+        super().__init__(store, command)
         self.items = store.data["items"]
         self.total = len(self.items)
 
-    def state(self) -> dict[str, Any]:
-        data = self.store.data
-        return {
-            "kind": self.kind,
-            "total": self.total,
-            "position": data.get("position", 0),
-            "options": data["options"],
-            "coverage": coverage(data),
-            "output": str(self.store.output),
-            "command": self.command,
-        }
+    coverage_of = staticmethod(coverage)
 
     def item(self, index: int) -> dict[str, Any]:
         item = dict(self.items[index])
@@ -301,12 +290,9 @@ class GradesTask:
 
     def save(self, index: int, body: dict[str, Any]) -> dict[str, Any]:
         item = self.items[index]
-        old, _ = self.store.record(item["id"])
         record = _checked(body.get("record"), len(item["sentences"]))
         record["grader"] = self.store.data["options"].get("grader")  # who made this mark
-        record["seconds"] = fields.stored_seconds(old.get("seconds")) + fields.seconds(
-            body.get("seconds")
-        )
+        record["seconds"] = self._seconds(item["id"], body)
         version = self.store.save(item["id"], record, fields.version(body.get("version")), index)
         return {
             "version": version,
@@ -314,9 +300,6 @@ class GradesTask:
             "label": overall(record, len(item["sentences"])),
             "coverage": coverage(self.store.data),
         }
-
-    def move(self, index: int) -> None:
-        self.store.move(index)
 
     def search(self, text: str) -> dict[str, Any]:
         return {"results": [], "total": 0, "capped": False}

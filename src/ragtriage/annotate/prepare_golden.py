@@ -25,13 +25,11 @@ from ragtriage.annotate.session import (
     growable,
     kept,
     now,
+    opened,
     released_on_error,
-    resumable,
     resumed,
-    swept,
 )
 from ragtriage.annotate.store import SessionStore
-from ragtriage.atomic import file_sha256
 from ragtriage.data.golden import load_chunks
 from ragtriage.data.runs import load_run
 from ragtriage.errors import InputError
@@ -59,11 +57,8 @@ def prepare_golden(config: GoldenSettings) -> Prepared:
 
 
 def _golden(config: GoldenSettings, corpus: Corpus, store: SessionStore) -> Prepared:
-    digest = file_sha256(config.queries) if config.queries.is_file() else None
+    digest, wanted, notes, session = opened(store, GoldenSession, "queries", config.queries, config)
     origin = Origin(source=str(config.queries), sha256=digest)
-    wanted = {"queries": digest, "seed": config.seed, "size": config.sample}
-    notes: list[str] = [swept(store)] if store.swept else []
-    session = resumable(store, GoldenSession)
     if session is not None and session.wanted != wanted:
         if session.conversational:
             raise InputError(

@@ -37,13 +37,11 @@ from ragtriage.annotate.session import (
     growable,
     kept,
     now,
+    opened,
     released_on_error,
-    resumable,
     resumed,
-    swept,
 )
 from ragtriage.annotate.store import SessionStore
-from ragtriage.atomic import file_sha256
 from ragtriage.data.golden import load_golden
 from ragtriage.data.models import DEFAULT_CONTEXT_K, Trace
 from ragtriage.data.traces import TraceFile, chunk_texts, read_traces
@@ -81,23 +79,24 @@ def prepare_grades(config: GradesSettings, read_audit: ReadAudit) -> Prepared:
         raise InputError(
             "--golden goes with --answers (an audit names its golden set)", field="--golden"
         )
-    if config.answers is not None:
-        return _prepare_answers(config, config.answers)
-    assert config.audit is not None
+    if config.answers is not None and config.show_judge:  # no judge's verdict to show
+        raise InputError(
+            "--show-judge needs --audit: a traces file has no verdict", field="--show-judge"
+        )
     store = SessionStore(config.out, grading.render_grades)
     with released_on_error(store):
+        if config.answers is not None:
+            return _answers(config, config.answers, store)
+        assert config.audit is not None
         return _grades(config, config.audit, store, read_audit)
 
 
 def _grades(
     config: GradesSettings, audit: Path, store: SessionStore, read_audit: ReadAudit
 ) -> Prepared:
-    digest = file_sha256(audit) if audit.is_file() else None
-    wanted = {"audit": digest, "seed": config.seed, "size": config.sample}
+    digest, wanted, notes, session = opened(store, GradesSession, "audit", audit, config)
     if config.design == "active":  # a different sample: never resumed as a uniform one
         wanted["design"] = "active"
-    notes: list[str] = [swept(store)] if store.swept else []
-    session = resumable(store, GradesSession)
     if session is not None and session.wanted != wanted:
         if "design" in wanted or "design" in session.wanted:
             raise InputError(
@@ -115,22 +114,36 @@ def _grades(
             session = _audit_session(result, config, audit, digest, wanted, notes)
     else:
         notes.append(resumed(session))
+    judge = (session.audit.model_extra or {}).get("judge") if session.audit else None
+    return _started(store, session, config, notes, str(judge or "embedded"))
+
+
+def _started(
+    store: SessionStore, session: GradesSession, config: GradesSettings, notes: list, judge: str
+) -> Prepared:
+    """The session saved with this run's options, and the task the page works on (its
+    next step: ``calibrate`` these grades against ``judge``)."""
     session.options = {"grader": config.grader, "show_judge": config.show_judge}
     store.start(session.stored())
-    judge = (session.audit.model_extra or {}).get("judge") if session.audit else None
-    judge = judge or "embedded"
-    command = shlex.join(
-        [
-            "ragtriage",
-            "calibrate",
-            str(config.out),
-            "--judge",
-            str(judge),
-            "--out",
-            "calibration",
-        ]
+    command = ["ragtriage", "calibrate", str(config.out), "--judge", judge, "--out", "calibration"]
+    return Prepared(grading.GradesTask(store, shlex.join(command)), notes)
+
+
+def _new_session(
+    config: GradesSettings, wanted: dict, population: int, items: list, **origin: Any
+) -> GradesSession:
+    """A fresh session of ``items`` drawn from ``population`` with ``--seed`` (``origin``:
+    its ``audit`` or ``answers``, and an active ``design``)."""
+    design = {"design": "active"} if origin.pop("active", False) else {}
+    return GradesSession(
+        kind="grades",
+        created_at=now(),
+        wanted=wanted,
+        sample=Draw(seed=config.seed, population=population, **design),
+        items=[i.public() for i in items],
+        options={},
+        **origin,
     )
-    return Prepared(grading.GradesTask(store, command), notes)
 
 
 def _audit_session(
@@ -168,16 +181,8 @@ def _audit_session(
             f"{len(items)} of the audit's {len(population)} scored answers drawn "
             f"with seed {config.seed}"
         )
-    design = {"design": "active"} if config.design == "active" else {}
-    return GradesSession(
-        kind="grades",
-        created_at=now(),
-        wanted=wanted,
-        audit=_audit_origin(result, audit, digest),
-        sample=Draw(seed=config.seed, population=len(population), **design),
-        items=[i.public() for i in items],
-        options={},
-    )
+    origin, active = _audit_origin(result, audit, digest), config.design == "active"
+    return _new_session(config, wanted, len(population), items, audit=origin, active=active)
 
 
 def _active_items(
@@ -226,23 +231,10 @@ def _active_items(
     return items
 
 
-def _prepare_answers(config: GradesSettings, path: Path) -> Prepared:
+def _answers(config: GradesSettings, path: Path, store: SessionStore) -> Prepared:
     """``--answers``: the answers of a traces file, graded before any audit (no judge's
     verdict to show: the page is blind anyway)."""
-    if config.show_judge:
-        raise InputError(
-            "--show-judge needs --audit: a traces file has no verdict", field="--show-judge"
-        )
-    store = SessionStore(config.out, grading.render_grades)
-    with released_on_error(store):
-        return _answers(config, path, store)
-
-
-def _answers(config: GradesSettings, path: Path, store: SessionStore) -> Prepared:
-    digest = file_sha256(path) if path.is_file() else None
-    wanted = {"answers": digest, "seed": config.seed, "size": config.sample}
-    notes: list[str] = [swept(store)] if store.swept else []
-    session = resumable(store, GradesSession)
+    digest, wanted, notes, session = opened(store, GradesSession, "answers", path, config)
     if session is not None and session.wanted != wanted:
         notes += _extend_from_answers(session, config, path, digest, wanted)
     elif session is None:
@@ -255,36 +247,30 @@ def _answers(config: GradesSettings, path: Path, store: SessionStore) -> Prepare
                 "an abstention or a refusal) left out"
             )
         items = [
-            grading.answer_item(
-                t.query_id,
-                read.queries[t.query_id],
-                list(t.context_ids),
-                texts,
-                t.answer,
-                reference=references.get(t.query_id),
-            )
+            _answer_item(t, read, texts, references)
             for t in sample(population, config.sample, config.seed)
         ]
         notes.append(
             f"{len(items)} of the file's {len(population)} answers drawn with seed {config.seed}"
         )
-        session = GradesSession(
-            kind="grades",
-            created_at=now(),
-            wanted=wanted,
-            answers=_answers_origin(read, path, digest),
-            sample=Draw(seed=config.seed, population=len(population)),
-            items=[i.public() for i in items],
-            options={},
-        )
+        origin = _answers_origin(read, path, digest)
+        session = _new_session(config, wanted, len(population), items, answers=origin)
     else:
         notes.append(resumed(session))
-    session.options = {"grader": config.grader, "show_judge": False}
-    store.start(session.stored())
-    command = shlex.join(
-        ["ragtriage", "calibrate", str(config.out), "--judge", "embedded", "--out", "calibration"]
+    return _started(store, session, config, notes, "embedded")
+
+
+def _answer_item(
+    trace: Trace, read: TraceFile, texts: dict[str, str], references: dict[str, str]
+) -> grading.AnswerItem:
+    return grading.answer_item(
+        trace.query_id,
+        read.queries[trace.query_id],
+        list(trace.context_ids),
+        texts,
+        trace.answer,
+        reference=references.get(trace.query_id),
     )
-    return Prepared(grading.GradesTask(store, command), notes)
 
 
 def _read_answers(
@@ -353,13 +339,7 @@ def _extend_from_answers(
     session: GradesSession, config: GradesSettings, path: Path, digest: str | None, wanted: dict
 ) -> list[str]:
     """More answers (a grown traces file, a larger --sample) for a grading session."""
-    if session.answers is None:
-        raise InputError(
-            "the session grades an audit's answers (--audit), not a traces file's; give "
-            "--audit, or choose another output",
-            field="--answers",
-        )
-    growable(session, config.seed, config.sample, len(session.items))
+    _growable(session, config, "answers")
     read, corpus, references = _read_answers(config, path)
     population, texts = _gradable_traces(read, path, corpus)
 
@@ -369,17 +349,7 @@ def _extend_from_answers(
                             "context_ids": list(t.context_ids)}  # fmt: skip
 
     def make(added: list[Any]) -> list[dict[str, Any]]:
-        return [
-            grading.answer_item(
-                t.query_id,
-                read.queries[t.query_id],
-                list(t.context_ids),
-                texts,
-                t.answer,
-                reference=references.get(t.query_id),
-            ).public()
-            for t in added
-        ]
+        return [_answer_item(t, read, texts, references).public() for t in added]
 
     origin = ("answers", _answers_origin(read, path, digest))
     return _grown(session, config, wanted, path, "answer", population, view, make, origin)
@@ -394,13 +364,7 @@ def _extend_from_audit(
     read_audit: ReadAudit,
 ) -> list[str]:
     """More answers (a newer audit of the same answers and others, a larger --sample)."""
-    if session.audit is None:
-        raise InputError(
-            "the session grades a traces file's answers (--answers), not an audit's; give "
-            "--answers, or choose another output",
-            field="--audit",
-        )
-    growable(session, config.seed, config.sample, len(session.items))
+    _growable(session, config, "audit")
     result = read_audit(path)
     if isinstance(result, ConversationsResult):
         raise InputError(
@@ -423,6 +387,22 @@ def _extend_from_audit(
 
     origin = ("audit", _audit_origin(result, path, digest))
     return _grown(session, config, wanted, path, "scored answer", population, view, make, origin)
+
+
+_WHOSE = {"audit": "an audit's", "answers": "a traces file's"}
+
+
+def _growable(session: GradesSession, config: GradesSettings, source: str) -> None:
+    """The session drew from this kind of ``source`` (``audit`` or ``answers``), with
+    this seed, and ``--sample`` did not shrink."""
+    if getattr(session, source) is None:
+        other = "answers" if source == "audit" else "audit"
+        raise InputError(
+            f"the session grades {_WHOSE[other]} answers (--{other}), not {_WHOSE[source]}; "
+            f"give --{other}, or choose another output",
+            field=f"--{source}",
+        )
+    growable(session, config.seed, config.sample, len(session.items))
 
 
 def _grown(
@@ -476,35 +456,24 @@ def _conversation_session(
     items = [grading.turn_item(t) for t in sample(population, config.sample, config.seed)]
     notes.append(f"{len(items)} of the conversations' {len(population)} scored turns drawn "
                  f"with seed {config.seed}, each with the history it may rest on")  # fmt: skip
-    return GradesSession(
-        kind="grades",
-        created_at=now(),
-        wanted=wanted,
-        audit=_audit_origin(result, path, digest),
-        sample=Draw(seed=config.seed, population=len(population)),
-        items=[i.public() for i in items],
-        options={},
-    )
+    origin = _audit_origin(result, path, digest)
+    return _new_session(config, wanted, len(population), items, audit=origin)
 
 
 def _audit_origin(
     result: AuditResult | ConversationsResult, path: Path, digest: str | None
 ) -> Origin:
-    return Origin(
-        id=f"{result.created_at} {digest[:12] if digest else ''}".strip(),
-        source=str(path),
-        sha256=digest,
-        judge=result.config.judge,
-    )
+    return _origin(result.created_at, path, digest, judge=result.config.judge)
 
 
 def _answers_origin(read: TraceFile, path: Path, digest: str | None) -> Origin:
-    return Origin(
-        id=f"{path.name} {digest[:12] if digest else ''}".strip(),
-        source=str(path),
-        sha256=digest,
-        format=read.format,
-    )
+    return _origin(path.name, path, digest, format=read.format)
+
+
+def _origin(name: str, path: Path, digest: str | None, **what: Any) -> Origin:
+    """The file drawn from, named on the grade rows by ``name`` and its digest's start."""
+    ident = f"{name} {digest[:12] if digest else ''}".strip()
+    return Origin(id=ident, source=str(path), sha256=digest, **what)
 
 
 def beside_audit(source: str, audit: Path) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -64,7 +65,11 @@ def read_queries(path: Path) -> list[Query]:
 def _json_rows(path: Path, text: str) -> list[Query]:
     if text.lstrip().startswith("["):
         raise InputError("expected JSONL (one object a line), got a JSON list", path=path)
-    out = []
+    return [_row_query(row, path, number) for number, row in _objects(path, text)]
+
+
+def _objects(path: Path, text: str) -> Iterator[tuple[int, dict]]:
+    """Each non-blank line of JSONL ``text`` as an object, with its line number."""
     for number, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
@@ -74,8 +79,7 @@ def _json_rows(path: Path, text: str) -> list[Query]:
             raise InputError(f"invalid JSON: {exc}", path=path, line=number) from None
         if not isinstance(row, dict):
             raise InputError("expected a JSON object", path=path, line=number)
-        out.append(_row_query(row, path, number))
-    return out
+        yield number, row
 
 
 def _csv_rows(path: Path, text: str) -> list[Query]:
@@ -127,15 +131,7 @@ def read_turns(path: Path) -> list[Turn] | None:
     if not text.lstrip().startswith("{"):
         return None
     rows: list[Turn] = []
-    for number, line in enumerate(split_lines(text), 1):
-        if not line.strip():
-            continue
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc}", path=path, line=number) from None
-        if not isinstance(row, dict):
-            raise InputError("expected a JSON object", path=path, line=number)
+    for number, row in _objects(path, text):
         if not rows and "conversation_id" not in row:
             return None
         rows.append(_turn(row, path, number))

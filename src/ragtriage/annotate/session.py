@@ -7,7 +7,7 @@ seed, the sample size: ``wanted``) and what was drawn; the store adds the person
 grading page's. A session file written by an earlier version loads as it is: fields it
 lacks take their defaults, fields this version does not know are kept and written back.
 
-Resuming and extending are the same for both pages (:func:`resumable`, :func:`growable`,
+Resuming and extending are the same for both pages (:func:`opened`, :func:`growable`,
 :func:`kept`, :func:`drawn`, :meth:`Session.extend`): the items drawn stay, the rest of a
 larger sample is drawn with the same seed from what was not drawn yet, and only a true
 conflict is refused, naming the input and the item that changed.
@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.annotate.queries import sample
 from ragtriage.annotate.store import SessionStore
+from ragtriage.atomic import file_sha256
 from ragtriage.errors import InputError
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ __all__ = [
     "growable",
     "kept",
     "now",
+    "opened",
     "released_on_error",
     "resumable",
     "resumed",
@@ -186,6 +188,18 @@ def resumable(store: SessionStore, model: type[S]) -> S | None:
             path=store.path,
         )
     return model.model_validate(saved)
+
+
+def opened(
+    store: SessionStore, model: type[S], key: str, path: Path, config: Any
+) -> tuple[str | None, dict[str, Any], list[str], S | None]:
+    """The input's sha256, what a session of it wants (that digest under ``key``,
+    ``config``'s seed and sample size), the first notes, and the saved session (None: a
+    fresh start)."""
+    digest = file_sha256(path) if path.is_file() else None
+    wanted = {key: digest, "seed": config.seed, "size": config.sample}
+    notes = [swept(store)] if store.swept else []
+    return digest, wanted, notes, resumable(store, model)
 
 
 def growable(session: Session, seed: int, size: int, drawn: int) -> None:

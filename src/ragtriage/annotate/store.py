@@ -149,6 +149,43 @@ class SessionStore:
         os.close(self._file_lock)
 
 
+class StoredTask:
+    """What both pages' tasks (``annotate.app.Task``) share: the session's store, the
+    command to run once done, the state the page opens on, moving, and the time spent."""
+
+    kind: str
+    total: int
+    coverage_of: Callable[[dict[str, Any]], dict[str, Any]]  # the page's coverage panel
+
+    def __init__(self, store: SessionStore, command: str) -> None:
+        self.store = store
+        self.command = command
+
+    def extra_state(self) -> dict[str, Any]:
+        return {}
+
+    def state(self) -> dict[str, Any]:
+        data = self.store.data
+        return {
+            "kind": self.kind,
+            "total": self.total,
+            "position": data.get("position", 0),
+            "options": data["options"],
+            "coverage": self.coverage_of(data),
+            **self.extra_state(),
+            "output": str(self.store.output),
+            "command": self.command,
+        }
+
+    def move(self, index: int) -> None:
+        self.store.move(index)
+
+    def _seconds(self, item_id: str, body: dict[str, Any]) -> float:
+        """The item's time so far and the time this save reports."""
+        old, _ = self.store.record(item_id)
+        return fields.stored_seconds(old.get("seconds")) + fields.seconds(body.get("seconds"))
+
+
 def _storable(value: Any, field: str, depth: int = 0) -> None:
     """Every text of ``value`` encodable and every number finite: what no file can hold
     is refused before it reaches the session (orjson would write NaN as null)."""

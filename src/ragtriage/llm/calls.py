@@ -288,13 +288,11 @@ class Caller:
             key = cache_key(self.model, request)
             kept = self._early.pop(key, None)
             if kept is not None:
-                _count(usage, kept, cached=False)
-                _count(self.usage, kept, cached=False)
+                _count(kept, usage, self.usage, cached=False)
                 return kept
             cached = self.cache.get(key)
             if cached is not None:
-                _count(usage, cached, cached=True)
-                _count(self.usage, cached, cached=True)
+                _count(cached, usage, self.usage, cached=True)
                 return cached
             try:
                 response = await self._with_retries(request, key, 1 if early else None)
@@ -304,8 +302,7 @@ class Caller:
             if early:
                 self._early[key] = response
                 return response
-            _count(usage, response, cached=False)
-            _count(self.usage, response, cached=False)
+            _count(response, usage, self.usage, cached=False)
             return response
         raise Unscorable("the model changed its request shape too often")
 
@@ -378,19 +375,11 @@ class Caller:
             return parse(response)
         except ValueError as first:  # pydantic's ValidationError is a ValueError
             error = _brief(first)
-        repair = request.model_copy(
-            update={
-                "messages": request.messages
-                + (
-                    Message(role="assistant", content=response.text),
-                    Message(
-                        role="user",
-                        content="Your reply did not validate against the required JSON schema:\n"
-                        f"{error}\nReply again with only the corrected JSON.",
-                    ),
-                )
-            }
-        )
+        reply = Message(role="assistant", content=response.text)
+        again = "Reply again with only the corrected JSON."
+        ask = Message(role="user", content="Your reply did not validate against the required "
+                      f"JSON schema:\n{error}\n{again}")  # fmt: skip
+        repair = request.model_copy(update={"messages": request.messages + (reply, ask)})
         response = await self.raw(repair, usage)
         try:
             return parse(response)
@@ -404,14 +393,15 @@ async def _answered_within(call: asyncio.Future[Any], seconds: float) -> bool:
     return bool(done)
 
 
-def _count(usage: Usage, response: ModelResponse, *, cached: bool) -> None:
-    if cached:
-        usage.cached_calls += 1
-        return
-    usage.calls += 1
-    usage.prompt_tokens += response.prompt_tokens
-    usage.completion_tokens += response.completion_tokens
-    usage.cost_usd += response.cost_usd
+def _count(response: ModelResponse, *usages: Usage, cached: bool) -> None:
+    for usage in usages:
+        if cached:
+            usage.cached_calls += 1
+            continue
+        usage.calls += 1
+        usage.prompt_tokens += response.prompt_tokens
+        usage.completion_tokens += response.completion_tokens
+        usage.cost_usd += response.cost_usd
 
 
 def _brief(exc: Exception) -> str:

@@ -46,8 +46,10 @@ from ragtriage.llm.litellm_model import (
     LOCAL_TIMEOUT_S,
     REMOTE_TIMEOUT_S,
     LiteLLMModel,
+    _litellm,
     default_json_mode,
     is_local_endpoint,
+    known_model,
 )
 from ragtriage.llm.modes import JSON_MODES, JsonMode
 
@@ -131,8 +133,6 @@ def load_router(model: str, field: str = FIELD) -> RouterConfig:
 def _check_settings(entries: list[dict[str, Any]], settings: dict[str, Any], path: Path) -> None:
     """Build the router once (offline, a fraction of a second) so that a setting it refuses
     (an unknown key, a routing strategy it lacks) stops the command here, not each call."""
-    from ragtriage.llm.litellm_model import _litellm
-
     try:
         _litellm().Router(model_list=entries, **{**settings, **_FORCED})
     except (TypeError, ValueError) as exc:  # without settings, the deployments are refused
@@ -227,35 +227,25 @@ def _expanded_size(root: Any) -> int:
 
 def _check_deployment(entry: Any, path: Path, line: int | None, index: int) -> None:
     where = f"model_list[{index}]"
+
+    def refuse(message: str, part: str = "") -> InputError:
+        return InputError(message, path=path, line=line, field=where + part)
+
     if not isinstance(entry, dict):
-        raise InputError("a deployment mapping", path=path, line=line, field=where)
+        raise refuse("a deployment mapping")
     name = entry.get("model_name")
     if not isinstance(name, str) or not name:
-        raise InputError("a group name", path=path, line=line, field=f"{where}.model_name")
+        raise refuse("a group name", ".model_name")
     params = entry.get("litellm_params")
     if not isinstance(params, dict):
-        raise InputError(
-            "a mapping with the deployment's model",
-            path=path,
-            line=line,
-            field=f"{where}.litellm_params",
-        )
+        raise refuse("a mapping with the deployment's model", ".litellm_params")
     model = params.get("model")
     if not isinstance(model, str) or not model:
-        raise InputError(
-            "litellm's model id (e.g. openai/NAME)",
-            path=path,
-            line=line,
-            field=f"{where}.litellm_params.model",
-        )
-    from ragtriage.llm.litellm_model import known_model
-
+        raise refuse("litellm's model id (e.g. openai/NAME)", ".litellm_params.model")
     if not known_model(model):
-        raise InputError(
+        raise refuse(
             f"{model!r} is not a model or provider litellm knows (e.g. openai/NAME)",
-            path=path,
-            line=line,
-            field=f"{where}.litellm_params.model",
+            ".litellm_params.model",
         )
 
 

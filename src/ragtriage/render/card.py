@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections import Counter
 from pathlib import Path
 
 from ragtriage.atomic import write_atomic
@@ -68,10 +69,7 @@ def _confusion(scope: ScopeReport) -> list[list[str]]:
 
 
 def _graded(items: list[GradedItem], record: CalibrationRecord) -> list[str]:
-    graders: dict[str, int] = {}
-    for item in items:
-        for grade in item.grades:
-            graders[grade.grader or "unnamed"] = graders.get(grade.grader or "unnamed", 0) + 1
+    graders = Counter(grade.grader or "unnamed" for item in items for grade in item.grades)
     datasets: dict[str, list[GradedItem]] = {}
     for item in items:
         datasets.setdefault(item.dataset, []).append(item)

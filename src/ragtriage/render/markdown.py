@@ -215,15 +215,10 @@ def _clusters(result: AuditResult) -> str:
         return ""
     ordered = sorted(result.clusters, key=lambda c: (LABEL_ORDER.index(c.label), -c.count))
     rows = [
-        [
-            escape(c.label.value),
-            escape(c.cause.value) if c.cause else "-",
-            escape(c.tag, 60),
-            str(c.count),
-            escape(c.action, REASON_CHARS),
-        ]
+        [escape(c.label.value), escape(c.cause.value) if c.cause else "-", escape(c.tag, 60),
+         str(c.count), escape(c.action, REASON_CHARS)]
         for c in ordered[:MAX_CLUSTERS]
-    ]
+    ]  # fmt: skip
     first = f"{escape(MISMATCH_FIRST)}\n\n" if result.meaningless else ""
     header = ["stage", "cause", "tag", "cases", "suggested action"]
     text = "### Failure clusters\n\n" + first + _table(header, rows)
@@ -271,16 +266,11 @@ def _cases(result: AuditResult) -> str:
     cases = ordered_cases(result)[:MAX_CASES]
     if not cases:
         return ""
-    rows = [
-        [
-            escape(c.case_id, 40),
-            escape(c.label.value),
-            escape(c.query, QUERY_CHARS),
-            escape(c.answer, ANSWER_CHARS) or "-",  # a failed case is read by its answer
-            escape(c.reason, REASON_CHARS),
-        ]
+    rows = [  # a failed case is read by its answer
+        [escape(c.case_id, 40), escape(c.label.value), escape(c.query, QUERY_CHARS),
+         escape(c.answer, ANSWER_CHARS) or "-", escape(c.reason, REASON_CHARS)]
         for c in cases
-    ]
+    ]  # fmt: skip
     more = len(result.cases) - len(cases)
     header = ["case", "label", "query", "answer", "reason"]
     text = "### Cases, worst first\n\n" + _table(header, rows)
@@ -299,22 +289,10 @@ def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
     rows = []
     for d in diffs:
         interval = "-" if d.low is None else f"{signed(d.low)} to {signed(d.high)}"
-        real = d.real()
-        p_value = fmt(d.p_value)
-        p_holm = fmt(d.p_holm)
-        rows.append(
-            [
-                *([escape(d.tag, 60)] if tagged else []),
-                escape(d.name),
-                str(d.n),
-                fmt(d.base),
-                fmt(d.candidate),
-                signed(d.diff),
-                f"**{interval}**" if real else interval,
-                p_value,
-                p_holm,
-            ]
-        )
+        shown = f"**{interval}**" if d.real() else interval
+        figures = [str(d.n), fmt(d.base), fmt(d.candidate), signed(d.diff), shown]
+        tag = [escape(d.tag, 60)] if tagged else []
+        rows.append([*tag, escape(d.name), *figures, fmt(d.p_value), fmt(d.p_holm)])
     return rows
 
 

@@ -56,9 +56,9 @@ def retrieval_summary(report: RetrievalReport, console: Console) -> None:
     console.print(_reading(report))
     _slices(report, console)
     _missed(report, console)
-    _unanswerable(report, console)
-    if (line := threshold_line(report)) is not None:
-        console.print(Text(line, style="bold"))
+    for line in (unanswerable_line(report), threshold_line(report)):
+        if line is not None:
+            console.print(Text(line, style="bold"))
     for warning in report.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
 
@@ -126,12 +126,6 @@ def _missed(report: RetrievalReport, console: Console) -> None:
         console.print(f"  ... {report.n_missed - MAX_LISTED} more (up to 1,000 in the JSON output)")
 
 
-def _unanswerable(report: RetrievalReport, console: Console) -> None:
-    line = unanswerable_line(report)
-    if line is not None:
-        console.print(Text(line, style="bold"))
-
-
 AUDIT_METRICS = ("recall@{k}", "hit_rate@{k}", "mrr", "ndcg@10")
 WORST_CASES = 8
 MAX_CLUSTERS = 12
@@ -163,13 +157,9 @@ def print_call_plan(plan, console: Console) -> None:
                 f"up to {judge.samples} samples an answer: at most {calls} (at least "
                 f"{judge.calls * judge.fewest:.0f}{least})"
             )
-        console.print(
-            Text(
-                f"{k + 1}. {judge.judge}: about {judge.answers:.0f} answers ({sent}), "
-                f"{calls} calls, {usd}; leaves about {100 * judge.unsure_share:.0f} % of "
-                "them unsure"
-            )
-        )
+        unsure = f"leaves about {100 * judge.unsure_share:.0f} % of them unsure"
+        line = f"{k + 1}. {judge.judge}: about {judge.answers:.0f} answers ({sent}), "
+        console.print(Text(f"{line}{calls} calls, {usd}; {unsure}"))
 
 
 def audit_summary(result: AuditResult, console: Console) -> None:

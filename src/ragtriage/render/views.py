@@ -39,17 +39,6 @@ __all__ = [
     "unanswerable_line",
 ]
 
-# Failures first, in pipeline order, then cases the judge could not score or decide, then
-# passes.
-LABEL_ORDER = (
-    Label.RETRIEVAL,
-    Label.RANKING,
-    Label.GENERATION,
-    Label.UNSCORED,
-    Label.UNSURE,
-    Label.UNSTABLE,
-    Label.PASS,
-)
 LABEL_TITLES = {
     Label.RETRIEVAL: "retrieval failure",
     Label.RANKING: "ranking failure",
@@ -59,6 +48,9 @@ LABEL_TITLES = {
     Label.UNSTABLE: "unstable (the judge's samples disagree)",
     Label.PASS: "pass",
 }
+# Failures first, in pipeline order, then cases the judge could not score or decide, then
+# passes.
+LABEL_ORDER = tuple(LABEL_TITLES)
 
 
 def ordered_counts(result: AuditResult) -> dict[Label, int]:

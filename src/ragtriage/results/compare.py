@@ -248,10 +248,7 @@ def provenance_warnings(base: Result, candidate: Result) -> list[Notice]:
         )
     elif b_sha is None or c_sha is None:
         out.append("a golden-set hash is missing: cannot check both used the same golden set")
-    b_corpus, c_corpus = (
-        golden_field(base, "corpus_sha256"),
-        golden_field(candidate, "corpus_sha256"),
-    )
+    b_corpus, c_corpus = (golden_field(r, "corpus_sha256") for r in (base, candidate))
     if b_corpus and c_corpus and b_corpus != c_corpus:
         out.append(
             f"the corpora differ (sha256 {b_corpus[:12]} vs {c_corpus[:12]}): chunks were "
@@ -319,26 +316,14 @@ def _slice_diffs(base, candidate) -> list[Diff]:
     """Retrieval reports keep per-tag means, not per-tag members: differences only, no
     interval (an unpaired figure; the golden hash check says whether the slices match)."""
     b_slices = {s.tag: s for s in base.slices}
-    out = []
-    for c_slice in candidate.slices:
-        b_slice = b_slices.get(c_slice.tag)
-        if b_slice is None:
-            continue
-        for metric, value in c_slice.means.items():
-            old = b_slice.means.get(metric)
-            if old is None:
-                continue
-            out.append(
-                Diff(
-                    name=metric,
-                    tag=c_slice.tag,
-                    n=c_slice.n,
-                    base=_num(old),
-                    candidate=_num(value),
-                    diff=_num(value - old),
-                )
-            )
-    return out
+    return [
+        Diff(name=metric, tag=c_slice.tag, n=c_slice.n, base=_num(old), candidate=_num(value),
+             diff=_num(value - old))
+        for c_slice in candidate.slices
+        if (b_slice := b_slices.get(c_slice.tag)) is not None
+        for metric, value in c_slice.means.items()
+        if (old := b_slice.means.get(metric)) is not None
+    ]  # fmt: skip
 
 
 def _indicator(cases: dict[str, CaseResult], ids: list[str], rate: str) -> np.ndarray:

@@ -97,13 +97,12 @@ def _rates(result: RunHeader, path: str | Path) -> None:
     decisions = [case.faithful for case in result.rows if case.faithful is not None]
     _estimate(gen.corrected_faithful_rate, path, "generation.corrected_faithful_rate")
     _estimate(gen.naive_faithful_rate, path, "generation.naive_faithful_rate")
-    expected = naive_rate(decisions)
-    given = gen.naive_faithful_rate
-    if (expected is None) != (given is None) or (
-        expected is not None
-        and given is not None
-        and not math.isclose(given.estimate, expected.estimate, abs_tol=1e-9)
-    ):
+    expected, given = naive_rate(decisions), gen.naive_faithful_rate
+    if given is None or expected is None:
+        agrees = given is expected
+    else:
+        agrees = math.isclose(given.estimate, expected.estimate, abs_tol=1e-9)
+    if not agrees:
         shown = "null" if expected is None else f"{expected.estimate:.6g}"
         raise _refuse(
             path,

@@ -107,11 +107,7 @@ def _row(case: GoldenCase, stage1: _Stage1, judgments: Judgments) -> CaseResult:
     causes = [c for c in evidence.causes if not is_note(c)] if label == Label.GENERATION else []
     ranked = ranked_chunks(trace)
     return CaseResult(
-        case_id=case.id,
-        query=case.query,
-        tags=list(case.tags),
-        answerable=bool(expected),
-        expected=expected,
+        **_identity(case, expected),
         retrieved_ids=[c.id for c in ranked],
         retrieved_scores=[c.score for c in ranked],
         context_ids=trace.context_ids,
@@ -255,16 +251,15 @@ def contradicted_claims(result: JudgeResult | None) -> list[str] | None:
     return [c.text for c in result.claims if c.verdict == Verdict.CONTRADICTED]
 
 
-def _untraced(case, expected: list[str]) -> CaseResult:
-    return CaseResult(
-        case_id=case.id,
-        query=case.query,
-        tags=list(case.tags),
-        answerable=bool(expected),
-        expected=expected,
-        label=Label.UNSCORED,
-        reason="the system produced no trace for it",
-    )
+def _identity(case: GoldenCase, expected: list[str]) -> dict:
+    """What every row says of its golden case."""
+    return {"case_id": case.id, "query": case.query, "tags": list(case.tags),
+            "answerable": bool(expected), "expected": expected}  # fmt: skip
+
+
+def _untraced(case: GoldenCase, expected: list[str]) -> CaseResult:
+    reason = "the system produced no trace for it"
+    return CaseResult(**_identity(case, expected), label=Label.UNSCORED, reason=reason)
 
 
 def label_counts(rows: list[CaseResult]) -> dict[str, int]:

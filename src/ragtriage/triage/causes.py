@@ -507,41 +507,21 @@ def _citations(
     for sentence, marks in cited_by:
         past = [k for k in marks if k > n or k < 1]
         if past:
-            out.append(
-                CauseEvidence(
-                    cause=Cause.CITATION_MISSING,
-                    sentence=sentence,
-                    note=f"it cites [{past[0]}] but the context has {n} passages",
-                )
-            )
+            note = f"it cites [{past[0]}] but the context has {n} passages"
+            out.append(CauseEvidence(cause=Cause.CITATION_MISSING, sentence=sentence, note=note))
         fits = _fits(sentence, [contexts[k - 1] for k in marks if 1 <= k <= n], golden)
-        if not fits:
+        fit = _best(fits)
+        if fit is None:
             continue
         if not any(f.supports() for f in fits):
-            fit = _best(fits)
-            assert fit is not None
-            out.append(
-                CauseEvidence(
-                    cause=Cause.CITATION_UNSUPPORTED,
-                    sentence=sentence,
-                    chunk_id=fit.chunk.id,
-                    golden=fit.golden,
-                    span=fit.span,
-                    note=f"the passage it cites ({fit.chunk.id}) does not hold it",
-                )
-            )
+            cause = Cause.CITATION_UNSUPPORTED
+            note = f"the passage it cites ({fit.chunk.id}) does not hold it"
         elif golden_cited and not any(f.golden for f in fits):
-            fit = _best(fits)
-            assert fit is not None
-            out.append(
-                CauseEvidence(
-                    cause=Cause.CITATION_NOT_GOLDEN,
-                    sentence=sentence,
-                    chunk_id=fit.chunk.id,
-                    golden=False,
-                    span=fit.span,
-                    note="it cites a chunk that is not golden, while a golden one is cited "
-                    "elsewhere in the answer",
-                )
-            )
+            cause = Cause.CITATION_NOT_GOLDEN
+            note = ("it cites a chunk that is not golden, while a golden one is cited "
+                    "elsewhere in the answer")  # fmt: skip
+        else:
+            continue
+        out.append(CauseEvidence(cause=cause, sentence=sentence, chunk_id=fit.chunk.id,
+                                 golden=fit.golden, span=fit.span, note=note))  # fmt: skip
     return out
