@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from ragtriage.calibration.band import Band, GroupBand
+from ragtriage.calibration.decision import ThresholdRule
 from ragtriage.calibration.record import load_calibration
 from ragtriage.flows import audit as audit_flow
 from ragtriage.flows.audit import AuditConfig
@@ -16,7 +17,7 @@ from tests.conftest import ROOT
 
 CONTEXT = "The warranty lasts three years and covers the drives and the fans of every unit."
 ANSWERS = {
-    # the shipped lexical rule: faithful if min_sentence_lexical >= 0.646 (no citations)
+    # the test's rule (``_files``): faithful if min_sentence_lexical >= 0.646
     "sure": CONTEXT,  # 1.00: 0.35 above the cut-off
     "edge": "The warranty lasts three years and covers drives, fans and the power supply too.",
     "wrong": "Penguins enjoy sliding on icy slopes during long afternoons.",  # 0.00
@@ -55,11 +56,14 @@ def _files(tmp_path):
         )  # fmt: skip
     )
     record = load_calibration(ROOT / "calibrations/lexical.json")
+    # a one-threshold rule (the shipped record's uncited branch of 2026-12-01), so the
+    # answers' margins are known by construction
+    record.rule = ThresholdRule(feature="min_sentence_lexical", threshold=0.646, direction=1)
     record.band = Band(
         min_agreement=0.85,
         delta=0.1,
         groups={
-            "not cites/min_sentence_lexical": GroupBand(
+            "min_sentence_lexical": GroupBand(
                 min_distance=0.2, n=80, decided=60, errors=3, upper=0.12
             )
         },
@@ -88,8 +92,8 @@ def test_an_answer_in_the_band_is_unsure_through_the_whole_audit(tmp_path):
     assert metric_value(result, "unsure") == 1.0
     assert metric_value(result, "pass_rate") == 1 / 3  # unsure is never a pass
     # without the band the same answer passes: compare names the change
-    bandless = load_calibration(ROOT / "calibrations/lexical.json")
-    bandless.band = None  # the shipped records carry a band since issue 54
+    bandless = load_calibration(calibration)
+    bandless.band = None  # the same rule, no band
     plain = audit_flow.run(
         AuditConfig(golden=golden, traces=traces, judge="lexical",
                     calibration=bandless.save(tmp_path / "bandless.json"), cache=None)
