@@ -12,6 +12,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from ragtriage.calibration.band import Band, GroupBand
+from ragtriage.calibration.decision import ThresholdRule
 from ragtriage.calibration.record import load_calibration
 from ragtriage.cli.main import main
 from tests.conftest import ROOT
@@ -57,11 +58,12 @@ def _audit(tmp: Path) -> tuple[Path, float]:
         )  # fmt: skip
     )
     record = load_calibration(ROOT / "calibrations/lexical.json")
+    record.rule = ThresholdRule(feature="min_sentence_lexical", threshold=0.646, direction=1)
     record.band = Band(
         min_agreement=0.85,
         delta=0.1,
         groups={
-            "not cites/min_sentence_lexical": GroupBand(
+            "min_sentence_lexical": GroupBand(
                 min_distance=0.2, n=80, decided=60, errors=3, upper=0.12
             )
         },

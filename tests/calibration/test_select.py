@@ -48,24 +48,24 @@ def test_noise_alone_gives_an_outer_kappa_near_zero():
 
 def test_with_the_veto_every_rule_carries_it_and_a_flagged_answer_is_unfaithful():
     table, y = _table()
-    table["fact_check"] = np.where(np.arange(len(y)) % 10 == 0, 1.0, 0.0)
+    table["swapped_facts"] = np.where(np.arange(len(y)) % 10 == 0, 1.0, 0.0)
     folds = stratified_folds([str(v) for v in y], 5, seed=1)
-    cands = candidates(["informative", "fact_check"], veto=True)
-    assert "fact_check" not in [c.name for c in cands]  # the veto, not a candidate
+    cands = candidates(["informative", "swapped_facts"], veto=True)
+    assert "swapped_facts" not in [c.name for c in cands]  # the veto, not a candidate
     selection, oof, rules, rule = nested_select(cands, table, y, folds, seed=1)
     assert selection.fact_veto and all(isinstance(r, VetoRule) for r in rules)
-    assert (oof[table["fact_check"] > 0] == 0).all()
+    assert (oof[table["swapped_facts"] > 0] == 0).all()
     assert isinstance(rule, VetoRule)
     fp = JudgeFingerprint(judge="x", model="m", params={}, prompt_sha256={}, package_version="0")
     result = JudgeResult(
         item_id="a",
         outcome=Outcome.SCORED,
         score=1.0,
-        signals={"informative": 5.0, "fact_check": 1.0},
+        signals={"informative": 5.0, "swapped_facts": 1.0},
         fingerprint=fp,
     )
     assert decide_one(rule, result) is False
-    clean = result.model_copy(update={"signals": {"informative": 5.0, "fact_check": 0.0}})
+    clean = result.model_copy(update={"signals": {"informative": 5.0, "swapped_facts": 0.0}})
     assert decide_one(rule, clean) is True
 
 

@@ -102,12 +102,12 @@ def test_a_shape_rule_decides_one_result_by_its_shape():
         return JudgeResult(item_id="x", outcome=Outcome.SCORED, score=0.5, signals=signals,
                            fingerprint=fp)  # fmt: skip
 
-    chat = dict(cites=0.0, min_sentence_lexical=0.9, fact_check=0.0)
+    chat = dict(cites=0.0, min_sentence_lexical=0.9, fact_check=0.0, swapped_facts=0.0)
     assert decide_one(rule, result(**chat)) is True  # no citation check needed
-    cited = dict(cites=1.0, min_sentence_lexical=0.3, fact_check=0.0)
+    cited = dict(cites=1.0, min_sentence_lexical=0.3, fact_check=0.0, swapped_facts=0.0)
     assert decide_one(rule, result(**cited, citation_failures=0.0)) is True
     assert decide_one(rule, result(**cited, citation_failures=0.6)) is False
-    assert decide_one(rule, result(**{**chat, "fact_check": 1.0})) is False
+    assert decide_one(rule, result(**{**chat, "swapped_facts": 1.0})) is False
 
 
 def test_cited_shape_keeps_the_pooled_threshold_for_answers_that_cite_nothing():
