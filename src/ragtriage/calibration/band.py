@@ -70,6 +70,8 @@ __all__ = [
 DEFAULT_MIN_AGREEMENT = 0.85
 DEFAULT_DELTA = 0.2
 VETO_GROUP = "veto"
+# The margin of a vetoed answer: beyond any margin in signal units, so it is tested first.
+VETO_FIRST = 1e9
 # Below this share of answers decided, a band is inert (``record.band_is_inert``): the
 # audit keeps the rule's verdicts. A pooled band's test sequence starts there. A quarter:
 # below it an audit reads mostly `unsure`, which tells the user less than the rule does.
@@ -148,8 +150,8 @@ class Band(BaseModel):
 
 def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
     """Per answer: its group within ``rule`` and its signed margin (positive: the rule's
-    signal says faithful; for a vetoed answer, positive: it says unfaithful), NaN where
-    the rule has no decision."""
+    signal says faithful; a vetoed answer's is :data:`VETO_FIRST`), NaN where the rule has
+    no decision."""
     n = len(next(iter(table.values()))) if table else 0
     if isinstance(rule, ThresholdRule):
         x = np.asarray(table[rule.feature], dtype=float)
@@ -183,10 +185,11 @@ def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
     if rule.veto not in table:
         return groups, signed
     flag = (np.asarray(table[rule.veto], dtype=float) > 0) & np.isfinite(signed)
-    # a vetoed answer is unfaithful; it is surest where its signal says so too
     vetoed = np.array([f"{VETO_GROUP}/{g}" for g in groups], dtype=object)
-    # for a vetoed answer the value is its margin on the unfaithful side
-    return np.where(flag, vetoed, groups), np.where(flag, -signed, signed)
+    # a vetoed answer (a restated sentence with a changed fact) comes first in the test
+    # sequence, before any margin: the band decides it whenever it decides anything, and
+    # its errors count against the target like any other decided answer's
+    return np.where(flag, vetoed, groups), np.where(flag, VETO_FIRST, signed)
 
 
 def _tree_leaves(rule: TreeRule, table: Table) -> list[int]:
@@ -203,9 +206,8 @@ def _tree_leaves(rule: TreeRule, table: Table) -> list[int]:
 
 
 def margins(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
-    """Per answer: its group and its distance from the cut-off in the group's units. A
-    vetoed answer's distance is how far its signal lies on the unfaithful side (negative
-    when the signal alone would have called it faithful). NaN: no decision."""
+    """Per answer: its group and its distance from the cut-off in the group's units; a
+    vetoed answer's is :data:`VETO_FIRST`. NaN: no decision."""
     groups, signed = _signed(rule, table)
     vetoed = np.array([str(g).startswith(f"{VETO_GROUP}/") for g in groups], dtype=bool)
     distance = np.where(vetoed, signed, np.abs(signed))
@@ -292,6 +294,9 @@ def group_scales(groups: np.ndarray, distance: np.ndarray) -> dict[str, float]:
     is looked at, which the guarantee needs."""
     out = {}
     for name in sorted({str(g) for g in groups}):
+        if name.startswith(f"{VETO_GROUP}/"):
+            out[name] = 1.0  # its margins are VETO_FIRST, in no signal's units
+            continue
         d = np.abs(np.asarray(distance, float)[np.asarray(groups, dtype=object) == name])
         d = d[np.isfinite(d)]
         scale = float(np.median(d)) if len(d) else 1.0
