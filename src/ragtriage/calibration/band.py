@@ -6,7 +6,11 @@ part of the rule that decides it (:func:`margins`), in that part's units; the an
 put in **groups** by that part (each branch of a shape split, the answers the fact check
 vetoes, each leaf of a tree), since a distance in word overlap and one in failed
 citations are not comparable. Within a group, answers at least ``min_distance`` from the
-cut-off are decided; the rest are ``unsure``.
+cut-off are decided; the rest are ``unsure``. An answer the rule's veto makes unfaithful
+(a sentence restating its evidence with one fact changed) is decided by the veto whenever
+the band decides anything; the test below runs on the other answers, so the guarantee is
+theirs, and the veto's own agreement is measured apart (``benchmarks/selective_band.py``
+counts every decided answer).
 
 ``min_distance`` is chosen by **fixed-sequence testing** (Jung, Brahman and Choi, "Trust
 or Escalate: LLM Judges with Provable Guarantees for Human Agreement", 2024; Angelopoulos
@@ -70,7 +74,7 @@ __all__ = [
 DEFAULT_MIN_AGREEMENT = 0.85
 DEFAULT_DELTA = 0.2
 VETO_GROUP = "veto"
-# The margin of a vetoed answer: beyond any margin in signal units, so it is tested first.
+# The margin of a vetoed answer: beyond any margin in signal units, so it is decided first.
 VETO_FIRST = 1e9
 # Below this share of answers decided, a band is inert (``record.band_is_inert``): the
 # audit keeps the rule's verdicts. A pooled band's test sequence starts there. A quarter:
@@ -186,9 +190,8 @@ def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
         return groups, signed
     flag = (np.asarray(table[rule.veto], dtype=float) > 0) & np.isfinite(signed)
     vetoed = np.array([f"{VETO_GROUP}/{g}" for g in groups], dtype=object)
-    # a vetoed answer (a restated sentence with a changed fact) comes first in the test
-    # sequence, before any margin: the band decides it whenever it decides anything, and
-    # its errors count against the target like any other decided answer's
+    # a vetoed answer (a restated sentence with a changed fact) is beyond any margin: the
+    # band decides it whenever it decides anything (``fit_band`` tests the others)
     return np.where(flag, vetoed, groups), np.where(flag, VETO_FIRST, signed)
 
 
@@ -333,10 +336,15 @@ def fit_band(
         one, scaled = pooled_margins(scales, groups, distance)
         # the sequence starts where the band would no longer be inert: testing smaller
         # cut-offs first only lets two early errors among the surest few stop it
-        first = math.ceil(MIN_BAND_SHARE * int(np.isfinite(scaled).sum()))
+        # a vetoed answer is decided by the veto whenever the band decides anything
+        # (:data:`VETO_FIRST`), so the test runs on the others: the guarantee is for the
+        # answers decided by their margin, the veto's agreement is measured apart (it is 4
+        # answers in 300 that the target would otherwise have to absorb at the head of the
+        # sequence; on the shipped grades they cost 15 points of coverage)
+        tested = np.isfinite(scaled) & ~np.char.startswith(groups.astype(str), f"{VETO_GROUP}/")
+        first = math.ceil(MIN_BAND_SHARE * int(tested.sum()))
         alpha = 1.0 - min_agreement
-        group = _fit_group(scaled[np.isfinite(scaled)], correct[np.isfinite(scaled)], alpha,
-                           delta, first)  # fmt: skip
+        group = _fit_group(scaled[tested], correct[tested], alpha, delta, first)
         return Band(min_agreement=min_agreement, delta=delta, groups={POOLED: group},
                     scales=scales)  # fmt: skip
     names = sorted({str(g) for g in groups})
