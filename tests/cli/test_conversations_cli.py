@@ -65,9 +65,7 @@ def test_the_page_opens_each_failing_turn_and_keeps_hostile_text_inert(tmp_path)
     assert "&lt;script&gt;" in dom and "<script" not in dom.split("</title>", 1)[1]
     opened = re.findall(r'<details class="turn" open="">\s*<summary><span class="label label-'
                         r'(\w+)">\w+</span> turn (\d+)', dom)  # fmt: skip
-    # each failing conversation opens at its first failing turn. c-repeat states an
-    # ungrounded port number at turn 1 and repeats it at turn 2: since issue 54 the whole
-    # fact check no longer vetoes (only a restated sentence with a changed fact does), so
-    # the logistic rule fails it at turn 2, not at turn 1 (a weak spot, stated in the note)
-    assert opened == [("rewrite", "2"), ("generation", "2"), ("ranking", "2"), ("generation", "2")]
+    # each failing conversation opens at its first failing turn (c-repeat fails at turn 1,
+    # where it states the ungrounded port number it repeats at turn 2)
+    assert opened == [("rewrite", "2"), ("generation", "2"), ("ranking", "2"), ("generation", "1")]
     assert dom.count('<details class="turn"') == 17

@@ -43,7 +43,7 @@ def test_the_default_judge_is_not_called_when_its_rule_uses_no_model(tmp_path, m
     assert status.model_consulted is False
     assert status.source and status.source.endswith("embedded-sentences.json")
     assert status.stale == [] and status.kappa is not None
-    assert "not consulted" in status.note and "cited-shape" in status.note
+    assert "not consulted" in status.note and "signals-logistic" in status.note
     assert result.judge_usage.calls == 0
     assert status.fingerprint is not None and status.fingerprint.judge == "sentences"
     assert sum(result.counts.values()) == len(result.cases) > 0
