@@ -27,29 +27,17 @@ from ragtriage.data.conversations import (
     load_conversation_golden,
 )
 from ragtriage.data.models import DEFAULT_CONTEXT_K
-from ragtriage.flows.config import (
-    API_BASE,
-    CACHE,
-    CONCURRENCY,
-    JSON_MODE,
-    JUDGE,
-    MAX_RANK,
-    METRICS,
-    THREADS,
-    TIMEOUT,
-    K,
-    Setting,
-    paths_from_text,
-)
+from ragtriage.flows.config import MAX_RANK, Setting
 from ragtriage.flows.engine import (
     Judged,
-    Judges,
     Judging,
     Loaded,
     Ran,
-    build_judge,
+    RunConfig,
     header,
     judge_item,
+    ordered_as,
+    plan_judges,
     public,
     run_engine,
     slice_name,
@@ -62,11 +50,7 @@ from ragtriage.judge.history import (
     history_chunks,
     recent,
 )
-from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
-from ragtriage.llm.base import ChatModel
-from ragtriage.llm.cache import ResponseCache, default_cache_path
-from ragtriage.llm.local import require_llama
 from ragtriage.notices import Severity, as_notice, notice
 from ragtriage.results.run import (
     ConversationsResult,
@@ -74,9 +58,6 @@ from ragtriage.results.run import (
     GoldenSource,
     TraceSource,
 )
-from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
-from ragtriage.retrieval.metrics import Measure, expand
-from ragtriage.triage import mismatch
 from ragtriage.triage.answer_matrix import answer_matrix
 from ragtriage.triage.calibrated import CalibrationRecords, Decider
 from ragtriage.triage.conversations import (
@@ -94,8 +75,9 @@ from ragtriage.triage.models import CaseResult, Label
 __all__ = ["ConversationsConfig", "arun", "run"]
 
 
+@ordered_as(ConversationsSettings)
 @dataclass
-class ConversationsConfig:
+class ConversationsConfig(RunConfig):
     golden: Annotated[
         Path,
         Setting("Conversational golden set: conversations.jsonl, or a folder holding it "
@@ -106,9 +88,6 @@ class ConversationsConfig:
         Setting("Conversation traces: ours (JSONL), DeepEval conversational test cases, ragas "
                 "multi-turn samples or OpenInference spans with session.id."),
     ]  # fmt: skip
-    # a judge spec (judge.spec), as text or parsed, or a model (its default strategy)
-    judge: Annotated[str | JudgeSpec | ChatModel | None, JUDGE] = EMBEDDED
-    calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
     context_k: Annotated[
         int,
         Setting("Top k chunks passed to the generator, when a trace does not list them.",
@@ -119,31 +98,9 @@ class ConversationsConfig:
         Setting("Depth of the rewrite test: a golden chunk in the probe's top k (score > 0) "
                 "counts as found.", min=1, max=MAX_RANK),
     ] = 10  # fmt: skip
-    metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
-    k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
-    concurrency: Annotated[int, CONCURRENCY] = 8
-    cache: Annotated[Path | None, CACHE] = None
-    threads: Annotated[int | None, THREADS] = None
-    api_base: Annotated[str | None, API_BASE] = None
-    json_mode: Annotated[str | None, JSON_MODE] = None
-    timeout: Annotated[float | None, TIMEOUT] = None
     holdout: Annotated[
         bool, Setting("Audit the held-back conversations (logged next to the golden set).")
     ] = False
-    on_mismatch: Annotated[  # the audit's policy: a meaningless result fails the gate alike
-        str,
-        Setting(
-            "File mismatches: 'fail' (list them; the gate fails when one makes the result "
-            "meaningless), 'warn' (list them and go on) or 'error' (exit 2 on any).",
-            choices=mismatch.POLICIES,
-        ),
-    ] = "fail"
-
-    measures: list[Measure] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        paths_from_text(self)  # a path given as text from Python
-        self.measures = expand(list(self.metrics), list(self.k))
 
     def public(self) -> ConversationsSettings:
         """The config as JSON values, as an audit's (``flows.engine.public``)."""
@@ -154,19 +111,9 @@ async def arun(config: ConversationsConfig) -> ConversationsResult:
     """Judge every turn of the conversation golden set in context, and roll it up."""
     started = time.perf_counter()
     golden, loaded, traced = _load(config)
-    records = CalibrationRecords()
-    asked = build_judge(config)
-    planned = records.model_free(config.calibration, asked.fingerprint)
-    judge = asked if planned is None else asked.model_free()
-    if judge.embedded and judge.model is not config.judge:
-        require_llama()
+    judges = plan_judges(config, CalibrationRecords())
     order = TurnOrder(golden, traced)
-    store = ResponseCache(config.cache or default_cache_path())
-    try:
-        judges = Judges(judge, planned, records, store)
-        ran = await run_engine(config, loaded, judges, order, cascade=[])
-    finally:
-        store.close()
+    ran = await run_engine(config, judges, loaded, order)
     return _result(config, ran, golden, traced, order, started)
 
 
@@ -293,7 +240,7 @@ class _TurnState:
         self.given = given
         self.usage = Usage()
         self.last: JudgeRun | None = None
-        self.decider: Decider | None = given.planned
+        self.decider: Decider | None = given.judges.planned
 
     async def judge(self, batch: list[JudgeItem]) -> list[JudgeResult]:
         given = self.given
