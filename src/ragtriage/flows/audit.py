@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -44,12 +43,14 @@ from ragtriage.flows.engine import (
     Ran,
     RunConfig,
     Tick,
+    Writer,
     build_judge,
     header,
     judge_label,
     ordered_as,
     plan_judges,
     public,
+    run_command,
     run_engine,
     slice_name,
 )
@@ -176,9 +177,8 @@ class AuditConfig(RunConfig):
         return AuditSettings.model_validate(public(self, frozenset(unused)))
 
 
-# writes an audit's files into a folder from the result and the calibration record it was
-# decided by (its plots): ``render.writer.write_audit``; returns what it wrote by name
-AuditWriter = Callable[[AuditResult, CalibrationRecord | None, Path], dict[str, Path]]
+# an audit's writer: ``render.writer.write_audit`` (its calibration's plots too)
+AuditWriter = Writer[AuditResult]
 
 
 def _limited(golden: GoldenSet, limit: int | None) -> GoldenSet:
@@ -197,13 +197,7 @@ async def arun(
     With ``out``, ``write`` writes the audit's files there (``results.json``, the reports,
     the calibration's plots: ``render.writer.write_audit``, what ``ragtriage audit``
     passes) from the calibration record the audit read once and decided by."""
-    if out is not None and write is None:
-        raise TypeError("out= needs write= (e.g. ragtriage.render.writer.write_audit)")
-    records = CalibrationRecords()
-    result, record = await _audit(config, tick, records)
-    if out is not None and write is not None:
-        write(result, record, Path(out))
-    return result
+    return await run_command(lambda records: _audit(config, tick, records), out, write)
 
 
 def run(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated
 
 from ragtriage.atomic import file_sha256
+from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.data.conversation_traces import read_conversation_traces
 from ragtriage.data.conversations import (
     ConversationGolden,
@@ -34,11 +35,13 @@ from ragtriage.flows.engine import (
     Loaded,
     Ran,
     RunConfig,
+    Writer,
     header,
     judge_item,
     ordered_as,
     plan_judges,
     public,
+    run_command,
     run_engine,
     slice_name,
 )
@@ -107,14 +110,36 @@ class ConversationsConfig(RunConfig):
         return ConversationsSettings.model_validate(public(self))
 
 
-async def arun(config: ConversationsConfig) -> ConversationsResult:
-    """Judge every turn of the conversation golden set in context, and roll it up."""
+async def arun(
+    config: ConversationsConfig,
+    out: Path | None = None,
+    write: Writer[ConversationsResult] | None = None,
+) -> ConversationsResult:
+    """Judge every turn of the conversation golden set in context, and roll it up; with
+    ``out``, ``write`` writes the files there (``render.writer.write_conversations``)."""
+    return await run_command(lambda records: _conversations(config, records), out, write)
+
+
+def run(
+    config: ConversationsConfig,
+    out: Path | None = None,
+    write: Writer[ConversationsResult] | None = None,
+) -> ConversationsResult:
+    """:func:`arun` to its end."""
+    return asyncio.run(arun(config, out, write))
+
+
+async def _conversations(
+    config: ConversationsConfig, records: CalibrationRecords
+) -> tuple[ConversationsResult, CalibrationRecord | None]:
+    """The result and the calibration record that decided: the inputs read, the judges
+    planned, the engine in :class:`TurnOrder`, the turns' own rows."""
     started = time.perf_counter()
     golden, loaded, traced = _load(config)
-    judges = plan_judges(config, CalibrationRecords())
+    judges = plan_judges(config, records)
     order = TurnOrder(golden, traced)
     ran = await run_engine(config, judges, loaded, order)
-    return _result(config, ran, golden, traced, order, started)
+    return _result(config, ran, golden, traced, order, started), ran.judged.decider.record
 
 
 def _load(config: ConversationsConfig) -> tuple[ConversationGolden, Loaded, dict[str, TracedTurn]]:
@@ -174,31 +199,42 @@ class TurnOrder:
     # time (rebuilt from turn 1 for every turn it made the judging quadratic)
     seen: dict[str, list[PriorTurn]] = field(default_factory=dict)
 
+    # the judging so far: the results, usage over every batch, the last run (its
+    # fingerprint), and the decider, found from the judge's own fingerprint
+    judged: dict[str, JudgeResult] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    last: JudgeRun | None = None
+    decider: Decider | None = None
+
     async def __call__(self, given: Judging) -> Judged:
         threads = self.golden.conversations()
-        depth = max(len(turns) for turns in threads.values())
-        judged: dict[str, JudgeResult] = {}
-        state = _TurnState(given)
-        for index in range(depth):
-            items = self._items(threads, index, given, judged, state.decider)
-            if not items and state.last is not None:
+        self.decider = given.judges.planned
+
+        async def judge(batch: list[JudgeItem]) -> list[JudgeResult]:
+            run = await ajudge(given.judge, batch, given.concurrency, given.store)
+            self.usage, self.last = self.usage + run.usage, run
+            return run.results
+
+        def decide(result: JudgeResult) -> bool | None:
+            if self.decider is None:  # the judge's own fingerprint finds its calibration
+                self.decider = given.decider(result.fingerprint)
+            return self.decider.decide(result)
+
+        for index in range(max(len(turns) for turns in threads.values())):
+            items = self._items(threads, index, given)
+            if not items and self.last is not None:
                 continue
             history = {item.id: history_chunks(self.prior[item.id]) for item in items}
-            results, rested = await ajudge_with_history(items, history, state.judge, state.decide)
-            judged.update(results)
+            results, rested = await ajudge_with_history(items, history, judge, decide)
+            self.judged.update(results)
             self.with_prior |= rested
-            if state.decider is None and state.last is not None:
-                state.decider = given.decider(state.last.fingerprint)
-        assert state.last is not None and state.decider is not None  # one index was judged
-        return Judged(replace(state.last, usage=state.usage), judged, state.decider)
+            if self.decider is None and self.last is not None:
+                self.decider = given.decider(self.last.fingerprint)
+        assert self.last is not None and self.decider is not None  # one index was judged
+        return Judged(replace(self.last, usage=self.usage), self.judged, self.decider)
 
     def _items(
-        self,
-        threads: dict[str, list[GoldenTurn]],
-        index: int,
-        given: Judging,
-        judged: dict[str, JudgeResult],
-        decider: Decider | None,
+        self, threads: dict[str, list[GoldenTurn]], index: int, given: Judging
     ) -> list[JudgeItem]:
         """The judge's input for each conversation's turn ``index`` (its recent prior
         turns, ``judge.history.recent``, recorded as judged so far)."""
@@ -208,7 +244,7 @@ class TurnOrder:
                 continue
             gold = turns[index]
             seen = self.seen.setdefault(conv, [])
-            if index and (before := self._prior(turns[index - 1], judged, decider)):
+            if index and (before := self._prior(turns[index - 1])):
                 seen.append(before)
             self.prior[gold.case.id] = list(recent(seen))
             turn = self.traced.get(gold.case.id)
@@ -217,41 +253,17 @@ class TurnOrder:
             items.append(judge_item(gold.case.id, gold.user, turn.trace, given.texts))
         return items
 
-    def _prior(
-        self, gold: GoldenTurn, judged: dict[str, JudgeResult], decider: Decider | None
-    ) -> PriorTurn | None:
+    def _prior(self, gold: GoldenTurn) -> PriorTurn | None:
         """An earlier turn as later turns see it; ``None`` when it was not traced (its
         message is then unknown to the system too)."""
         turn = self.traced.get(gold.case.id)
         if turn is None:
             return None
-        result = judged.get(gold.case.id)
+        result, decider = self.judged.get(gold.case.id), self.decider
         grounded = bool(result is not None and decider is not None and decider.decide(result))
         return PriorTurn(
             turn=gold.turn, user=turn.user, answer=turn.trace.answer, grounded=grounded
         )
-
-
-class _TurnState:
-    """The judging of a conversation run so far: usage over every batch, the last run (its
-    fingerprint), and the decider, found from the judge's own fingerprint."""
-
-    def __init__(self, given: Judging) -> None:
-        self.given = given
-        self.usage = Usage()
-        self.last: JudgeRun | None = None
-        self.decider: Decider | None = given.judges.planned
-
-    async def judge(self, batch: list[JudgeItem]) -> list[JudgeResult]:
-        given = self.given
-        run = await ajudge(given.judge, batch, given.concurrency, given.store)
-        self.usage, self.last = self.usage + run.usage, run
-        return run.results
-
-    def decide(self, result: JudgeResult) -> bool | None:
-        if self.decider is None:  # the judge's own fingerprint finds its calibration
-            self.decider = self.given.decider(result.fingerprint)
-        return self.decider.decide(result)
 
 
 def _result(
@@ -350,8 +362,3 @@ def _turn_result(
         probe=probe,
         case=case,
     )
-
-
-def run(config: ConversationsConfig) -> ConversationsResult:
-    """:func:`arun` to its end."""
-    return asyncio.run(arun(config))

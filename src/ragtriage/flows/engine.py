@@ -21,6 +21,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel
 
 from ragtriage.calibration.fit_check import misfit
+from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.data.containers import Given
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.models import DEFAULT_CONTEXT_K, GoldenSet
@@ -73,16 +74,22 @@ __all__ = [
     "Ran",
     "RunConfig",
     "Tick",
+    "Writer",
     "build_judge",
     "header",
     "judge_label",
     "ordered_as",
     "plan_judges",
     "public",
+    "run_command",
     "run_engine",
     "slice_name",
 ]
 
+R = TypeVar("R")
+# writes a run's files into a folder from its result and the calibration record it was
+# decided by (an audit's plots: ``render.writer.write_audit``); returns them by name
+Writer = Callable[[R, CalibrationRecord | None, Path], dict[str, Path]]
 # labels that are no decision on an answer: an escalation leaving a case so decided nothing
 UNDECIDED = (Label.UNSURE, Label.UNSCORED, Label.UNSTABLE)
 # the per-item callback is called with no argument (generation) or the judge's result
@@ -465,6 +472,23 @@ def slice_name(holdout: bool, has_holdout: bool) -> str:
     """Which slice a run scored: ``holdout`` when asked, ``dev`` when the set has a
     held-out slice, else ``all``."""
     return "holdout" if holdout else "dev" if has_holdout else "all"
+
+
+async def run_command(
+    made: Callable[[CalibrationRecords], Awaitable[tuple[R, CalibrationRecord | None]]],
+    out: Path | None,
+    write: Writer[R] | None,
+) -> R:
+    """A command's run (``made``: its result and the calibration record that decided, every
+    record read through the records it is given, once); with ``out``, ``write`` writes its
+    files there (what the command line and ``ragtriage.audit(out=...)`` pass:
+    ``render.writer``)."""
+    if out is not None and write is None:
+        raise TypeError("out= needs write= (e.g. ragtriage.render.writer.write_audit)")
+    result, record = await made(CalibrationRecords())
+    if out is not None and write is not None:
+        write(result, record, Path(out))
+    return result
 
 
 def plan_judges(
