@@ -280,7 +280,7 @@ def _judge_all(config: AuditConfig, tick: Tick | None) -> Order:
     then, for a claims judge, every answer against its reference answer."""
 
     async def judge_all(given: Judging) -> Judged:
-        items, loaded = given.items, given.loaded
+        items = given.items
         on_result = tick("judge", len(items)) if tick else None
         vote = given.judges.vote
         run = await ajudge(
@@ -288,9 +288,7 @@ def _judge_all(config: AuditConfig, tick: Tick | None) -> Order:
         )
         reference: dict[str, Any] = {}
         if run.fingerprint.judge == "claims" and config.check_reference:
-            reference, checked = await _reference_check(
-                loaded.golden, loaded.traces, given.judge.single(), config, given.store
-            )
+            reference, checked = await _reference_check(given)
             if checked is not None:
                 run = replace(run, usage=run.usage + checked.usage, cache=checked.cache)
         results = {r.item_id: r for r in run.results}
@@ -374,15 +372,14 @@ async def _traces(config, golden, store, shared_model, tick, full):
     return traces, traces, _trace_info(config) | recorded
 
 
-async def _reference_check(
-    golden, traces, judge: Judge, config, store
-) -> tuple[dict[str, Any], JudgeRun | None]:
+async def _reference_check(given: Judging) -> tuple[dict[str, Any], JudgeRun | None]:
     """Judge each answer against its golden reference answer, to catch contradictions;
     the results by case, and the run (its calls count in the audit's usage; its cache
     figures, from the same store, include the main run's).
 
     Only claims judges give a ``contradicted`` verdict, so only they run this check.
     """
+    traces = given.loaded.traces
     items = [
         JudgeItem(
             id=c.id,
@@ -390,12 +387,12 @@ async def _reference_check(
             answer=traces[c.id].answer,
             contexts=(ContextChunk(id="reference", text=c.reference_answer),),
         )
-        for c in golden.cases
+        for c in given.loaded.golden.cases
         if c.reference_answer and c.id in traces and c.expected()
     ]
     if not items:
         return {}, None
-    run = await ajudge(judge, items, config.concurrency, store)
+    run = await ajudge(given.judge.single(), items, given.concurrency, given.store)
     return {r.item_id: r for r in run.results}, run
 
 

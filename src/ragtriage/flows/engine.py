@@ -6,7 +6,9 @@ lists -> stage 2 judging every judgeable answer in an *order* (an audit judges a
 once; a conversation turn by turn with history) -> decisions by the calibration, with the
 ``--escalate-to`` cascade for the unsure -> triage rows -> the header every result starts
 with (``results/run.py``: ``RunHeader``). Everything between reading and the command's
-own rows (an audit's clusters, a conversation's roll-up) is here, once.
+own rows (an audit's clusters, a conversation's roll-up) is here, once: the settings both
+commands take (:class:`RunConfig`), their judges (:func:`plan_judges`), the response
+store, and the run from a command's entry to its written files (:func:`run_command`).
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ __all__ = [
     "public",
     "run_command",
     "run_engine",
+    "sample_vote",
     "slice_name",
 ]
 
@@ -515,7 +518,9 @@ def plan_judges(
             "verdicts cannot differ between samples"
         )
         notices.append(notice("samples_not_drawn", text, severity=Severity.INFO))
-    vote = _sample_vote(config, judge, records) if judge.options.samples > 1 else None
+    vote = None
+    if judge.options.samples > 1:
+        vote = sample_vote(records.decider(config.calibration, judge.fingerprint))
     # the answers the model wrote that ship with the set need no model (a request they do
     # not hold asks for it when it comes: LocalGenerator)
     if (generates and writes()) or (judge.model is not None and judge.model is shared_model):
@@ -532,11 +537,8 @@ def _shared_model(config: RunConfig, judge: Judge, generates: bool) -> ChatModel
     return LocalModel(n_threads=config.threads) if generates else None
 
 
-def _sample_vote(
-    config: RunConfig, judge: Judge, records: CalibrationRecords
-) -> Callable[[JudgeResult], str]:
+def sample_vote(decider: Decider) -> Callable[[JudgeResult], str]:
     """What a sample votes: the decision of the calibration the run will decide by."""
-    decider = records.decider(config.calibration, judge.fingerprint)
 
     def vote(result: JudgeResult) -> str:
         decision = decider.decide(result)
