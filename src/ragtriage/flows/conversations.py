@@ -139,7 +139,7 @@ async def _conversations(
     judges = plan_judges(config, records)
     order = TurnOrder(golden, traced)
     ran = await run_engine(config, judges, loaded, order)
-    return _result(config, ran, golden, traced, order, started), ran.judged.decider.record
+    return _result(config, ran, order, started), ran.judged.decider.record
 
 
 def _load(config: ConversationsConfig) -> tuple[ConversationGolden, Loaded, dict[str, TracedTurn]]:
@@ -267,37 +267,36 @@ class TurnOrder:
 
 
 def _result(
-    config: ConversationsConfig,
-    ran: Ran,
-    golden: ConversationGolden,
-    traced: dict[str, TracedTurn],
-    order: TurnOrder,
-    started: float,
+    config: ConversationsConfig, ran: Ran, order: TurnOrder, started: float
 ) -> ConversationsResult:
     """The header, then the turns (the engine's rows with the rewrite test and the
     history's part) and their roll-up per conversation."""
-    probes, notices = _probes(config, ran, golden, traced)
-    turns = _turn_results(golden, traced, ran, probes, order)
+    probes, notices = _probes(config, ran, order)
+    by_id = {r.case_id: r for r in ran.rows}
+    threads = order.golden.conversations()
+    turns = [
+        _turn_result(gold, by_id[gold.case.id], ran, probes, order)
+        for conversation in threads.values()
+        for gold in conversation
+    ]
     head = header(config, ran, started)
     head["warnings"] = head["warnings"] + notices
     return ConversationsResult(
         **head,
-        slices=retrieval_slices(ran.retrieval, golden),
+        slices=retrieval_slices(ran.retrieval, order.golden),
         counts=turn_label_counts(turns),
         answer_matrix=answer_matrix([t.case for t in turns], [t.label.value for t in turns]),
-        conversations=roll_up(turns, list(golden.conversations())),
+        conversations=roll_up(turns, list(threads)),
         turns=turns,
     )
 
 
 def _probes(
-    config: ConversationsConfig,
-    ran: Ran,
-    golden: ConversationGolden,
-    traced: dict[str, TracedTurn],
+    config: ConversationsConfig, ran: Ran, order: TurnOrder
 ) -> tuple[dict[str, RewriteProbe], list]:
     """The rewrite test on the turns that failed retrieval or ranking (it searches the
     golden corpus: without one it cannot run, and says so)."""
+    golden, traced = order.golden, order.traced
     candidates = {r.case_id for r in ran.rows if r.label in (Label.RETRIEVAL, Label.RANKING)}
     corpus = ran.loaded.golden.corpus
     if corpus:
@@ -312,33 +311,13 @@ def _probes(
     return {}, [notice("rewrite_not_tested", text)]
 
 
-def _turn_results(
-    golden: ConversationGolden,
-    traced: dict[str, TracedTurn],
-    ran: Ran,
-    probes: dict[str, RewriteProbe],
-    order: TurnOrder,
-) -> list[TurnResult]:
-    by_id = {r.case_id: r for r in ran.rows}
-    return [
-        _turn_result(gold, by_id[gold.case.id], traced, ran, probes, order)
-        for turns in golden.conversations().values()
-        for gold in turns
-    ]
-
-
 def _turn_result(
-    gold: GoldenTurn,
-    case: CaseResult,
-    traced: dict[str, TracedTurn],
-    ran: Ran,
-    probes: dict[str, RewriteProbe],
-    order: TurnOrder,
+    gold: GoldenTurn, case: CaseResult, ran: Ran, probes: dict[str, RewriteProbe], order: TurnOrder
 ) -> TurnResult:
     """One turn's row: the case row, its turn label, and which sentences the history
     supports."""
     probe = probes.get(gold.case.id)
-    turn = traced.get(gold.case.id)
+    turn = order.traced.get(gold.case.id)
     result = ran.judged.results.get(gold.case.id)
     texts = ran.texts
     passages = [ContextChunk(id=c, text=texts[c]) for c in case.context_ids if c in texts]
