@@ -36,7 +36,8 @@ def run(
 
     output_dir(out, "--out", OUTPUTS)
     output_file(config.cache, "--cache")
-    result = flow.run(config, out, lambda result, _, folder: write_conversations(result, folder))
+    # the run writes its files as an audit's does; no calibration plots, so no record
+    result = flow.run(config, out, lambda made, _record, to: write_conversations(made, to))
     if not quiet:
         term = console(quiet)
         conversations_summary(result, term)
