@@ -11,6 +11,7 @@ import pytest
 
 from ragtriage.cli.main import command_tree, main
 from ragtriage.flows import audit as audit_flow
+from ragtriage.flows import engine
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.flows.retrieval import RetrievalConfig
 
@@ -52,8 +53,8 @@ def test_generator_embedded_is_the_judges_word_and_local_still_works(tmp_path, m
 
             raise Unscorable("no model in this test")
 
-    monkeypatch.setattr(audit_flow, "require_llama", lambda: None)
-    monkeypatch.setattr(audit_flow, "LocalModel", lambda *a, **k: None)
+    monkeypatch.setattr(engine, "require_llama", lambda: None)
+    monkeypatch.setattr(engine, "LocalModel", lambda *a, **k: None)
     monkeypatch.setattr(audit_flow, "Caller", FailingCaller)
     for spelling in ("embedded", "local"):  # --live below: not the handbook's shipped answers
         out = tmp_path / spelling

@@ -279,8 +279,9 @@ class FailingCaller:
 def test_a_failed_generation_is_unscored_with_its_reason_never_judged(tmp_path, monkeypatch):
     """It became the answer "[generation failed: ...]" and was judged."""
     from ragtriage.flows import audit as audit_module
+    from ragtriage.flows import engine
 
-    monkeypatch.setattr(audit_module, "LocalModel", lambda *a, **k: None)
+    monkeypatch.setattr(engine, "LocalModel", lambda *a, **k: None)
     monkeypatch.setattr(audit_module, "Caller", FailingCaller)
     result = audit_flow.run(
         AuditConfig(  # --live: the handbook's shipped answers would need no model call
@@ -307,6 +308,7 @@ def test_the_default_audit_makes_the_embedded_model_object_once(tmp_path, monkey
     """The judge travelled as a (strategy, model) pair, resolved for the plan, the
     sampling vote, the run and the generator: each made an embedded model object."""
     from ragtriage.flows import audit as audit_module
+    from ragtriage.flows import engine
     from ragtriage.llm.local import LocalModel
 
     made = []
@@ -317,7 +319,7 @@ def test_the_default_audit_makes_the_embedded_model_object_once(tmp_path, monkey
         real(self, **kwargs)
 
     monkeypatch.setattr(LocalModel, "__init__", counted)
-    monkeypatch.setattr(audit_module, "require_llama", lambda: None)
+    monkeypatch.setattr(engine, "require_llama", lambda: None)
     monkeypatch.setattr(audit_module, "Caller", FailingCaller)  # no model is run
     result = audit_flow.run(AuditConfig(golden=HANDBOOK, cache=tmp_path / "c.sqlite", limit=2))
     assert len(made) == 1

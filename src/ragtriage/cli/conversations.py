@@ -32,16 +32,16 @@ def run(
     unscored) and each conversation's first failing turn."""
     from ragtriage.flows import conversations as flow
     from ragtriage.render.conversations import conversations_summary
-    from ragtriage.render.writer import write_conversations
+    from ragtriage.render.writer import audit_paths, write_conversations
 
     output_dir(out, "--out", OUTPUTS)
     output_file(config.cache, "--cache")
-    result = flow.run(config)
-    written = write_conversations(result, out)
+    # the run writes its files as an audit's does; no calibration plots, so no record
+    result = flow.run(config, out, lambda made, _record, to: write_conversations(made, to))
     if not quiet:
         term = console(quiet)
         conversations_summary(result, term)
-        for path in written.values():
+        for path in audit_paths(out).values():
             term.print(f"wrote {path}")
 
 

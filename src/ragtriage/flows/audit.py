@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,23 +26,13 @@ from ragtriage.data.models import DEFAULT_CONTEXT_K, GoldenSet
 from ragtriage.data.traces import read_traces
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (
-    API_BASE,
-    CACHE,
     COLUMNS,
-    CONCURRENCY,
     DEFAULT_DEPTH,
     DEPTH,
-    JSON_MODE,
-    JUDGE,
     MAX_RANK,
-    METRICS,
     OLD_JUDGE,
     TEMPERATURE,
-    THREADS,
-    TIMEOUT,
-    K,
     Setting,
-    paths_from_text,
 )
 from ragtriage.flows.engine import (
     Judged,
@@ -52,25 +41,28 @@ from ragtriage.flows.engine import (
     Loaded,
     Order,
     Ran,
+    RunConfig,
     Tick,
+    Writer,
     build_judge,
     header,
     judge_label,
+    ordered_as,
+    plan_judges,
     public,
+    run_command,
     run_engine,
     slice_name,
 )
 from ragtriage.judge.api import JudgeRun, ajudge
 from ragtriage.judge.judge import Judge, JudgeOptions
-from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
-from ragtriage.judge.spec import EMBEDDED, JudgeSpec
-from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult
+from ragtriage.judge.spec import JudgeSpec
+from ragtriage.judge.types import ContextChunk, JudgeItem
 from ragtriage.llm.base import ChatModel
-from ragtriage.llm.cache import ResponseCache, default_cache_path
+from ragtriage.llm.cache import ResponseCache
 from ragtriage.llm.calls import Caller
-from ragtriage.llm.local import LocalModel, require_llama
 from ragtriage.llm.recorded import Recording, find_recording, read_recording
-from ragtriage.notices import Notice, Severity, as_notice, notice
+from ragtriage.notices import as_notice
 from ragtriage.results.run import (
     AuditResult,
     AuditSettings,
@@ -78,8 +70,6 @@ from ragtriage.results.run import (
     RecordedAnswers,
     TraceSource,
 )
-from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
-from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.retrievers import load_callable
 from ragtriage.system.generate import EMBEDDED as GENERATOR
 from ragtriage.system.generate import LocalGenerator, canonical_generator
@@ -103,8 +93,9 @@ __all__ = [
 ]
 
 
+@ordered_as(AuditSettings)
 @dataclass
-class AuditConfig:
+class AuditConfig(RunConfig):
     golden: Annotated[
         Path | Given,
         Setting("Golden set directory or file (ours, or ragas; JSONL, JSON, CSV or Parquet)."),
@@ -130,38 +121,19 @@ class AuditConfig:
             "earlier that ship with the golden set (embedded_answers.jsonl beside it)."
         ),
     ] = False
-    # a judge spec (see judge.spec), as text or parsed, or a model
-    judge: Annotated[str | JudgeSpec | ChatModel | None, JUDGE] = EMBEDDED
     # for a ChatModel ``judge``; a spec names its own strategy
     strategy: Annotated[str | None, OLD_JUDGE] = None
-    calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
     context_k: Annotated[
         int, Setting("Top k chunks passed to the generator.", min=1, max=MAX_RANK)
     ] = DEFAULT_CONTEXT_K
     depth: Annotated[int, DEPTH] = DEFAULT_DEPTH
-    metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
-    k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
-    concurrency: Annotated[int, CONCURRENCY] = 8
-    cache: Annotated[Path | None, CACHE] = None
-    threads: Annotated[int | None, THREADS] = None
     limit: Annotated[int | None, Setting("Audit only the first N cases.", min=1)] = None
     check_reference: Annotated[  # claims judges: also judge against reference_answer
         bool, Setting("Claims judges: also judge answers against reference_answer.")
     ] = True
-    api_base: Annotated[str | None, API_BASE] = None  # for a litellm judge
-    json_mode: Annotated[str | None, JSON_MODE] = None
-    timeout: Annotated[float | None, TIMEOUT] = None
     holdout: Annotated[  # audit the held-back slice instead of the development slice
         bool, Setting("Audit the held-back slice (logged next to the golden set).")
     ] = False
-    on_mismatch: Annotated[  # see triage/mismatch.py
-        str,
-        Setting(
-            "File mismatches: 'fail' (list them; the gate fails when one makes the result "
-            "meaningless), 'warn' (list them and go on) or 'error' (exit 2 on any).",
-            choices=mismatch.POLICIES,
-        ),
-    ] = "fail"
     samples: Annotated[
         int,
         Setting(
@@ -193,13 +165,9 @@ class AuditConfig:
         ),
     ] = field(default_factory=list)
 
-    # --metrics over --k, parsed once here (a bad name is refused before any case is run)
-    measures: list[Measure] = field(init=False, repr=False, compare=False)
-
     def __post_init__(self) -> None:
-        paths_from_text(self)  # cache="x.sqlite" from Python
+        super().__post_init__()
         self.generator = canonical_generator(self.generator)  # 'local' is 'embedded'
-        self.measures = expand(list(self.metrics), list(self.k))
 
     def public(self) -> AuditSettings:
         """The config as JSON values (a model object is recorded by its name). With a trace
@@ -209,9 +177,8 @@ class AuditConfig:
         return AuditSettings.model_validate(public(self, frozenset(unused)))
 
 
-# writes an audit's files into a folder from the result and the calibration record it was
-# decided by (its plots): ``render.writer.write_audit``; returns what it wrote by name
-AuditWriter = Callable[[AuditResult, CalibrationRecord | None, Path], dict[str, Path]]
+# an audit's writer: ``render.writer.write_audit`` (its calibration's plots too)
+AuditWriter = Writer[AuditResult]
 
 
 def _limited(golden: GoldenSet, limit: int | None) -> GoldenSet:
@@ -230,13 +197,7 @@ async def arun(
     With ``out``, ``write`` writes the audit's files there (``results.json``, the reports,
     the calibration's plots: ``render.writer.write_audit``, what ``ragtriage audit``
     passes) from the calibration record the audit read once and decided by."""
-    if out is not None and write is None:
-        raise TypeError("out= needs write= (e.g. ragtriage.render.writer.write_audit)")
-    records = CalibrationRecords()
-    result, record = await _audit(config, tick, records)
-    if out is not None and write is not None:
-        write(result, record, Path(out))
-    return result
+    return await run_command(lambda records: _audit(config, tick, records), out, write)
 
 
 def run(
@@ -247,21 +208,6 @@ def run(
 ) -> AuditResult:
     """:func:`arun` to its end."""
     return asyncio.run(arun(config, tick, out, write))
-
-
-@dataclass
-class _Plan:
-    """The audit's judges, built once and refused before anything runs: the judge asked
-    for, the one that runs (without its model when a model-free rule decides), that
-    rule, the one embedded model object of the run, the cascade and the sampling vote."""
-
-    judge: Judge
-    planned: Decider | None
-    shared_model: ChatModel | None
-    generates_locally: bool
-    cascade: list[tuple[JudgeSpec, Judge, Decider]]
-    vote: Callable[[JudgeResult], str] | None
-    notices: list[Notice]
 
 
 async def _audit(
@@ -279,43 +225,20 @@ async def _audit(
     full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
     golden = evaluated_slice(full, config.holdout)  # held-out cases are not even run
     _check_system(config)  # a bad retriever or generator, before any progress line
-    store = ResponseCache(config.cache or default_cache_path())
-    try:
-        plan = _plan(config, records)
-        loaded = await _load(config, full, golden, store, plan, tick)
-        judges = Judges(plan.judge, plan.planned, records, store)
-        order = _judge_all(config, loaded, plan.vote, tick)
-        ran = await run_engine(config, loaded, judges, order, plan.cascade)
-    finally:
-        store.close()
+    judges = plan_judges(
+        config,
+        records,
+        # a trace file carries its answers: the generator is needed only to generate
+        generates=config.traces is None and config.generator == GENERATOR,
+        writes=lambda: _recording(config) is None,
+        escalate=lambda shared: escalation_deciders(config, shared, records),
+    )
+
+    async def load(store: ResponseCache) -> Loaded:
+        return await _load(config, full, golden, store, judges, tick)
+
+    ran = await run_engine(config, judges, load, _judge_all(config, tick))
     return _result(config, ran, started), ran.judged.decider.record
-
-
-def _plan(config: AuditConfig, records: CalibrationRecords) -> _Plan:
-    """The judges of the audit, each built once; an escalation judge without its own
-    calibration, or an embedded model without llama.cpp, is refused here."""
-    asked = build_judge(config)  # the one judge object (and embedded model) of the run
-    # a trace file carries its answers: the generator is needed only to generate
-    generates_locally = config.traces is None and config.generator == GENERATOR
-    shared_model = _shared_model(config, asked, generates_locally)
-    cascade = escalation_deciders(config, shared_model, records)
-    # a calibrated rule that reads no model signal: judge without calling the model
-    planned = records.model_free(config.calibration, asked.fingerprint)
-    judge = asked if planned is None else asked.model_free()
-    notices = []
-    if planned is not None and asked.options.sampling:
-        text = (
-            "--samples not drawn: the calibrated rule reads no model signal, so its "
-            "verdicts cannot differ between samples"
-        )
-        notices.append(notice("samples_not_drawn", text, severity=Severity.INFO))
-    vote = _sample_vote(config, judge, records) if judge.options.samples > 1 else None
-    # the answers the model wrote that ship with the set need no model (a request they do
-    # not hold asks for it when it comes: LocalGenerator)
-    writes = generates_locally and _recording(config) is None
-    if writes or (judge.model is not None and judge.model is shared_model):
-        require_llama()  # before any answer is generated
-    return _Plan(judge, planned, shared_model, generates_locally, cascade, vote, notices)
 
 
 async def _load(
@@ -323,12 +246,12 @@ async def _load(
     full: GoldenSet,
     golden: GoldenSet,
     store: ResponseCache,
-    plan: _Plan,
+    judges: Judges,
     tick: Tick | None,
 ) -> Loaded:
     """The golden set and its traces: read from the trace file, or made by the system."""
     started = time.perf_counter()
-    traces, read, info = await _traces(config, golden, store, plan.shared_model, tick, full)
+    traces, read, info = await _traces(config, golden, store, judges.shared_model, tick, full)
     known = {c.id for c in golden.cases}
     notes = full.notes + info.get("notes", [])
     return Loaded(
@@ -346,32 +269,26 @@ async def _load(
         trace_source=TraceSource(
             **{k: v for k, v in info.items() if k in TraceSource.model_fields}
         ),
-        notices=[as_notice(n, "reader") for n in notes] + plan.notices,
+        notices=[as_notice(n, "reader") for n in notes] + judges.notices,
         assumptions=info.get("assumptions", {}) | mismatch.rising_scores(traces, known),
         timings={"system_s": time.perf_counter() - started},
     )
 
 
-def _judge_all(
-    config: AuditConfig,
-    loaded: Loaded,
-    vote: Callable[[JudgeResult], str] | None,
-    tick: Tick | None,
-) -> Order:
+def _judge_all(config: AuditConfig, tick: Tick | None) -> Order:
     """An audit's judging order: every answer at once (sampled up to ``--samples`` times),
     then, for a claims judge, every answer against its reference answer."""
 
     async def judge_all(given: Judging) -> Judged:
         items = given.items
         on_result = tick("judge", len(items)) if tick else None
+        vote = given.judges.vote
         run = await ajudge(
             given.judge, items, given.concurrency, given.store, on_result=on_result, verdict=vote
         )
         reference: dict[str, Any] = {}
         if run.fingerprint.judge == "claims" and config.check_reference:
-            reference, checked = await _reference_check(
-                loaded.golden, loaded.traces, given.judge.single(), config, given.store
-            )
+            reference, checked = await _reference_check(given)
             if checked is not None:
                 run = replace(run, usage=run.usage + checked.usage, cache=checked.cache)
         results = {r.item_id: r for r in run.results}
@@ -455,15 +372,14 @@ async def _traces(config, golden, store, shared_model, tick, full):
     return traces, traces, _trace_info(config) | recorded
 
 
-async def _reference_check(
-    golden, traces, judge: Judge, config, store
-) -> tuple[dict[str, Any], JudgeRun | None]:
+async def _reference_check(given: Judging) -> tuple[dict[str, Any], JudgeRun | None]:
     """Judge each answer against its golden reference answer, to catch contradictions;
     the results by case, and the run (its calls count in the audit's usage; its cache
     figures, from the same store, include the main run's).
 
     Only claims judges give a ``contradicted`` verdict, so only they run this check.
     """
+    traces = given.loaded.traces
     items = [
         JudgeItem(
             id=c.id,
@@ -471,12 +387,12 @@ async def _reference_check(
             answer=traces[c.id].answer,
             contexts=(ContextChunk(id="reference", text=c.reference_answer),),
         )
-        for c in golden.cases
+        for c in given.loaded.golden.cases
         if c.reference_answer and c.id in traces and c.expected()
     ]
     if not items:
         return {}, None
-    run = await ajudge(judge, items, config.concurrency, store)
+    run = await ajudge(given.judge.single(), items, given.concurrency, given.store)
     return {r.item_id: r for r in run.results}, run
 
 
@@ -613,15 +529,6 @@ def _without_model(
     return (judge, decider) if free is None else (judge.model_free(), free)
 
 
-def _shared_model(config: AuditConfig, judge: Judge, generates: bool) -> ChatModel | None:
-    """The one embedded model object of the audit: the judge's when its spec names the
-    embedded model (it judges and generates), else a new one when the embedded generator
-    runs, else ``None`` (the escalation judges make one if they name it)."""
-    if judge.embedded and judge.model is not config.judge:
-        return judge.model
-    return LocalModel(n_threads=config.threads) if generates else None
-
-
 def _check_system(config: AuditConfig) -> None:
     """A retriever or generator ``module:function`` that cannot be imported is refused
     before anything runs (it printed ``generate: 0/16`` first)."""
@@ -631,21 +538,6 @@ def _check_system(config: AuditConfig) -> None:
         load_callable(config.retriever)
     if config.generator not in (GENERATOR, "extractive"):
         load_callable(config.generator, field="generator")
-
-
-def _sample_vote(
-    config: AuditConfig, judge: Judge, records: CalibrationRecords
-) -> Callable[[JudgeResult], str]:
-    """What a sample votes: the decision of the calibration the audit will decide by."""
-    decider = records.decider(config.calibration, judge.fingerprint)
-
-    def vote(result: JudgeResult) -> str:
-        decision = decider.decide(result)
-        if decision is None:
-            return result.outcome.value
-        return FAITHFUL if decision else UNFAITHFUL
-
-    return vote
 
 
 def _trace_info(config: AuditConfig) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated
 
 from ragtriage.atomic import file_sha256
+from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.data.conversation_traces import read_conversation_traces
 from ragtriage.data.conversations import (
     ConversationGolden,
@@ -27,30 +28,20 @@ from ragtriage.data.conversations import (
     load_conversation_golden,
 )
 from ragtriage.data.models import DEFAULT_CONTEXT_K
-from ragtriage.flows.config import (
-    API_BASE,
-    CACHE,
-    CONCURRENCY,
-    JSON_MODE,
-    JUDGE,
-    MAX_RANK,
-    METRICS,
-    THREADS,
-    TIMEOUT,
-    K,
-    Setting,
-    paths_from_text,
-)
+from ragtriage.flows.config import MAX_RANK, Setting
 from ragtriage.flows.engine import (
     Judged,
-    Judges,
     Judging,
     Loaded,
     Ran,
-    build_judge,
+    RunConfig,
+    Writer,
     header,
     judge_item,
+    ordered_as,
+    plan_judges,
     public,
+    run_command,
     run_engine,
     slice_name,
 )
@@ -62,11 +53,7 @@ from ragtriage.judge.history import (
     history_chunks,
     recent,
 )
-from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeItem, JudgeResult, Outcome, Usage
-from ragtriage.llm.base import ChatModel
-from ragtriage.llm.cache import ResponseCache, default_cache_path
-from ragtriage.llm.local import require_llama
 from ragtriage.notices import Severity, as_notice, notice
 from ragtriage.results.run import (
     ConversationsResult,
@@ -74,9 +61,6 @@ from ragtriage.results.run import (
     GoldenSource,
     TraceSource,
 )
-from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS
-from ragtriage.retrieval.metrics import Measure, expand
-from ragtriage.triage import mismatch
 from ragtriage.triage.answer_matrix import answer_matrix
 from ragtriage.triage.calibrated import CalibrationRecords, Decider
 from ragtriage.triage.conversations import (
@@ -94,8 +78,9 @@ from ragtriage.triage.models import CaseResult, Label
 __all__ = ["ConversationsConfig", "arun", "run"]
 
 
+@ordered_as(ConversationsSettings)
 @dataclass
-class ConversationsConfig:
+class ConversationsConfig(RunConfig):
     golden: Annotated[
         Path,
         Setting("Conversational golden set: conversations.jsonl, or a folder holding it "
@@ -106,9 +91,6 @@ class ConversationsConfig:
         Setting("Conversation traces: ours (JSONL), DeepEval conversational test cases, ragas "
                 "multi-turn samples or OpenInference spans with session.id."),
     ]  # fmt: skip
-    # a judge spec (judge.spec), as text or parsed, or a model (its default strategy)
-    judge: Annotated[str | JudgeSpec | ChatModel | None, JUDGE] = EMBEDDED
-    calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
     context_k: Annotated[
         int,
         Setting("Top k chunks passed to the generator, when a trace does not list them.",
@@ -119,55 +101,45 @@ class ConversationsConfig:
         Setting("Depth of the rewrite test: a golden chunk in the probe's top k (score > 0) "
                 "counts as found.", min=1, max=MAX_RANK),
     ] = 10  # fmt: skip
-    metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
-    k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
-    concurrency: Annotated[int, CONCURRENCY] = 8
-    cache: Annotated[Path | None, CACHE] = None
-    threads: Annotated[int | None, THREADS] = None
-    api_base: Annotated[str | None, API_BASE] = None
-    json_mode: Annotated[str | None, JSON_MODE] = None
-    timeout: Annotated[float | None, TIMEOUT] = None
     holdout: Annotated[
         bool, Setting("Audit the held-back conversations (logged next to the golden set).")
     ] = False
-    on_mismatch: Annotated[  # the audit's policy: a meaningless result fails the gate alike
-        str,
-        Setting(
-            "File mismatches: 'fail' (list them; the gate fails when one makes the result "
-            "meaningless), 'warn' (list them and go on) or 'error' (exit 2 on any).",
-            choices=mismatch.POLICIES,
-        ),
-    ] = "fail"
-
-    measures: list[Measure] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        paths_from_text(self)  # a path given as text from Python
-        self.measures = expand(list(self.metrics), list(self.k))
 
     def public(self) -> ConversationsSettings:
         """The config as JSON values, as an audit's (``flows.engine.public``)."""
         return ConversationsSettings.model_validate(public(self))
 
 
-async def arun(config: ConversationsConfig) -> ConversationsResult:
-    """Judge every turn of the conversation golden set in context, and roll it up."""
+async def arun(
+    config: ConversationsConfig,
+    out: Path | None = None,
+    write: Writer[ConversationsResult] | None = None,
+) -> ConversationsResult:
+    """Judge every turn of the conversation golden set in context, and roll it up; with
+    ``out``, ``write`` writes the files there (``render.writer.write_conversations``)."""
+    return await run_command(lambda records: _conversations(config, records), out, write)
+
+
+def run(
+    config: ConversationsConfig,
+    out: Path | None = None,
+    write: Writer[ConversationsResult] | None = None,
+) -> ConversationsResult:
+    """:func:`arun` to its end."""
+    return asyncio.run(arun(config, out, write))
+
+
+async def _conversations(
+    config: ConversationsConfig, records: CalibrationRecords
+) -> tuple[ConversationsResult, CalibrationRecord | None]:
+    """The result and the calibration record that decided: the inputs read, the judges
+    planned, the engine in :class:`TurnOrder`, the turns' own rows."""
     started = time.perf_counter()
     golden, loaded, traced = _load(config)
-    records = CalibrationRecords()
-    asked = build_judge(config)
-    planned = records.model_free(config.calibration, asked.fingerprint)
-    judge = asked if planned is None else asked.model_free()
-    if judge.embedded and judge.model is not config.judge:
-        require_llama()
+    judges = plan_judges(config, records)
     order = TurnOrder(golden, traced)
-    store = ResponseCache(config.cache or default_cache_path())
-    try:
-        judges = Judges(judge, planned, records, store)
-        ran = await run_engine(config, loaded, judges, order, cascade=[])
-    finally:
-        store.close()
-    return _result(config, ran, golden, traced, order, started)
+    ran = await run_engine(config, judges, loaded, order)
+    return _result(config, ran, order, started), ran.judged.decider.record
 
 
 def _load(config: ConversationsConfig) -> tuple[ConversationGolden, Loaded, dict[str, TracedTurn]]:
@@ -227,31 +199,42 @@ class TurnOrder:
     # time (rebuilt from turn 1 for every turn it made the judging quadratic)
     seen: dict[str, list[PriorTurn]] = field(default_factory=dict)
 
+    # the judging so far: the results, usage over every batch, the last run (its
+    # fingerprint), and the decider, found from the judge's own fingerprint
+    judged: dict[str, JudgeResult] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    last: JudgeRun | None = None
+    decider: Decider | None = None
+
     async def __call__(self, given: Judging) -> Judged:
         threads = self.golden.conversations()
-        depth = max(len(turns) for turns in threads.values())
-        judged: dict[str, JudgeResult] = {}
-        state = _TurnState(given)
-        for index in range(depth):
-            items = self._items(threads, index, given, judged, state.decider)
-            if not items and state.last is not None:
+        self.decider = given.judges.planned
+
+        async def judge(batch: list[JudgeItem]) -> list[JudgeResult]:
+            run = await ajudge(given.judge, batch, given.concurrency, given.store)
+            self.usage, self.last = self.usage + run.usage, run
+            return run.results
+
+        def decide(result: JudgeResult) -> bool | None:
+            if self.decider is None:  # the judge's own fingerprint finds its calibration
+                self.decider = given.decider(result.fingerprint)
+            return self.decider.decide(result)
+
+        for index in range(max(len(turns) for turns in threads.values())):
+            items = self._items(threads, index, given)
+            if not items and self.last is not None:
                 continue
             history = {item.id: history_chunks(self.prior[item.id]) for item in items}
-            results, rested = await ajudge_with_history(items, history, state.judge, state.decide)
-            judged.update(results)
+            results, rested = await ajudge_with_history(items, history, judge, decide)
+            self.judged.update(results)
             self.with_prior |= rested
-            if state.decider is None and state.last is not None:
-                state.decider = given.decider(state.last.fingerprint)
-        assert state.last is not None and state.decider is not None  # one index was judged
-        return Judged(replace(state.last, usage=state.usage), judged, state.decider)
+            if self.decider is None and self.last is not None:
+                self.decider = given.decider(self.last.fingerprint)
+        assert self.last is not None and self.decider is not None  # one index was judged
+        return Judged(replace(self.last, usage=self.usage), self.judged, self.decider)
 
     def _items(
-        self,
-        threads: dict[str, list[GoldenTurn]],
-        index: int,
-        given: Judging,
-        judged: dict[str, JudgeResult],
-        decider: Decider | None,
+        self, threads: dict[str, list[GoldenTurn]], index: int, given: Judging
     ) -> list[JudgeItem]:
         """The judge's input for each conversation's turn ``index`` (its recent prior
         turns, ``judge.history.recent``, recorded as judged so far)."""
@@ -261,7 +244,7 @@ class TurnOrder:
                 continue
             gold = turns[index]
             seen = self.seen.setdefault(conv, [])
-            if index and (before := self._prior(turns[index - 1], judged, decider)):
+            if index and (before := self._prior(turns[index - 1])):
                 seen.append(before)
             self.prior[gold.case.id] = list(recent(seen))
             turn = self.traced.get(gold.case.id)
@@ -270,75 +253,50 @@ class TurnOrder:
             items.append(judge_item(gold.case.id, gold.user, turn.trace, given.texts))
         return items
 
-    def _prior(
-        self, gold: GoldenTurn, judged: dict[str, JudgeResult], decider: Decider | None
-    ) -> PriorTurn | None:
+    def _prior(self, gold: GoldenTurn) -> PriorTurn | None:
         """An earlier turn as later turns see it; ``None`` when it was not traced (its
         message is then unknown to the system too)."""
         turn = self.traced.get(gold.case.id)
         if turn is None:
             return None
-        result = judged.get(gold.case.id)
+        result, decider = self.judged.get(gold.case.id), self.decider
         grounded = bool(result is not None and decider is not None and decider.decide(result))
         return PriorTurn(
             turn=gold.turn, user=turn.user, answer=turn.trace.answer, grounded=grounded
         )
 
 
-class _TurnState:
-    """The judging of a conversation run so far: usage over every batch, the last run (its
-    fingerprint), and the decider, found from the judge's own fingerprint."""
-
-    def __init__(self, given: Judging) -> None:
-        self.given = given
-        self.usage = Usage()
-        self.last: JudgeRun | None = None
-        self.decider: Decider | None = given.planned
-
-    async def judge(self, batch: list[JudgeItem]) -> list[JudgeResult]:
-        given = self.given
-        run = await ajudge(given.judge, batch, given.concurrency, given.store)
-        self.usage, self.last = self.usage + run.usage, run
-        return run.results
-
-    def decide(self, result: JudgeResult) -> bool | None:
-        if self.decider is None:  # the judge's own fingerprint finds its calibration
-            self.decider = self.given.decider(result.fingerprint)
-        return self.decider.decide(result)
-
-
 def _result(
-    config: ConversationsConfig,
-    ran: Ran,
-    golden: ConversationGolden,
-    traced: dict[str, TracedTurn],
-    order: TurnOrder,
-    started: float,
+    config: ConversationsConfig, ran: Ran, order: TurnOrder, started: float
 ) -> ConversationsResult:
     """The header, then the turns (the engine's rows with the rewrite test and the
     history's part) and their roll-up per conversation."""
-    probes, notices = _probes(config, ran, golden, traced)
-    turns = _turn_results(golden, traced, ran, probes, order)
+    probes, notices = _probes(config, ran, order)
+    by_id = {r.case_id: r for r in ran.rows}
+    threads = order.golden.conversations()
+    turns = [
+        _turn_result(gold, by_id[gold.case.id], ran, probes, order)
+        for conversation in threads.values()
+        for gold in conversation
+    ]
     head = header(config, ran, started)
     head["warnings"] = head["warnings"] + notices
     return ConversationsResult(
         **head,
-        slices=retrieval_slices(ran.retrieval, golden),
+        slices=retrieval_slices(ran.retrieval, order.golden),
         counts=turn_label_counts(turns),
         answer_matrix=answer_matrix([t.case for t in turns], [t.label.value for t in turns]),
-        conversations=roll_up(turns, list(golden.conversations())),
+        conversations=roll_up(turns, list(threads)),
         turns=turns,
     )
 
 
 def _probes(
-    config: ConversationsConfig,
-    ran: Ran,
-    golden: ConversationGolden,
-    traced: dict[str, TracedTurn],
+    config: ConversationsConfig, ran: Ran, order: TurnOrder
 ) -> tuple[dict[str, RewriteProbe], list]:
     """The rewrite test on the turns that failed retrieval or ranking (it searches the
     golden corpus: without one it cannot run, and says so)."""
+    golden, traced = order.golden, order.traced
     candidates = {r.case_id for r in ran.rows if r.label in (Label.RETRIEVAL, Label.RANKING)}
     corpus = ran.loaded.golden.corpus
     if corpus:
@@ -353,33 +311,13 @@ def _probes(
     return {}, [notice("rewrite_not_tested", text)]
 
 
-def _turn_results(
-    golden: ConversationGolden,
-    traced: dict[str, TracedTurn],
-    ran: Ran,
-    probes: dict[str, RewriteProbe],
-    order: TurnOrder,
-) -> list[TurnResult]:
-    by_id = {r.case_id: r for r in ran.rows}
-    return [
-        _turn_result(gold, by_id[gold.case.id], traced, ran, probes, order)
-        for turns in golden.conversations().values()
-        for gold in turns
-    ]
-
-
 def _turn_result(
-    gold: GoldenTurn,
-    case: CaseResult,
-    traced: dict[str, TracedTurn],
-    ran: Ran,
-    probes: dict[str, RewriteProbe],
-    order: TurnOrder,
+    gold: GoldenTurn, case: CaseResult, ran: Ran, probes: dict[str, RewriteProbe], order: TurnOrder
 ) -> TurnResult:
     """One turn's row: the case row, its turn label, and which sentences the history
     supports."""
     probe = probes.get(gold.case.id)
-    turn = traced.get(gold.case.id)
+    turn = order.traced.get(gold.case.id)
     result = ran.judged.results.get(gold.case.id)
     texts = ran.texts
     passages = [ContextChunk(id=c, text=texts[c]) for c in case.context_ids if c in texts]
@@ -403,8 +341,3 @@ def _turn_result(
         probe=probe,
         case=case,
     )
-
-
-def run(config: ConversationsConfig) -> ConversationsResult:
-    """:func:`arun` to its end."""
-    return asyncio.run(arun(config))

@@ -6,7 +6,9 @@ lists -> stage 2 judging every judgeable answer in an *order* (an audit judges a
 once; a conversation turn by turn with history) -> decisions by the calibration, with the
 ``--escalate-to`` cascade for the unsure -> triage rows -> the header every result starts
 with (``results/run.py``: ``RunHeader``). Everything between reading and the command's
-own rows (an audit's clusters, a conversation's roll-up) is here, once.
+own rows (an audit's clusters, a conversation's roll-up) is here, once: the settings both
+commands take (:class:`RunConfig`), their judges (:func:`plan_judges`), the response
+store, and the run from a command's entry to its written files (:func:`run_command`).
 """
 
 from __future__ import annotations
@@ -16,24 +18,42 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel
 
 from ragtriage.calibration.fit_check import misfit
+from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.data.containers import Given
 from ragtriage.data.formats.columns import ColumnMap
-from ragtriage.data.models import GoldenSet
+from ragtriage.data.models import DEFAULT_CONTEXT_K, GoldenSet
 from ragtriage.data.traces import chunk_texts, run_from_traces
 from ragtriage.errors import InputError
+from ragtriage.flows.config import (
+    API_BASE,
+    CACHE,
+    CONCURRENCY,
+    JSON_MODE,
+    JUDGE,
+    METRICS,
+    THREADS,
+    TIMEOUT,
+    K,
+    Setting,
+    paths_from_text,
+)
 from ragtriage.judge.api import JudgeRun, ajudge
 from ragtriage.judge.judge import Judge, JudgeOptions
-from ragtriage.judge.spec import JudgeSpec
+from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL
+from ragtriage.judge.spec import EMBEDDED, JudgeSpec
 from ragtriage.judge.types import ContextChunk, JudgeFingerprint, JudgeItem, JudgeResult, Outcome
-from ragtriage.llm.cache import ResponseCache
-from ragtriage.llm.local import require_llama
-from ragtriage.notices import Notice, as_notice
+from ragtriage.llm.base import ChatModel
+from ragtriage.llm.cache import ResponseCache, default_cache_path
+from ragtriage.llm.local import LocalModel, require_llama
+from ragtriage.notices import Notice, Severity, as_notice, notice
 from ragtriage.results.run import GoldenSource, TraceSource
-from ragtriage.retrieval.evaluate import evaluate_retrieval
-from ragtriage.retrieval.metrics import Measure
+from ragtriage.retrieval.evaluate import DEFAULT_KS, DEFAULT_METRICS, evaluate_retrieval
+from ragtriage.retrieval.metrics import Measure, expand
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.retrieval.sections import versions
 from ragtriage.retrieval.split import log_reveal
@@ -56,14 +76,23 @@ __all__ = [
     "Ran",
     "RunConfig",
     "Tick",
+    "Writer",
     "build_judge",
     "header",
     "judge_label",
+    "ordered_as",
+    "plan_judges",
     "public",
+    "run_command",
     "run_engine",
+    "sample_vote",
     "slice_name",
 ]
 
+R = TypeVar("R")
+# writes a run's files into a folder from its result and the calibration record it was
+# decided by (an audit's plots: ``render.writer.write_audit``); returns them by name
+Writer = Callable[[R, CalibrationRecord | None, Path], dict[str, Path]]
 # labels that are no decision on an answer: an escalation leaving a case so decided nothing
 UNDECIDED = (Label.UNSURE, Label.UNSCORED, Label.UNSTABLE)
 # the per-item callback is called with no argument (generation) or the judge's result
@@ -72,19 +101,61 @@ Tick = Callable[[str, int], Callable[..., None]]
 Cascade = list[tuple[JudgeSpec, Judge, Decider]]
 
 
-class RunConfig(Protocol):
-    """What the engine reads of a command's config (``AuditConfig``, ``ConversationsConfig``)."""
+@dataclass(kw_only=True)
+class RunConfig:
+    """The settings audits and conversations share, declared once: ``AuditConfig`` and
+    ``ConversationsConfig`` add their own, and declare ``golden``, ``traces``,
+    ``context_k`` and ``holdout`` again with their own help (typed here for the engine).
+    A config's fields are in the order of the settings it records (:func:`ordered_as`)."""
 
-    @property
-    def golden(self) -> Path | Given: ...  # read only: a command may narrow it to Path
+    golden: Path | Given
+    traces: Path | Given | None  # no default here: a conversation's traces are required
+    # a judge spec (see judge.spec), as text or parsed, or a model
+    judge: Annotated[str | JudgeSpec | ChatModel | None, JUDGE] = EMBEDDED
+    calibration: Annotated[Path | None, Setting("Calibration record JSON.")] = None
+    context_k: int = DEFAULT_CONTEXT_K
+    metrics: Annotated[list[str], METRICS] = field(default_factory=lambda: list(DEFAULT_METRICS))
+    k: Annotated[list[int], K] = field(default_factory=lambda: list(DEFAULT_KS))
+    concurrency: Annotated[int, CONCURRENCY] = 8
+    cache: Annotated[Path | None, CACHE] = None
+    threads: Annotated[int | None, THREADS] = None
+    api_base: Annotated[str | None, API_BASE] = None  # for a litellm judge
+    json_mode: Annotated[str | None, JSON_MODE] = None
+    timeout: Annotated[float | None, TIMEOUT] = None
+    holdout: bool = False
+    on_mismatch: Annotated[  # see triage/mismatch.py: a meaningless result fails the gate
+        str,
+        Setting(
+            "File mismatches: 'fail' (list them; the gate fails when one makes the result "
+            "meaningless), 'warn' (list them and go on) or 'error' (exit 2 on any).",
+            choices=mismatch.POLICIES,
+        ),
+    ] = "fail"
 
-    calibration: Path | None
-    context_k: int
-    k: list[int]
-    measures: list[Measure]
-    concurrency: int
-    holdout: bool
-    on_mismatch: str
+    # --metrics over --k, parsed once here (a bad name is refused before any case is run)
+    measures: list[Measure] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        paths_from_text(self)  # cache="x.sqlite" from Python
+        self.measures = expand(list(self.metrics), list(self.k))
+
+
+C = TypeVar("C", bound=type[RunConfig])
+
+
+def ordered_as(settings: type[BaseModel]) -> Callable[[C], C]:
+    """A config's fields, :class:`RunConfig`'s and its own, in the order of the settings it
+    records (``results/run.py``): results.json's and the command line's order."""
+
+    def order(config: C) -> C:
+        rank = {name: n for n, name in enumerate(settings.model_fields)}
+        found = config.__dataclass_fields__  # type: ignore[attr-defined]
+        config.__dataclass_fields__ = dict(  # type: ignore[attr-defined]
+            sorted(found.items(), key=lambda item: rank.get(item[0], len(rank)))
+        )
+        return config
+
+    return order
 
 
 @dataclass
@@ -108,33 +179,42 @@ class Loaded:
 
 @dataclass(frozen=True)
 class Judges:
-    """The run's judge (built once, :func:`build_judge`), the model-free rule decided
-    before anything ran (or ``None``), the calibration records and the response store."""
+    """The run's judges, built once and refused before anything runs (:func:`plan_judges`):
+    the judge that runs (without its model when a model-free rule decides), that rule,
+    the calibration records, the one embedded model object of the run, the cascade, the
+    sampling vote and what was noticed planning them."""
 
     judge: Judge
     planned: Decider | None
     records: CalibrationRecords
-    store: ResponseCache
+    shared_model: ChatModel | None = None
+    cascade: Cascade = field(default_factory=list)
+    vote: Callable[[JudgeResult], str] | None = None
+    notices: list[Notice] = field(default_factory=list)
 
 
 @dataclass
 class Judging:
-    """What a judging order is given: every judgeable answer (golden order), the judge,
-    the store its calls go through, and the calibration records to decide by."""
+    """What a judging order is given: the inputs, every judgeable answer (golden order),
+    the judges, the store their calls go through, and the calibration to decide by."""
 
+    loaded: Loaded
     items: list[JudgeItem]
-    judge: Judge
-    planned: Decider | None  # a model-free rule decided before anything ran
-    records: CalibrationRecords
+    judges: Judges
     calibration: Path | None
     store: ResponseCache
     concurrency: int
     texts: dict[str, str]
     unjudged: dict[str, str]
 
+    @property
+    def judge(self) -> Judge:
+        return self.judges.judge
+
     def decider(self, fingerprint: JudgeFingerprint) -> Decider:
         """The decider of the judge's calibration (the planned one when there is one)."""
-        return self.planned or self.records.decider(self.calibration, fingerprint)
+        planned, records = self.judges.planned, self.judges.records
+        return planned or records.decider(self.calibration, fingerprint)
 
 
 @dataclass
@@ -171,7 +251,23 @@ class Ran:
 
 
 async def run_engine(
-    config: RunConfig, loaded: Loaded, judges: Judges, order: Order, cascade: Cascade
+    config: RunConfig,
+    judges: Judges,
+    load: Loaded | Callable[[ResponseCache], Awaitable[Loaded]],
+    order: Order,
+) -> Ran:
+    """The response store open while the inputs are read (``load``: read already, or read
+    with the store, through which an audit's system generates) and judged: :func:`_run`."""
+    store = ResponseCache(config.cache or default_cache_path())
+    try:
+        loaded = load if isinstance(load, Loaded) else await load(store)
+        return await _run(config, loaded, judges, store, order)
+    finally:
+        store.close()
+
+
+async def _run(
+    config: RunConfig, loaded: Loaded, judges: Judges, store: ResponseCache, order: Order
 ) -> Ran:
     """Mismatches, stage 1, stage 2 in ``order``, decisions and the cascade, rows."""
     texts = chunk_texts(loaded.golden, loaded.traces)
@@ -182,12 +278,11 @@ async def run_engine(
     unjudged = unjudgeable_cases(loaded, texts)
     started = time.perf_counter()
     given = Judging(
+        loaded=loaded,
         items=judge_items(loaded, texts, unjudged),
-        judge=judges.judge,
-        planned=judges.planned,
-        records=judges.records,
+        judges=judges,
         calibration=config.calibration,
-        store=judges.store,
+        store=store,
         concurrency=config.concurrency,
         texts=texts,
         unjudged=unjudged,
@@ -201,7 +296,7 @@ async def run_engine(
     generation = case_rows.generation_summary(rows, list(judged.results.values()), judged.decider)
     shape_misfit(judged.decider, rows, texts)
     rows, escalations, escalated = await escalate(
-        loaded, judged, rows, cascade, given, retrieval, graded
+        loaded, judged, rows, judges.cascade, given, retrieval, graded
     )
     say_graded(rows)
     if escalated:  # the outcomes of the results that decided the cases, not the first's
@@ -380,6 +475,78 @@ def slice_name(holdout: bool, has_holdout: bool) -> str:
     """Which slice a run scored: ``holdout`` when asked, ``dev`` when the set has a
     held-out slice, else ``all``."""
     return "holdout" if holdout else "dev" if has_holdout else "all"
+
+
+async def run_command(
+    made: Callable[[CalibrationRecords], Awaitable[tuple[R, CalibrationRecord | None]]],
+    out: Path | None,
+    write: Writer[R] | None,
+) -> R:
+    """A command's run (``made``: its result and the calibration record that decided, every
+    record read through the records it is given, once); with ``out``, ``write`` writes its
+    files there (what the command line and ``ragtriage.audit(out=...)`` pass:
+    ``render.writer``)."""
+    if out is not None and write is None:
+        raise TypeError("out= needs write= (e.g. ragtriage.render.writer.write_audit)")
+    result, record = await made(CalibrationRecords())
+    if out is not None and write is not None:
+        write(result, record, Path(out))
+    return result
+
+
+def plan_judges(
+    config: RunConfig,
+    records: CalibrationRecords,
+    generates: bool = False,
+    writes: Callable[[], bool] = lambda: False,
+    escalate: Callable[[ChatModel | None], Cascade] = lambda _: [],
+) -> Judges:
+    """The judges of a run, each built once; an escalation judge without its own
+    calibration (``escalate``: the cascade, given the run's embedded model), or an
+    embedded model without llama.cpp, is refused here. ``generates``: the embedded
+    generator runs; ``writes``: it writes answers (none are read from a recording)."""
+    asked = build_judge(config)  # the one judge object (and embedded model) of the run
+    shared_model = _shared_model(config, asked, generates)
+    cascade = escalate(shared_model)
+    # a calibrated rule that reads no model signal: judge without calling the model
+    planned = records.model_free(config.calibration, asked.fingerprint)
+    judge = asked if planned is None else asked.model_free()
+    notices = []
+    if planned is not None and asked.options.sampling:
+        text = (
+            "--samples not drawn: the calibrated rule reads no model signal, so its "
+            "verdicts cannot differ between samples"
+        )
+        notices.append(notice("samples_not_drawn", text, severity=Severity.INFO))
+    vote = None
+    if judge.options.samples > 1:
+        vote = sample_vote(records.decider(config.calibration, judge.fingerprint))
+    # the answers the model wrote that ship with the set need no model (a request they do
+    # not hold asks for it when it comes: LocalGenerator)
+    if (generates and writes()) or (judge.model is not None and judge.model is shared_model):
+        require_llama()  # before any answer is generated
+    return Judges(judge, planned, records, shared_model, cascade, vote, notices)
+
+
+def _shared_model(config: RunConfig, judge: Judge, generates: bool) -> ChatModel | None:
+    """The one embedded model object of the run: the judge's when its spec names the
+    embedded model (it judges and generates), else a new one when the embedded generator
+    runs, else ``None`` (the escalation judges make one if they name it)."""
+    if judge.embedded and judge.model is not config.judge:
+        return judge.model
+    return LocalModel(n_threads=config.threads) if generates else None
+
+
+def sample_vote(decider: Decider) -> Callable[[JudgeResult], str]:
+    """What a sample votes: the decision of the calibration the run will decide by."""
+
+    def vote(result: JudgeResult) -> str:
+        decision = decider.decide(result)
+        if decision is None:
+            return result.outcome.value
+        return FAITHFUL if decision else UNFAITHFUL
+
+    return vote
 
 
 def build_judge(config: Any) -> Judge:

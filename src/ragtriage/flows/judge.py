@@ -28,14 +28,14 @@ from ragtriage.flows.config import (
     TIMEOUT,
     Setting,
 )
+from ragtriage.flows.engine import sample_vote
 from ragtriage.judge.api import MAX_SAMPLES, JudgeRun, ajudge, check_sampling
 from ragtriage.judge.estimate import CostEstimate
 from ragtriage.judge.estimate import estimate as estimate_run
 from ragtriage.judge.items import load_answers
 from ragtriage.judge.judge import Judge, JudgeOptions
-from ragtriage.judge.samples import FAITHFUL, UNFAITHFUL, Verdict
+from ragtriage.judge.samples import Verdict
 from ragtriage.judge.spec import JudgeSpec
-from ragtriage.judge.types import JudgeResult
 from ragtriage.llm.cache import ResponseCache, default_cache_path
 from ragtriage.results.files import write_json
 from ragtriage.triage.calibrated import CalibrationRecords
@@ -144,14 +144,7 @@ def plan(config: JudgeConfig) -> Plan:
     if not asked.options.sampling:
         return chosen
     decider = CalibrationRecords().decider(config.calibration, asked.fingerprint)
-
-    def vote(result: JudgeResult) -> str:
-        decision = decider.decide(result)
-        if decision is None:
-            return result.outcome.value
-        return FAITHFUL if decision else UNFAITHFUL
-
-    return replace(chosen, verdict=vote)
+    return replace(chosen, verdict=sample_vote(decider))
 
 
 def _signals_plan(config: JudgeConfig, asked: Judge) -> Plan:
