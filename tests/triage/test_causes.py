@@ -96,10 +96,14 @@ def test_hb05_procedural_contradiction_is_not_pass(tmp_path, judge):
     assert (evidence.chunk_id, evidence.golden) == ("raid-rebuild", True)
     assert evidence.span == "Hot-swap models (N4-300, N8-900) can take the new drive while running"
     assert "shut down first" in evidence.note
-    # the same answer saying to shut down first is a pass
+    # the same answer saying to shut down first is no failure: no contradiction is found,
+    # and the judge leans faithful (since issue 54 the shipped band leaves it unsure: its
+    # logistic margin is under the band's cut-off)
     right = HB05.replace("hot-swap the drive while the pool is running", "shut it down first")
     fixed = _traces(tmp_path / "r.jsonl", HANDBOOK, {"hb-05": right}, context)
-    assert _audit(HANDBOOK, fixed, judge)[0]["hb-05"].label.value == "pass"
+    case = _audit(HANDBOOK, fixed, judge)[0]["hb-05"]
+    assert case.label.value in ("pass", "unsure") and case.faithful is True
+    assert case.cause is None
 
 
 def test_compare_pairs_the_diagnostics_of_two_runs(tmp_path):
