@@ -6,6 +6,9 @@ long run can be inspected (and resumed: every model response is in the SQLite ca
 judge without the model.
 
     nice -n 10 python benchmarks/judge_calibration_run.py --threads 1
+    python benchmarks/judge_calibration_run.py --threads 2 --budget-chars 0 \
+        --results human_grades/_judged/embedded_sentences_whole.jsonl \
+        --recording /tmp/whole_recording.jsonl --cache .ragtriage/whole.sqlite   # issue 54 item 4
 """
 
 from __future__ import annotations
@@ -44,7 +47,10 @@ def main() -> None:
         "--recording", type=Path, default=FIXTURES / "embedded_calibration_recording.jsonl"
     )
     parser.add_argument("--limit", type=int, default=0)
+    # 0: every sentence of every answer to the model (issue 54 item 4); default: the shipped 1000
+    parser.add_argument("--budget-chars", type=int, default=None)
     args = parser.parse_args()
+    options = {} if args.budget_chars is None else {"budget_chars": args.budget_chars}
     items = [item for path in FILES for item in load_answers(path)]
     if args.limit:
         items = items[: args.limit]
@@ -62,9 +68,11 @@ def main() -> None:
             flush=True,
         )
 
-    run = asyncio.run(ajudge_run(items, model, "sentences", 1, cache, on_result=progress))
+    run = asyncio.run(
+        ajudge_run(items, model, "sentences", 1, cache, on_result=progress, **options)
+    )
     wall = time.time() - start
-    strategy = SentenceStrategy()
+    strategy = SentenceStrategy(**options)
     keys = {cache_key(model, r) for item in items for r in strategy.requests(item)[1]}
     n = write_recording(
         cache,
