@@ -26,8 +26,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rule_candidates import _kappa  # noqa: E402  (the same bootstrap interval)
@@ -80,7 +78,8 @@ def main() -> None:
         cands = scope_candidates(table, derived, False) + [_with_model(table)]
         by = {c.name: c for c in cands}
         print(f"\n{label}: {len(y)} scored answers")
-        print(f"  {'rule':<26} " + "  ".join(f"{h:<19}" for h in ("pooled", "expertqa", "begin_wow")))
+        heads = ("pooled", "expertqa", "begin_wow")
+        print(f"  {'rule':<26} " + "  ".join(f"{h:<19}" for h in heads))
         for name in (SMOOTH, WITH_MODEL, "min_sentence_prob"):
             if name in by:
                 oof, _ = cross_fit(by[name].fit, table, y, folds)

@@ -36,7 +36,8 @@ def test_grade_two_answers_of_a_ragas_file_then_calibrate_reads_them(tmp_path, p
     args = ["grades", "--answers", str(RAGAS), "-o", str(out), "--sample", "6"]
     server = start_server([*args, "--seed", "5", "--grader", "ana"])
     servers.append(server)
-    assert any("6 of the file's 12 answers drawn with seed 5" in x for x in server.lines)  # 3 abstentions not offered
+    # 3 abstentions not offered
+    assert any("6 of the file's 12 answers drawn with seed 5" in x for x in server.lines)
     page = page_of(server.url)
     verdicts = []
     for step, key in enumerate(("y", "n")):  # the first faithful, the second not

@@ -91,7 +91,8 @@ def test_a_grading_session_grows_with_more_answers_and_refuses_a_rewritten_one(t
 
     answers.write_text("\n".join(rows) + "\n")  # seven more answers in the file
     grown = prepare(GradesConfig(answers=answers, out=out, sample=6, seed=5))
-    assert any("2 added" in n and "of 12" in n for n in grown.notes), grown.notes  # 3 abstentions not offered
+    # 3 abstentions not offered
+    assert any("2 added" in n and "of 12" in n for n in grown.notes), grown.notes
     # the first 4 were drawn from 8 answers: said, with each answer's chance
     assert (
         "warning: the input grew from 8 to 12 items since the last draw: an earlier item "

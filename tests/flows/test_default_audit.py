@@ -36,8 +36,8 @@ def test_quick_start_audit_on_two_cases(tmp_path, monkeypatch):
         assert case["judge"]["outcome"] in OUTCOMES
         assert case["answer"].strip() and "generation failed" not in case["answer"]
         assert case["first_relevant_rank"] == 1  # BM25 finds both product-code chunks
-    # the shipped embedded rule reads no model signal (signals-logistic under the swap veto): the model
-    # generated but was not consulted to judge, and the calibration says so
+    # the shipped embedded rule reads no model signal (signals-logistic under the swap
+    # veto): the model generated but was not consulted to judge, and the calibration says so
     assert result["calibration"]["fingerprint"]["model"].startswith("local/")
     assert result["calibration"]["model_consulted"] is False
     assert "not consulted" in result["calibration"]["note"]

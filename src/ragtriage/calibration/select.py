@@ -178,8 +178,8 @@ def candidates(
     so the rule is chosen and measured as the audit will apply it. ``model_free``: the
     signals that need no model, for a judge that has one (``None``: every signal is
     model-free). ``model_fact_check`` is never a veto (see below) nor a candidate of its
-    own. ``smooth``: the model-free
-    signals of the smooth rule (:data:`SMOOTH`), which then comes first."""
+    own. ``smooth``: the model-free signals of the smooth rule (:data:`SMOOTH`), which
+    then comes first."""
     head = [smooth_candidate(smooth, veto)] if smooth else []
 
     def free(features: tuple[str, ...]) -> bool:
@@ -256,7 +256,7 @@ class Scores:
     y: np.ndarray
 
 
-def _adjusted(scores: Scores, name: str, smooth: str) -> float:
+def _lead(scores: Scores, name: str, smooth: str) -> float:
     """The candidate's lead over the smooth rule that counts: the smaller of its inner
     kappa gain and its transfer gain (worst leave-one-dataset-out kappa), so a rule that
     fits the shapes better but moves between them no better does not lead; without a
@@ -271,26 +271,26 @@ def _beats_smooth(scores: Scores, name: str, smooth: str) -> bool:
     """The transfer criterion (module doc): a candidate replaces the smooth rule only when
     it beats it by more than one standard error of their paired per-fold kappa difference
     both within the shapes (inner kappa) and across them (transfer kappa)."""
-    lead = _adjusted(scores, name, smooth)
+    lead = _lead(scores, name, smooth)
     return lead > _paired_error(scores.oof[name], scores.oof[smooth], scores.y, scores.folds)
 
 
 def _ranked(cands: list[Candidate], scores: Scores) -> list[Candidate]:
     """Candidates best first by the criterion: those that beat the smooth rule (by their
-    adjusted kappa), then the smooth rule, then the rest by adjusted kappa; without a smooth
+    lead over it), then the smooth rule, then the rest by their lead; without a smooth
     rule, by inner kappa. Ties: the earlier, simpler candidate."""
     smooth = next((c for c in cands if c.smooth), None)
     if smooth is None:
         return sorted(cands, key=lambda c: (scores.inner[c.name], -cands.index(c)), reverse=True)
 
-    def by_adjusted(group: list[Candidate]) -> list[Candidate]:
-        key = lambda c: (_adjusted(scores, c.name, smooth.name), -cands.index(c))  # noqa: E731
+    def by_lead(group: list[Candidate]) -> list[Candidate]:
+        key = lambda c: (_lead(scores, c.name, smooth.name), -cands.index(c))  # noqa: E731
         return sorted(group, key=key, reverse=True)
 
     others = [c for c in cands if not c.smooth]
     winners = [c for c in others if _beats_smooth(scores, c.name, smooth.name)]
     rest = [c for c in others if c not in winners]
-    return [*by_adjusted(winners), smooth, *by_adjusted(rest)]
+    return [*by_lead(winners), smooth, *by_lead(rest)]
 
 
 def score_candidates(
