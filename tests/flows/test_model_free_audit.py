@@ -7,15 +7,20 @@ status says which rule decided and why. A rule that reads a model signal still c
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ragtriage.calibration.decision import ThresholdRule, VetoRule, uses_model
 from ragtriage.calibration.record import load_calibration
+from ragtriage.cli.main import main
+from ragtriage.errors import InputError
 from ragtriage.flows import audit as audit_flow
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.judge.api import fingerprint
 from ragtriage.judge.strategies.common import MODEL_FREE_SIGNALS
 from ragtriage.llm.local import LocalModel
+from ragtriage.results.load import load_result
 from ragtriage.triage.calibrated import CalibrationRecords
 from tests.conftest import ROOT
 
@@ -47,6 +52,29 @@ def test_the_default_judge_is_not_called_when_its_rule_uses_no_model(tmp_path, m
     assert result.judge_usage.calls == 0
     assert status.fingerprint is not None and status.fingerprint.judge == "sentences"
     assert sum(result.counts.values()) == len(result.cases) > 0
+
+
+def test_a_model_free_audit_reads_back_for_gate_and_compare(tmp_path, monkeypatch, capsys):
+    """The judge that ran (lexical) is not the judge calibrated (sentences): the written
+    result must still read back with its ``stale: []``, or the demo could not be gated."""
+    monkeypatch.setattr(LocalModel, "complete", None)  # no model call either way
+    out = tmp_path / "audit"
+    args = ["--golden", str(HANDBOOK), "--generator", "extractive", "--quiet"]
+    assert main(["audit", *args, "--cache", str(tmp_path / "c.sqlite"), "-o", str(out)]) == 0
+    read = load_result(out / "results.json")
+    assert read.calibration.model_consulted is False and read.calibration.stale == []
+    capsys.readouterr()
+    # the gate reads it: the bar holds, and the handbook's planted leak fails it (exit 1)
+    assert main(["gate", str(out / "results.json"), "--min", "pass_rate=0"]) == 1
+    gated = capsys.readouterr().out
+    assert "ok: pass_rate" in gated and "hb-15" in gated
+    assert main(["compare", str(out / "results.json"), str(out / "results.json")]) == 0
+    # a model-free field the record was measured with differs: stale again, and said so
+    data = json.loads((out / "results.json").read_text())
+    data["judge_fingerprint"]["params"]["facts"] = "facts v0"
+    (tmp_path / "edited.json").write_text(json.dumps(data))
+    with pytest.raises(InputError, match="calibration.stale"):
+        load_result(tmp_path / "edited.json")
 
 
 def test_a_rule_reading_a_model_signal_calls_the_model(tmp_path):

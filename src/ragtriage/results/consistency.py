@@ -141,6 +141,12 @@ def _stale(result: RunHeader, path: str | Path) -> None:
             raise _refuse(path, "calibration.stale", "lists fields but names no calibration")
         return
     actual = fingerprint_diff(calibrated, result.judge_fingerprint)
+    if not result.calibration.model_consulted:
+        # The calibrated judge's model-free signals computed without its model
+        # (triage.calibrated.model_free): the judge that ran fingerprints only those, so
+        # only what it carries can make the record stale.
+        carried = {f"params.{k}" for k in result.judge_fingerprint.params} | {"package_version"}
+        actual = [field for field in actual if field in carried]
     if sorted(result.calibration.stale) != sorted(actual):
         raise _refuse(
             path,
