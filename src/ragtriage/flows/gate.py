@@ -9,17 +9,7 @@ from typing import Annotated
 
 from ragtriage.flows.config import Setting
 from ragtriage.results.compare import provenance_warnings
-from ragtriage.results.gate import (
-    BARS_HELP,
-    GateVerdict,
-    check_bars,
-    leaks,
-    meaningless,
-    mismatch_allowed,
-    parse_bars,
-    stale_fields,
-    uncalibrated,
-)
+from ragtriage.results.gate import BARS_HELP, GateVerdict, check_bars, parse_bars, policy
 from ragtriage.results.load import load_result
 
 __all__ = ["GateConfig", "run"]
@@ -71,12 +61,8 @@ def run(config: GateConfig) -> GateVerdict:
         strict=config.strict,
     )
     return GateVerdict(
+        **vars(policy(result)),
         checks=checks,
         provenance=provenance_warnings(base, result) if base is not None else [],
-        stale=stale_fields(result),
         allow_stale=config.allow_stale,
-        uncalibrated=uncalibrated(result),
-        leaks=leaks(result),
-        meaningless=meaningless(result),
-        mismatch_allowed=mismatch_allowed(result),
     )

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from ragtriage.errors import InputError
@@ -63,14 +63,9 @@ __all__ = [
     "Policy",
     "TOLERANCE",
     "check_bars",
-    "leaks",
-    "meaningless",
     "metric_value",
-    "mismatch_allowed",
     "parse_bars",
     "policy",
-    "stale_fields",
-    "uncalibrated",
 ]
 
 Kind = Literal["min", "max", "max-drop"]
@@ -362,33 +357,6 @@ def check_bars(
     return checks
 
 
-def uncalibrated(result: Result) -> bool:
-    """An audit whose judge decisions came from no calibration record (a default
-    threshold): worth a warning in a gate, though not a failure."""
-    return isinstance(result, RunHeader) and result.calibration.source is None
-
-
-def stale_fields(result: Result) -> list[str]:
-    """Fingerprint fields where the judge differs from its calibration (runs only)."""
-    return list(result.calibration.stale) if isinstance(result, RunHeader) else []
-
-
-def meaningless(result: Result) -> list[str]:
-    """Why an audit's figures mean little (file mismatches past the thresholds)."""
-    return list(result.meaningless.values()) if isinstance(result, RunHeader) else []
-
-
-def mismatch_allowed(result: Result) -> bool:
-    """The audit ran with ``--on-mismatch warn``: its mismatches are listed, not gated."""
-    return isinstance(result, RunHeader) and result.mismatch_allowed
-
-
-def leaks(result: Result) -> list[Leak]:
-    """Forbidden chunks in a checked case's top k: each one fails the gate."""
-    section = retrieval_of(result).leaks
-    return list(section.cases) if section is not None and section.n_leaking else []
-
-
 BARS_HELP = (
     "METRIC=NUMBER, repeatable or comma-separated. METRIC: a retrieval aggregate "
     "(recall@5, mrr, ndcg@10...) or pass_rate, unsure_rate, faithful_rate, "
@@ -397,37 +365,6 @@ BARS_HELP = (
     "conversations result also conversation_pass_rate, failures.conversations, "
     "failures.rewrite."
 )
-
-
-@dataclass
-class GateVerdict:
-    """What the gate found; ``failed``: a bar missed, a leak, a stale calibration not
-    allowed, or mismatched files that leave the result meaningless (not allowed)."""
-
-    checks: list[BarCheck]
-    provenance: list[Notice]  # how the baseline differs from the result (corpus, slice...)
-    stale: list[str]
-    allow_stale: bool
-    uncalibrated: bool
-    leaks: list[Leak]
-    meaningless: list[str] = field(default_factory=list)
-    mismatch_allowed: bool = False  # the audit ran with --on-mismatch warn
-
-    @property
-    def mismatch_fails(self) -> bool:
-        return bool(self.meaningless) and not self.mismatch_allowed
-
-    @property
-    def missed(self) -> int:
-        return sum(not c.ok for c in self.checks)
-
-    @property
-    def refused(self) -> bool:
-        return bool(self.stale) and not self.allow_stale
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.missed or self.refused or self.leaks or self.mismatch_fails)
 
 
 @dataclass(frozen=True)
@@ -440,25 +377,54 @@ class Policy:
     leaks: tuple[Leak, ...]
     leaking_cases: tuple[str, ...]  # case ids, in the order of the leaks
     leaks_checked: bool  # the golden set carries access-control fields
-    stale: tuple[str, ...]
-    uncalibrated: bool
-    meaningless: tuple[str, ...] = ()
-    mismatch_allowed: bool = False
+    stale: tuple[str, ...]  # fingerprint fields where the judge differs from its calibration
+    uncalibrated: bool  # decisions from no calibration record (a default threshold)
+    meaningless: tuple[str, ...] = ()  # why the figures mean little (file mismatches)
+    mismatch_allowed: bool = False  # the audit ran with --on-mismatch warn
+
+    @property
+    def mismatch_fails(self) -> bool:
+        return bool(self.meaningless) and not self.mismatch_allowed
 
     def fails(self, allow_stale: bool = False) -> bool:
-        mismatch = bool(self.meaningless) and not self.mismatch_allowed
-        return bool(self.leaks) or (bool(self.stale) and not allow_stale) or mismatch
+        return bool(self.leaks) or (bool(self.stale) and not allow_stale) or self.mismatch_fails
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateVerdict(Policy):
+    """What the gate found: the policy's checks and the bars'; ``failed``: a bar missed, a
+    leak, a stale calibration not allowed, or mismatched files that leave the result
+    meaningless (not allowed)."""
+
+    checks: list[BarCheck]
+    provenance: list[Notice]  # how the baseline differs from the result (corpus, slice...)
+    allow_stale: bool = False
+
+    @property
+    def missed(self) -> int:
+        return sum(not c.ok for c in self.checks)
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.stale) and not self.allow_stale
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.missed) or self.fails(self.allow_stale)
 
 
 def policy(result: Result) -> Policy:
-    """The gate's policy checks on ``result`` (the same for ``gate`` and every report)."""
-    found = leaks(result)
+    """The gate's policy checks on ``result`` (the same for ``gate`` and every report):
+    forbidden chunks in a checked case's top k; of a run, its calibration and mismatches."""
+    section = retrieval_of(result).leaks
+    found = tuple(section.cases) if section is not None and section.n_leaking else ()
+    run = result if isinstance(result, RunHeader) else None
     return Policy(
-        leaks=tuple(found),
+        leaks=found,
         leaking_cases=tuple(dict.fromkeys(leak.query_id for leak in found)),
-        leaks_checked=retrieval_of(result).leaks is not None,
-        stale=tuple(stale_fields(result)),
-        uncalibrated=uncalibrated(result),
-        meaningless=tuple(meaningless(result)),
-        mismatch_allowed=mismatch_allowed(result),
+        leaks_checked=section is not None,
+        stale=tuple(run.calibration.stale) if run else (),
+        uncalibrated=run is not None and run.calibration.source is None,
+        meaningless=tuple(run.meaningless.values()) if run else (),
+        mismatch_allowed=run is not None and run.mismatch_allowed,
     )
