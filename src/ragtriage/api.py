@@ -101,10 +101,9 @@ def conversations(
     config = conversations_flow.ConversationsConfig(
         golden=Path(golden), traces=Path(traces), **options
     )
-    result = conversations_flow.run(config)
-    if out is not None:
-        write_conversations(result, Path(out))
-    return result
+    folder = None if out is None else Path(out)
+    # written by the flow, as an audit's are; no calibration plots, so no record
+    return conversations_flow.run(config, folder, lambda made, _, to: write_conversations(made, to))
 
 
 def compare(
