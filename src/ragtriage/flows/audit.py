@@ -47,6 +47,7 @@ from ragtriage.flows.engine import (
     build_judge,
     header,
     judge_label,
+    model_free,
     ordered_as,
     plan_judges,
     public,
@@ -181,10 +182,13 @@ class AuditConfig(RunConfig):
 AuditWriter = Writer[AuditResult]
 
 
-def _limited(golden: GoldenSet, limit: int | None) -> GoldenSet:
-    if limit is None:
-        return golden
-    return golden.model_copy(update={"cases": golden.cases[:limit]})
+def _golden(config: AuditConfig) -> tuple[GoldenSet, GoldenSet]:
+    """The golden set (its first ``--limit`` cases) and its evaluated slice: held-out cases
+    are not even run."""
+    full = load_golden(config.golden, columns=config.columns)
+    if config.limit is not None:
+        full = full.model_copy(update={"cases": full.cases[: config.limit]})
+    return full, evaluated_slice(full, config.holdout)
 
 
 async def arun(
@@ -222,8 +226,7 @@ async def _audit(
         # read (or refused: a traces file, a results.json... named as what it is) before
         # anything is generated or judged; the deciders use this very object
         records.record(config.calibration)
-    full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
-    golden = evaluated_slice(full, config.holdout)  # held-out cases are not even run
+    full, golden = _golden(config)
     _check_system(config)  # a bad retriever or generator, before any progress line
     judges = plan_judges(
         config,
@@ -251,13 +254,11 @@ async def _load(
 ) -> Loaded:
     """The golden set and its traces: read from the trace file, or made by the system."""
     started = time.perf_counter()
-    traces, read, info = await _traces(config, golden, store, judges.shared_model, tick, full)
-    known = {c.id for c in golden.cases}
+    read, info = await _traces(config, golden, store, judges.shared_model, tick, full)
     notes = full.notes + info.get("notes", [])
     return Loaded(
         scored=full,
         golden=golden,
-        traces=traces,
         read=read,
         golden_source=GoldenSource(  # the whole set's hash, as the retrieval report records it
             source=str(config.golden),
@@ -270,7 +271,8 @@ async def _load(
             **{k: v for k, v in info.items() if k in TraceSource.model_fields}
         ),
         notices=[as_notice(n, "reader") for n in notes] + judges.notices,
-        assumptions=info.get("assumptions", {}) | mismatch.rising_scores(traces, known),
+        assumptions=info.get("assumptions", {})
+        | mismatch.rising_scores(read, {c.id for c in golden.cases}),
         timings={"system_s": time.perf_counter() - started},
     )
 
@@ -336,14 +338,13 @@ def _recorded_info(recording: Recording | None, generator: Any) -> dict[str, Any
 
 
 async def _traces(config, golden, store, shared_model, tick, full):
-    """``(traces of golden cases, every trace read, what to record of them)``: the second
-    shows what did not match. Traces of the other slice's cases (``full`` minus
-    ``golden``: a trace file answers every query, held-out ones too) are set aside and
-    only counted: their ids listed as "traced not in golden" leaked the held-out slice."""
+    """``(every trace read, what to record of them)``: what did not match shows. Traces of
+    the other slice's cases (``full`` minus ``golden``: a trace file answers every query,
+    held-out ones too) are set aside and only counted: their ids listed as "traced not in
+    golden" leaked the held-out slice."""
     if config.traces is not None:
         read = read_traces(config.traces, config.context_k, full, config.columns)
-        known = {c.id for c in golden.cases}
-        other = {c.id for c in full.cases} - known
+        other = {c.id for c in full.cases} - {c.id for c in golden.cases}
         kept = {q: t for q, t in read.traces.items() if q not in other}
         notes = read.notes + (
             [f"{len(read.traces) - len(kept)} traces of cases outside the audited slice "
@@ -355,7 +356,7 @@ async def _traces(config, golden, store, shared_model, tick, full):
             "notes": notes,
             "assumptions": read.assumptions,
         }
-        return {q: t for q, t in kept.items() if q in known}, kept, info
+        return kept, info
     caller = Caller(shared_model, store, concurrency=1) if config.generator == GENERATOR else None
     recording = _recording(config) if caller is not None else None
     generator = LocalGenerator(caller, recording) if caller is not None else config.generator
@@ -369,7 +370,7 @@ async def _traces(config, golden, store, shared_model, tick, full):
         progress=tick("generate", len(golden.cases)) if tick else None,
     )
     recorded = _recorded_info(recording, generator) if caller is not None else {}
-    return traces, traces, _trace_info(config) | recorded
+    return traces, _trace_info(config) | recorded
 
 
 async def _reference_check(given: Judging) -> tuple[dict[str, Any], JudgeRun | None]:
@@ -449,8 +450,7 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
     first = judge.fingerprint
     records = CalibrationRecords()
     cascade = escalation_deciders(config, records=records)
-    full = _limited(load_golden(config.golden, columns=config.columns), config.limit)
-    answers = float(len(evaluated_slice(full, config.holdout).cases))
+    answers = float(len(_golden(config)[1].cases))
     judges = [(judge_label(first), records.decider(config.calibration, first))]
     judges += [(str(spec), decider) for spec, _, decider in cascade]
     # the first judge draws --samples if it calls a model whose rule reads a model signal
@@ -515,18 +515,9 @@ def escalation_deciders(
                 "with --escalate-calibration",
                 field="--escalate-to",
             )
-        out.append((spec, *_without_model(judge, decider, path, records)))
+        judge, free = model_free(judge, path, records)  # as the first judge does
+        out.append((spec, judge, free or decider))
     return out
-
-
-def _without_model(
-    judge: Judge, decider: Decider, path: Path | None, records: CalibrationRecords
-) -> tuple[Judge, Decider]:
-    """An escalation judge whose record's rule reads no model signal judges without its
-    model, as the first judge does: ``--escalate-to embedded`` made 11 model calls (716 s)
-    its shipped rule ignores."""
-    free = records.model_free(path, judge.fingerprint)
-    return (judge, decider) if free is None else (judge.model_free(), free)
 
 
 def _check_system(config: AuditConfig) -> None:

@@ -159,13 +159,10 @@ def _load(config: ConversationsConfig) -> tuple[ConversationGolden, Loaded, dict
                 "set aside (not scored, not listed)")  # fmt: skip
         notices.append(notice("set_aside", text, severity=Severity.INFO, turns=len(set_aside)))
     traced = {t.trace.query_id: t for t in read.turns if t.trace.query_id not in other}
-    every = {q: t.trace for q, t in traced.items()}
-    known = {c.id for c in flat.cases}
     loaded = Loaded(
         scored=flat,
         golden=flat,
-        traces={q: t for q, t in every.items() if q in known},
-        read=every,
+        read={q: t.trace for q, t in traced.items()},
         golden_source=GoldenSource(
             source=str(config.golden),
             sha256=flat.content_hash(),

@@ -80,6 +80,7 @@ __all__ = [
     "build_judge",
     "header",
     "judge_label",
+    "model_free",
     "ordered_as",
     "plan_judges",
     "public",
@@ -162,19 +163,23 @@ def ordered_as(settings: type[BaseModel]) -> Callable[[C], C]:
 class Loaded:
     """A run's inputs, read: ``scored`` is the set stage 1 scores against and whose hash
     the header records (an audit's whole set, both slices; a conversation's flattened
-    turns), ``golden`` the evaluated slice, ``traces`` those of its cases, ``read`` every
-    trace read of the slice (what matched nothing shows), with where each came from and
-    what was noticed or assumed reading them."""
+    turns), ``golden`` the evaluated slice, ``read`` every trace read of the slice (what
+    matched nothing shows; the other slice's set aside), ``traces`` those of its cases,
+    with where each came from and what was noticed or assumed reading them."""
 
     scored: GoldenSet
     golden: GoldenSet
-    traces: dict[str, Trace]
     read: dict[str, Trace]
     golden_source: GoldenSource
     trace_source: TraceSource
     notices: list[Notice] = field(default_factory=list)
     assumptions: dict[str, str] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)  # reading (running the system)
+    traces: dict[str, Trace] = field(init=False)
+
+    def __post_init__(self) -> None:
+        known = {c.id for c in self.golden.cases}
+        self.traces = {q: t for q, t in self.read.items() if q in known}
 
 
 @dataclass(frozen=True)
@@ -508,9 +513,7 @@ def plan_judges(
     asked = build_judge(config)  # the one judge object (and embedded model) of the run
     shared_model = _shared_model(config, asked, generates)
     cascade = escalate(shared_model)
-    # a calibrated rule that reads no model signal: judge without calling the model
-    planned = records.model_free(config.calibration, asked.fingerprint)
-    judge = asked if planned is None else asked.model_free()
+    judge, planned = model_free(asked, config.calibration, records)
     notices = []
     if planned is not None and asked.options.sampling:
         text = (
@@ -526,6 +529,16 @@ def plan_judges(
     if (generates and writes()) or (judge.model is not None and judge.model is shared_model):
         require_llama()  # before any answer is generated
     return Judges(judge, planned, records, shared_model, cascade, vote, notices)
+
+
+def model_free(
+    judge: Judge, path: Path | None, records: CalibrationRecords
+) -> tuple[Judge, Decider | None]:
+    """A judge whose calibration's rule (in ``path``, or shipped) reads no model signal
+    judges without calling its model, and that rule decides (``None``: the judge as is):
+    ``--escalate-to embedded`` made 11 model calls (716 s) its shipped rule ignores."""
+    free = records.model_free(path, judge.fingerprint)
+    return (judge, None) if free is None else (judge.model_free(), free)
 
 
 def _shared_model(config: RunConfig, judge: Judge, generates: bool) -> ChatModel | None:
