@@ -310,7 +310,7 @@ def _result(config: AuditConfig, ran: Ran, started: float) -> AuditResult:
     return AuditResult(
         **header(config, ran, started),
         diagnostics=diagnostics,
-        counts=case_rows.label_counts(rows),
+        counts=case_rows.label_counts(r.label for r in rows),
         answer_matrix=answer_matrix(rows),
         clusters=clusters(rows, lexical_retriever=lexical),
         cases=rows,

@@ -63,15 +63,16 @@ from ragtriage.results.run import (
 )
 from ragtriage.triage.answer_matrix import answer_matrix
 from ragtriage.triage.calibrated import CalibrationRecords, Decider
+from ragtriage.triage.cases import label_counts
 from ragtriage.triage.conversations import (
     RewriteProbe,
+    TurnLabel,
     TurnResult,
     history_rows,
     probe_rewrites,
     retrieval_slices,
     roll_up,
     turn_label,
-    turn_label_counts,
 )
 from ragtriage.triage.models import CaseResult, Label
 
@@ -281,7 +282,7 @@ def _result(
     return ConversationsResult(
         **head,
         slices=retrieval_slices(ran.retrieval, order.golden),
-        counts=turn_label_counts(turns),
+        counts=label_counts((t.label for t in turns), TurnLabel),
         answer_matrix=answer_matrix([t.case for t in turns], [t.label.value for t in turns]),
         conversations=roll_up(turns, list(threads)),
         turns=turns,

@@ -402,9 +402,11 @@ def label_changes(base: RunHeader, candidate: RunHeader) -> dict[str, list[int]]
 
 
 def _label_counts(result: RunHeader) -> dict[str, int]:
+    """A conversations result's counts by turn label; an audit's recounted from its rows
+    (a file may leave a label it has none of out)."""
     if isinstance(result, ConversationsResult):
-        return {label: result.counts.get(label, 0) for label in result.counts}
-    return label_counts(result.rows)
+        return dict(result.counts)
+    return label_counts(row.label for row in result.rows)
 
 
 def flips(base: RunHeader, candidate: RunHeader) -> list[Flip]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from ragtriage.data.models import GoldenCase, GoldenSet
 from ragtriage.data.traces import ranked_chunks
@@ -262,9 +264,10 @@ def _untraced(case: GoldenCase, expected: list[str]) -> CaseResult:
     return CaseResult(**_identity(case, expected), label=Label.UNSCORED, reason=reason)
 
 
-def label_counts(rows: list[CaseResult]) -> dict[str, int]:
-    counts = Counter(row.label.value for row in rows)
-    return {label.value: counts.get(label.value, 0) for label in Label}
+def label_counts(labels: Iterable[StrEnum], kinds: type[StrEnum] = Label) -> dict[str, int]:
+    """Rows by label (a case's, or a turn's: ``kinds``), every label present (0 if none)."""
+    counts = Counter(labels)
+    return {label.value: counts.get(label, 0) for label in kinds}
 
 
 def generation_summary(

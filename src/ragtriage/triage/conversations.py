@@ -29,7 +29,6 @@ answer repeated), so it is the one to read first.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
@@ -57,7 +56,6 @@ __all__ = [
     "roll_up",
     "history_label",
     "turn_label",
-    "turn_label_counts",
 ]
 
 
@@ -306,11 +304,6 @@ def roll_up(turns: Sequence[TurnResult], order: Sequence[str]) -> list[Conversat
             )
         )
     return out
-
-
-def turn_label_counts(turns: Sequence[TurnResult]) -> dict[str, int]:
-    counts = Counter(t.label.value for t in turns)
-    return {label.value: counts.get(label.value, 0) for label in TurnLabel}
 
 
 def retrieval_slices(report: RetrievalReport, golden: ConversationGolden) -> list[RetrievalSlice]:
