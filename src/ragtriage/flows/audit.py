@@ -408,18 +408,17 @@ class PlannedJudge:
     unsure_share: float  # of what it is sent, the share its band leaves unsure (expected)
     samples: int = 1  # --samples K: the most samples an answer gets (the first judge)
 
+    def _most(self, per_answer: float | None) -> float | None:
+        """The most: every answer drawn ``samples`` times."""
+        return None if per_answer is None else self.answers * per_answer * self.samples
+
     @property
     def calls(self) -> float | None:
-        """The most: every answer drawn ``samples`` times."""
-        if self.calls_per_answer is None:
-            return None
-        return self.answers * self.calls_per_answer * self.samples
+        return self._most(self.calls_per_answer)
 
     @property
     def usd(self) -> float | None:
-        if self.usd_per_answer is None:
-            return None
-        return self.answers * self.usd_per_answer * self.samples
+        return self._most(self.usd_per_answer)
 
     @property
     def fewest(self) -> float:

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from ragtriage.atomic import output_file
 from ragtriage.data.formats.links import query_form, trace_links
 from ragtriage.errors import InputError
-from ragtriage.flows.config import Setting
+from ragtriage.flows.config import Setting, paths_from_text
 from ragtriage.results.files import write_json
 from ragtriage.results.load import load_audit
 from ragtriage.results.otlp import Export, Linked, otlp_logs, phoenix_annotations
@@ -52,10 +52,7 @@ class ExportConfig:
     ] = None  # fmt: skip
 
     def __post_init__(self) -> None:
-        if isinstance(self.results, str):
-            self.results = Path(self.results)
-        if isinstance(self.traces, str):
-            self.traces = Path(self.traces)
+        paths_from_text(self)  # a path given as text from Python
 
 
 def link(config: ExportConfig) -> tuple[Linked, list[str]]:

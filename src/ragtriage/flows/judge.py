@@ -133,16 +133,14 @@ def plan(config: JudgeConfig) -> Plan:
         load_calibration(config.calibration)
     asked = Judge.from_spec(config.judge, JudgeOptions.of_config(config))
     chosen = _signals_plan(config, asked)
-    if chosen.model_free:
-        if asked.options.sampling:
-            note = (
-                f"{chosen.note}; --samples not drawn: the rule reads no model signal, so its "
-                "verdicts cannot differ between samples (--all-signals samples the model)"
-            )
-            return replace(chosen, note=note)
-        return chosen
     if not asked.options.sampling:
         return chosen
+    if chosen.model_free:
+        note = (
+            f"{chosen.note}; --samples not drawn: the rule reads no model signal, so its "
+            "verdicts cannot differ between samples (--all-signals samples the model)"
+        )
+        return replace(chosen, note=note)
     decider = CalibrationRecords().decider(config.calibration, asked.fingerprint)
     return replace(chosen, verdict=sample_vote(decider))
 

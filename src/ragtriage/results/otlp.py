@@ -127,24 +127,19 @@ def phoenix_annotations(linked: Linked) -> dict[str, Any]:
         if (score := _score(case)) is not None:
             faithfulness["score"] = score
         meta = {"case_id": case.case_id, "triage_label": case.label.value}
-        data.append(
-            {
-                "span_id": span_id,
-                "name": "ragtriage.faithfulness",
-                "annotator_kind": "LLM",
-                "result": faithfulness,
-                "metadata": meta,
-                "identifier": "ragtriage",
-            }
-        )
-        data.append(
-            {
-                "span_id": span_id,
-                "name": "ragtriage.triage",
-                "annotator_kind": "CODE",
-                "result": {"label": case.label.value, "explanation": case.reason},
-                "metadata": meta,
-                "identifier": "ragtriage",
-            }
-        )
+        triage = {"label": case.label.value, "explanation": case.reason}
+        for name, kind, result in (
+            ("faithfulness", "LLM", faithfulness),
+            ("triage", "CODE", triage),
+        ):
+            data.append(
+                {
+                    "span_id": span_id,
+                    "name": f"ragtriage.{name}",
+                    "annotator_kind": kind,
+                    "result": result,
+                    "metadata": meta,
+                    "identifier": "ragtriage",
+                }
+            )
     return {"data": data}

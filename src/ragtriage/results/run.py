@@ -393,21 +393,14 @@ CASE_COLUMNS = (
 
 
 def _case_row(case: CaseResult) -> dict[str, Any]:
+    """A case's columns: its own fields (lists copied), the judge's outcome and score, the
+    label and cause as text."""
+    row = {name: getattr(case, name, None) for name in CASE_COLUMNS}
     judge = case.judge
-    return {
-        "case_id": case.case_id,
-        "query": case.query,
+    return row | {
         "label": str(case.label),
-        "reason": case.reason,
-        "answerable": case.answerable,
-        "first_relevant_rank": case.first_relevant_rank,
-        "relevant_in_context": case.relevant_in_context,
         "judge_outcome": None if judge is None else str(judge.outcome),
         "judge_score": None if judge is None else judge.score,
-        "faithful": case.faithful,
         "cause": None if case.cause is None else str(case.cause),
-        "tags": list(case.tags),
-        "expected": list(case.expected),
-        "context_ids": list(case.context_ids),
-        "answer": case.answer,
+        **{name: list(row[name]) for name in ("tags", "expected", "context_ids")},
     }

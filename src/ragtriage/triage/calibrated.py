@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ragtriage.calibration.decision import rule_features, uses_model
 from ragtriage.calibration.grades import sha256_text
@@ -231,23 +232,14 @@ def _decider(
     first = record.scopes.get("pooled") or next(iter(record.scopes.values()), None)
     kappa = None
     if first is not None:  # the applied rule's kappa: the nested-CV one when it was chosen so
-        cv = first.selected.cv if first.selected is not None else first.cv
-        kappa = Estimate(estimate=cv.kappa, low=cv.kappa_low, high=cv.kappa_high)
+        kappa = _kappa(first.selected.cv if first.selected is not None else first.cv)
     note = (
         f"STALE CALIBRATION: measured on a different judge (it differs in {', '.join(stale)})"
         if stale
         else f"calibrated on {len(record.items)} human-graded answers"
     )
     check = record.answer_check
-    answer_kappa = (
-        Estimate(
-            estimate=check.agreement.kappa,
-            low=check.agreement.kappa_low,
-            high=check.agreement.kappa_high,
-        )
-        if check is not None and check.n
-        else None
-    )
+    answer_kappa = _kappa(check.agreement) if check is not None and check.n else None
     few = record.few_grades()
     if few is not None:  # 10 grades read kappa 1.00 [1.00, 1.00]
         note += f"; {few}"
@@ -268,6 +260,12 @@ def _decider(
             answer_check_n=check.n if answer_kappa is not None and check else None,
         ),
     )
+
+
+def _kappa(agreement: Any) -> Estimate:
+    """Cohen's kappa with its interval, as a rule's cross-validation or the answer check
+    measured it."""
+    return Estimate(estimate=agreement.kappa, low=agreement.kappa_low, high=agreement.kappa_high)
 
 
 def _model_free(decider: Decider, fingerprint: JudgeFingerprint) -> Decider | None:

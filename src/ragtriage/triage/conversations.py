@@ -35,7 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragtriage.data.conversations import ConversationGolden, TracedTurn, turn_slice
+from ragtriage.data.conversations import ConversationGolden, TracedTurn, slice_tags
 from ragtriage.data.formats.text import normalise
 from ragtriage.data.models import Chunk
 from ragtriage.judge.history import HISTORY_TURNS, SentenceSource
@@ -310,21 +310,16 @@ def retrieval_slices(report: RetrievalReport, golden: ConversationGolden) -> lis
     """The per-turn metrics (``report.per_query``, one row per scored turn) averaged over
     each slice's answerable turns."""
     per_query = report.per_query
-    members: dict[str, list[tuple[str, bool]]] = {}
+    order = ("turn:1", "turn:2", "turn:3+", "standalone", "follow-up", "answerable",
+             "unanswerable")  # fmt: skip
+    members: dict[str, list[tuple[str, bool]]] = {name: [] for name in order}
     for turn in golden.turns:
         answerable = turn.case.answerable(report.config.relevance_level)
-        for name in (
-            f"turn:{turn_slice(turn.turn)}",
-            "standalone" if turn.standalone else "follow-up",
-            "answerable" if answerable else "unanswerable",
-        ):
-            members.setdefault(name, []).append((turn.case.id, answerable))
-    order = ["turn:1", "turn:2", "turn:3+", "standalone", "follow-up", "answerable",
-             "unanswerable"]  # fmt: skip
+        kind = "answerable" if answerable else "unanswerable"
+        for name in (*slice_tags(turn.turn, turn.standalone), kind):
+            members[name].append((turn.case.id, answerable))
     out = []
-    for name in order:
-        if name not in members:
-            continue
+    for name in (name for name in order if members[name]):
         ids = [q for q, answerable in members[name] if answerable and q in per_query.index]
         means = {
             str(m): (float(per_query.loc[ids, m].mean()) if ids else None)
