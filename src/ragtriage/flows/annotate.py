@@ -19,8 +19,7 @@ from ragtriage.annotate.prepare_grades import prepare_grades
 from ragtriage.annotate.serve import serve
 from ragtriage.annotate.session import Prepared
 from ragtriage.flows.config import MAX_SEED, Setting
-from ragtriage.results.load import load_audit, load_conversations
-from ragtriage.results.run import AuditResult, ConversationsResult
+from ragtriage.results.load import load_run
 from ragtriage.stats import DEFAULT_SEED
 
 __all__ = ["GoldenConfig", "GradesConfig", "Stopped", "prepare", "run"]
@@ -101,13 +100,7 @@ def prepare(config: GoldenConfig | GradesConfig) -> Prepared:
     """The page's task: the session started or resumed, and what the person should know."""
     if isinstance(config, GoldenConfig):
         return prepare_golden(config)
-    return prepare_grades(config, _read_audit)
-
-
-def _read_audit(path: Path) -> AuditResult | ConversationsResult:
-    """``--audit``: a ``ragtriage conversations`` result, or else an audit."""
-    threads = load_conversations(path)
-    return threads if threads is not None else load_audit(path)
+    return prepare_grades(config, load_run)  # --audit: an audit or a conversations result
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ __all__ = [
     "golden_field",
     "golden_sha256",
     "load_audit",
-    "load_conversations",
+    "load_run",
     "load_result",
     "retrieval_of",
 ]
@@ -87,13 +87,6 @@ def load_result(path: str | Path) -> Result:
     return result
 
 
-def load_conversations(path: str | Path) -> ConversationsResult | None:
-    """``path`` as a ``ragtriage conversations`` result, or ``None`` when it holds another
-    result (an audit, a retrieval report)."""
-    result = load_result(path)
-    return result if isinstance(result, ConversationsResult) else None
-
-
 def load_audit(path: str | Path) -> AuditResult:
     """``path`` as an audit ``results.json``; a retrieval report is refused."""
     result = load_result(path)
@@ -105,6 +98,13 @@ def load_audit(path: str | Path) -> AuditResult:
             field="schema_version",
         )
     return result
+
+
+def load_run(path: str | Path) -> AuditResult | ConversationsResult:
+    """``path`` as a run's ``results.json``: an audit's, or a ``ragtriage conversations``
+    result (read once); a retrieval report is refused by :func:`load_audit`."""
+    result = load_result(path)
+    return load_audit(path) if isinstance(result, RetrievalReport) else result
 
 
 def retrieval_of(result: Result) -> RetrievalReport:
