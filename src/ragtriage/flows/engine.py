@@ -100,6 +100,9 @@ UNDECIDED = (Label.UNSURE, Label.UNSCORED, Label.UNSTABLE)
 Tick = Callable[[str, int], Callable[..., None]]
 # an --escalate-to judge: its spec, the judge built once, the decider of its record
 Cascade = list[tuple[JudgeSpec, Judge, Decider]]
+# case -> the result that decides it in the first judge's place, its decider, the judge's
+# name (a grade of the calibration, an --escalate-to judge): ``triage.cases.Judgments``
+Escalated = dict[str, tuple[JudgeResult, Decider, str]]
 
 
 @dataclass(kw_only=True)
@@ -201,7 +204,8 @@ class Judges:
 @dataclass
 class Judging:
     """What a judging order is given: the inputs, every judgeable answer (golden order),
-    the judges, the store their calls go through, and the calibration to decide by."""
+    the judges, the store their calls go through, and the calibration to decide by; with
+    stage 1's report, what the rows are built from."""
 
     loaded: Loaded
     items: list[JudgeItem]
@@ -211,6 +215,7 @@ class Judging:
     concurrency: int
     texts: dict[str, str]
     unjudged: dict[str, str]
+    retrieval: RetrievalReport
 
     @property
     def judge(self) -> Judge:
@@ -291,18 +296,17 @@ async def _run(
         concurrency=config.concurrency,
         texts=texts,
         unjudged=unjudged,
+        retrieval=retrieval,
     )
     judged = await order(given)
     timings["judge_s"] = time.perf_counter() - started
     # an answer a person graded in the calibration is decided by the grade (issue 53)
-    graded = decided_by_grades(judged.decider, loaded.traces, judged.results)
-    rows = _rows(loaded, judged, retrieval, texts, unjudged, graded)
+    escalated = decided_by_grades(judged.decider, loaded.traces, judged.results)
+    rows = _rows(given, judged, escalated)
     # the first judge's figures and fit, before the cascade decides its unsure answers
     generation = case_rows.generation_summary(rows, list(judged.results.values()), judged.decider)
     shape_misfit(judged.decider, rows, texts)
-    rows, escalations, escalated = await escalate(
-        loaded, judged, rows, judges.cascade, given, retrieval, graded
-    )
+    rows, escalations = await escalate(given, judged, rows, escalated)
     say_graded(rows)
     if escalated:  # the outcomes of the results that decided the cases, not the first's
         first = list(judged.results.values())
@@ -381,40 +385,27 @@ def judge_item(case_id: str, query: str, trace: Trace, texts: dict[str, str]) ->
     return JudgeItem(id=case_id, question=query, contexts=chunks, answer=trace.answer)
 
 
-def _rows(
-    loaded: Loaded,
-    judged: Judged,
-    retrieval: RetrievalReport,
-    texts: dict[str, str],
-    unjudged: dict[str, str],
-    escalated: dict[str, tuple[JudgeResult, Decider, str]] | None = None,
-) -> list[CaseResult]:
+def _rows(given: Judging, judged: Judged, escalated: Escalated) -> list[CaseResult]:
     judgments = case_rows.Judgments(
         results=judged.results,
         decider=judged.decider,
         reference=judged.reference,
-        escalated=escalated or {},
+        escalated=escalated,
         judge_name=judge_label(judged.run.fingerprint),
-        unjudged=unjudged,
+        unjudged=given.unjudged,
     )
-    return case_rows.build(loaded.golden, loaded.traces, judgments, retrieval, texts)
+    loaded = given.loaded
+    return case_rows.build(loaded.golden, loaded.traces, judgments, given.retrieval, given.texts)
 
 
 async def escalate(
-    loaded: Loaded,
-    judged: Judged,
-    rows: list[CaseResult],
-    cascade: Cascade,
-    given: Judging,
-    retrieval: RetrievalReport,
-    graded: dict[str, tuple[JudgeResult, Decider, str]] | None = None,
-) -> tuple[list[CaseResult], list[Escalation], dict[str, tuple[JudgeResult, Decider, str]]]:
+    given: Judging, judged: Judged, rows: list[CaseResult], escalated: Escalated
+) -> tuple[list[CaseResult], list[Escalation]]:
     """Each ``--escalate-to`` judge in turn judges the answers left unsure before it; its
-    calibration decides them. The rows again, what each step was sent and decided, and
-    the escalated results by case."""
+    calibration decides them, its results added to ``escalated`` (the graded answers
+    there are kept). The rows again, and what each step was sent and decided."""
     escalations: list[Escalation] = []
-    escalated: dict[str, tuple[JudgeResult, Decider, str]] = dict(graded or {})  # kept
-    for spec, judge, decider in cascade:
+    for spec, judge, decider in given.judges.cascade:
         unsure = {r.case_id for r in rows if r.label == Label.UNSURE}
         sent = [i for i in given.items if i.id in unsure]
         step = Escalation(judge=str(spec), calibration=decider.status.source, sent=len(sent))
@@ -426,14 +417,14 @@ async def escalate(
         run = await ajudge(judge, sent, given.concurrency, given.store)
         step.fingerprint, step.usage = run.fingerprint, run.usage
         escalated |= {r.item_id: (r, decider, str(spec)) for r in run.results}
-        rows = _rows(loaded, judged, retrieval, given.texts, given.unjudged, escalated)
+        rows = _rows(given, judged, escalated)
         # decided: a pass or fail now; an escalated answer left unscored (the judge
         # failed, a closed endpoint) or unstable is not, nor counted as one
         step.decided = sum(r.case_id in unsure and r.label not in UNDECIDED for r in rows)
         step.unscored = sum(
             r.case_id in unsure and r.label in (Label.UNSCORED, Label.UNSTABLE) for r in rows
         )
-    return rows, escalations, escalated
+    return rows, escalations
 
 
 def shape_misfit(decider: Decider, rows: list[CaseResult], texts: dict[str, str]) -> None:

@@ -402,5 +402,5 @@ def _case_row(case: CaseResult) -> dict[str, Any]:
         "judge_outcome": None if judge is None else str(judge.outcome),
         "judge_score": None if judge is None else judge.score,
         "cause": None if case.cause is None else str(case.cause),
-        **{name: list(row[name]) for name in ("tags", "expected", "context_ids")},
+        **{name: list(getattr(case, name)) for name in ("tags", "expected", "context_ids")},
     }
