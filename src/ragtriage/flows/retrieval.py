@@ -131,45 +131,28 @@ def check(config: RetrievalConfig) -> None:
 def run(config: RetrievalConfig, reading: Reading = contextlib.nullcontext) -> RetrievalReport:
     """Score the run (or retriever) of ``config``; ``reading`` wraps the reading of a run."""
     check(config)
-    golden, qrels, run, retriever = config.golden, config.qrels, config.run, config.retriever
-    mapping = config.columns
-    run_table = None
-    target: GoldenSet | Qrels
-    if golden:
-        target = load_golden(golden, columns=mapping)
-    else:
-        assert qrels is not None  # exactly one of --golden and --qrels, checked above
-        if run is not None:
-            with reading():
-                target, run_table = read_together(qrels, run, mapping)
-        else:
-            target = read_trec_qrels(qrels)
-    if config.corpus is not None:
-        target = with_corpus(target, config.corpus)
-    if config.repeat > 1 and not retriever:
+    target, run_table = _target(config, reading)
+    if config.repeat > 1 and not config.retriever:
         raise InputError("--repeat needs --retriever (a run file is one draw)", field="repeat")
-    split = "holdout" if config.holdout else None
-
-    options: dict[str, Any] = {
-        "k": config.k,
-        "relevance_level": config.relevance_level,
-        "precision": "float32" if config.float32 else "float64",
-        "duplicates": config.duplicates,
-        "missing": "skip" if config.skip_missing else "zero",
-        "nothing_relevant": config.nothing_relevant,
-        "split": split,
-        "leak_k": config.leak_k,
-        "reference": config.reference_run,
-    }
-    if retriever and qrels is not None:
+    if config.retriever and config.qrels is not None:
         raise InputError("--retriever needs --golden (with a corpus)", field="retriever")
     # built once: every --repeat draw is scored against the same qrels structures
-    score = RetrievalEvaluator(target, config.measures, **options).evaluate
-
-    if retriever:
+    score = RetrievalEvaluator(
+        target,
+        config.measures,
+        k=config.k,
+        relevance_level=config.relevance_level,
+        precision="float32" if config.float32 else "float64",
+        duplicates=config.duplicates,
+        missing="skip" if config.skip_missing else "zero",
+        nothing_relevant=config.nothing_relevant,
+        split="holdout" if config.holdout else None,
+        leak_k=config.leak_k,
+        reference=config.reference_run,
+    ).evaluate
+    if retriever := config.retriever:
         assert isinstance(target, GoldenSet)  # --retriever needs --golden, checked above
-        cases = evaluated_slice(target, config.holdout)
-        depth = config.depth
+        cases, depth = evaluated_slice(target, config.holdout), config.depth
         if config.repeat > 1:
             report = repeated(config.repeat, lambda: run_retriever(cases, retriever, depth), score)
         else:
@@ -177,16 +160,34 @@ def run(config: RetrievalConfig, reading: Reading = contextlib.nullcontext) -> R
     elif run_table is not None:
         report = score(run_table)
     else:
-        assert run is not None  # exactly one of --run and --retriever, checked above
-        assert isinstance(target, GoldenSet)  # with --qrels the run was read above
+        assert config.run is not None  # exactly one of --run and --retriever, checked above
+        assert isinstance(target, GoldenSet)  # with --qrels the run was read by _target
         with reading():
             # the full golden set: another tool's run names queries by text (data/runs.py)
-            run_table = load_run(run, mapping, target)
-            report = score(run_table)
+            report = score(load_run(config.run, config.columns, target))
     if config.holdout:  # the one reveal of this command, however many --repeat draws
-        assert golden is not None  # the evaluator refuses --holdout on bare qrels
-        report = log_reveal(report, golden)
+        assert config.golden is not None  # the evaluator refuses --holdout on bare qrels
+        report = log_reveal(report, config.golden)
     return report
+
+
+def _target(config: RetrievalConfig, reading: Reading) -> tuple[GoldenSet | Qrels, Run | None]:
+    """The golden set or the qrels (with the corpus given), and the run when it was read
+    beside the qrels."""
+    run_table = None
+    target: GoldenSet | Qrels
+    if config.golden:
+        target = load_golden(config.golden, columns=config.columns)
+    elif config.run is not None:
+        assert config.qrels is not None  # exactly one of --golden and --qrels, checked
+        with reading():
+            target, run_table = read_together(config.qrels, config.run, config.columns)
+    else:
+        assert config.qrels is not None
+        target = read_trec_qrels(config.qrels)
+    if config.corpus is not None:
+        target = with_corpus(target, config.corpus)
+    return target, run_table
 
 
 def read_together(qrels: Path, run: Path, columns: ColumnMap | None = None) -> tuple[Qrels, Run]:

@@ -73,10 +73,9 @@ def _same_counts(given: dict[str, int], actual: Counter[str], path: str | Path, 
 
 def _counts(result: RunHeader, path: str | Path) -> None:
     if result.counts:  # an empty summary is read from the cases by the gate itself
-        labels = Counter(case.label.value for case in result.rows)
-        if isinstance(result, ConversationsResult):  # counted by turn label (rewrite too)
-            labels = Counter(turn.label.value for turn in result.turns)
-        _same_counts(result.counts, labels, path, "counts")
+        # a conversations result counts its turns by turn label (rewrite too)
+        rows = result.turns if isinstance(result, ConversationsResult) else result.rows
+        _same_counts(result.counts, Counter(row.label.value for row in rows), path, "counts")
 
 
 def _outcomes(result: RunHeader, path: str | Path) -> None:

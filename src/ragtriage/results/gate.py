@@ -188,13 +188,12 @@ def _conversation_value(result: ConversationsResult, name: str) -> float | None:
 
 
 def _run_value(result: RunHeader, name: str) -> float | None:
-    """A metric of a run's header and rows (an audit's cases, a conversation's turns)."""
+    """A metric of a run's header and rows (an audit's cases, a conversation's turns; a
+    conversations metric is asked only of a conversations result: :func:`metric_value`)."""
     if isinstance(result, ConversationsResult) and (
         name in CONVERSATION_METRICS or name == "failures"
     ):
         return _conversation_value(result, name)
-    if name in CONVERSATION_METRICS:
-        return None
     if name in COUNTS:
         labels = COUNTS[name]
         if result.counts:
@@ -341,18 +340,12 @@ def check_bars(
                 f"not a percentage): did you mean {bar.metric}={bar.bound / 100:g}?",
                 field=f"--{bar.kind}",
             )
-        reference = None
         if bar.kind == "max-drop":
             if baseline is None:
                 raise InputError(f"--max-drop {bar.metric} needs --baseline", field="--max-drop")
-            reference = metric_value(baseline, bar.metric, baseline_source)
-            checks.append(BarCheck(bar, value, reference))
+            checks.append(BarCheck(bar, value, metric_value(baseline, bar.metric, baseline_source)))
             continue
-        bounds = noise_bounds(result, bar.metric)
-        if bounds is None:
-            checks.append(BarCheck(bar, value, reference))
-            continue
-        low, high, flaky = bounds
+        low, high, flaky = noise_bounds(result, bar.metric) or (None, None, 0)
         checks.append(BarCheck(bar, value, None, low, high, flaky, strict))
     return checks
 
