@@ -47,17 +47,9 @@ CAUSE_ORDER = tuple(Cause)
 # opposite of the golden chunk, answers from a distractor, does not answer (all or part) or
 # cites what is not there. ``unsupported`` does so only when the claims judge itself found
 # the claim in no chunk (source ``judge``): the word-overlap test is no better than the
-# calibrated rule that already decided the answer faithful.
-NOT_ANSWERED = frozenset(
-    {
-        Cause.CONTRADICTED,
-        Cause.MISLED,
-        Cause.IGNORED,
-        Cause.INCOMPLETE,
-        Cause.CITATION_MISSING,
-        Cause.CITATION_UNSUPPORTED,
-    }
-)
+# calibrated rule that already decided the answer faithful. A distractor cited beside a
+# golden passage (``citation_not_golden``) never does.
+NOT_ANSWERED = frozenset(Cause) - {Cause.UNSUPPORTED, Cause.CITATION_NOT_GOLDEN}
 
 CAUSE_ACTIONS = {
     Cause.CONTRADICTED: (
