@@ -282,9 +282,12 @@ async def _run(
     """Mismatches, stage 1, stage 2 in ``order``, decisions and the cascade, rows."""
     texts = chunk_texts(loaded.golden, loaded.traces)
     found = mismatch.find(loaded.golden, loaded.read, texts)
-    notices = loaded.notices + mismatch.apply(found, config.on_mismatch, _source(loaded))
-    timings = dict(loaded.timings)
-    retrieval = _timed(timings, "retrieval_s", lambda: stage1(config, loaded))
+    # the trace file a mismatch error names (empty for a run of the system)
+    source = loaded.trace_source.source if loaded.trace_source.sha256 else ""
+    notices = loaded.notices + mismatch.apply(found, config.on_mismatch, source)
+    started = time.perf_counter()
+    retrieval = stage1(config, loaded)
+    timings = loaded.timings | {"retrieval_s": time.perf_counter() - started}
     unjudged = unjudgeable_cases(loaded, texts)
     started = time.perf_counter()
     given = Judging(
@@ -326,18 +329,6 @@ async def _run(
         notices=notices + [as_notice(w, "retrieval") for w in retrieval.warnings],
         timings=timings,
     )
-
-
-def _source(loaded: Loaded) -> str:
-    """The trace file a mismatch error names (empty for a run of the system)."""
-    return loaded.trace_source.source if loaded.trace_source.sha256 else ""
-
-
-def _timed(timings: dict[str, float], name: str, step: Callable[[], Any]) -> Any:
-    started = time.perf_counter()
-    value = step()
-    timings[name] = time.perf_counter() - started
-    return value
 
 
 def stage1(config: RunConfig, loaded: Loaded) -> RetrievalReport:
