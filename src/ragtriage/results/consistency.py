@@ -110,16 +110,12 @@ def _rates(result: RunHeader, path: str | Path) -> None:
         )
 
 
-def _in_unit(value: float | None) -> bool:
-    return value is None or (math.isfinite(value) and 0.0 <= value <= 1.0)
-
-
 def _interval(
     mean: float | None, low: float | None, high: float | None, path: str | Path, field: str
 ) -> None:
     """A fraction 0-1 with its interval around it (ends may be null)."""
     for name, value in (("", mean), (".low", low), (".high", high)):
-        if not _in_unit(value):
+        if value is not None and not (math.isfinite(value) and 0.0 <= value <= 1.0):
             raise _refuse(path, f"{field}{name}", f"must be a fraction from 0 to 1, got {value}")
     if mean is not None and (
         (low is not None and low > mean + 1e-12) or (high is not None and high < mean - 1e-12)

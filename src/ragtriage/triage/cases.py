@@ -99,7 +99,8 @@ def _row(case: GoldenCase, stage1: _Stage1, judgments: Judgments) -> CaseResult:
     trace = stage1.traces.get(case.id)
     expected = case.expected()
     if trace is None:
-        return _untraced(case, expected)
+        reason = "the system produced no trace for it"
+        return CaseResult(**_identity(case, expected), label=Label.UNSCORED, reason=reason)
     result, decider, decided_by = judgments.of(case.id)
     evidence = _evidence(case, trace, result, decider, stage1, judgments)
     label, reason = triage(evidence)
@@ -257,11 +258,6 @@ def _identity(case: GoldenCase, expected: list[str]) -> dict:
     """What every row says of its golden case."""
     return {"case_id": case.id, "query": case.query, "tags": list(case.tags),
             "answerable": bool(expected), "expected": expected}  # fmt: skip
-
-
-def _untraced(case: GoldenCase, expected: list[str]) -> CaseResult:
-    reason = "the system produced no trace for it"
-    return CaseResult(**_identity(case, expected), label=Label.UNSCORED, reason=reason)
 
 
 def label_counts(labels: Iterable[StrEnum], kinds: type[StrEnum] = Label) -> dict[str, int]:

@@ -272,7 +272,7 @@ def _scope_conflict(sentence: str, query: str, chunk: str) -> tuple[str, str]:
     if len(clauses) < 2:
         return none
     said = _codes(sentence)
-    about = (said | _codes(query)) & _lower_words(chunk)
+    about = (said | _codes(query)) & set(re.findall(r"[\w'’-]+", chunk.lower()))
     if not about:
         return none
     words = {stem(w) for w in content_words(sentence)}
@@ -296,10 +296,6 @@ def _scope_conflict(sentence: str, query: str, chunk: str) -> tuple[str, str]:
 
 def _codes(text: str) -> set[str]:
     return {n for n in names(text) if re.search(r"\d", n) and re.search(r"[a-z]", n)}
-
-
-def _lower_words(text: str) -> set[str]:
-    return set(re.findall(r"[\w'’-]+", text.lower()))
 
 
 def _sentence_causes(

@@ -46,9 +46,8 @@ class Evidence:
 
 
 def triage(e: Evidence) -> tuple[Label, str]:
-    if e.answerable:
-        return _answerable(e)
-    return _unanswerable(e)
+    """An unanswerable query's abstention is its pass (module doc)."""
+    return _answerable(e) if e.answerable else _judged(e, abstain_is=Label.PASS)
 
 
 def _answerable(e: Evidence) -> tuple[Label, str]:
@@ -101,10 +100,6 @@ _NOT_ANSWERED = {
     "citation_missing": "cites a passage that is not in its context",
     "citation_unsupported": "cites a passage that does not hold its sentence",
 }
-
-
-def _unanswerable(e: Evidence) -> tuple[Label, str]:
-    return _judged(e, abstain_is=Label.PASS)
 
 
 # the fact check's parts (judge/facts.py), as a reason names them
