@@ -12,6 +12,7 @@ that decided is the one the plots are drawn from.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -432,13 +433,10 @@ def _unsure_share(decider: Decider) -> float:
     record = decider.record
     if record is None or record.band is None:
         return 0.0
-    scope = next(iter(record.scopes.values()))
-    if (
-        scope.selective is None
-        or scope.selective.coverage.estimate != scope.selective.coverage.estimate
-    ):
+    selective = next(iter(record.scopes.values())).selective
+    if selective is None or math.isnan(selective.coverage.estimate):
         return 1.0
-    return 1.0 - scope.selective.coverage.estimate
+    return 1.0 - selective.coverage.estimate
 
 
 def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
