@@ -260,23 +260,23 @@ def provenance_warnings(base: Result, candidate: Result) -> list[Notice]:
     return [notice("provenance", text) for text in out]
 
 
-def _warnings(base, candidate, b_frame, c_frame, columns, runs) -> list[Notice]:
+def _warnings(
+    base: Result,
+    candidate: Result,
+    b_frame: pd.DataFrame,
+    c_frame: pd.DataFrame,
+    columns: list[str],
+    runs: bool,
+) -> list[Notice]:
+    """The settings that differ, what the results were measured on, then what could not be
+    compared: metrics or queries in one result only, a retrieval report (or a run of the
+    other kind) beside a run."""
     changed = settings_diff(base, candidate)
     first = []
     if changed:
         more = f"; and {len(changed) - 8} more" if len(changed) > 8 else ""
         text = f"the runs' settings differ: {'; '.join(changed[:8])}{more}"
         first.append(notice("settings_differ", text, settings=len(changed)))
-    return (
-        first
-        + provenance_warnings(base, candidate)
-        + _scope(base, candidate, b_frame, c_frame, columns, runs)
-    )
-
-
-def _scope(base, candidate, b_frame, c_frame, columns, runs) -> list[Notice]:
-    """What could not be compared: metrics or queries in one result only, a retrieval
-    report (or a run of the other kind) beside a run."""
     out = []
     dropped = sorted(set(b_frame.columns) ^ set(c_frame.columns))
     if dropped:
@@ -289,7 +289,8 @@ def _scope(base, candidate, b_frame, c_frame, columns, runs) -> list[Notice]:
             if not (isinstance(base, RunHeader) and isinstance(candidate, RunHeader))
             else "an audit beside a conversations result: compared on retrieval only"
         )
-    return [notice("compare_scope", text) for text in out]
+    scope = [notice("compare_scope", text) for text in out]
+    return first + provenance_warnings(base, candidate) + scope
 
 
 def _case_tags(base: RunHeader, candidate: RunHeader) -> dict[str, list[str]]:
