@@ -6,27 +6,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ragtriage.render import views
 from ragtriage.render.answers import audit_lines
 from ragtriage.render.format import fmt
 from ragtriage.render.notices import lines as notice_lines
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import clean, shorten
-from ragtriage.render.views import (
-    MISMATCH_FIRST,
-    answer_check_line,
-    assumptions_line,
-    audit_title,
-    causes_by_primary,
-    caveats,
-    evidence_line,
-    fit_message,
-    gate_fails,
-    gate_line,
-    ordered_cases,
-    recorded_line,
-    threshold_line,
-    unanswerable_line,
-)
 from ragtriage.results.run import AuditResult
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.cause_types import CAUSE_ACTIONS
@@ -56,7 +41,7 @@ def retrieval_summary(report: RetrievalReport, console: Console) -> None:
     console.print(_reading(report))
     _slices(report, console)
     _missed(report, console)
-    for line in (unanswerable_line(report), threshold_line(report)):
+    for line in (views.unanswerable_line(report), views.threshold_line(report)):
         if line is not None:
             console.print(Text(line, style="bold"))
     for warning in report.warnings:
@@ -167,16 +152,18 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     order of the Markdown and HTML reports)."""
     k = result.config.context_k
     counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
-    console.print(Text(f"{audit_title(result)}: {counts}", style="bold"))
-    fails = gate_fails(result)  # what CI will say, before anything else
-    console.print(Text(gate_line(result), style="bold red" if fails else "green"))
-    if (recorded := recorded_line(result)) is not None:  # before any figure: whose answers
+    console.print(Text(f"{views.audit_title(result)}: {counts}", style="bold"))
+    fails = views.gate_fails(result)  # what CI will say, before anything else
+    console.print(Text(views.gate_line(result), style="bold red" if fails else "green"))
+    if (recorded := views.recorded_line(result)) is not None:  # before any figure: whose answers
         console.print(Text(recorded, style="yellow"))
     console.print(Text(_formats_read(result)))
-    assumed = assumptions_line(result)
+    assumed = views.assumptions_line(result)
     if assumed:
         console.print(Text(assumed, style="yellow"))
-    if (misfit := fit_message(result)) is not None:  # first screen: every decision rests on it
+    if (
+        misfit := views.fit_message(result)
+    ) is not None:  # first screen: every decision rests on it
         console.print(Text(f"warning: {misfit}", style="bold red"))
     console.print(_stage_table(result, k))
     gen = result.generation
@@ -198,7 +185,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     _causes(result, console)
     worst = [
         c
-        for c in ordered_cases(result)
+        for c in views.ordered_cases(result)
         if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSURE, Label.UNSTABLE)
     ]
     if worst:
@@ -217,7 +204,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
 def _stage_table(result: AuditResult, k: int) -> Table:
     """Stage metrics with intervals, and beside them what changes their meaning (each
     caveat once, on the first row it qualifies)."""
-    notes = caveats(result)
+    notes = views.caveats(result)
     wide = any(notes.values())
     table = Table(title="Stage metrics", title_justify="left")
     for column in ("stage", "metric", "value", "95% CI") + ("caveat",) * wide:
@@ -255,11 +242,13 @@ def _formats_read(result: AuditResult) -> str:
 def _clusters(result: AuditResult, console: Console) -> None:
     if not result.clusters:
         # a leaking case is labelled pass: never say "no failures" beside a failing gate
-        text = "No failing cases; the gate still fails (above)." if gate_fails(result) else None
+        text = (
+            "No failing cases; the gate still fails (above)." if views.gate_fails(result) else None
+        )
         console.print(text or "No failures.")
         return
     if result.meaningless:
-        console.print(Text(MISMATCH_FIRST, style="yellow"))
+        console.print(Text(views.MISMATCH_FIRST, style="yellow"))
     table = Table(title="Failures by stage and tag", title_justify="left")
     for column in ("stage", "cause", "tag", "cases", "next action"):
         table.add_column(column)
@@ -280,8 +269,8 @@ CASES_PER_CAUSE = 3
 def _causes(result: AuditResult, console: Console) -> None:
     """Generation failures grouped by primary cause: its action, then a few cases with the
     failing sentence and the chunk it aligns with (all of them in the reports)."""
-    groups = causes_by_primary(result)
-    check = answer_check_line(result)
+    groups = views.causes_by_primary(result)
+    check = views.answer_check_line(result)
     if not groups and check is None:
         return
     console.print(Text("Generation failures by cause:", style="bold"))
@@ -291,7 +280,7 @@ def _causes(result: AuditResult, console: Console) -> None:
         console.print(Text(f"  {cause.value} ({len(cases)}): {CAUSE_ACTIONS[cause]}"))
         for case in cases[:CASES_PER_CAUSE]:
             line = Text(f"    {clean(case.case_id, 40)}: ")
-            line.append(clean(evidence_line(case), 160), style="dim")
+            line.append(clean(views.evidence_line(case), 160), style="dim")
             console.print(line)
         if len(cases) > CASES_PER_CAUSE:
             console.print(
