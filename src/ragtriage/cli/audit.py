@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import console, output_file
-from ragtriage.cli.options import flag, out_option, with_config
+from ragtriage.cli.options import Quiet, flag, out_option, with_config
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.render.console import stage_progress
 
@@ -31,7 +31,7 @@ def run(
     out: Annotated[Path, out_option("Output folder: results.json, report.md, report.html.")] = Path(
         "results"
     ),
-    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
+    quiet: Quiet = False,
     dry_run: Annotated[
         bool,
         flag(

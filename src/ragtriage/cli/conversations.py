@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import console, output_dir, output_file
-from ragtriage.cli.options import flag, out_option, with_config
+from ragtriage.cli.options import Quiet, out_option, with_config
 from ragtriage.flows.conversations import ConversationsConfig
 
 __all__ = ["OUTPUTS", "register", "run"]
@@ -25,7 +25,7 @@ def run(
     out: Annotated[Path, out_option("Output folder: results.json, report.md, report.html.")] = Path(
         "results"
     ),
-    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Audit conversations turn by turn: retrieval per turn, faithfulness with the history
     as evidence, one label per turn (pass / rewrite / retrieval / ranking / generation /

@@ -32,9 +32,7 @@ MAX_LISTED = 10
 
 def retrieval_summary(report: RetrievalReport, console: Console) -> None:
     """Metrics with intervals, slices, missed and unanswerable queries, threshold verdict."""
-    table = Table(title=_title(report), title_justify="left")
-    for column in ("metric", "mean", "95% CI"):
-        table.add_column(column, justify="right" if column != "metric" else "left")
+    table = _table(_title(report), "metric", right=("mean", "95% CI"))
     for agg in report.aggregates:
         table.add_row(agg.metric, fmt(agg.mean), f"[{fmt(agg.low)}, {fmt(agg.high)}]")
     console.print(table)
@@ -46,6 +44,16 @@ def retrieval_summary(report: RetrievalReport, console: Console) -> None:
             console.print(Text(line, style="bold"))
     for warning in report.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
+
+
+def _table(title: str, *left: str, right: tuple[str, ...] = ()) -> Table:
+    """A table titled at its left: ``left`` columns, then ``right``-justified ones."""
+    table = Table(title=title, title_justify="left")
+    for column in left:
+        table.add_column(column)
+    for column in right:
+        table.add_column(column, justify="right")
+    return table
 
 
 def _title(report: RetrievalReport) -> str:
@@ -80,11 +88,7 @@ def _slices(report: RetrievalReport, console: Console) -> None:
     if not report.slices:
         return
     metrics = _slice_metrics(report)
-    table = Table(title="Per tag", title_justify="left")
-    table.add_column("tag")
-    table.add_column("n", justify="right")
-    for metric in metrics:
-        table.add_column(metric, justify="right")
+    table = _table("Per tag", "tag", right=("n", *metrics))
     for s in report.slices:
         table.add_row(Text(s.tag), str(s.n), *(fmt(s.means.get(m)) for m in metrics))
     console.print(table)
@@ -206,9 +210,7 @@ def _stage_table(result: AuditResult, k: int) -> Table:
     caveat once, on the first row it qualifies)."""
     notes = views.caveats(result)
     wide = any(notes.values())
-    table = Table(title="Stage metrics", title_justify="left")
-    for column in ("stage", "metric", "value", "95% CI") + ("caveat",) * wide:
-        table.add_column(column)
+    table = _table("Stage metrics", "stage", "metric", "value", "95% CI", *("caveat",) * wide)
     pending = {figure: list(texts) for figure, texts in notes.items()}
 
     def row(stage: str, name: str, est, low, high, *figures: str) -> None:
@@ -249,9 +251,7 @@ def _clusters(result: AuditResult, console: Console) -> None:
         return
     if result.meaningless:
         console.print(Text(views.MISMATCH_FIRST, style="yellow"))
-    table = Table(title="Failures by stage and tag", title_justify="left")
-    for column in ("stage", "cause", "tag", "cases", "next action"):
-        table.add_column(column)
+    table = _table("Failures by stage and tag", "stage", "cause", "tag", "cases", "next action")
     for cluster in result.clusters[:MAX_CLUSTERS]:
         cause = cluster.cause.value if cluster.cause else "-"
         table.add_row(
