@@ -29,6 +29,7 @@ __all__ = [
     "escape",
     "render_comparison_markdown",
     "render_markdown",
+    "table",
 ]
 
 MAX_CASES = 15
@@ -93,7 +94,7 @@ def render_markdown(result: AuditResult) -> str:
     return "\n\n".join(p for p in parts if p).rstrip() + "\n"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
+def table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
@@ -109,8 +110,8 @@ def _headline(result: AuditResult) -> str:
         assumed = f"> [!NOTE]\n> {escape(recorded)}\n\n" + assumed
     misfit = views.fit_message(result)  # first screen: every faithful decision rests on it
     assumed += f"> [!WARNING]\n> **{escape(misfit)}**\n\n" if misfit else ""
-    table = _table(["label", "cases"], rows)
-    return f"## {escape(views.audit_title(result))}\n\n{gate}\n\n{assumed}" + table
+    counts = table(["label", "cases"], rows)
+    return f"## {escape(views.audit_title(result))}\n\n{gate}\n\n{assumed}" + counts
 
 
 def _caveat(notes: list[str]) -> str:
@@ -161,7 +162,7 @@ def _retrieval(result: AuditResult) -> str:
     ]
     title = f"### Stage 1: retrieval ({report.n_answerable} answerable queries)"
     caveat = _caveat(views.caveats(result)["retrieval"])
-    text = title + "\n\n" + caveat + _table(["metric", "mean", "95% CI", "n"], rows)
+    text = title + "\n\n" + caveat + table(["metric", "mean", "95% CI", "n"], rows)
     for line in (views.threshold_line(report), views.unanswerable_line(report)):
         if line:
             text += f"\n\n{escape(line)}"
@@ -185,7 +186,7 @@ def _generation(result: AuditResult) -> str:
         f"### Stage 2: generation ({gen.n_judged} answers judged; {outcomes or 'no outcomes'})"
         "\n\n"
         + _caveat(notes["generation"])
-        + _table(["faithful rate", "estimate [95% CI]"], rows)
+        + table(["faithful rate", "estimate [95% CI]"], rows)
         + note
     )
 
@@ -201,7 +202,7 @@ def _clusters(result: AuditResult) -> str:
     ]  # fmt: skip
     first = f"{escape(views.MISMATCH_FIRST)}\n\n" if result.meaningless else ""
     header = ["stage", "cause", "tag", "cases", "suggested action"]
-    text = "### Failure clusters\n\n" + first + _table(header, rows)
+    text = "### Failure clusters\n\n" + first + table(header, rows)
     if len(ordered) > MAX_CLUSTERS:
         text += f"\n\n{len(ordered) - MAX_CLUSTERS} more clusters in the HTML report."
     return text
@@ -237,7 +238,7 @@ def _diagnostics(result: AuditResult) -> str:
     rows = [[escape(name), fmt_estimate(est)] for name, est in diag.run.items()]
     return (
         f"### RAGChecker diagnostics ({diag.n} cases with a reference answer)\n\n"
-        + _table(["diagnostic", "mean [95% CI]"], rows)
+        + table(["diagnostic", "mean [95% CI]"], rows)
         + f"\n\nEntailment: {escape(diag.entailment)}; relevant chunks are the golden ones."
     )
 
@@ -253,7 +254,7 @@ def _cases(result: AuditResult) -> str:
     ]  # fmt: skip
     more = len(result.cases) - len(cases)
     header = ["case", "label", "query", "answer", "reason"]
-    text = "### Cases, worst first\n\n" + _table(header, rows)
+    text = "### Cases, worst first\n\n" + table(header, rows)
     plural = "case" if more == 1 else "cases"
     return text + (f"\n\n{more} more {plural} in the HTML report." if more > 0 else "")
 
@@ -288,14 +289,14 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     parts.append(f"**Verdict:** {escape(verdict(comparison), REASON_CHARS)}")
     if (labels := label_line(comparison)) is not None:
         parts.append(escape(labels))
-    parts.append("#### Retrieval metrics\n\n" + _table(header, _diff_rows(comparison.metrics)))
+    parts.append("#### Retrieval metrics\n\n" + table(header, _diff_rows(comparison.metrics)))
     if comparison.rates:
-        parts.append("#### Audit rates\n\n" + _table(header, _diff_rows(comparison.rates)))
+        parts.append("#### Audit rates\n\n" + table(header, _diff_rows(comparison.rates)))
     if comparison.diagnostics:
         parts.append(
             "#### RAGChecker diagnostics (paired over cases; noise sensitivity and "
             "hallucination are better lower)\n\n"
-            + _table(header, _diff_rows(comparison.diagnostics))
+            + table(header, _diff_rows(comparison.diagnostics))
         )
     tags = key_tag_diffs(comparison)
     if tags:
@@ -303,7 +304,7 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
         rest = len(tags) - len(shown)
         parts.append(
             "#### Per tag\n\n"
-            + _table(["tag", *header], _diff_rows(shown, tagged=True))
+            + table(["tag", *header], _diff_rows(shown, tagged=True))
             + (f"\n\n{rest} more tag rows in --output" if rest > 0 else "")
         )
     if comparison.kind == "audit":
