@@ -34,19 +34,17 @@ class _Chunk(Row):
 
 
 def _contexts(value: Any) -> list[Any]:
-    """A list of contexts; a bare string gets the id ``c<index>``."""
+    """A list of contexts, each an ``{id, text}`` object; a bare string gets the id
+    ``c<index>``."""
     if not isinstance(value, list):
         fail(f"expected list, got {type(value).__name__}")
-    return [{"id": f"c{i}", "text": v} if isinstance(v, str) else v for i, v in enumerate(value)]
-
-
-def _entry(value: Any) -> Any:
-    if not isinstance(value, dict):
-        fail(f"expected a string or an {{id, text}} object, got {type(value).__name__}")
-    return value
-
-
-_Context = Annotated[_Chunk, BeforeValidator(_entry)]
+    out = []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, str | dict):
+            kind = type(entry).__name__
+            fail(f"expected a string or an {{id, text}} object, got {kind}", f"contexts[{i}]")
+        out.append({"id": f"c{i}", "text": entry} if isinstance(entry, str) else entry)
+    return out
 
 
 class AnswerRow(Row):
@@ -54,7 +52,7 @@ class AnswerRow(Row):
 
     id: Name
     question: Text
-    contexts: Annotated[list[_Context], BeforeValidator(_contexts)]
+    contexts: Annotated[list[_Chunk], BeforeValidator(_contexts)]
     answer: Text
 
     @model_validator(mode="after")
