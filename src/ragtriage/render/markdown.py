@@ -110,8 +110,8 @@ def _headline(result: AuditResult) -> str:
         assumed = f"> [!NOTE]\n> {escape(recorded)}\n\n" + assumed
     misfit = views.fit_message(result)  # first screen: every faithful decision rests on it
     assumed += f"> [!WARNING]\n> **{escape(misfit)}**\n\n" if misfit else ""
-    counts = table(["label", "cases"], rows)
-    return f"## {escape(views.audit_title(result))}\n\n{gate}\n\n{assumed}" + counts
+    by_label = table(["label", "cases"], rows)
+    return f"## {escape(views.audit_title(result))}\n\n{gate}\n\n{assumed}" + by_label
 
 
 def _caveat(notes: list[str]) -> str:
