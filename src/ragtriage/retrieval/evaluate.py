@@ -168,7 +168,7 @@ class RetrievalEvaluator:
                 per_query=per_query,
                 query_facts=facts.frame(qrels),
                 split=None if self._split is None else self._split.model_copy(),
-                leaks=find_leaks(batches, qrels, run_table, golden_set, self.leak_k),
+                leaks=find_leaks(batches, qrels, golden_set, self.leak_k),
                 reference_overlap=self._overlap(batches, run_table),
             )
         # last: a run file's digest may still be being taken, on a thread that had the
