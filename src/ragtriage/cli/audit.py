@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import console, output_file
-from ragtriage.cli.options import Quiet, flag, out_option, with_config
+from ragtriage.cli.options import Quiet, ResultsFolder, flag, with_config
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.render.console import stage_progress
 
@@ -28,9 +28,7 @@ def _refuse_old(strategy: str | None, judge: str, **_: object) -> None:
 @with_config(AuditConfig, before=_refuse_old)
 def run(
     config: AuditConfig,
-    out: Annotated[Path, out_option("Output folder: results.json, report.md, report.html.")] = Path(
-        "results"
-    ),
+    out: ResultsFolder = Path("results"),
     quiet: Quiet = False,
     dry_run: Annotated[
         bool,

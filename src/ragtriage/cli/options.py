@@ -37,6 +37,7 @@ __all__ = [
     "OldOutput",
     "PARSED",
     "Quiet",
+    "ResultsFolder",
     "Parsed",
     "flag",
     "one_out",
@@ -120,6 +121,8 @@ OldOutput = Annotated[Path | None, typer.Option("--output", hidden=True, help="R
 
 # ``--quiet`` as every command that prints a summary takes it
 Quiet = Annotated[bool, flag("--quiet", "No terminal summary.")]
+# ``--out`` of a command that writes results.json and its reports (audit, conversations)
+ResultsFolder = Annotated[Path, out_option("Output folder: results.json, report.md, report.html.")]
 
 
 def one_out(out: Path | None, output: Path | None) -> Path | None:
