@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import console, output_file
-from ragtriage.cli.options import flag, out_option, with_config
+from ragtriage.cli.options import Quiet, ResultsFolder, flag, with_config
 from ragtriage.flows.audit import AuditConfig
 from ragtriage.render.console import stage_progress
 
@@ -28,10 +28,8 @@ def _refuse_old(strategy: str | None, judge: str, **_: object) -> None:
 @with_config(AuditConfig, before=_refuse_old)
 def run(
     config: AuditConfig,
-    out: Annotated[Path, out_option("Output folder: results.json, report.md, report.html.")] = Path(
-        "results"
-    ),
-    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
+    out: ResultsFolder = Path("results"),
+    quiet: Quiet = False,
     dry_run: Annotated[
         bool,
         flag(

@@ -11,7 +11,6 @@ import math
 import re
 from collections.abc import Callable
 from types import ModuleType
-from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -19,7 +18,6 @@ from typer.core import TyperGroup
 from ragtriage.atomic import output_dir, output_file
 from ragtriage.errors import InputError
 from ragtriage.flows.config import (  # the ranges every command shares, declared once
-    COLUMNS,
     MAX_RANK,
     MAX_REPEAT,
     MAX_RESAMPLES,
@@ -32,9 +30,7 @@ __all__ = [
     "Abort",
     "FullHelpGroup",
     "CLICK",
-    "COLUMNS_HELP",
     "ClickException",
-    "ColumnsOption",
     "MAX_RANK",
     "MAX_REPEAT",
     "MAX_RESAMPLES",
@@ -50,11 +46,6 @@ __all__ = [
     "split_list",
     "usage_error",
 ]
-
-# ``--columns``: one spelling for every command that reads other people's files; checked
-# (data/formats/columns.py:parse_columns) before any file is read, errors name the option
-COLUMNS_HELP = COLUMNS.help
-ColumnsOption = Annotated[str | None, typer.Option("--columns", help=COLUMNS_HELP)]
 
 
 def split_list(values: list[str] | None) -> list[str]:

@@ -30,8 +30,7 @@ def compare_command(
 ) -> None:
     """Compare two results over their common queries: per metric and tag the difference,
     a paired bootstrap 95% interval and a randomization p-value; rates; label flips."""
-    output, option = one_out(out, output)
-    output_file(output, option)
+    output = one_out(out, output)
     output_file(markdown, "--markdown")
     result = run_compare(config)
     if output:

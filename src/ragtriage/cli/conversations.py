@@ -6,12 +6,11 @@ The options are :class:`ConversationsConfig`'s fields (``flows/conversations.py`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from ragtriage.cli.common import console, output_dir, output_file
-from ragtriage.cli.options import flag, out_option, with_config
+from ragtriage.cli.options import Quiet, ResultsFolder, with_config
 from ragtriage.flows.conversations import ConversationsConfig
 
 __all__ = ["OUTPUTS", "register", "run"]
@@ -22,10 +21,8 @@ OUTPUTS = ("results.json", "report.md", "report.html")
 @with_config(ConversationsConfig)
 def run(
     config: ConversationsConfig,
-    out: Annotated[Path, out_option("Output folder: results.json, report.md, report.html.")] = Path(
-        "results"
-    ),
-    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
+    out: ResultsFolder = Path("results"),
+    quiet: Quiet = False,
 ) -> None:
     """Audit conversations turn by turn: retrieval per turn, faithfulness with the history
     as evidence, one label per turn (pass / rewrite / retrieval / ranking / generation /

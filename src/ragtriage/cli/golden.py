@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ragtriage.cli.common import FullHelpGroup, console, output_dir, output_file
-from ragtriage.cli.options import OldOutput, flag, one_out, out_option, with_config
+from ragtriage.cli.options import OldOutput, Quiet, one_out, out_option, with_config
 from ragtriage.errors import EXIT_FAILED
 from ragtriage.flows.golden import add as add_flow
 from ragtriage.flows.golden import check as check_flow
@@ -43,12 +43,11 @@ def check(
     config: CheckConfig,
     out: Annotated[Path | None, out_option("Write the check (JSON) to this file.")] = None,
     output: OldOutput = None,
-    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Expected ids missing from the corpus, duplicate queries, untagged cases.
     Exit 1 on missing ids or duplicates (untagged cases only warn)."""
-    output, option = one_out(out, output)
-    output_file(output, option)
+    output = one_out(out, output)
     report = check_flow.run(config)
     if output:
         write_json(output, report)

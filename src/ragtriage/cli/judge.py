@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ragtriage.cli.common import console, output_file
-from ragtriage.cli.options import OldOutput, flag, one_out, out_option, with_config
+from ragtriage.cli.options import OldOutput, Quiet, flag, one_out, out_option, with_config
 from ragtriage.errors import InputError
 from ragtriage.flows import judge as judge_flow
 from ragtriage.flows.judge import JudgeConfig
@@ -33,11 +33,10 @@ def judge(
     model: Annotated[str | None, typer.Option(hidden=True, help="Replaced by --judge.")] = None,
     strategy: Annotated[str | None, typer.Option(hidden=True, help="Replaced by --judge.")] = None,
     dry_run: Annotated[bool, flag("--dry-run", "Estimate calls, tokens, cost only.")] = False,
-    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Judge each answer's faithfulness: scored, no_claims, abstained or unscored (with reason)."""
-    output, option = one_out(out, output)
-    output_file(output, option)
+    output = one_out(out, output)
     output_file(config.cache, "--cache")
     if config.cache is not None and config.no_cache:
         raise InputError("give --cache or --no-cache, not both", field="--cache")

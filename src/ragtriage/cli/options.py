@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ragtriage.atomic import output_file
 from ragtriage.cli.common import MAX_SEED, choices, finite, given_list, int_list, split_list
 from ragtriage.data.containers import Given
 from ragtriage.data.formats.columns import ColumnMap, parse_columns
@@ -35,6 +36,8 @@ __all__ = [
     "CLICK_MAX",
     "OldOutput",
     "PARSED",
+    "Quiet",
+    "ResultsFolder",
     "Parsed",
     "flag",
     "one_out",
@@ -116,11 +119,19 @@ def out_option(help: str) -> Any:
 OldOutput = Annotated[Path | None, typer.Option("--output", hidden=True, help="Replaced by --out.")]
 
 
-def one_out(out: Path | None, output: Path | None) -> tuple[Path | None, str]:
-    """The output path and the option that gave it (errors name what the user typed)."""
+# ``--quiet`` as every command that prints a summary takes it
+Quiet = Annotated[bool, flag("--quiet", "No terminal summary.")]
+# ``--out`` of a command that writes results.json and its reports (audit, conversations)
+ResultsFolder = Annotated[Path, out_option("Output folder: results.json, report.md, report.html.")]
+
+
+def one_out(out: Path | None, output: Path | None) -> Path | None:
+    """The output file, checked writable; errors name the option the user typed."""
     if out is not None and output is not None:
         raise InputError("give --out only (--output is its earlier name)", field="--output")
-    return (output, "--output") if output is not None else (out, "--out")
+    path, option = (output, "--output") if output is not None else (out, "--out")
+    output_file(path, option)
+    return path
 
 
 def option(name: str, setting: Setting, default: Any = None) -> typer.models.ParameterInfo:

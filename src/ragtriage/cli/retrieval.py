@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from ragtriage.cli.common import console, output_file
-from ragtriage.cli.options import OldOutput, flag, one_out, out_option, with_config
+from ragtriage.cli.common import console
+from ragtriage.cli.options import OldOutput, Quiet, one_out, out_option, with_config
 from ragtriage.flows.retrieval import RetrievalConfig, check
 from ragtriage.flows.retrieval import run as run_retrieval
 from ragtriage.render.console import reading_progress
@@ -22,13 +22,12 @@ def retrieval(
     config: RetrievalConfig,
     out: Annotated[Path | None, out_option("Write the report (JSON) to this file.")] = None,
     output: OldOutput = None,
-    quiet: Annotated[bool, flag("--quiet", "No terminal summary.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Score a retriever against a golden set: metrics per query, means with 95% CIs,
     per-tag slices, missed queries, unanswerable queries and a score-threshold analysis."""
     check(config)
-    output, option = one_out(out, output)
-    output_file(output, option)
+    output = one_out(out, output)
     report = run_retrieval(config, lambda: reading_progress(quiet))
     if output:
         write_json(output, report)

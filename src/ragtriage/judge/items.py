@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import BeforeValidator, model_validator
 
-from ragtriage.data.containers import check_type, require, unique_records
-from ragtriage.errors import InputError
+from ragtriage.data.containers import unique_records
+from ragtriage.data.rows import Name, Row, Text, fail, validated
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
 __all__ = [
+    "AnswerRow",
     "coerce_items",
     "fence_answer",
     "fence_contexts",
@@ -27,40 +28,48 @@ __all__ = [
 ]
 
 
-def _chunks(value: Any, path: Path, line: int) -> tuple[ContextChunk, ...]:
-    check_type(value, "contexts", list, path, line)
-    chunks: list[ContextChunk] = []
-    for index, entry in enumerate(value):
-        field = f"contexts[{index}]"
-        if isinstance(entry, str):
-            chunks.append(ContextChunk(id=f"c{index}", text=entry))
-        elif isinstance(entry, dict):
-            cid = require(entry, "id", (str, int), path, line)
-            text = require(entry, "text", str, path, line)
-            chunks.append(ContextChunk(id=str(cid), text=text))
-        else:
-            raise InputError(
-                f"expected a string or an {{id, text}} object, got {type(entry).__name__}",
-                path=path,
-                line=line,
-                field=field,
-            )
-    ids = [c.id for c in chunks]
-    if len(set(ids)) != len(ids):
-        raise InputError("context ids must be unique", path=path, line=line, field="contexts")
-    return tuple(chunks)
+class _Chunk(Row):
+    id: Name
+    text: Text
+
+
+def _contexts(value: Any) -> list[Any]:
+    """A list of contexts, each an ``{id, text}`` object; a bare string gets the id
+    ``c<index>``."""
+    if not isinstance(value, list):
+        fail(f"expected list, got {type(value).__name__}")
+    out = []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, str | dict):
+            kind = type(entry).__name__
+            fail(f"expected a string or an {{id, text}} object, got {kind}", f"contexts[{i}]")
+        out.append({"id": f"c{i}", "text": entry} if isinstance(entry, str) else entry)
+    return out
+
+
+class AnswerRow(Row):
+    """One record of an answers file (module docstring), checked field by field in order."""
+
+    id: Name
+    question: Text
+    contexts: Annotated[list[_Chunk], BeforeValidator(_contexts)]
+    answer: Text
+
+    @model_validator(mode="after")
+    def _unique(self) -> AnswerRow:
+        ids = [c.id for c in self.contexts]
+        if len(set(ids)) != len(ids):
+            fail("context ids must be unique", "contexts")
+        return self
+
+    def item(self) -> JudgeItem:
+        contexts = tuple(ContextChunk(id=c.id, text=c.text) for c in self.contexts)
+        return JudgeItem(id=self.id, question=self.question, contexts=contexts, answer=self.answer)
 
 
 def item_from_record(obj: Mapping[str, Any], path: Path, line: int) -> JudgeItem:
     """One validated item from one parsed record."""
-    obj = dict(obj)
-    item_id = require(obj, "id", (str, int), path, line)
-    return JudgeItem(
-        id=str(item_id),
-        question=require(obj, "question", str, path, line),
-        contexts=_chunks(require(obj, "contexts", list, path, line), path, line),
-        answer=require(obj, "answer", str, path, line),
-    )
+    return validated(AnswerRow, dict(obj), path, line).item()
 
 
 def load_answers(path: Path) -> list[JudgeItem]:
@@ -81,10 +90,7 @@ def coerce_items(items: Iterable[JudgeItem | Mapping[str, Any]]) -> Iterator[Jud
         if isinstance(item, JudgeItem):
             yield item
             continue
-        try:
-            yield item_from_record(item, Path("<items>"), index + 1)
-        except ValidationError as exc:
-            raise InputError(str(exc), path="<items>", line=index + 1) from None
+        yield item_from_record(item, Path("<items>"), index + 1)
 
 
 def fit_contexts(

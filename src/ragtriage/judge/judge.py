@@ -174,13 +174,6 @@ class Judge:
         computes, without the model (one sample: a judge without a model cannot differ)."""
         return Judge.build("lexical", None, self.options.single())
 
-    def with_options(self, **changes: Any) -> Judge:
-        """The same strategy and model with some options changed (``samples``,
-        ``temperature``: the strategy and model do not read them)."""
-        if set(changes) & JUDGE_OPTIONS:
-            raise TypeError("a model or strategy option changes the judge: build a new one")
-        return replace(self, options=replace(self.options, **changes))
-
 
 def names_embedded(model: str | None) -> bool:
     """``None``, ``embedded`` (``local``, its earlier name) or the fingerprint's

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np  # loaded already: results.gate, which reads this, loads it
+
 __all__ = ["GRID", "noise_interval", "settled_probability", "vote_prior"]
 
 # the grid of vote probabilities the distribution lives on: 0.5 itself is left out, so
@@ -58,8 +60,6 @@ def noise_interval(
 def vote_prior(votes: Votes) -> list[float]:
     """The share of cases at each :data:`GRID` vote probability, estimated from the
     run's own ``(for, voted)`` counts (maximum likelihood, by EM from the uniform share)."""
-    import numpy as np
-
     kinds, counts = np.unique(np.array(votes).reshape(-1, 2), axis=0, return_counts=True)
     return [float(s) for s in _em(_likelihood(kinds), counts)]
 
@@ -67,8 +67,6 @@ def vote_prior(votes: Votes) -> list[float]:
 def settled_probability(votes: Votes, prior: list[float] | None = None) -> Any:
     """Each case's P(its settled verdict is *for*) given its ``(for, voted)`` votes,
     under ``prior`` on :data:`GRID` (default: :func:`vote_prior` of ``votes``)."""
-    import numpy as np
-
     share = np.array(vote_prior(votes) if prior is None else prior)
     return _settled_on(_likelihood(np.array(votes).reshape(-1, 2)), share, _upper())
 
@@ -77,7 +75,6 @@ def _turned(votes: Votes, level: float) -> tuple[int, int]:
     """How many cases whose majority is for (against) the rate may settle the other way,
     at the upper ``1 - (1 - level) / 2`` quantile under the least favourable
     distribution the votes do not reject."""
-    import numpy as np
     from scipy.stats import chi2
 
     kinds, counts = np.unique(np.array(votes), axis=0, return_counts=True)
@@ -99,7 +96,6 @@ def _least_favourable(like: Any, counts: Any, rows: Any, side: Any, best: Any, f
     """The distribution, of those whose log-likelihood is at least ``floor``, under which
     most of the ``rows`` cases are expected to settle on ``side`` (SLSQP from ``best``;
     where it stops outside the set, the last point inside on the way to it)."""
-    import numpy as np
     from scipy.optimize import minimize
 
     weight, part = counts[rows].astype(float), like[rows]
@@ -151,15 +147,11 @@ def _settled_on(like: Any, share: Any, side: Any) -> Any:
 
 
 def _upper() -> Any:
-    import numpy as np
-
     return (np.array(GRID) > 0.5).astype(float)
 
 
 def _likelihood(kinds: Any) -> Any:
     """Each ``(for, voted)`` row's binomial likelihood at each :data:`GRID` point."""
-    import numpy as np
-
     grid = np.array(GRID)
     agree = kinds[:, :1].astype(float)
     against = kinds[:, 1:2].astype(float) - agree
@@ -167,16 +159,12 @@ def _likelihood(kinds: Any) -> Any:
 
 
 def _loglik(like: Any, counts: Any, share: Any) -> float:
-    import numpy as np
-
     with np.errstate(divide="ignore"):
         return float(counts @ np.log(like @ share))
 
 
 def _em(like: Any, counts: Any) -> Any:
     """The grid distribution maximising the counts' likelihood (EM, uniform start)."""
-    import numpy as np
-
     share = np.full(like.shape[1], 1 / like.shape[1])
     weight = counts / counts.sum()
     for _ in range(EM_STEPS):
@@ -188,7 +176,6 @@ def _em(like: Any, counts: Any) -> Any:
 
 def _quantile(counts: Any, probs: Any, tail: float) -> int:
     """The ``1 - tail`` quantile of a sum of binomials ``(counts[t], probs[t])``."""
-    import numpy as np
     from scipy.signal import fftconvolve
     from scipy.stats import binom
 

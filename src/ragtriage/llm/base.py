@@ -28,6 +28,7 @@ __all__ = [
     "UnsupportedRequestError",
     "Usage",
     "as_messages",
+    "brief",
     "cache_key",
 ]
 
@@ -174,3 +175,8 @@ def as_messages(prompt: str | list[dict[str, str]]) -> tuple[Message, ...]:
     if isinstance(prompt, str):
         return (Message(role="user", content=prompt),)
     return tuple(Message(**m) for m in prompt)
+
+
+def brief(exc: Exception, limit: int) -> str:
+    """An error's text on one line, at most ``limit`` characters (for a reason or a note)."""
+    return " ".join(str(exc).split())[:limit]

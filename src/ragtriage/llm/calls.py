@@ -57,6 +57,7 @@ from ragtriage.llm.base import (
     TransientModelError,
     UnsupportedRequestError,
     Usage,
+    brief,
     cache_key,
 )
 from ragtriage.llm.cache import ResponseCache
@@ -374,7 +375,7 @@ class Caller:
         try:
             return parse(response)
         except ValueError as first:  # pydantic's ValidationError is a ValueError
-            error = _brief(first)
+            error = brief(first, 500)
         reply = Message(role="assistant", content=response.text)
         again = "Reply again with only the corrected JSON."
         ask = Message(role="user", content="Your reply did not validate against the required "
@@ -384,7 +385,9 @@ class Caller:
         try:
             return parse(response)
         except ValueError as second:
-            raise Unscorable(f"invalid judge output after one repair: {_brief(second)}") from None
+            raise Unscorable(
+                f"invalid judge output after one repair: {brief(second, 500)}"
+            ) from None
 
 
 async def _answered_within(call: asyncio.Future[Any], seconds: float) -> bool:
@@ -402,7 +405,3 @@ def _count(response: ModelResponse, *usages: Usage, cached: bool) -> None:
         usage.prompt_tokens += response.prompt_tokens
         usage.completion_tokens += response.completion_tokens
         usage.cost_usd += response.cost_usd
-
-
-def _brief(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:500]

@@ -59,6 +59,7 @@ from ragtriage.llm.base import (
     PermanentModelError,
     TransientModelError,
     UnsupportedRequestError,
+    brief,
 )
 from ragtriage.llm.modes import JSON_MODES, JsonMode
 from ragtriage.llm.ratelimit import RateLimits, retry_after_s
@@ -261,7 +262,7 @@ class LiteLLMModel:
         except Exception as exc:  # classified below: transient ones are retried
             error = _classify(exc)
             if isinstance(error, UnsupportedRequestError) and "response_format" in kwargs:
-                error.fell_back = self._fall_back(mode, _short(exc)[:120])
+                error.fell_back = self._fall_back(mode, brief(exc, 120))
             raise error from exc
         response = _to_response(litellm, raw, headers=self.follows_headers)
         return _as_choice(request, response) if request.mode == "choice" else response
@@ -277,7 +278,7 @@ def _classify(exc: Exception) -> Exception:
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
     text = str(exc)
-    message = f"{name}: {_short(exc)}"
+    message = f"{name}: {brief(exc, 300)}"
     if any(hint in text for hint in _NOT_TRANSIENT):
         return PermanentModelError(message)
     if name in ("Timeout", "APITimeoutError") or status == 408:
@@ -304,10 +305,6 @@ def _retry_after(exc: Exception) -> float | None:
         return retry_after_s(dict(headers) if headers else None)
     except (TypeError, ValueError):
         return None
-
-
-def _short(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:300]
 
 
 def _as_choice(request: ModelRequest, response: ModelResponse) -> ModelResponse:

@@ -68,10 +68,11 @@ def _get(headers: Mapping[str, str], name: str) -> str | None:
     return None
 
 
-def _int(headers: Mapping[str, str], name: str) -> int | None:
+def _number(headers: Mapping[str, str], name: str, kind: type = float) -> float | None:
+    """The header's number as ``kind``; ``None`` when absent or not a number."""
     value = _get(headers, name)
     try:
-        return int(float(value)) if value is not None else None
+        return kind(float(value)) if value is not None else None
     except ValueError:
         return None
 
@@ -99,8 +100,8 @@ def read_headers(headers: Mapping[str, str] | None) -> RateWindow:
         values = (_get(headers, n) for n in names)
         resets[kind] = next((s for v in values if v and (s := parse_reset(v)) is not None), None)
     return RateWindow(
-        requests=_int(headers, "x-ratelimit-remaining-requests"),
-        tokens=_int(headers, "x-ratelimit-remaining-tokens"),
+        requests=_number(headers, "x-ratelimit-remaining-requests", int),
+        tokens=_number(headers, "x-ratelimit-remaining-tokens", int),
         requests_reset_s=resets["requests"],
         tokens_reset_s=resets["tokens"],
     )
@@ -111,16 +112,10 @@ def retry_after_s(headers: Mapping[str, str] | None) -> float | None:
     an HTTP date is not read: seconds only), else the reset of an exhausted window."""
     if not headers:
         return None
-    if (ms := _get(headers, "retry-after-ms")) is not None:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    if (value := _get(headers, "retry-after")) is not None:
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            pass
+    if (ms := _number(headers, "retry-after-ms")) is not None:
+        return max(0.0, ms / 1000.0)
+    if (seconds := _number(headers, "retry-after")) is not None:
+        return max(0.0, seconds)
     window = read_headers(headers)
     if window.requests == 0 and window.requests_reset_s is not None:
         return window.requests_reset_s

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import parse_json, split_lines
 from ragtriage.errors import InputError
 from ragtriage.llm.base import ModelRequest, ModelResponse, request_key
+from ragtriage.llm.replay import read_rows
 
 __all__ = ["RECORDED_ANSWERS", "Recording", "find_recording", "read_recording"]
 
@@ -50,10 +50,7 @@ def find_recording(golden: Path) -> Path | None:
 
 def read_recording(path: Path) -> Recording:
     """The header and rows; a fault (or a header without provenance) names the line."""
-    lines = split_lines(path.read_text(encoding="utf-8"))
-    header = parse_json(lines[0], path, 1) if lines else None
-    if not isinstance(header, dict) or not isinstance(header.get("model"), str):
-        raise InputError("header must be an object with a 'model' string", path=path, line=1)
+    header, rows = read_rows(path, "answer", "query_id")
     provenance = header.get("provenance")
     if not isinstance(provenance, dict) or any(k not in provenance for k in PROVENANCE):
         raise InputError(
@@ -61,21 +58,11 @@ def read_recording(path: Path) -> Recording:
             path=path,
             line=1,
         )
-    responses, ids = {}, set()
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        row = parse_json(line, path, number)
-        try:
-            responses[str(row["key"])] = ModelResponse.model_validate(row["response"])
-            ids.add(str(row["query_id"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"not a recorded answer: {exc}", path=path, line=number) from None
     return Recording(
         path=path,
         model=header["model"],
         params=header.get("params", {}),
         provenance={k: str(v) for k, v in provenance.items()},
-        responses=responses,
-        query_ids=frozenset(ids),
+        responses={key: response for key, response, _ in rows},
+        query_ids=frozenset(query_id for _, _, (query_id,) in rows),
     )

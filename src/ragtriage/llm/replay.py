@@ -24,7 +24,7 @@ from ragtriage.llm.base import (
 )
 from ragtriage.llm.cache import ResponseCache
 
-__all__ = ["ReplayModel", "seed_cache", "write_recording"]
+__all__ = ["ReplayModel", "read_rows", "seed_cache", "write_recording"]
 
 
 class ReplayModel:
@@ -38,8 +38,8 @@ class ReplayModel:
 
     @classmethod
     def load(cls, path: Path) -> ReplayModel:
-        header, rows = _read_recording(path)
-        responses = {key: response for key, response in rows}
+        header, rows = read_rows(path)
+        responses = {key: response for key, response, _ in rows}
         return cls(header["model"], header.get("params", {}), responses)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
@@ -74,14 +74,17 @@ def seed_cache(path: Path, cache: ResponseCache) -> int:
     The keys already are cache keys, so a run of the recorded model over the recorded
     items afterwards makes zero calls (and a changed item pays only for itself).
     """
-    header, rows = _read_recording(path)
-    for key, response in rows:
+    header, rows = read_rows(path)
+    for key, response, _ in rows:
         cache.put(key, header["model"], response)
     return len(rows)
 
 
-def _read_recording(path: Path) -> tuple[dict[str, Any], list[tuple[str, ModelResponse]]]:
-    """Header and ``(key, response)`` rows; any fault is an InputError naming the line."""
+def read_rows(
+    path: Path, what: str = "response", *also: str
+) -> tuple[dict[str, Any], list[tuple[str, ModelResponse, tuple[str, ...]]]]:
+    """Header and ``(key, response, the row's fields named in also, as text)`` rows; any
+    fault is an InputError naming the line (``what``: the row, as the message says it)."""
     lines = split_lines(path.read_text(encoding="utf-8"))
     if not lines:
         raise InputError("empty recording: expected a header line", path=path, line=1)
@@ -93,9 +96,8 @@ def _read_recording(path: Path) -> tuple[dict[str, Any], list[tuple[str, ModelRe
         if line.strip():
             row = parse_json(line, path, number)
             try:
-                rows.append((str(row["key"]), ModelResponse.model_validate(row["response"])))
+                response = ModelResponse.model_validate(row["response"])
+                rows.append((str(row["key"]), response, tuple(str(row[f]) for f in also)))
             except (KeyError, TypeError, ValueError) as exc:
-                raise InputError(
-                    f"not a recorded response: {exc}", path=path, line=number
-                ) from None
+                raise InputError(f"not a recorded {what}: {exc}", path=path, line=number) from None
     return header, rows

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ragtriage.errors import InputError
-from ragtriage.llm.base import TransientModelError
+from ragtriage.llm.base import TransientModelError, brief
 from ragtriage.llm.litellm_model import (
     LOCAL_TIMEOUT_S,
     REMOTE_TIMEOUT_S,
@@ -138,7 +138,7 @@ def _check_settings(entries: list[dict[str, Any]], settings: dict[str, Any], pat
     except (TypeError, ValueError) as exc:  # without settings, the deployments are refused
         field = "router_settings" if settings else "model_list"
         raise InputError(
-            f"litellm.Router refuses it: {_brief(exc)}", path=path, field=field
+            f"litellm.Router refuses it: {brief(exc, 200)}", path=path, field=field
         ) from None
 
 
@@ -153,7 +153,7 @@ def _parse(text: str, path: Path) -> tuple[dict[str, Any], dict[int, int]]:
     except (ValueError, yaml.YAMLError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         line = getattr(exc, "lineno", None) if line is None else line + 1
-        raise InputError(f"not YAML or JSON: {_brief(exc)}", path=path, line=line) from None
+        raise InputError(f"not YAML or JSON: {brief(exc, 200)}", path=path, line=line) from None
     except RecursionError:
         raise InputError("nested too deeply", path=path) from None
     if not isinstance(data, dict):
@@ -380,13 +380,9 @@ def _scoped(exc: Exception) -> Exception:
     if _NO_DEPLOYMENTS in str(exc):
         cooldown = getattr(exc, "cooldown_time", None)
         wait = float(cooldown) if isinstance(cooldown, int | float) else 1.0
-        return _AllCoolingDown(f"{type(exc).__name__}: {_brief(exc)}", retry_after=wait)
+        return _AllCoolingDown(f"{type(exc).__name__}: {brief(exc, 200)}", retry_after=wait)
     for name in ("litellm_response_headers", "response"):
         if hasattr(exc, name):
             with suppress(AttributeError):  # a read-only attribute: kept
                 setattr(exc, name, None)
     return exc
-
-
-def _brief(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:200]

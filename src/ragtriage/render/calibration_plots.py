@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from ragtriage.calibration.record import CalibrationRecord
 from ragtriage.calibration.threshold import candidate_thresholds, kappa_curve
@@ -13,15 +15,6 @@ from ragtriage.render.format import describe_rule, fmt
 from ragtriage.render.plots import label
 
 __all__ = ["write_plots"]
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _suptitle(fig, text: str) -> None:
@@ -48,45 +41,50 @@ def _scope_data(record: CalibrationRecord, scope: str) -> tuple[np.ndarray, np.n
 def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
     """Write ``confusion.png``, ``kappa_threshold.png`` and ``score_distribution.png`` (one
     panel per scope) into ``directory`` and return their paths."""
-    # Long on purpose (79 lines): three figures drawn in sequence on one title and one
-    # scope list; each block is a figure, read top to bottom like the files it writes.
-    plt = _plt()
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    scopes = list(record.scopes)
     title = record.judge_name
     if record.fingerprint.model not in title:
         title += f" ({record.fingerprint.model})"
     title = label(title, 80)  # names and ids are text, not mathtext (``$``)
-    paths = []
+    return [
+        _confusion(record, title, directory / "confusion.png"),
+        _kappa(record, title, directory / "kappa_threshold.png"),
+        _scores(record, title, directory / "score_distribution.png"),
+    ]
 
-    fig, axes = plt.subplots(1, len(scopes), figsize=(3.6 * len(scopes), 3.4), squeeze=False)
-    for ax, name in zip(axes[0], scopes, strict=True):
+
+def _panels(record: CalibrationRecord, width: float, height: float) -> tuple[Figure, list]:
+    """A figure of one panel per scope, ``width`` inches each: the figure and
+    ``(axes, scope)`` pairs."""
+    scopes = list(record.scopes)
+    fig = Figure(figsize=(width * len(scopes), height))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(scopes), squeeze=False)
+    return fig, list(zip(axes[0], scopes, strict=True))
+
+
+def _confusion(record: CalibrationRecord, title: str, path: Path) -> Path:
+    fig, panels = _panels(record, 3.6, 3.4)
+    for ax, name in panels:
         applied = _applied(record, name)
         cm = np.array(applied.confusion)
         ax.imshow(cm, cmap="Blues")
         for (r, c), v in np.ndenumerate(cm):
-            ax.text(
-                c,
-                r,
-                str(v),
-                ha="center",
-                va="center",
-                color="white" if v > cm.max() / 2 else "black",
-                fontsize=12,
-            )
+            colour = "white" if v > cm.max() / 2 else "black"
+            ax.text(c, r, str(v), ha="center", va="center", color=colour, fontsize=12)
         ax.set_xticks([0, 1], ["unfaithful", "faithful"])
         ax.set_yticks([0, 1], ["unfaithful", "faithful"])
         ax.set_xlabel("decision rule (cross-validated)")
         ax.set_ylabel("human")
         ci = f"[{fmt(applied.kappa_low, 2)}, {fmt(applied.kappa_high, 2)}]"  # '-' if undefined
         ax.set_title(f"{label(name)}: kappa {fmt(applied.kappa, 2)} {ci}", fontsize=9)
-    _suptitle(fig, f"{title}: {label(describe_rule(record.rule), 140)}")
-    fig.tight_layout()
-    paths.append(_save(fig, directory / "confusion.png", plt))
+    return _save(fig, f"{title}: {label(describe_rule(record.rule), 140)}", path)
 
-    fig, axes = plt.subplots(1, len(scopes), figsize=(4 * len(scopes), 3.2), squeeze=False)
-    for ax, name in zip(axes[0], scopes, strict=True):
+
+def _kappa(record: CalibrationRecord, title: str, path: Path) -> Path:
+    fig, panels = _panels(record, 4, 3.2)
+    for ax, name in panels:
         x, y = _scope_data(record, name)
         s = record.scopes[name]
         if len(x):
@@ -99,33 +97,21 @@ def write_plots(record: CalibrationRecord, directory: Path | str) -> list[Path]:
             ax.axvline(t, color="C3", alpha=0.25, lw=0.8)
         ax.axhline(s.cv.kappa, color="C2", ls=":", label=f"CV kappa {fmt(s.cv.kappa, 2)}")
         _label(ax, "threshold on judge score", "Cohen's kappa", name)
-    _suptitle(
-        fig,
-        title
-        + ": kappa against a threshold on the judge score (faint: fold thresholds)"
-        + _not_applied(record),
-    )
-    fig.tight_layout()
-    paths.append(_save(fig, directory / "kappa_threshold.png", plt))
+    what = ": kappa against a threshold on the judge score (faint: fold thresholds)"
+    return _save(fig, title + what + _not_applied(record), path)
 
-    fig, axes = plt.subplots(1, len(scopes), figsize=(4 * len(scopes), 3.2), squeeze=False)
-    for ax, name in zip(axes[0], scopes, strict=True):
+
+def _scores(record: CalibrationRecord, title: str, path: Path) -> Path:
+    fig, panels = _panels(record, 4, 3.2)
+    for ax, name in panels:
         x, y = _scope_data(record, name)
         bins = np.linspace(min(0.0, x.min(initial=0)), max(1.0, x.max(initial=1)), 21)
         ax.hist(x[y == 1], bins=bins, alpha=0.6, color="C2", label=f"faithful (n={int(y.sum())})")
-        ax.hist(
-            x[y == 0],
-            bins=bins,
-            alpha=0.6,
-            color="C3",
-            label=f"unfaithful (n={int((y == 0).sum())})",
-        )
+        unfaithful = f"unfaithful (n={int((y == 0).sum())})"
+        ax.hist(x[y == 0], bins=bins, alpha=0.6, color="C3", label=unfaithful)
         ax.axvline(record.scopes[name].threshold, color="black", ls="--", label="threshold")
         _label(ax, "judge score", "items", name)
-    _suptitle(fig, title + ": judge scores by human label" + _not_applied(record))
-    fig.tight_layout()
-    paths.append(_save(fig, directory / "score_distribution.png", plt))
-    return paths
+    return _save(fig, title + ": judge scores by human label" + _not_applied(record), path)
 
 
 def _applied(record: CalibrationRecord, scope: str):
@@ -151,7 +137,9 @@ def _label(ax, xlabel: str, ylabel: str, title: str) -> None:
     ax.legend(fontsize=7)
 
 
-def _save(fig, path: Path, plt) -> Path:
+def _save(fig: Figure, title: str, path: Path) -> Path:
+    """The figure titled, laid out and written as a PNG."""
+    _suptitle(fig, title)
+    fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path

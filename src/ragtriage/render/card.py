@@ -21,6 +21,7 @@ from ragtriage.calibration.ceiling import Ceiling, human_ceiling
 from ragtriage.calibration.grades import GradedItem
 from ragtriage.calibration.record import CalibrationRecord, ScopeReport
 from ragtriage.render.markdown import escape
+from ragtriage.render.markdown import table as markdown_table
 from ragtriage.results.calibrate import JudgeCalibration
 from ragtriage.stats import wilson_interval
 
@@ -208,9 +209,8 @@ def _markdown(title: str, sections: list[Section]) -> str:
         out += [f"## {escape(name)}", ""]
         out += [f"- {escape(line)}" for line in lines]
         if table:
-            out.append("| " + " | ".join(escape(c) for c in table[0]) + " |")
-            out.append("|" + "---|" * len(table[0]))
-            out += ["| " + " | ".join(escape(c) for c in row) + " |" for row in table[1:]]
+            head, *rows = [[escape(c) for c in row] for row in table]
+            out.append(markdown_table(head, rows))
         out.append("")
     return "\n".join(out)
 

@@ -15,11 +15,12 @@ from ragtriage.render.answers import matrix_line
 from ragtriage.render.format import fmt
 from ragtriage.render.html import CSP, environment
 from ragtriage.render.markdown import escape
+from ragtriage.render.markdown import table as markdown_table
 from ragtriage.render.notices import lines as notice_lines
 from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import shorten
 from ragtriage.results.run import ConversationsResult
-from ragtriage.triage.conversations import TurnResult
+from ragtriage.triage.conversations import ConversationSummary, TurnResult
 
 __all__ = ["SLICE_METRICS", "conversations_summary", "render_html", "render_markdown"]
 
@@ -83,6 +84,14 @@ def _turn(result: ConversationsResult, conv: str, number: int) -> TurnResult:
     return next(t for t in result.turns if t.conversation_id == conv and t.turn == number)
 
 
+def _threads(result: ConversationsResult) -> list[tuple[ConversationSummary, list[TurnResult]]]:
+    """Each conversation with its turns, in the result's order."""
+    turns: dict[str, list[TurnResult]] = {}
+    for turn in result.turns:
+        turns.setdefault(turn.conversation_id, []).append(turn)
+    return [(conv, turns.get(conv.conversation_id, [])) for conv in result.conversations]
+
+
 def render_markdown(result: ConversationsResult) -> str:
     names = _metrics(result)
     parts = [f"## ragtriage conversations\n\n{escape(headline(result))}"]
@@ -92,19 +101,16 @@ def render_markdown(result: ConversationsResult) -> str:
         parts.append(
             "\n".join(f"- **warning:** {escape(w)}" for w in notice_texts(result.warnings))
         )
-    header = ["slice", "turns", "answerable", *names]
-    rows = _slice_rows(result)
-    parts.append("### Retrieval per turn\n\n" + "\n".join(
-        ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        + ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows]
-    ))  # fmt: skip
+    rows = [[escape(c) for c in row] for row in _slice_rows(result)]
+    table = markdown_table(["slice", "turns", "answerable", *names], rows)
+    parts.append("### Retrieval per turn\n\n" + table)
     threads = ["### Conversations"]
-    for conv in result.conversations:
+    for conv, turns in _threads(result):
         labels = " ".join(label.value for label in conv.labels)
         first = (f"first failing turn {conv.first_failing_turn} ({conv.first_failing_label})"
                  if conv.first_failing_turn else "no failing turn")  # fmt: skip
         threads.append(f"\n**{escape(conv.conversation_id)}**: {labels}; {escape(first)}\n")
-        for turn in (t for t in result.turns if t.conversation_id == conv.conversation_id):
+        for turn in turns:
             mark = "**" if turn.turn == conv.first_failing_turn else ""
             threads.append(
                 f"{turn.turn}. {mark}[{turn.label.value}]{mark} {escape(turn.case.query, 120)}"
@@ -117,13 +123,7 @@ def render_markdown(result: ConversationsResult) -> str:
 def render_html(result: ConversationsResult) -> str:
     template = environment().get_template("conversations.html.j2")
     names = _metrics(result)
-    threads = [
-        {
-            "summary": conv,
-            "turns": [t for t in result.turns if t.conversation_id == conv.conversation_id],
-        }
-        for conv in result.conversations
-    ]
+    threads = [{"summary": conv, "turns": turns} for conv, turns in _threads(result)]
     return template.render(
         csp=CSP,
         headline=headline(result),

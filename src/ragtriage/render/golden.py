@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ragtriage.data.check import CheckReport
+from ragtriage.render.console import print_line
 from ragtriage.results.golden import GrowPlan, Split
 
 __all__ = ["print_grow_plan", "print_split", "render_check"]
@@ -15,21 +16,14 @@ __all__ = ["print_grow_plan", "print_split", "render_check"]
 
 def print_split(done: Split, console: Console) -> None:
     """``golden split``: how many cases were held out, and where the split went."""
-    console.print(
-        Text(
-            f"{len(done.held)} of {done.total} cases held out (seed {done.seed}); "
-            f"wrote {done.written}"
-        )
-    )
+    held = f"{len(done.held)} of {done.total} cases held out (seed {done.seed})"
+    print_line(console, f"{held}; wrote {done.written}")
 
 
 def render_check(report: CheckReport, console: Console) -> None:
     g = report.golden
-    console.print(
-        Text(
-            f"Golden set {g['source']}: {g['cases']} cases, sha256 {g['sha256'][:16]}", style="bold"
-        )
-    )
+    text = f"Golden set {g['source']}: {g['cases']} cases, sha256 {g['sha256'][:16]}"
+    print_line(console, text, "bold")
     if report.corpus is None:
         console.print(Text("no corpus: expected ids not checked (give --corpus)", style="yellow"))
     else:

@@ -17,34 +17,10 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from ragtriage.errors import InputError
-from ragtriage.render import plots
+from ragtriage.render import plots, views
 from ragtriage.render.answers import audit_lines
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate
-from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import strip_controls
-from ragtriage.render.views import (
-    LABEL_ORDER,
-    LABEL_TITLES,
-    MISMATCH_FIRST,
-    answer_check_line,
-    assumptions_line,
-    audit_title,
-    calibration_source,
-    caveats,
-    chunk_words,
-    few_grades_words,
-    fit_message,
-    gate_fails,
-    gate_line,
-    judge_words,
-    ordered_cases,
-    ordered_counts,
-    recorded_line,
-    slice_title,
-    stale_message,
-    threshold_line,
-    unanswerable_line,
-)
 from ragtriage.results.run import AuditResult
 from ragtriage.triage.models import FAILURES, CaseResult
 
@@ -147,7 +123,7 @@ def _case_view(case: CaseResult) -> dict[str, object]:
         "claims": judge.claims if judge else [],
         "judge_reason": judge.reason if judge else "",
         "answer_parts": _marked(case.answer, [e.sentence for e in case.causes if e.sentence]),
-        "causes": [{"e": e, "where": chunk_words(e)} for e in case.causes],
+        "causes": [{"e": e, "where": views.chunk_words(e)} for e in case.causes],
     }
 
 
@@ -169,7 +145,7 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
     """The whole report as one HTML string; ``extra_pngs`` (e.g. the calibration confusion
     matrix from :func:`ragtriage.render.calibration_plots.write_plots`) go in the calibration
     section."""
-    counts = ordered_counts(result)
+    counts = views.ordered_counts(result)
     extras = [
         {"caption": c, "uri": data_uri(png), "wide": _png_width(png) > SINGLE_PANEL_PX}
         for c, png in map(_extra, extra_pngs)
@@ -178,32 +154,32 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
     return template.render(
         csp=CSP,
         r=result,
-        notices=notice_texts([*result.warnings, *result.retrieval.warnings]),
-        counts=[(LABEL_TITLES[label], label.value, n) for label, n in counts.items()],
-        title=audit_title(result),
-        calibration_source=calibration_source(result.calibration.source),
-        gate_line=gate_line(result),
-        answer_check=answer_check_line(result),
+        notices=views.audit_notices(result),
+        counts=[(views.LABEL_TITLES[label], label.value, n) for label, n in counts.items()],
+        title=views.audit_title(result),
+        calibration_source=views.calibration_source(result.calibration.source),
+        gate_line=views.gate_line(result),
+        answer_check=views.answer_check_line(result),
         answers=audit_lines(result),
-        assumed=assumptions_line(result),
-        recorded=recorded_line(result),
-        caveats=caveats(result),
-        few_grades=few_grades_words(result),
-        judge_words=judge_words(result),
-        mismatch_first=MISMATCH_FIRST if result.meaningless else None,
-        gate_fails=gate_fails(result),
+        assumed=views.assumptions_line(result),
+        recorded=views.recorded_line(result),
+        caveats=views.caveats(result),
+        few_grades=views.few_grades_words(result),
+        judge_words=views.judge_words(result),
+        mismatch_first=views.MISMATCH_FIRST if result.meaningless else None,
+        gate_fails=views.gate_fails(result),
         failed=sum(counts[label] for label in FAILURES),
         total=sum(counts.values()),
-        stale=stale_message(result),
-        misfit=fit_message(result),
+        stale=views.stale_message(result),
+        misfit=views.fit_message(result),
         figures=_figures(result),
         extras=extras,
-        clusters=sorted(result.clusters, key=lambda c: (LABEL_ORDER.index(c.label), -c.count)),
-        cases=[_case_view(c) for c in ordered_cases(result)],
+        clusters=views.ordered_clusters(result),
+        cases=[_case_view(c) for c in views.ordered_cases(result)],
         fmt=fmt,
         fmt_estimate=fmt_estimate,
         describe_rule=describe_rule,
-        threshold_line=threshold_line(result.retrieval),
-        slice_title=slice_title(result),
-        unanswerable_line=unanswerable_line(result.retrieval),
+        threshold_line=views.threshold_line(result.retrieval),
+        slice_title=views.slice_title(result),
+        unanswerable_line=views.unanswerable_line(result.retrieval),
     )

@@ -10,32 +10,12 @@ from __future__ import annotations
 
 import re
 
+from ragtriage.render import views
 from ragtriage.render.answers import audit_lines
 from ragtriage.render.compare import flip_summary, key_tag_diffs, label_line, verdict
 from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
 from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import clean
-from ragtriage.render.views import (
-    LABEL_ORDER,
-    LABEL_TITLES,
-    MISMATCH_FIRST,
-    answer_check_line,
-    assumptions_line,
-    audit_title,
-    calibration_source,
-    causes_by_primary,
-    caveats,
-    evidence_line,
-    few_grades_words,
-    fit_message,
-    gate_line,
-    ordered_cases,
-    ordered_counts,
-    recorded_line,
-    stale_message,
-    threshold_line,
-    unanswerable_line,
-)
 from ragtriage.results.compare import Comparison
 from ragtriage.results.run import AuditResult
 from ragtriage.triage.cause_types import CAUSE_ACTIONS
@@ -49,6 +29,7 @@ __all__ = [
     "escape",
     "render_comparison_markdown",
     "render_markdown",
+    "table",
 ]
 
 MAX_CASES = 15
@@ -113,24 +94,24 @@ def render_markdown(result: AuditResult) -> str:
     return "\n\n".join(p for p in parts if p).rstrip() + "\n"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
+def table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def _headline(result: AuditResult) -> str:
-    counts = ordered_counts(result)
-    rows = [[LABEL_TITLES[label], str(n)] for label, n in counts.items()]
-    gate = f"**{escape(gate_line(result))}**"  # what CI will say, before anything else
-    assumed = assumptions_line(result)
+    counts = views.ordered_counts(result)
+    rows = [[views.LABEL_TITLES[label], str(n)] for label, n in counts.items()]
+    gate = f"**{escape(views.gate_line(result))}**"  # what CI will say, before anything else
+    assumed = views.assumptions_line(result)
     assumed = f"{escape(assumed)}\n\n" if assumed else ""
-    if (recorded := recorded_line(result)) is not None:  # whose answers, before any figure
+    if (recorded := views.recorded_line(result)) is not None:  # whose answers, before any figure
         assumed = f"> [!NOTE]\n> {escape(recorded)}\n\n" + assumed
-    misfit = fit_message(result)  # first screen: every faithful decision rests on it
+    misfit = views.fit_message(result)  # first screen: every faithful decision rests on it
     assumed += f"> [!WARNING]\n> **{escape(misfit)}**\n\n" if misfit else ""
-    table = _table(["label", "cases"], rows)
-    return f"## {escape(audit_title(result))}\n\n{gate}\n\n{assumed}" + table
+    by_label = table(["label", "cases"], rows)
+    return f"## {escape(views.audit_title(result))}\n\n{gate}\n\n{assumed}" + by_label
 
 
 def _caveat(notes: list[str]) -> str:
@@ -159,13 +140,13 @@ def _leaks(result: AuditResult) -> str:
 def _calibration(result: AuditResult) -> str:
     cal = result.calibration
     lines = []
-    message = stale_message(result)
+    message = views.stale_message(result)
     if message:
         lines.append(f"> [!WARNING]\n> **{escape(message)}**\n")
     lines.append("### Calibration")
-    lines.append(f"- record: {escape(calibration_source(cal.source), 120)}")
+    lines.append(f"- record: {escape(views.calibration_source(cal.source), 120)}")
     rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
-    few = few_grades_words(result)
+    few = views.few_grades_words(result)
     kappa = fmt_estimate(cal.kappa) + (f" ({few})" if few else "")
     lines.append(f"- decision: {escape(rule)}; kappa: {kappa}")
     if cal.note:
@@ -180,9 +161,9 @@ def _retrieval(result: AuditResult) -> str:
         for a in report.aggregates
     ]
     title = f"### Stage 1: retrieval ({report.n_answerable} answerable queries)"
-    caveat = _caveat(caveats(result)["retrieval"])
-    text = title + "\n\n" + caveat + _table(["metric", "mean", "95% CI", "n"], rows)
-    for line in (threshold_line(report), unanswerable_line(report)):
+    caveat = _caveat(views.caveats(result)["retrieval"])
+    text = title + "\n\n" + caveat + table(["metric", "mean", "95% CI", "n"], rows)
+    for line in (views.threshold_line(report), views.unanswerable_line(report)):
         if line:
             text += f"\n\n{escape(line)}"
     return text
@@ -198,14 +179,14 @@ def _generation(result: AuditResult) -> str:
     note = f"\n\nCorrected rate {escape(gen.corrected_note)}" if gen.corrected_note else ""
     for line in audit_lines(result):
         note += "\n\n" + escape(line)
-    notes = caveats(result)
+    notes = views.caveats(result)
     if notes["corrected"]:
         rows[1][1] += " (" + escape("; ".join(notes["corrected"])) + ")"
     return (
         f"### Stage 2: generation ({gen.n_judged} answers judged; {outcomes or 'no outcomes'})"
         "\n\n"
         + _caveat(notes["generation"])
-        + _table(["faithful rate", "estimate [95% CI]"], rows)
+        + table(["faithful rate", "estimate [95% CI]"], rows)
         + note
     )
 
@@ -213,15 +194,15 @@ def _generation(result: AuditResult) -> str:
 def _clusters(result: AuditResult) -> str:
     if not result.clusters:
         return ""
-    ordered = sorted(result.clusters, key=lambda c: (LABEL_ORDER.index(c.label), -c.count))
+    ordered = views.ordered_clusters(result)
     rows = [
         [escape(c.label.value), escape(c.cause.value) if c.cause else "-", escape(c.tag, 60),
          str(c.count), escape(c.action, REASON_CHARS)]
         for c in ordered[:MAX_CLUSTERS]
     ]  # fmt: skip
-    first = f"{escape(MISMATCH_FIRST)}\n\n" if result.meaningless else ""
+    first = f"{escape(views.MISMATCH_FIRST)}\n\n" if result.meaningless else ""
     header = ["stage", "cause", "tag", "cases", "suggested action"]
-    text = "### Failure clusters\n\n" + first + _table(header, rows)
+    text = "### Failure clusters\n\n" + first + table(header, rows)
     if len(ordered) > MAX_CLUSTERS:
         text += f"\n\n{len(ordered) - MAX_CLUSTERS} more clusters in the HTML report."
     return text
@@ -230,8 +211,8 @@ def _clusters(result: AuditResult) -> str:
 def _causes(result: AuditResult) -> str:
     """Generation failures grouped by primary cause, each with its action and, per case,
     the failing sentence and the chunk it aligns with (or "no chunk")."""
-    groups = causes_by_primary(result)
-    check = answer_check_line(result)
+    groups = views.causes_by_primary(result)
+    check = views.answer_check_line(result)
     if not groups and check is None:
         return ""
     lines = ["### Generation failures by cause"]
@@ -243,7 +224,7 @@ def _causes(result: AuditResult) -> str:
         )
         for case in cases[:MAX_CASES]:
             lines.append(
-                f"- {escape(case.case_id, 40)}: {escape(evidence_line(case), REASON_CHARS)}"
+                f"- {escape(case.case_id, 40)}: {escape(views.evidence_line(case), REASON_CHARS)}"
             )
         if len(cases) > MAX_CASES:
             lines.append(f"- ... {len(cases) - MAX_CASES} more in the HTML report")
@@ -257,13 +238,13 @@ def _diagnostics(result: AuditResult) -> str:
     rows = [[escape(name), fmt_estimate(est)] for name, est in diag.run.items()]
     return (
         f"### RAGChecker diagnostics ({diag.n} cases with a reference answer)\n\n"
-        + _table(["diagnostic", "mean [95% CI]"], rows)
+        + table(["diagnostic", "mean [95% CI]"], rows)
         + f"\n\nEntailment: {escape(diag.entailment)}; relevant chunks are the golden ones."
     )
 
 
 def _cases(result: AuditResult) -> str:
-    cases = ordered_cases(result)[:MAX_CASES]
+    cases = views.ordered_cases(result)[:MAX_CASES]
     if not cases:
         return ""
     rows = [  # a failed case is read by its answer
@@ -273,13 +254,13 @@ def _cases(result: AuditResult) -> str:
     ]  # fmt: skip
     more = len(result.cases) - len(cases)
     header = ["case", "label", "query", "answer", "reason"]
-    text = "### Cases, worst first\n\n" + _table(header, rows)
+    text = "### Cases, worst first\n\n" + table(header, rows)
     plural = "case" if more == 1 else "cases"
     return text + (f"\n\n{more} more {plural} in the HTML report." if more > 0 else "")
 
 
 def _warnings(result: AuditResult) -> str:
-    warnings = notice_texts([*result.warnings, *result.retrieval.warnings])
+    warnings = views.audit_notices(result)
     if not warnings:
         return ""
     return "### Warnings\n\n" + "\n".join(f"- {escape(w, REASON_CHARS)}" for w in warnings)
@@ -308,14 +289,14 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
     parts.append(f"**Verdict:** {escape(verdict(comparison), REASON_CHARS)}")
     if (labels := label_line(comparison)) is not None:
         parts.append(escape(labels))
-    parts.append("#### Retrieval metrics\n\n" + _table(header, _diff_rows(comparison.metrics)))
+    parts.append("#### Retrieval metrics\n\n" + table(header, _diff_rows(comparison.metrics)))
     if comparison.rates:
-        parts.append("#### Audit rates\n\n" + _table(header, _diff_rows(comparison.rates)))
+        parts.append("#### Audit rates\n\n" + table(header, _diff_rows(comparison.rates)))
     if comparison.diagnostics:
         parts.append(
             "#### RAGChecker diagnostics (paired over cases; noise sensitivity and "
             "hallucination are better lower)\n\n"
-            + _table(header, _diff_rows(comparison.diagnostics))
+            + table(header, _diff_rows(comparison.diagnostics))
         )
     tags = key_tag_diffs(comparison)
     if tags:
@@ -323,7 +304,7 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
         rest = len(tags) - len(shown)
         parts.append(
             "#### Per tag\n\n"
-            + _table(["tag", *header], _diff_rows(shown, tagged=True))
+            + table(["tag", *header], _diff_rows(shown, tagged=True))
             + (f"\n\n{rest} more tag rows in --output" if rest > 0 else "")
         )
     if comparison.kind == "audit":

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from ragtriage.render.console import print_line
 from ragtriage.render.format import fmt
 from ragtriage.retrieval.models import RetrievalReport
 
@@ -23,13 +24,8 @@ def render_split(report: RetrievalReport, console: Console) -> None:
         text = f"HELD-OUT slice revealed: {info.n_holdout} cases (reveal #{info.reveals}"
         console.print(Text(text + f", logged in {info.reveal_log})", style="bold magenta"))
     else:
-        console.print(
-            Text(
-                f"Slice: {info.evaluated} ({info.n_dev} cases); {info.n_holdout} held-out cases "
-                "not shown (--holdout reveals them, and logs it)",
-                style="dim",
-            )
-        )
+        text = f"Slice: {info.evaluated} ({info.n_dev} cases); {info.n_holdout} held-out cases"
+        print_line(console, text + " not shown (--holdout reveals them, and logs it)", "dim")
 
 
 def render_leaks(report: RetrievalReport, console: Console) -> None:
@@ -38,12 +34,9 @@ def render_leaks(report: RetrievalReport, console: Console) -> None:
     if section is None:
         return
     style = "bold red" if section.n_leaking else "bold green"
-    console.print(
-        Text(
-            f"Access-control leaks (forbidden chunk in the top {section.k}): "
-            f"{section.n_leaking} of {section.n_cases_checked} checked cases",
-            style=style,
-        )
+    counts = f"{section.n_leaking} of {section.n_cases_checked} checked cases"
+    print_line(
+        console, f"Access-control leaks (forbidden chunk in the top {section.k}): {counts}", style
     )
     for leak in section.cases:
         console.print(Text(f"  LEAK {leak.query_id}: {leak.forbidden_id} at rank {leak.rank}"))
@@ -54,19 +47,12 @@ def render_overlap(report: RetrievalReport, console: Console) -> None:
     if section is None:
         return
     means = ", ".join(f"{name} {fmt(value)}" for name, value in section.means.items())
-    console.print(
-        Text(
-            f"Overlap with reference run {section.source} ({section.n_queries} queries): {means}",
-            style="bold",
-        )
-    )
+    text = f"Overlap with reference run {section.source} ({section.n_queries} queries): {means}"
+    print_line(console, text, "bold")
     if section.missing_in_reference:
-        console.print(
-            Text(
-                f"  {len(section.missing_in_reference)} queries are not in the "
-                "reference run (left out)",
-                style="yellow",
-            )
+        missing = len(section.missing_in_reference)
+        print_line(
+            console, f"  {missing} queries are not in the reference run (left out)", "yellow"
         )
     if section.lowest:
         worst = ", ".join(f"{q.query_id} ({fmt(q.overlap, 2)})" for q in section.lowest[:5])
@@ -79,15 +65,9 @@ def render_repeat(report: RetrievalReport, console: Console) -> None:
         return
     console.print(Text(f"Repeated runs: {section.n_runs}; spread of the run means", style="bold"))
     for m in section.metrics:
-        console.print(
-            Text(
-                f"  {m.metric:<14} mean {fmt(m.mean)}  min {fmt(m.min)}  "
-                f"max {fmt(m.max)}  std {fmt(m.std)}"
-            )
-        )
+        spread = f"min {fmt(m.min)}  max {fmt(m.max)}  std {fmt(m.std)}"
+        print_line(console, f"  {m.metric:<14} mean {fmt(m.mean)}  {spread}")
     changed = section.changed_queries
     listed = ", ".join(changed[:MAX_LISTED]) + (", ..." if len(changed) > MAX_LISTED else "")
     line = f"  queries whose top {section.k} changed between runs: {len(changed)}"
-    console.print(
-        Text(line + (f" ({listed})" if changed else ""), style="yellow" if changed else "dim")
-    )
+    print_line(console, line + (f" ({listed})" if changed else ""), "yellow" if changed else "dim")

@@ -6,27 +6,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ragtriage.render import views
 from ragtriage.render.answers import audit_lines
 from ragtriage.render.format import fmt
 from ragtriage.render.notices import lines as notice_lines
 from ragtriage.render.retrieval import render_leaks, render_split
 from ragtriage.render.text import clean, shorten
-from ragtriage.render.views import (
-    MISMATCH_FIRST,
-    answer_check_line,
-    assumptions_line,
-    audit_title,
-    causes_by_primary,
-    caveats,
-    evidence_line,
-    fit_message,
-    gate_fails,
-    gate_line,
-    ordered_cases,
-    recorded_line,
-    threshold_line,
-    unanswerable_line,
-)
 from ragtriage.results.run import AuditResult
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.cause_types import CAUSE_ACTIONS
@@ -47,20 +32,28 @@ MAX_LISTED = 10
 
 def retrieval_summary(report: RetrievalReport, console: Console) -> None:
     """Metrics with intervals, slices, missed and unanswerable queries, threshold verdict."""
-    table = Table(title=_title(report), title_justify="left")
-    for column in ("metric", "mean", "95% CI"):
-        table.add_column(column, justify="right" if column != "metric" else "left")
+    table = _table(_title(report), "metric", right=("mean", "95% CI"))
     for agg in report.aggregates:
         table.add_row(agg.metric, fmt(agg.mean), f"[{fmt(agg.low)}, {fmt(agg.high)}]")
     console.print(table)
     console.print(_reading(report))
     _slices(report, console)
     _missed(report, console)
-    for line in (unanswerable_line(report), threshold_line(report)):
+    for line in (views.unanswerable_line(report), views.threshold_line(report)):
         if line is not None:
             console.print(Text(line, style="bold"))
     for warning in report.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
+
+
+def _table(title: str, *left: str, right: tuple[str, ...] = ()) -> Table:
+    """A table titled at its left: ``left`` columns, then ``right``-justified ones."""
+    table = Table(title=title, title_justify="left")
+    for column in left:
+        table.add_column(column)
+    for column in right:
+        table.add_column(column, justify="right")
+    return table
 
 
 def _title(report: RetrievalReport) -> str:
@@ -95,11 +88,7 @@ def _slices(report: RetrievalReport, console: Console) -> None:
     if not report.slices:
         return
     metrics = _slice_metrics(report)
-    table = Table(title="Per tag", title_justify="left")
-    table.add_column("tag")
-    table.add_column("n", justify="right")
-    for metric in metrics:
-        table.add_column(metric, justify="right")
+    table = _table("Per tag", "tag", right=("n", *metrics))
     for s in report.slices:
         table.add_row(Text(s.tag), str(s.n), *(fmt(s.means.get(m)) for m in metrics))
     console.print(table)
@@ -167,16 +156,18 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     order of the Markdown and HTML reports)."""
     k = result.config.context_k
     counts = ", ".join(f"{label} {count}" for label, count in result.counts.items())
-    console.print(Text(f"{audit_title(result)}: {counts}", style="bold"))
-    fails = gate_fails(result)  # what CI will say, before anything else
-    console.print(Text(gate_line(result), style="bold red" if fails else "green"))
-    if (recorded := recorded_line(result)) is not None:  # before any figure: whose answers
+    console.print(Text(f"{views.audit_title(result)}: {counts}", style="bold"))
+    fails = views.gate_fails(result)  # what CI will say, before anything else
+    console.print(Text(views.gate_line(result), style="bold red" if fails else "green"))
+    if (recorded := views.recorded_line(result)) is not None:  # before any figure: whose answers
         console.print(Text(recorded, style="yellow"))
     console.print(Text(_formats_read(result)))
-    assumed = assumptions_line(result)
+    assumed = views.assumptions_line(result)
     if assumed:
         console.print(Text(assumed, style="yellow"))
-    if (misfit := fit_message(result)) is not None:  # first screen: every decision rests on it
+    if (
+        misfit := views.fit_message(result)
+    ) is not None:  # first screen: every decision rests on it
         console.print(Text(f"warning: {misfit}", style="bold red"))
     console.print(_stage_table(result, k))
     gen = result.generation
@@ -198,7 +189,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     _causes(result, console)
     worst = [
         c
-        for c in ordered_cases(result)
+        for c in views.ordered_cases(result)
         if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSURE, Label.UNSTABLE)
     ]
     if worst:
@@ -217,11 +208,9 @@ def audit_summary(result: AuditResult, console: Console) -> None:
 def _stage_table(result: AuditResult, k: int) -> Table:
     """Stage metrics with intervals, and beside them what changes their meaning (each
     caveat once, on the first row it qualifies)."""
-    notes = caveats(result)
+    notes = views.caveats(result)
     wide = any(notes.values())
-    table = Table(title="Stage metrics", title_justify="left")
-    for column in ("stage", "metric", "value", "95% CI") + ("caveat",) * wide:
-        table.add_column(column)
+    table = _table("Stage metrics", "stage", "metric", "value", "95% CI", *("caveat",) * wide)
     pending = {figure: list(texts) for figure, texts in notes.items()}
 
     def row(stage: str, name: str, est, low, high, *figures: str) -> None:
@@ -255,14 +244,14 @@ def _formats_read(result: AuditResult) -> str:
 def _clusters(result: AuditResult, console: Console) -> None:
     if not result.clusters:
         # a leaking case is labelled pass: never say "no failures" beside a failing gate
-        text = "No failing cases; the gate still fails (above)." if gate_fails(result) else None
+        text = (
+            "No failing cases; the gate still fails (above)." if views.gate_fails(result) else None
+        )
         console.print(text or "No failures.")
         return
     if result.meaningless:
-        console.print(Text(MISMATCH_FIRST, style="yellow"))
-    table = Table(title="Failures by stage and tag", title_justify="left")
-    for column in ("stage", "cause", "tag", "cases", "next action"):
-        table.add_column(column)
+        console.print(Text(views.MISMATCH_FIRST, style="yellow"))
+    table = _table("Failures by stage and tag", "stage", "cause", "tag", "cases", "next action")
     for cluster in result.clusters[:MAX_CLUSTERS]:
         cause = cluster.cause.value if cluster.cause else "-"
         table.add_row(
@@ -280,8 +269,8 @@ CASES_PER_CAUSE = 3
 def _causes(result: AuditResult, console: Console) -> None:
     """Generation failures grouped by primary cause: its action, then a few cases with the
     failing sentence and the chunk it aligns with (all of them in the reports)."""
-    groups = causes_by_primary(result)
-    check = answer_check_line(result)
+    groups = views.causes_by_primary(result)
+    check = views.answer_check_line(result)
     if not groups and check is None:
         return
     console.print(Text("Generation failures by cause:", style="bold"))
@@ -291,7 +280,7 @@ def _causes(result: AuditResult, console: Console) -> None:
         console.print(Text(f"  {cause.value} ({len(cases)}): {CAUSE_ACTIONS[cause]}"))
         for case in cases[:CASES_PER_CAUSE]:
             line = Text(f"    {clean(case.case_id, 40)}: ")
-            line.append(clean(evidence_line(case), 160), style="dim")
+            line.append(clean(views.evidence_line(case), 160), style="dim")
             console.print(line)
         if len(cases) > CASES_PER_CAUSE:
             console.print(

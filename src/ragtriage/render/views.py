@@ -7,11 +7,12 @@ from pathlib import Path
 
 from ragtriage.calibration.answers import NO_ANSWER_GRADES, AnswerCheck
 from ragtriage.render.format import count, fmt
+from ragtriage.render.notices import texts as notice_texts
 from ragtriage.results.gate import policy
 from ragtriage.results.run import AuditResult
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.cause_types import CAUSE_ORDER, Cause, CauseEvidence
-from ragtriage.triage.models import FAILURES, CaseResult, Label
+from ragtriage.triage.models import FAILURES, CaseResult, Cluster, Label
 
 __all__ = [
     "MISMATCH_FIRST",
@@ -30,7 +31,9 @@ __all__ = [
     "evidence_line",
     "gate_fails",
     "gate_line",
+    "audit_notices",
     "ordered_cases",
+    "ordered_clusters",
     "ordered_counts",
     "slice_title",
     "stale_message",
@@ -74,6 +77,16 @@ def ordered_cases(result: AuditResult) -> list[CaseResult]:
         return rank[case.label], score, index
 
     return [case for _, case in sorted(enumerate(result.cases), key=key)]
+
+
+def ordered_clusters(result: AuditResult) -> list[Cluster]:
+    """Failure clusters by label (failures first), the largest first within a label."""
+    return sorted(result.clusters, key=lambda c: (LABEL_ORDER.index(c.label), -c.count))
+
+
+def audit_notices(result: AuditResult) -> list[str]:
+    """The warnings of the audit and of its retrieval stage, as the reports list them."""
+    return notice_texts([*result.warnings, *result.retrieval.warnings])
 
 
 def audit_title(result: AuditResult) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -92,26 +92,14 @@ class MetricSpec:
 REGISTRY: dict[str, MetricSpec] = {}
 
 
-def metric(
-    name: str,
-    *,
-    title: str,
-    formula: str,
-    trec: str | None,
-    params: tuple[Param, ...],
-    aliases: tuple[str, ...] = (),
-    cut_names: tuple[str, ...] = (),
-    equals: str = "",
-    trec_uncut: str | None = None,
-) -> Callable[[MetricFn], MetricFn]:
-    """Register the decorated function under ``name`` with its declaration."""
+def metric(name: str, **declared: Any) -> Callable[[MetricFn], MetricFn]:
+    """Register the decorated function under ``name`` with its declaration (the fields of
+    :class:`MetricSpec` after ``fn``, by keyword)."""
 
     def register(fn: MetricFn) -> MetricFn:
-        spec = MetricSpec(
-            name, fn, title, formula, trec, params, aliases, cut_names, equals, trec_uncut
-        )
+        spec = MetricSpec(name, fn, **declared)
         taken = set(REGISTRY) | {a for s in REGISTRY.values() for a in s.aliases + s.cut_names}
-        clash = taken & {name, *aliases, *cut_names}
+        clash = taken & {name, *spec.aliases, *spec.cut_names}
         if clash:  # a spelling must name one metric
             raise ValueError(f"metric {name!r}: {sorted(clash)} already registered")
         REGISTRY[name] = spec

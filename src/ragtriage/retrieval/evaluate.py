@@ -146,9 +146,7 @@ class RetrievalEvaluator:
                 facts = replace(facts, confident=np.zeros(len(qrels), bool))
             unanswerable = None
             if unanswerable_reading and run_table.scored:
-                unanswerable = sections.unanswerable(
-                    batches, qrels, answerable, run_table, golden_set, facts
-                )
+                unanswerable = sections.unanswerable(batches, qrels, answerable, golden_set, facts)
             report = RetrievalReport(
                 config=config,
                 versions=sections.versions(),
@@ -160,7 +158,7 @@ class RetrievalEvaluator:
                 aggregates=_aggregates(per_query, config.seed, config.resamples),
                 slices=sections.tag_slices(per_query, golden_set),
                 missed=sections.missed_queries(
-                    batches, qrels, answerable, run_table, golden_set, miss_k, facts
+                    batches, qrels, answerable, golden_set, miss_k, facts
                 ),
                 n_missed=sections.count_missed(batches, answerable, miss_k),
                 missing_queries=stats.missing_queries,
@@ -170,7 +168,7 @@ class RetrievalEvaluator:
                 per_query=per_query,
                 query_facts=facts.frame(qrels),
                 split=None if self._split is None else self._split.model_copy(),
-                leaks=find_leaks(batches, qrels, run_table, golden_set, self.leak_k),
+                leaks=find_leaks(batches, qrels, golden_set, self.leak_k),
                 reference_overlap=self._overlap(batches, run_table),
             )
         # last: a run file's digest may still be being taken, on a thread that had the

@@ -17,7 +17,7 @@ the rank it reached, and the gate fails on ``leaks.n_leaking > 0``.
 from __future__ import annotations
 
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
-from ragtriage.data.tables import Qrels, Run
+from ragtriage.data.tables import Qrels
 from ragtriage.retrieval.models import Leak, LeakSection
 from ragtriage.retrieval.ranking import RankedBatch
 
@@ -43,7 +43,7 @@ def chunk_tenants(corpus: dict[str, Chunk] | None) -> dict[str, str]:
 
 
 def find_leaks(
-    batches: list[RankedBatch], qrels: Qrels, run: Run, golden: GoldenSet | None, k: int
+    batches: list[RankedBatch], qrels: Qrels, golden: GoldenSet | None, k: int
 ) -> LeakSection | None:
     """Leaks in the top ``k`` of every checked case; None when no case is checked.
 

@@ -39,10 +39,15 @@ __all__ = [
 SCHEMA_VERSION = "ragtriage.retrieval/1"
 
 
-class RetrievalConfig(BaseModel):
-    """The settings that shaped the figures: with the same inputs they reproduce them."""
+class _Documented(BaseModel):
+    """Every model of the report: each field's docstring is its schema description (the
+    results-file reference is generated from them)."""
 
     model_config = ConfigDict(use_attribute_docstrings=True)
+
+
+class RetrievalConfig(_Documented):
+    """The settings that shaped the figures: with the same inputs they reproduce them."""
 
     metrics: list[str]
     """Metrics scored (e.g. ``ndcg@10``): one entry of ``aggregates`` and one column of
@@ -72,7 +77,7 @@ class RetrievalConfig(BaseModel):
     """Bootstrap resamples per interval (count)."""
 
 
-class MetricSummary(BaseModel):
+class MetricSummary(_Documented):
     """A metric's mean over the answerable queries with its 95% interval.
 
     With no answerable query (every ``expected`` empty, or a ``--relevance-level`` above
@@ -81,8 +86,6 @@ class MetricSummary(BaseModel):
     named ``mean`` rather than ``estimate`` (:class:`ragtriage.stats.Estimate`) because
     results files and their readers use those names.
     """
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     metric: str
     """The metric's name; its per-query value equals trec_eval's: ``precision@k`` ``P_k``,
@@ -100,10 +103,8 @@ class MetricSummary(BaseModel):
     """Number of queries averaged (the rows of ``per_query``)."""
 
 
-class TagSlice(BaseModel):
+class TagSlice(_Documented):
     """The metric means over the queries of one golden-set tag."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     tag: str
     """The tag."""
@@ -113,10 +114,8 @@ class TagSlice(BaseModel):
     """Metric -> plain mean over those queries (no interval)."""
 
 
-class MissedQuery(BaseModel):
+class MissedQuery(_Documented):
     """An answerable query with nothing relevant in the top ``miss_k``: read these, they cluster."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     query_id: str
     """The query's id."""
@@ -133,10 +132,8 @@ class MissedQuery(BaseModel):
     """Ids of the top 3 results, in rank order."""
 
 
-class UnanswerableQuery(BaseModel):
+class UnanswerableQuery(_Documented):
     """A query with nothing relevant, and how sure the retriever was of it."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     query_id: str
     """The query's id."""
@@ -150,10 +147,8 @@ class UnanswerableQuery(BaseModel):
     """True when ``top1_score`` reaches ``confident_threshold``."""
 
 
-class ScoreSummary(BaseModel):
+class ScoreSummary(_Documented):
     """Retrieval scores summarised (in the retriever's own units); nulls when ``n`` is 0."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     n: int
     """Number of scores (finite ones only)."""
@@ -167,10 +162,8 @@ class ScoreSummary(BaseModel):
     """Their 90th percentile (numpy's linear quantile); null when ``n`` is 0."""
 
 
-class UnanswerableSection(BaseModel):
+class UnanswerableSection(_Documented):
     """How confident the retriever was on questions the corpus cannot answer."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     n: int
     """Number of queries with nothing relevant (all of them, listed or not)."""
@@ -191,10 +184,8 @@ class UnanswerableSection(BaseModel):
     order."""
 
 
-class ThresholdAnalysis(BaseModel):
+class ThresholdAnalysis(_Documented):
     """Scores of relevant vs non-relevant results within the top ``depth``."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     depth: int
     """Rank depth looked at (``miss_k``), over the answerable queries."""
@@ -221,10 +212,8 @@ class ThresholdAnalysis(BaseModel):
     present; ragtriage itself leaves it null."""
 
 
-class Leak(BaseModel):
+class Leak(_Documented):
     """A forbidden chunk (another tenant's, admin-only...) in a query's top k."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     query_id: str
     """The case that retrieved it."""
@@ -234,10 +223,8 @@ class Leak(BaseModel):
     """1-based rank at which it was retrieved, at most ``k``."""
 
 
-class LeakSection(BaseModel):
+class LeakSection(_Documented):
     """Access-control check over the cases that carry ``forbidden``/``tenant``/``acl``."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     k: int
     """Rank depth checked (``--leak-k``; default ``miss_k``)."""
@@ -249,10 +236,8 @@ class LeakSection(BaseModel):
     """Every forbidden chunk found, one entry per (case, chunk)."""
 
 
-class SplitInfo(BaseModel):
+class SplitInfo(_Documented):
     """Which slice of the golden set this report evaluated (data/holdout.py)."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     evaluated: Literal["dev", "holdout", "all"]
     """The slice scored: ``dev`` (the default when the set has a holdout), ``holdout``, or
@@ -268,10 +253,8 @@ class SplitInfo(BaseModel):
     """Reveals the log holds, this one included; null when ``reveal_log`` is."""
 
 
-class QueryOverlap(BaseModel):
+class QueryOverlap(_Documented):
     """One query's overlap with the reference run."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     query_id: str
     """The query's id."""
@@ -280,10 +263,8 @@ class QueryOverlap(BaseModel):
     k."""
 
 
-class OverlapSection(BaseModel):
+class OverlapSection(_Documented):
     """overlap@k between this run and a reference (exact-search) run of the same queries."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     source: str
     """Where the reference run was read from (``--reference-run``)."""
@@ -301,10 +282,8 @@ class OverlapSection(BaseModel):
     """Up to 10 queries with overlap below 1 at the largest k, lowest first."""
 
 
-class MetricSpread(BaseModel):
+class MetricSpread(_Documented):
     """One metric's mean over repeated runs, and how far it moved."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     metric: str
     """The metric's name, as in ``aggregates``."""
@@ -318,10 +297,8 @@ class MetricSpread(BaseModel):
     """Sample standard deviation (ddof=1) of the run means; 0 for one run."""
 
 
-class RepeatSection(BaseModel):
+class RepeatSection(_Documented):
     """The same retriever run ``n_runs`` times: how much the metrics and rankings move."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
 
     n_runs: int
     """How many times every query was retrieved (``--repeat``)."""
@@ -333,10 +310,10 @@ class RepeatSection(BaseModel):
     """Ids of the queries whose top ``k`` ids, in order, differed in any later run."""
 
 
-class RetrievalReport(BaseModel):
+class RetrievalReport(_Documented):
     """What ``ragtriage retrieval -o`` writes, and the ``retrieval`` section of an audit."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     schema_version: str = SCHEMA_VERSION
     """``ragtriage.retrieval/1``: what ``compare``, ``gate`` and ``load_result`` read it as."""

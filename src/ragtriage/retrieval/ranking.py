@@ -217,15 +217,11 @@ class _Context:
     """Everything a batch needs, computed once per ranking."""
 
     run: Run
-    qrels: Qrels
+    qrels: JudgedQrels
     order: np.ndarray | None
     starts: np.ndarray
     counts: np.ndarray
-    num_rel: np.ndarray
     judged: _Judged
-    ideal: _Ideal
-    label_dtype: np.dtype
-    level: int
     precision: Precision
     duplicates: DuplicatePolicy
 
@@ -251,15 +247,11 @@ def rank(
     order, starts, counts = _group(run, to_golden, n_queries)
     context = _Context(
         run=run,
-        qrels=qrels,
+        qrels=judged,
         order=order,
         starts=starts,
         counts=counts,
-        num_rel=judged.num_rel,
         judged=judged.judged(run.words.shape[1] if len(run) else 1),
-        ideal=judged.ideal,
-        label_dtype=judged.label_dtype,
-        level=judged.level,
         precision=precision,
         duplicates=duplicates,
     )
@@ -347,9 +339,9 @@ def _build_batch(queries: np.ndarray, ctx: _Context) -> tuple[RankedBatch, int]:
         queries=queries,
         labels=_labels(queries, valid, words, ctx),
         rows=ranked.astype(np.int32) if len(run) < 2**31 else ranked,
-        num_rel=ctx.num_rel[queries],
-        ideal=ctx.ideal.matrix(queries),
-        level=ctx.level,
+        num_rel=ctx.qrels.num_rel[queries],
+        ideal=ctx.qrels.ideal.matrix(queries),
+        level=ctx.qrels.level,
         run=run,
     )
     return batch, dups
@@ -488,7 +480,7 @@ def _drop_duplicates(
         doc = ctx.run.doc_strings(ranked[suspects][row : row + 1, col])[0]
         raise InputError(
             f"doc {doc!r} is listed more than once for query "
-            f"{ctx.qrels.query_ids[queries[suspects[row]]]!r} "
+            f"{ctx.qrels.qrels.query_ids[queries[suspects[row]]]!r} "
             "(to keep its best score: --duplicates max, or duplicates='max' in Python)",
             path=ctx.run.source or None,
         )
@@ -528,7 +520,7 @@ def _labels(
     Judged docs per query are few, so the j-th judged doc of every query is compared
     with the whole row at once: one vectorised pass per judgement depth, no join.
     """
-    labels = np.full(valid.shape, PAD, ctx.label_dtype)
+    labels = np.full(valid.shape, PAD, ctx.qrels.label_dtype)
     if words is None:
         return labels
     judged = ctx.judged
@@ -540,7 +532,7 @@ def _labels(
         cells = words if every else words[rows]
         match = (cells == judged.words[entry][:, None, :]).all(axis=-1)
         match &= valid if every else valid[rows]
-        value = judged.label[entry].astype(ctx.label_dtype)[:, None]
+        value = judged.label[entry].astype(ctx.qrels.label_dtype)[:, None]
         if every:
             np.copyto(labels, np.broadcast_to(value, labels.shape), where=match)
         else:

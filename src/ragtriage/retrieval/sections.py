@@ -122,10 +122,6 @@ class QueryFacts:
         )
 
 
-def _top_ids(batch: RankedBatch, row: int, run: Run) -> list[str]:
-    return batch.doc_ids(row, TOP_IDS)
-
-
 def _top_ids_of(batch: RankedBatch, rows: np.ndarray) -> list[list[str]]:
     """Top ids of many rows with one decode (tens of thousands of unanswerable queries)."""
     top = batch.rows[rows, :TOP_IDS]
@@ -142,7 +138,6 @@ def missed_queries(
     batches: list[RankedBatch],
     qrels: Qrels,
     answerable: np.ndarray,
-    run: Run,
     golden: GoldenSet | None,
     k: int,
     facts: QueryFacts,
@@ -168,7 +163,7 @@ def missed_queries(
                 tags=list(case.tags) if case else [],
                 expected=case.expected(batch.level) if case else [],
                 first_relevant_rank=int(facts.first_relevant_rank[code]) or None,
-                top_ids=_top_ids(batch, row, run),
+                top_ids=batch.doc_ids(row, TOP_IDS),
             )
         )
     return out
@@ -201,14 +196,10 @@ def _missed_mask(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> 
 
 def _locate(batches: list[RankedBatch], codes: np.ndarray) -> dict[int, tuple[RankedBatch, int]]:
     """``query code -> (batch, row)`` for the given codes only."""
-    wanted = set(codes.tolist())
     out: dict[int, tuple[RankedBatch, int]] = {}
-    for batch in batches:
-        rows = np.flatnonzero(np.isin(batch.queries, codes))
-        for row in rows:
-            code = int(batch.queries[row])
-            if code in wanted:
-                out[code] = (batch, int(row))
+    for batch in batches:  # a query is in one batch
+        for row in np.flatnonzero(np.isin(batch.queries, codes)):
+            out[int(batch.queries[row])] = (batch, int(row))
     return out
 
 
@@ -216,7 +207,6 @@ def unanswerable(
     batches: list[RankedBatch],
     qrels: Qrels,
     answerable: np.ndarray,
-    run: Run,
     golden: GoldenSet | None,
     facts: QueryFacts,
 ) -> UnanswerableSection | None:

@@ -104,16 +104,10 @@ class SentenceStrategy:
         self.prompt_sha256 = {PROMPT: self.prompt.sha256}
 
     @classmethod
-    def from_options(
-        cls,
-        context_chars: int | None = None,
-        max_sentences: int | None = None,
-        budget_chars: int | None = None,
-        **_options: Any,
-    ) -> SentenceStrategy:
-        given = {"context_chars": context_chars, "max_sentences": max_sentences}
-        given["budget_chars"] = budget_chars
-        return cls(**{k: v for k, v in given.items() if v is not None})
+    def from_options(cls, **options: Any) -> SentenceStrategy:
+        """The options it knows, when given (``None``: its default); the rest ignored."""
+        known = ("context_chars", "max_sentences", "budget_chars")
+        return cls(**{k: options[k] for k in known if options.get(k) is not None})
 
     def planned_requests(self, item: JudgeItem) -> list[ModelRequest]:
         return self.requests(item)[1]
