@@ -15,6 +15,7 @@ valid command line:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -484,7 +485,10 @@ def run_drawn(draw: tuple[str, str, str | None], w, tmp_factory) -> tuple[Outcom
     tmp = tmp_factory.mktemp("opt")
     prepare(w, tmp)
     args = command_line(command, option, value, w, tmp)
-    with mock.patch.object(ragtriage.render.calibration_plots, "write_plots", lambda *a, **k: []):
+    # in the example's own folder: a relative value (--phoenix-out a.json) writes there,
+    # not into the checkout the tests run from
+    plots = mock.patch.object(ragtriage.render.calibration_plots, "write_plots", lambda *a, **k: [])
+    with contextlib.chdir(tmp), plots:
         return run_cli(args, f"5 options: {command}"), tmp
 
 
