@@ -8,7 +8,7 @@ positive class ("did the judge catch the unfaithful answers?").
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict
 
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, NanFloat, bootstrap_statistic
 
@@ -92,24 +92,6 @@ class Agreement(BaseModel):
     kendall: float | None = None
     """Kendall's tau-b, -1 to 1, of the judge score against the ordinal grades; null as
     ``spearman``."""
-
-    @field_validator(
-        "accuracy",
-        "kappa",
-        "kappa_low",
-        "kappa_high",
-        "precision_unfaithful",
-        "recall_unfaithful",
-        "f1_unfaithful",
-        "human_faithful_rate",
-        "judge_faithful_rate",
-        mode="before",
-    )
-    @classmethod
-    def _undefined(cls, value: object) -> object:
-        """An undefined figure (NaN: no unfaithful item on either side) is written as JSON
-        null; read back, it is NaN again (a record of a small grade set failed to load)."""
-        return float("nan") if value is None else value
 
 
 def agreement(

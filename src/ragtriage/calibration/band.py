@@ -36,7 +36,6 @@ decided agreement are figures for the whole procedure on answers it never saw.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -44,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ragtriage.calibration.decision import (
     AnyRule,
     ConstantRule,
+    Fit,
     LogisticRule,
     ShapeRule,
     Table,
@@ -166,7 +166,7 @@ def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
         logit = np.log(p / (1 - p)) - math.log(cut / (1 - cut))
         return np.full(n, "logistic", dtype=object), logit
     if isinstance(rule, TreeRule):  # a leaf is one group: all its answers decided or none
-        leaves = _tree_leaves(rule, table)
+        leaves = rule.leaves(table)
         sign = np.where(rule.predict(table) >= 0.5, 0.0, -0.0)
         return np.array([f"leaf {i}" for i in leaves], dtype=object), sign
     if isinstance(rule, ConstantRule):
@@ -195,19 +195,6 @@ def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
     return np.where(flag, vetoed, groups), np.where(flag, VETO_FIRST, signed)
 
 
-def _tree_leaves(rule: TreeRule, table: Table) -> list[int]:
-    cols = {f: np.nan_to_num(column(table, f), nan=rule.fill) for f in set(rule.features) if f}
-    n = len(next(iter(table.values()))) if table else 0
-    out = []
-    for row in range(n):
-        node = 0
-        while rule.left[node] != -1:
-            x = cols[rule.features[node]][row]
-            node = rule.left[node] if x <= rule.thresholds[node] else rule.right[node]
-        out.append(node)
-    return out
-
-
 def margins(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
     """Per answer: its group and its distance from the cut-off in the group's units; a
     vetoed answer's is :data:`VETO_FIRST`. NaN: no decision."""
@@ -218,7 +205,7 @@ def margins(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
 
 
 def oof_margins(
-    fit: Callable[[Table, np.ndarray], AnyRule],
+    fit: Fit,
     table: Table,
     y: np.ndarray,
     folds: np.ndarray,

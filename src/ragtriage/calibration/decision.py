@@ -8,6 +8,7 @@ float array, NaN where the value is missing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 import numpy as np
@@ -19,6 +20,7 @@ __all__ = [
     "AnyRule",
     "ConstantRule",
     "FACT_VETO",
+    "Fit",
     "VetoRule",
     "LOG1P_PREFIX",
     "LOG_SUFFIXES",
@@ -183,17 +185,21 @@ class TreeRule(BaseModel):
     fill: float = -1.0
     """The value a missing feature reads as."""
 
-    def predict(self, table: Table) -> np.ndarray:
+    def leaves(self, table: Table) -> list[int]:
+        """The leaf each row ends in (the band's groups: ``calibration.band``)."""
         cols = {f: np.nan_to_num(column(table, f), nan=self.fill) for f in set(self.features) if f}
         n = len(next(iter(table.values()))) if table else 0
-        out = np.zeros(n)
+        out = []
         for row in range(n):
             node = 0
             while self.left[node] != -1:
                 x = cols[self.features[node]][row]
                 node = self.left[node] if x <= self.thresholds[node] else self.right[node]
-            out[row] = float(self.leaf_faithful[node])
+            out.append(node)
         return out
+
+    def predict(self, table: Table) -> np.ndarray:
+        return np.array([float(self.leaf_faithful[k]) for k in self.leaves(table)])
 
 
 LeafRule = Annotated[
@@ -272,6 +278,8 @@ Rule = Annotated[
 
 
 AnyRule = ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule | VetoRule
+# fits a rule on a feature table and its 0/1 labels (each candidate's, each fold's)
+Fit = Callable[[Table, np.ndarray], AnyRule]
 
 
 def rule_features(rule: AnyRule) -> set[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,11 +23,12 @@ from ragtriage.calibration.band import (
     grades_to_decide,
     margins,
 )
-from ragtriage.calibration.combine import combination_features, fit_logistic, usable_features
+from ragtriage.calibration.combine import combination_features, distinct_columns, usable_features
 from ragtriage.calibration.decision import (
     FACT_VETO,
     LOG_SUFFIXES,
     AnyRule,
+    Fit,
     Table,
     ThresholdRule,
     result_features,
@@ -57,16 +57,17 @@ from ragtriage.calibration.select import (
     Candidate,
     Selection,
     candidates,
+    logistic_fit,
     nested_band,
     nested_select,
     select_rule,
+    threshold_fit,
 )
 from ragtriage.calibration.shape import shape_usable
 from ragtriage.calibration.stability import SelfAgreement, self_agreement
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
-    fit_threshold,
     stratified_folds,
     subset,
 )
@@ -92,25 +93,14 @@ __all__ = ["VETO_CANDIDATES", "Fit", "beats_baseline", "fit_record", "scope_cand
 # the smooth rule and a candidate threshold of its own (benchmarks/results/rule_candidates.txt).
 VETO_CANDIDATES = True
 
-Fit = Callable[[Table, np.ndarray], AnyRule]
 
-
-def _fit_score(table: Table, y: np.ndarray) -> ThresholdRule:
-    return fit_threshold(table["score"], y, "score", direction=1)
+_fit_score = threshold_fit("score", 1)
 
 
 def _threshold(rule: AnyRule) -> float:
     """The cut of a rule fitted by :func:`_fit_score`, always a :class:`ThresholdRule`."""
     assert isinstance(rule, ThresholdRule), rule
     return rule.threshold
-
-
-def _fit_signal(name: str, direction: int | None) -> Fit:
-    return lambda table, y: fit_threshold(table[name], y, name, direction=direction)
-
-
-def _fit_combination(features: list[str]) -> Fit:
-    return lambda table, y: fit_logistic(table, y, features)
 
 
 def _fewer_folds(used: list) -> str:
@@ -160,15 +150,6 @@ def _features(item: GradedItem, result: JudgeResult) -> dict[str, float]:
 def _table(rows: list[dict[str, float]]) -> Table:
     names = sorted({k for r in rows for k in r})
     return {k: np.array([r.get(k, np.nan) for r in rows], dtype=float) for k in names}
-
-
-def _distinct(table: Table, names: list[str]) -> list[str]:
-    """Drop features identical to an earlier one (the lexical judge's score is 'lexical')."""
-    keep: list[str] = []
-    for name in names:
-        if not any(np.allclose(table[name], table[k], equal_nan=True) for k in keep):
-            keep.append(name)
-    return keep
 
 
 class _Scope:
@@ -440,7 +421,7 @@ def _inputs(
         fold_of=stratified_folds([f"{i.dataset}|{i.label}" for i in used], folds, seed),
         datasets=np.array([i.dataset for i in used], dtype=object),
         scope_names=["pooled", *datasets] if len(datasets) > 1 else datasets,
-        signal_names=_distinct(table, ["score", *[k for k in table if k != "score"]]),
+        signal_names=distinct_columns(table, ["score", *[k for k in table if k != "score"]]),
         is_lexical_judge=results[0].fingerprint.judge == "lexical",
     )
 
@@ -666,15 +647,16 @@ def _scope_report(
     )
     usable = usable_features(sc.table, signal_names)
     signals = [main]
-    signals += [sc.method(s, _fit_signal(s, None))[0] for s in usable if s != "score"]
+    signals += [sc.method(s, threshold_fit(s))[0] for s in usable if s != "score"]
     # only signals the judge reports itself, so that decide() sees the same inputs
     reported = sorted(k for k in sc.table if k not in derived)
-    combo_features = _distinct(sc.table, combination_features(usable_features(sc.table, reported)))
-    combo, combo_rules = sc.method("combination", _fit_combination(combo_features))
+    combo_features = combination_features(usable_features(sc.table, reported))
+    combo_features = distinct_columns(sc.table, combo_features)
+    combo = sc.method("combination", logistic_fit(combo_features))[0]
     signals.append(combo)
     baselines = [sc.method("majority", lambda t, yy: fit_majority(yy))[0]]
     if "lexical" in sc.table and np.isfinite(sc.table["lexical"]).mean() >= 0.9:
-        baselines.append(sc.method("lexical", _fit_signal("lexical", 1))[0])
+        baselines.append(sc.method("lexical", threshold_fit("lexical", 1))[0])
     lex = next((b.cv.kappa for b in baselines if b.name == "lexical"), None)
     best = max(signals, key=lambda m: np.nan_to_num(m.cv.kappa, nan=-1))
     cands = scope_candidates(sc.table, derived, is_lexical_judge)
@@ -721,7 +703,7 @@ def scope_candidates(table: Table, derived: set[str], is_lexical_judge: bool) ->
     combinations, the shape rules when both shapes are there, each with the fact-check veto
     when it is reported."""
     reported = sorted(k for k in table if k not in derived)
-    choosable = _distinct(table, ["score", *usable_features(table, reported)])
+    choosable = distinct_columns(table, ["score", *usable_features(table, reported)])
     free = None if is_lexical_judge else MODEL_FREE_SIGNALS
     shaped = shape_usable(table)  # both shapes (citing or not) among these answers
     smooth = [k for k in reported if k in MODEL_FREE_SIGNALS]

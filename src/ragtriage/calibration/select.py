@@ -55,7 +55,7 @@ correct reference answers where ``min_sentence_lexical`` fails 0 to 2
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,7 +70,7 @@ from ragtriage.calibration.band import (
     oof_margins,
 )
 from ragtriage.calibration.combine import fit_logistic, fit_signal_logistic, signal_features
-from ragtriage.calibration.decision import FACT_VETO, AnyRule, Table, VetoRule
+from ragtriage.calibration.decision import FACT_VETO, AnyRule, Fit, Table, VetoRule
 from ragtriage.calibration.shape import (
     CITED_SIGNALS,
     INTERACTION_SIGNALS,
@@ -89,12 +89,12 @@ __all__ = [
     "Selection",
     "candidates",
     "choose",
+    "logistic_fit",
     "nested_band",
     "nested_select",
     "select_rule",
+    "threshold_fit",
 ]
-
-Fit = Callable[[Table, np.ndarray], AnyRule]
 
 # Small combinations named before looking at any outer fold: the weakest sentence's word
 # alignment with the facts it may add or leave uncited, and with the model's probability.
@@ -153,11 +153,12 @@ def smooth_candidate(signals: list[str], veto: bool = False) -> Candidate:
     return Candidate(SMOOTH, _vetoed(fit) if veto else fit, model_free=True, smooth=True)
 
 
-def _threshold_fit(name: str) -> Fit:
-    return lambda table, y: fit_threshold(table[name], y, name, direction=None)
+def threshold_fit(name: str, direction: int | None = None) -> Fit:
+    """The kappa-best threshold on signal ``name`` (``direction`` None: learnt)."""
+    return lambda table, y: fit_threshold(table[name], y, name, direction=direction)
 
 
-def _logistic_fit(features: tuple[str, ...]) -> Fit:
+def logistic_fit(features: Sequence[str]) -> Fit:
     return lambda table, y: fit_logistic(table, y, list(features))
 
 
@@ -186,9 +187,9 @@ def candidates(
         return model_free is None or set(features) <= model_free
 
     vetoes = {FACT_VETO, MODEL_VETO} if veto else set()
-    out = [Candidate(s, _threshold_fit(s), free((s,))) for s in signals if s not in vetoes]
+    out = [Candidate(s, threshold_fit(s), free((s,))) for s in signals if s not in vetoes]
     out += [
-        Candidate(name, _logistic_fit(features), free(features))
+        Candidate(name, logistic_fit(features), free(features))
         for name, features in COMBINATIONS.items()
         if all(f in signals for f in features)
     ]
