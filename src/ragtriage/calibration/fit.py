@@ -19,7 +19,6 @@ from ragtriage.calibration.answers import AnswerChecker, answer_check
 from ragtriage.calibration.band import (
     DEFAULT_DELTA,
     DEFAULT_MIN_AGREEMENT,
-    Band,
     grades_to_decide,
     margins,
 )
@@ -338,7 +337,7 @@ def fit_record(
         rule=scopes.chosen.rule,
         rule_name=scopes.chosen.name,
         fold_rules=scopes.chosen_folds,
-        band=_band_of(first),
+        band=first.selective.band if first.selective is not None else None,
         band_inert=band_is_inert(first.selective),
         grade_shape=_grade_shape(parts.used, by_id),
         scopes=scopes.reports,
@@ -600,10 +599,6 @@ def _unscored_notice(unscored: list[tuple[GradedItem, UnscoredItem]]) -> list[No
         f"{n} {k}" for k, n in sorted(kinds.items())
     )
     return [Notice(code="unscored_grades", text=text, counts=dict(kinds))]
-
-
-def _band_of(scope: ScopeReport) -> Band | None:
-    return scope.selective.band if scope.selective is not None else None
 
 
 def _wilson(successes: int, n: int) -> ShareEstimate:

@@ -211,9 +211,8 @@ def _grade(value: Any, path: Path, line: int) -> float | None:
         except (TypeError, ValueError, OverflowError):
             grade = None
     if grade is None or not math.isfinite(grade) or abs(grade) > GRADE_LIMIT:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
         raise InputError(
-            f"expected a finite number within +-{GRADE_LIMIT:g}, got {shown}",
+            f"expected a finite number within +-{GRADE_LIMIT:g}, got {_shown(value)}",
             path=path,
             line=line,
             field="grade",
@@ -264,8 +263,7 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
                 path=rows[1].source,
                 field="answer",
             )
-        yes = sum(r.label for r in rows)
-        label = None if 2 * yes == len(rows) else 2 * yes > len(rows)
+        label = _majority([r.label for r in rows])
         marks = [r.answers_question for r in rows if r.answers_question is not None]
         answers = _majority(marks)
         ordinal = [r.grade for r in rows if r.grade is not None]

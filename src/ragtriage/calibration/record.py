@@ -18,7 +18,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
@@ -40,6 +39,7 @@ from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
 from ragtriage.calibration.stability import SelfAgreement
 from ragtriage.data.containers import read_json_document
+from ragtriage.data.rows import validated
 from ragtriage.data.sniff import wrong_file
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -494,21 +494,7 @@ class CalibrationRecord(BaseModel):
                 "probabilities by an active design) are not among this audit's scored "
                 "answers: the weighted rate holds only for the answers they were drawn from"
             )
-        est = ipw_rate(np.array(f), np.array(drawn), np.array(y), np.array(pi), level)
-        naive = float(np.mean(f))
-        return PPIEstimate(
-            estimate=est.estimate,
-            low=est.low,
-            high=est.high,
-            naive=naive,
-            naive_low=naive,
-            naive_high=naive,
-            correction=est.estimate - naive,
-            lam=1.0,
-            n_labelled=est.n_labelled,
-            n_unlabelled=est.n - est.n_labelled,
-            level=level,
-        )
+        return ipw_rate(np.array(f), np.array(drawn), np.array(y), np.array(pi), level)
 
     def save(self, path: Path | str) -> Path:
         path = Path(path)
@@ -543,12 +529,7 @@ def load_calibration(path: Path | str) -> CalibrationRecord:
             f"not a calibration record (expected schema {SCHEMA})", path=path, field="schema"
         )
     try:
-        return CalibrationRecord.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise InputError(
-            err["msg"], path=path, field=".".join(str(p) for p in err["loc"])
-        ) from None
+        return validated(CalibrationRecord, data, path, None)
     except RecursionError:
         raise InputError("nested too deeply to validate", path=path) from None
 
