@@ -56,10 +56,10 @@ from ragtriage.calibration.select import (
     Candidate,
     Selection,
     candidates,
+    choose,
     logistic_fit,
     nested_band,
     nested_select,
-    select_rule,
     threshold_fit,
 )
 from ragtriage.calibration.shape import shape_usable
@@ -663,7 +663,7 @@ def _scope_report(
 
     def fit(table: Table, y: np.ndarray) -> AnyRule:  # the whole procedure, for PPI's folds
         # (without the transfer check: the PPI split's folds do not carry the datasets)
-        return select_rule(cands, table, y, sc.seed)[0].fit(table, y)
+        return choose(cands, table, y, sc.seed)[0].fit(table, y)
 
     multi = [[g.label for g in i.grades] for i in in_scope if len(i.grades) > 1]
     report = ScopeReport(

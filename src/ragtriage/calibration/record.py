@@ -436,14 +436,8 @@ class CalibrationRecord(BaseModel):
         """Bias-corrected faithful rate of an audit's scored answers (cross-fitted PPI:
         graded items use their out-of-fold decisions, audit answers the average decision
         of the fold rules, so the judge is never scored on the items that fitted it)."""
-        f_u = []
-        for result in unlabelled:
-            if result.outcome != Outcome.SCORED:
-                continue
-            decided = (decide_one(rule, result) for rule in self.fold_rules)
-            votes = [v for v in decided if v is not None]
-            if votes:
-                f_u.append(float(np.mean(votes)))
+        votes = (self._vote(r) for r in unlabelled if r.outcome == Outcome.SCORED)
+        f_u = [v for v in votes if v is not None]
         labelled = [
             i
             for i in self.items
@@ -460,6 +454,11 @@ class CalibrationRecord(BaseModel):
             level=level,
             power_tuning=power_tuning,
         )
+
+    def _vote(self, result: JudgeResult) -> float | None:
+        """The fold rules' mean decision on an audit answer; None when none decides it."""
+        votes = [v for rule in self.fold_rules if (v := decide_one(rule, result)) is not None]
+        return float(np.mean(votes)) if votes else None
 
     def _ipw(
         self, audit: list[JudgeResult], labelled: list[LabelledItem], level: float
@@ -481,9 +480,9 @@ class CalibrationRecord(BaseModel):
                 y.append(float(bool(item.human)))
                 pi.append(float(item.probability or 1.0))
                 continue
-            votes = [v for rule in self.fold_rules if (v := decide_one(rule, result)) is not None]
-            if votes:
-                f += [float(np.mean(votes))]
+            vote = self._vote(result)
+            if vote is not None:
+                f.append(vote)
                 drawn.append(False)
                 y.append(0.0)
                 pi.append(1.0)

@@ -92,7 +92,6 @@ __all__ = [
     "logistic_fit",
     "nested_band",
     "nested_select",
-    "select_rule",
     "threshold_fit",
 ]
 
@@ -312,20 +311,6 @@ def score_candidates(
     return Scores(inner=inner_kappa, transfer=transfer, oof=oof, folds=inner, y=y)
 
 
-def select_rule(
-    cands: list[Candidate],
-    table: Table,
-    y: np.ndarray,
-    seed: int,
-    datasets: np.ndarray | None = None,
-) -> tuple[Candidate, dict[str, float]]:
-    """The candidate first by the criterion (:func:`_ranked`), unless it uses the model and
-    the best model-free one is within one standard error of it (module doc); and every
-    candidate's inner kappa."""
-    chosen, _, scores = choose(cands, table, y, seed, datasets)
-    return chosen, scores.inner
-
-
 def choose(
     cands: list[Candidate],
     table: Table,
@@ -333,7 +318,9 @@ def choose(
     seed: int,
     datasets: np.ndarray | None = None,
 ) -> tuple[Candidate, Candidate | None, Scores]:
-    """The chosen candidate, the runner-up (the next by the same criterion) and the scores."""
+    """The chosen candidate: the first by the criterion (:func:`_ranked`), unless it uses
+    the model and the best model-free one is within one standard error of it (module doc);
+    the runner-up (the next by the same criterion) and the scores."""
     scores = score_candidates(cands, table, y, seed, datasets)
     order = _ranked(cands, scores)
     best = order[0]
@@ -400,7 +387,7 @@ def nested_select(
     for f in np.unique(folds):
         train, test = folds != f, folds == f
         part = None if datasets is None else datasets[train]
-        best, _ = select_rule(cands, subset(table, train), y[train], seed + int(f) + 1, part)
+        best = choose(cands, subset(table, train), y[train], seed + int(f) + 1, part)[0]
         rule = best.fit(subset(table, train), y[train])
         oof[test] = rule.predict(subset(table, test))
         fold_rules.append(rule)
