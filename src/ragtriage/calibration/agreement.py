@@ -12,7 +12,14 @@ from pydantic import BaseModel, ConfigDict
 
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, NanFloat, bootstrap_statistic
 
-__all__ = ["Agreement", "agreement", "cohen_kappa", "confusion", "rank_correlations"]
+__all__ = [
+    "Agreement",
+    "agreement",
+    "cohen_kappa",
+    "confusion",
+    "kappa_score",
+    "rank_correlations",
+]
 
 
 def confusion(human: np.ndarray, judge: np.ndarray) -> list[list[int]]:
@@ -43,6 +50,13 @@ def cohen_kappa(human: np.ndarray, judge: np.ndarray) -> float:
     if p_e >= 1.0 - 1e-12:
         return float("nan")
     return (p_o - p_e) / (1.0 - p_e)
+
+
+def kappa_score(human: np.ndarray, judge: np.ndarray) -> float:
+    """Kappa over the items ``judge`` decides (finite), -1 where it is undefined or none is
+    decided: the worst score, for choosing among rules by kappa."""
+    ok = np.isfinite(judge)
+    return float(np.nan_to_num(cohen_kappa(human[ok], judge[ok]), nan=-1.0)) if ok.any() else -1.0
 
 
 def _safe_div(a: float, b: float) -> float:

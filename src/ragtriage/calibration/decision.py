@@ -202,9 +202,10 @@ class TreeRule(BaseModel):
         return np.array([float(self.leaf_faithful[k]) for k in self.leaves(table)])
 
 
-LeafRule = Annotated[
-    ThresholdRule | ConstantRule | LogisticRule | TreeRule, Field(discriminator="kind")
-]
+# the rule kinds, told apart by ``kind`` when read back; a leaf decides without another rule
+_LEAVES = ThresholdRule | ConstantRule | LogisticRule | TreeRule
+_KIND = Field(discriminator="kind")
+LeafRule = Annotated[_LEAVES, _KIND]
 
 
 class ShapeRule(BaseModel):
@@ -233,10 +234,7 @@ class ShapeRule(BaseModel):
         return out
 
 
-BaseRule = Annotated[
-    ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule,
-    Field(discriminator="kind"),
-]
+BaseRule = Annotated[_LEAVES | ShapeRule, _KIND]
 
 # The veto: a sentence that restates its best evidence window (most of its words are
 # there) yet states a number or a name the evidence lacks, contradicts it or denies what it
@@ -271,13 +269,8 @@ class VetoRule(BaseModel):
         return out
 
 
-Rule = Annotated[
-    ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule | VetoRule,
-    Field(discriminator="kind"),
-]
-
-
-AnyRule = ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule | VetoRule
+AnyRule = _LEAVES | ShapeRule | VetoRule
+Rule = Annotated[AnyRule, _KIND]
 # fits a rule on a feature table and its 0/1 labels (each candidate's, each fold's)
 Fit = Callable[[Table, np.ndarray], AnyRule]
 

@@ -61,7 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragtriage.calibration.agreement import cohen_kappa
+from ragtriage.calibration.agreement import kappa_score as _kappa
 from ragtriage.calibration.band import (
     DEFAULT_DELTA,
     DEFAULT_MIN_AGREEMENT,
@@ -200,11 +200,6 @@ def candidates(
     # confident rejections): it is the broad veto that fires on faithful paraphrases; the
     # model's signals stay candidates of their own, in the model tier.
     return head + [Candidate(c.name, _vetoed(c.fit), c.model_free) for c in out]
-
-
-def _kappa(y: np.ndarray, decided: np.ndarray) -> float:
-    ok = np.isfinite(decided)
-    return float(np.nan_to_num(cohen_kappa(y[ok], decided[ok]), nan=-1.0)) if ok.any() else -1.0
 
 
 def _paired_error(a: np.ndarray, b: np.ndarray, y: np.ndarray, folds: np.ndarray) -> float:
