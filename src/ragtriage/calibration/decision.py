@@ -36,6 +36,7 @@ __all__ = [
     "Table",
     "ThresholdRule",
     "decide_one",
+    "one_row",
     "result_features",
     "transform",
 ]
@@ -294,17 +295,22 @@ def uses_model(rule: AnyRule, model_free: frozenset[str]) -> bool:
     return not rule_features(rule) <= model_free
 
 
+def one_row(rule: AnyRule, result: JudgeResult) -> Table:
+    """The feature table of one result as ``rule`` reads it: absent features read as
+    missing (a logistic rule imputes them, a tree fills them)."""
+    row = result_features(result)
+    table = {k: np.array([v]) for k, v in row.items()}
+    table.update({f: np.array([row.get(f, np.nan)]) for f in rule_features(rule)})
+    return table
+
+
 def decide_one(rule: AnyRule, result: JudgeResult) -> bool | None:
     """Faithful (True/False) for a scored result, None for every other outcome or when the
     rule's feature is missing from the result."""
     if result.outcome != Outcome.SCORED:
         return None
-    row = result_features(result)
     inner = rule.rule if isinstance(rule, VetoRule) else rule
-    if isinstance(inner, ThresholdRule) and inner.feature not in row:
+    if isinstance(inner, ThresholdRule) and inner.feature not in result_features(result):
         return None
-    table = {k: np.array([v]) for k, v in row.items()}
-    # absent features read as missing (a logistic rule imputes them, a tree fills them)
-    table.update({f: np.array([row.get(f, np.nan)]) for f in rule_features(rule)})
-    value = rule.predict(table)
+    value = rule.predict(one_row(rule, result))
     return None if value.size == 0 or not np.isfinite(value[0]) else bool(value[0])

@@ -154,21 +154,14 @@ def _table(rows: list[dict[str, float]]) -> Table:
 class _Scope:
     """One scope's items (``idx`` into the used items) and what is fitted on them."""
 
-    def __init__(
-        self,
-        idx: np.ndarray,
-        inputs: _Inputs,
-        seed: int,
-        resamples: int,
-        min_agreement: float,
-        delta: float,
-    ) -> None:
+    def __init__(self, idx: np.ndarray, inputs: _Inputs) -> None:
         self.idx, self.y, self.table = idx, inputs.y[idx], subset(inputs.table, idx)
         self.grades, self.folds = inputs.grades[idx], inputs.fold_of[idx]
         self.datasets = inputs.datasets[idx]
-        self.seed, self.resamples = seed, resamples
+        self.settings = settings = inputs.settings
+        self.seed, self.resamples = settings.seed, settings.resamples
         self.oof: dict[str, np.ndarray] = {}
-        self.min_agreement, self.delta = min_agreement, delta
+        self.min_agreement, self.delta = settings.min_agreement, settings.delta
         self.selective: Selective | None = None
         self.decided = np.zeros(len(self.y), dtype=bool)
 
@@ -266,6 +259,18 @@ class _Partition:
 
 
 @dataclass(frozen=True)
+class _Settings:
+    """How ``fit_record`` was asked to measure (its keyword arguments)."""
+
+    seed: int
+    resamples: int
+    folds: int
+    ppi_fraction: float
+    min_agreement: float
+    delta: float
+
+
+@dataclass(frozen=True)
 class _Inputs:
     """What every scope is fitted from: the feature table of the used items and its folds."""
 
@@ -278,6 +283,7 @@ class _Inputs:
     scope_names: list[str]
     signal_names: list[str]
     is_lexical_judge: bool
+    settings: _Settings
 
 
 @dataclass
@@ -314,9 +320,9 @@ def fit_record(
     graded_ids = {i.id for i in items}
     parts = _partition(items, by_id)
     _check_enough(parts.used, folds)
-    inputs = _inputs(items, results, parts, folds, seed)
-    scopes = _fit_scopes(inputs, items, parts, seed, resamples, folds, ppi_fraction,
-                         min_agreement, delta)  # fmt: skip
+    settings = _Settings(seed, resamples, folds, ppi_fraction, min_agreement, delta)
+    inputs = _inputs(items, results, parts, settings)
+    scopes = _fit_scopes(inputs, items, parts)
     stability = self_agreement(
         scopes.chosen.rule,
         {i.id: by_id[i.id] for i in parts.used},
@@ -403,8 +409,7 @@ def _inputs(
     items: list[GradedItem],
     results: list[JudgeResult],
     parts: _Partition,
-    folds: int,
-    seed: int,
+    settings: _Settings,
 ) -> _Inputs:
     """The feature table of the used items, their labels, folds and scopes."""
     used = parts.used
@@ -417,25 +422,18 @@ def _inputs(
         derived=derived,
         y=np.array([float(bool(i.label)) for i in used]),  # tied (None) labels are not used
         grades=np.array([np.nan if i.grade is None else i.grade for i in used]),
-        fold_of=stratified_folds([f"{i.dataset}|{i.label}" for i in used], folds, seed),
+        fold_of=stratified_folds(
+            [f"{i.dataset}|{i.label}" for i in used], settings.folds, settings.seed
+        ),
         datasets=np.array([i.dataset for i in used], dtype=object),
         scope_names=["pooled", *datasets] if len(datasets) > 1 else datasets,
         signal_names=distinct_columns(table, ["score", *[k for k in table if k != "score"]]),
         is_lexical_judge=results[0].fingerprint.judge == "lexical",
+        settings=settings,
     )
 
 
-def _fit_scopes(
-    inputs: _Inputs,
-    items: list[GradedItem],
-    parts: _Partition,
-    seed: int,
-    resamples: int,
-    folds: int,
-    ppi_fraction: float,
-    min_agreement: float,
-    delta: float,
-) -> _Scopes:
+def _fit_scopes(inputs: _Inputs, items: list[GradedItem], parts: _Partition) -> _Scopes:
     """Each scope's report and notices; the first scope's choice is the record's rule."""
     reports: dict[str, ScopeReport] = {}
     notices: list[Notice] = []
@@ -443,9 +441,9 @@ def _fit_scopes(
     unsure: dict[str, bool] = {}
     for name in inputs.scope_names:
         mask = np.array([name in ("pooled", i.dataset) for i in parts.used])
-        sc = _Scope(np.flatnonzero(mask), inputs, seed, resamples, min_agreement, delta)
+        sc = _Scope(np.flatnonzero(mask), inputs)
         in_scope = [i for i in items if name in ("pooled", i.dataset)]
-        report, choice = _scope_report(name, sc, in_scope, inputs, folds, ppi_fraction)
+        report, choice = _scope_report(name, sc, in_scope, inputs)
         report.unscored = [u for i, u in parts.unscored if name in ("pooled", i.dataset)]
         report.tied = [i.id for i in parts.tied if name in ("pooled", i.dataset)]
         notices += _scope_notices(name, report, sc)
@@ -622,8 +620,6 @@ def _scope_report(
     sc: _Scope,
     in_scope: list[GradedItem],
     inputs: _Inputs,
-    folds: int,
-    ppi_fraction: float,
 ) -> tuple[ScopeReport, tuple[MethodResult, list[AnyRule]]]:
     """Everything measured on one scope, and the rule nested cross-validation chooses on
     it, with its outer-fold rules."""
@@ -684,10 +680,10 @@ def _scope_report(
         krippendorff_alpha=krippendorff_alpha_nominal(multi),
         n_multi_graded=len(multi),
         selective=sc.selective,
-        ppi=_ppi_demo(sc, fit, folds, sc.seed, ppi_fraction),
+        ppi=_ppi_demo(sc, fit),
     )
     if report.ppi is None:
-        report.ppi_note = _no_ppi(sc.y, folds, ppi_fraction)
+        report.ppi_note = _no_ppi(sc.y, sc.settings.folds, sc.settings.ppi_fraction)
     return report, (chosen, chosen_rules)
 
 
@@ -717,9 +713,10 @@ def _no_ppi(y: np.ndarray, folds: int, fraction: float) -> str:
     )
 
 
-def _ppi_demo(sc: _Scope, fit: Fit, folds: int, seed: int, fraction: float) -> PPIDemo | None:
+def _ppi_demo(sc: _Scope, fit: Fit) -> PPIDemo | None:
     """Hide the labels of a seeded (1 - fraction) of the items, estimate their faithful rate
     by cross-fitted PPI from the rest, and keep the hidden truth beside it."""
+    seed, folds, fraction = sc.seed, sc.settings.folds, sc.settings.ppi_fraction
     n = len(sc.y)
     rng = np.random.default_rng(seed + 1)
     labelled = np.zeros(n, dtype=bool)

@@ -33,7 +33,7 @@ from ragtriage.calibration.band import (
     decided_mask,
     margins,
 )
-from ragtriage.calibration.decision import Rule, decide_one, result_features, rule_features
+from ragtriage.calibration.decision import Rule, decide_one, one_row
 from ragtriage.calibration.fit_check import GradeShape
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
@@ -421,9 +421,7 @@ class CalibrationRecord(BaseModel):
         """Whether the band leaves this scored, decidable result undecided."""
         if self.band is None or self.decide(result) is None:
             return False
-        table = {k: np.array([v]) for k, v in result_features(result).items()}
-        table.update({f: np.array([np.nan]) for f in rule_features(self.rule) if f not in table})
-        groups, distance = margins(self.rule, table)
+        groups, distance = margins(self.rule, one_row(self.rule, result))
         return not bool(decided_mask(self.band, groups, distance)[0])
 
     def ppi(
