@@ -54,49 +54,43 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class HumanGrade(BaseModel):
-    """One grader's judgement of one answer (one row of a grades file)."""
-
-    model_config = ConfigDict(frozen=True)
+class _Answered(BaseModel):
+    """What a grade row and a graded item both carry: the graded answer and its context."""
 
     id: str
     dataset: str
-    label: bool
-    grade: float | None = None
-    grader: str | None = None
-    notes: str = ""
+    grade: float | None = None  # ordinal, if given (an item: the mean of its rows')
     question: str = ""
     contexts: tuple[str, ...] = ()
     context_ids: tuple[str, ...] = ()  # one per context when the grade file names them
     answer: str | None = None
     answer_sha256: str | None = None
-    answers_question: bool | None = None  # the "answers the question" mark; None: not given
-    reference_answer: str | None = None  # what the answer check compares the answer with
-    probability: float | None = None  # inclusion probability of an active design
-    source: str = ""  # file:line, for messages
-
-
-class GradedItem(BaseModel):
-    """An answer with all its grades folded: the unit calibration works on."""
-
-    id: str
-    dataset: str
-    label: bool | None  # majority label; None when the graders tie
-    grade: float | None = None  # mean ordinal grade, if given
-    grades: list[HumanGrade]
-    question: str = ""
-    contexts: tuple[str, ...] = ()
-    context_ids: tuple[str, ...] = ()
-    answer: str | None = None
-    answer_sha256: str | None = None
-    # majority of the graders' "answers the question" marks; None when none gave one or
-    # they tie (then ``answers_tied``)
+    # the "answers the question" mark; None: not given (an item: the majority of its
+    # graders' marks, None when none gave one or they tie, then ``answers_tied``)
     answers_question: bool | None = None
-    answers_tied: bool = False
-    reference_answer: str | None = None
+    reference_answer: str | None = None  # what the answer check compares the answer with
     # the probability with which an active design drew it (calibration.active); None:
     # drawn uniformly
     probability: float | None = None
+
+
+class HumanGrade(_Answered):
+    """One grader's judgement of one answer (one row of a grades file)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: bool
+    grader: str | None = None
+    notes: str = ""
+    source: str = ""  # file:line, for messages
+
+
+class GradedItem(_Answered):
+    """An answer with all its grades folded: the unit calibration works on."""
+
+    label: bool | None  # majority label; None when the graders tie
+    grades: list[HumanGrade]
+    answers_tied: bool = False
 
     def judge_item(self) -> JudgeItem:
         if self.answer is None:
