@@ -52,6 +52,7 @@ from ragtriage.calibration.decision import (
     VetoRule,
     column,
 )
+from ragtriage.calibration.threshold import cross_fit, subset
 
 __all__ = [
     "DEFAULT_DELTA",
@@ -68,6 +69,7 @@ __all__ = [
     "group_scales",
     "pooled_margins",
     "margins",
+    "fold_decisions",
     "oof_margins",
 ]
 
@@ -212,18 +214,21 @@ def oof_margins(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Out-of-fold groups, margins and decisions: each answer's from the rule fitted
     without its fold, as an audited answer sees the rule fitted on the grades."""
-    from ragtriage.calibration.threshold import subset
+    return fold_decisions(cross_fit(fit, table, y, folds)[1], table, folds)
 
-    n = len(y)
-    groups = np.full(n, "", dtype=object)
-    distance = np.full(n, np.nan)
-    decision = np.full(n, np.nan)
-    for f in np.unique(folds):
-        train, test = folds != f, folds == f
-        rule = fit(subset(table, train), y[train])
-        part = subset(table, test)
-        groups[test], distance[test] = margins(rule, part)
-        decision[test] = rule.predict(part)
+
+def fold_decisions(
+    rules: list[AnyRule], table: Table, folds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each answer's group, margin and decision under the rule of its fold (``rules`` in
+    the order of the fold numbers, as :func:`~ragtriage.calibration.threshold.cross_fit`
+    returns them)."""
+    groups, distance = np.full(len(folds), "", dtype=object), np.full(len(folds), np.nan)
+    decision = np.full(len(folds), np.nan)
+    for f, rule in zip(np.unique(folds), rules, strict=True):
+        part = subset(table, folds == f)
+        groups[folds == f], distance[folds == f] = margins(rule, part)
+        decision[folds == f] = rule.predict(part)
     return groups, distance, decision
 
 

@@ -19,8 +19,8 @@ from ragtriage.calibration.answers import AnswerChecker, answer_check
 from ragtriage.calibration.band import (
     DEFAULT_DELTA,
     DEFAULT_MIN_AGREEMENT,
+    fold_decisions,
     grades_to_decide,
-    margins,
 )
 from ragtriage.calibration.combine import combination_features, distinct_columns, usable_features
 from ragtriage.calibration.decision import (
@@ -228,10 +228,7 @@ class _Scope:
 
     def _oof_margins(self, oof: np.ndarray) -> np.ndarray:
         """Each answer's margin under the outer-fold rule that decided it (NaN: none)."""
-        out = np.full(len(self.y), np.nan)
-        for f, rule in zip(np.unique(self.folds), self.fold_rules, strict=True):
-            part = self.folds == f
-            out[part] = margins(rule, subset(self.table, part))[1]
+        out = fold_decisions(self.fold_rules, self.table, self.folds)[1]
         return np.where(np.isfinite(oof), out, np.nan)
 
     def kappa_difference(self, a: str, b: str) -> tuple[float, float, float]:
@@ -494,9 +491,7 @@ def _labelled(
     scopes: _Scopes,
 ) -> list[LabelledItem]:
     """Every graded item with its label, outcome and the record's rule's decisions."""
-    oof = np.full(len(parts.used), np.nan)
-    for f, rule in enumerate(scopes.chosen_folds):
-        oof[inputs.fold_of == f] = rule.predict(subset(inputs.table, inputs.fold_of == f))
+    oof = fold_decisions(scopes.chosen_folds, inputs.table, inputs.fold_of)[2]
     full = scopes.chosen.rule.predict(inputs.table)
     decided = {i.id: (oof[k], full[k], inputs.fold_of[k]) for k, i in enumerate(parts.used)}
     records = []
