@@ -73,7 +73,7 @@ def test_a_model_signal_must_clearly_beat_the_model_free_one():
     """A model-based candidate as good as a model-free one (a probability that ranks the
     items exactly as the overlap does) loses to it, though it comes first and would win the
     tie; one far better wins. Only for a judge with a model."""
-    from ragtriage.calibration.select import select_rule
+    from ragtriage.calibration.select import choose
 
     table, y = _table()
     rng = np.random.default_rng(5)
@@ -82,13 +82,13 @@ def test_a_model_signal_must_clearly_beat_the_model_free_one():
     free = frozenset({"informative", "noise_a"})
     tied = candidates(["prob_tied", "informative", "noise_a"], model_free=free)
     assert [c.model_free for c in tied] == [False, True, True]
-    assert select_rule(tied, table, y, seed=1)[0].name == "informative"
+    assert choose(tied, table, y, seed=1)[0].name == "informative"
     better = candidates(["prob_better", "informative", "noise_a"], model_free=free)
-    assert select_rule(better, table, y, seed=1)[0].name == "prob_better"
+    assert choose(better, table, y, seed=1)[0].name == "prob_better"
     # without a model every candidate is model-free, and the best inner kappa wins
     plain = candidates(["prob_better", "informative", "noise_a"])
     assert all(c.model_free for c in plain)
-    assert select_rule(plain, table, y, seed=1)[0].name == "prob_better"
+    assert choose(plain, table, y, seed=1)[0].name == "prob_better"
 
 
 def test_the_model_free_signals_are_what_every_judge_computes_without_a_model():

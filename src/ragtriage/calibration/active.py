@@ -30,11 +30,12 @@ import math
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from ragtriage.calibration.ppi import PPIEstimate, normal_quantile
+
 __all__ = [
     "DEFAULT_FLOOR",
     "ErrorCurve",
     "fit_error_curve",
-    "IPWEstimate",
     "draw",
     "grades_for_half_width",
     "inclusion_probabilities",
@@ -150,43 +151,19 @@ def draw(probabilities: np.ndarray, seed: int) -> np.ndarray:
     return rng.random(len(probabilities)) < np.asarray(probabilities, dtype=float)
 
 
-class IPWEstimate(BaseModel):
-    """The inverse-probability-weighted faithful rate with its normal interval."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
-
-    estimate: float
-    """The estimated human faithful rate 0-1 (may leave [0, 1] with few grades)."""
-    low: float
-    """Lower end of its interval, at least 0."""
-    high: float
-    """Upper end of its interval, at most 1."""
-    naive: float
-    """The judge's own faithful rate 0-1 over the answers."""
-    n: int
-    """Answers whose rate is estimated (count)."""
-    n_labelled: int
-    """Of them, graded (count)."""
-    level: float = 0.95
-    """Coverage of the interval."""
-
-
-def _z(level: float) -> float:
-    from scipy.stats import norm
-
-    return float(norm.ppf(0.5 + level / 2.0))
-
-
 def ipw_rate(
     judge: np.ndarray,
     drawn: np.ndarray,
     human: np.ndarray,
     probabilities: np.ndarray,
     level: float = 0.95,
-) -> IPWEstimate:
+) -> PPIEstimate:
     """The estimator of the module doc over ``N`` answers: ``judge`` the decisions (0/1 or
     fold votes) of all, ``drawn`` which were graded, ``human`` their grades (any value
-    where not drawn), ``probabilities`` each answer's inclusion probability."""
+    where not drawn), ``probabilities`` each answer's inclusion probability. As a
+    :class:`PPIEstimate` (the estimate may leave [0, 1] with few grades; the interval is
+    clipped): ``naive`` the judge's own rate over the answers (its interval the point, as
+    ``lam`` is 1), ``correction`` what the weighted residuals add to it."""
     f = np.asarray(judge, dtype=float)
     xi = np.asarray(drawn, dtype=bool)
     pi = np.asarray(probabilities, dtype=float)
@@ -201,14 +178,19 @@ def ipw_rate(
     z = f + np.where(xi, residual / np.where(xi, pi, 1.0), 0.0)
     theta = float(z.mean())
     se = float(z.std(ddof=1) / math.sqrt(len(z)))
-    half = _z(level) * se
-    return IPWEstimate(
+    half = normal_quantile(level) * se
+    naive = float(f.mean())
+    return PPIEstimate(
         estimate=theta,
         low=max(0.0, theta - half),
         high=min(1.0, theta + half),
-        naive=float(f.mean()),
-        n=len(f),
+        naive=naive,
+        naive_low=naive,
+        naive_high=naive,
+        correction=theta - naive,
+        lam=1.0,
         n_labelled=int(xi.sum()),
+        n_unlabelled=len(f) - int(xi.sum()),
         level=level,
     )
 
@@ -228,7 +210,7 @@ def grades_for_half_width(
     r = np.asarray(residuals, dtype=float)
     if len(r) < 2:
         raise ValueError("planning needs at least two graded answers")
-    z2 = _z(level) ** 2
+    z2 = normal_quantile(level) ** 2
     room = half_width**2 - (z2 * judge_variance / n_answers if n_answers else 0.0)
     if room <= 0:
         return -1

@@ -8,11 +8,18 @@ positive class ("did the judge catch the unfaithful answers?").
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict
 
 from ragtriage.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, NanFloat, bootstrap_statistic
 
-__all__ = ["Agreement", "agreement", "cohen_kappa", "confusion", "rank_correlations"]
+__all__ = [
+    "Agreement",
+    "agreement",
+    "cohen_kappa",
+    "confusion",
+    "kappa_score",
+    "rank_correlations",
+]
 
 
 def confusion(human: np.ndarray, judge: np.ndarray) -> list[list[int]]:
@@ -43,6 +50,13 @@ def cohen_kappa(human: np.ndarray, judge: np.ndarray) -> float:
     if p_e >= 1.0 - 1e-12:
         return float("nan")
     return (p_o - p_e) / (1.0 - p_e)
+
+
+def kappa_score(human: np.ndarray, judge: np.ndarray) -> float:
+    """Kappa over the items ``judge`` decides (finite), -1 where it is undefined or none is
+    decided: the worst score, for choosing among rules by kappa."""
+    ok = np.isfinite(judge)
+    return float(np.nan_to_num(cohen_kappa(human[ok], judge[ok]), nan=-1.0)) if ok.any() else -1.0
 
 
 def _safe_div(a: float, b: float) -> float:
@@ -92,24 +106,6 @@ class Agreement(BaseModel):
     kendall: float | None = None
     """Kendall's tau-b, -1 to 1, of the judge score against the ordinal grades; null as
     ``spearman``."""
-
-    @field_validator(
-        "accuracy",
-        "kappa",
-        "kappa_low",
-        "kappa_high",
-        "precision_unfaithful",
-        "recall_unfaithful",
-        "f1_unfaithful",
-        "human_faithful_rate",
-        "judge_faithful_rate",
-        mode="before",
-    )
-    @classmethod
-    def _undefined(cls, value: object) -> object:
-        """An undefined figure (NaN: no unfaithful item on either side) is written as JSON
-        null; read back, it is NaN again (a record of a small grade set failed to load)."""
-        return float("nan") if value is None else value
 
 
 def agreement(

@@ -36,7 +36,6 @@ decided agreement are figures for the whole procedure on answers it never saw.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -44,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ragtriage.calibration.decision import (
     AnyRule,
     ConstantRule,
+    Fit,
     LogisticRule,
     ShapeRule,
     Table,
@@ -52,6 +52,7 @@ from ragtriage.calibration.decision import (
     VetoRule,
     column,
 )
+from ragtriage.calibration.threshold import cross_fit, subset
 
 __all__ = [
     "DEFAULT_DELTA",
@@ -68,6 +69,7 @@ __all__ = [
     "group_scales",
     "pooled_margins",
     "margins",
+    "fold_decisions",
     "oof_margins",
 ]
 
@@ -166,7 +168,7 @@ def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
         logit = np.log(p / (1 - p)) - math.log(cut / (1 - cut))
         return np.full(n, "logistic", dtype=object), logit
     if isinstance(rule, TreeRule):  # a leaf is one group: all its answers decided or none
-        leaves = _tree_leaves(rule, table)
+        leaves = rule.leaves(table)
         sign = np.where(rule.predict(table) >= 0.5, 0.0, -0.0)
         return np.array([f"leaf {i}" for i in leaves], dtype=object), sign
     if isinstance(rule, ConstantRule):
@@ -195,19 +197,6 @@ def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
     return np.where(flag, vetoed, groups), np.where(flag, VETO_FIRST, signed)
 
 
-def _tree_leaves(rule: TreeRule, table: Table) -> list[int]:
-    cols = {f: np.nan_to_num(column(table, f), nan=rule.fill) for f in set(rule.features) if f}
-    n = len(next(iter(table.values()))) if table else 0
-    out = []
-    for row in range(n):
-        node = 0
-        while rule.left[node] != -1:
-            x = cols[rule.features[node]][row]
-            node = rule.left[node] if x <= rule.thresholds[node] else rule.right[node]
-        out.append(node)
-    return out
-
-
 def margins(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
     """Per answer: its group and its distance from the cut-off in the group's units; a
     vetoed answer's is :data:`VETO_FIRST`. NaN: no decision."""
@@ -218,25 +207,28 @@ def margins(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
 
 
 def oof_margins(
-    fit: Callable[[Table, np.ndarray], AnyRule],
+    fit: Fit,
     table: Table,
     y: np.ndarray,
     folds: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Out-of-fold groups, margins and decisions: each answer's from the rule fitted
     without its fold, as an audited answer sees the rule fitted on the grades."""
-    from ragtriage.calibration.threshold import subset
+    return fold_decisions(cross_fit(fit, table, y, folds)[1], table, folds)
 
-    n = len(y)
-    groups = np.full(n, "", dtype=object)
-    distance = np.full(n, np.nan)
-    decision = np.full(n, np.nan)
-    for f in np.unique(folds):
-        train, test = folds != f, folds == f
-        rule = fit(subset(table, train), y[train])
-        part = subset(table, test)
-        groups[test], distance[test] = margins(rule, part)
-        decision[test] = rule.predict(part)
+
+def fold_decisions(
+    rules: list[AnyRule], table: Table, folds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each answer's group, margin and decision under the rule of its fold (``rules`` in
+    the order of the fold numbers, as :func:`~ragtriage.calibration.threshold.cross_fit`
+    returns them)."""
+    groups, distance = np.full(len(folds), "", dtype=object), np.full(len(folds), np.nan)
+    decision = np.full(len(folds), np.nan)
+    for f, rule in zip(np.unique(folds), rules, strict=True):
+        part = subset(table, folds == f)
+        groups[folds == f], distance[folds == f] = margins(rule, part)
+        decision[folds == f] = rule.predict(part)
     return groups, distance, decision
 
 

@@ -69,7 +69,6 @@ def human_ceiling(
     def kappa(idx: np.ndarray) -> float:
         return cohen_kappa(first[idx], second[idx])
 
-    everything = np.arange(len(units))
     decided = {i.id: i.decision_cv for i in record.items if i.decision_cv is not None}
     both = [i for i in multi if i.label is not None and i.id in decided]
     human = np.array([float(bool(i.label)) for i in both])
@@ -87,7 +86,7 @@ def human_ceiling(
     return Ceiling(
         n_items=len(multi),
         graders=dict(Counter(g.grader or "unnamed" for i in multi for g in i.grades)),
-        alpha=(alpha(everything), *figure(alpha, len(units))[1:]),
+        alpha=figure(alpha, len(units)),
         kappa=figure(kappa, len(units)),
         judge_n=len(both),
         judge_kappa=figure(judge_kappa, len(both)),

@@ -26,6 +26,7 @@ __all__ = [
     "COMBINATION_SIGNALS",
     "COUNT_SIGNALS",
     "combination_features",
+    "distinct_columns",
     "fit_logistic",
     "fit_signal_logistic",
     "signal_features",
@@ -82,18 +83,9 @@ def fit_logistic(
     y = np.asarray(y, int)
     if len(np.unique(y)) < 2 or not features:
         return fit_majority(y)
-    cols, means, scales = [], [], []
-    for name in features:
-        x = transform(name, column(table, name))
-        present = np.isfinite(x).any()  # a signal absent on every training answer: 0
-        mu = float(np.nanmean(x)) if present else 0.0
-        sd = (float(np.nanstd(x)) if present else 1.0) or 1.0
-        z = (x - mu) / sd
-        cols.append(np.where(np.isfinite(z), z, 0.0))
-        means.append(mu)
-        scales.append(sd)
+    x, means, scales = _standardised(table, features)
     model = LogisticRegression(C=c, max_iter=1000)
-    model.fit(np.column_stack(cols), y)
+    model.fit(x, y)
     rule = LogisticRule(
         features=list(features),
         mean=means,
@@ -134,10 +126,10 @@ def signal_features(table: Table, names: list[str]) -> list[str]:
             out.append(f"{LOG1P_PREFIX}{name}" if name in COUNT_SIGNALS else name)
         if 0 < finite.sum() < len(x):
             out.append(f"{MISSING_PREFIX}{name}")
-    return _distinct_columns(table, out)
+    return distinct_columns(table, out)
 
 
-def _distinct_columns(table: Table, names: list[str]) -> list[str]:
+def distinct_columns(table: Table, names: list[str]) -> list[str]:
     """Drop a feature whose column equals an earlier one (two citation signals absent on
     the same answers give one missing flag, not two)."""
     keep: list[str] = []
@@ -154,8 +146,9 @@ def _standardised(table: Table, features: list[str]) -> tuple[np.ndarray, list[f
     cols, means, scales = [], [], []
     for name in features:
         x = transform(name, column(table, name))
-        mu = float(np.nanmean(x)) if np.isfinite(x).any() else 0.0
-        sd = float(np.nanstd(x)) or 1.0
+        present = np.isfinite(x).any()  # a signal absent on every training answer: 0
+        mu = float(np.nanmean(x)) if present else 0.0
+        sd = (float(np.nanstd(x)) if present else 1.0) or 1.0
         z = (x - mu) / sd
         cols.append(np.where(np.isfinite(z), z, 0.0))
         means.append(mu)

@@ -8,6 +8,7 @@ float array, NaN where the value is missing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 import numpy as np
@@ -19,6 +20,7 @@ __all__ = [
     "AnyRule",
     "ConstantRule",
     "FACT_VETO",
+    "Fit",
     "VetoRule",
     "LOG1P_PREFIX",
     "LOG_SUFFIXES",
@@ -34,6 +36,7 @@ __all__ = [
     "Table",
     "ThresholdRule",
     "decide_one",
+    "one_row",
     "result_features",
     "transform",
 ]
@@ -183,22 +186,27 @@ class TreeRule(BaseModel):
     fill: float = -1.0
     """The value a missing feature reads as."""
 
-    def predict(self, table: Table) -> np.ndarray:
+    def leaves(self, table: Table) -> list[int]:
+        """The leaf each row ends in (the band's groups: ``calibration.band``)."""
         cols = {f: np.nan_to_num(column(table, f), nan=self.fill) for f in set(self.features) if f}
         n = len(next(iter(table.values()))) if table else 0
-        out = np.zeros(n)
+        out = []
         for row in range(n):
             node = 0
             while self.left[node] != -1:
                 x = cols[self.features[node]][row]
                 node = self.left[node] if x <= self.thresholds[node] else self.right[node]
-            out[row] = float(self.leaf_faithful[node])
+            out.append(node)
         return out
 
+    def predict(self, table: Table) -> np.ndarray:
+        return np.array([float(self.leaf_faithful[k]) for k in self.leaves(table)])
 
-LeafRule = Annotated[
-    ThresholdRule | ConstantRule | LogisticRule | TreeRule, Field(discriminator="kind")
-]
+
+# the rule kinds, told apart by ``kind`` when read back; a leaf decides without another rule
+_LEAVES = ThresholdRule | ConstantRule | LogisticRule | TreeRule
+_KIND = Field(discriminator="kind")
+LeafRule = Annotated[_LEAVES, _KIND]
 
 
 class ShapeRule(BaseModel):
@@ -227,10 +235,7 @@ class ShapeRule(BaseModel):
         return out
 
 
-BaseRule = Annotated[
-    ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule,
-    Field(discriminator="kind"),
-]
+BaseRule = Annotated[_LEAVES | ShapeRule, _KIND]
 
 # The veto: a sentence that restates its best evidence window (most of its words are
 # there) yet states a number or a name the evidence lacks, contradicts it or denies what it
@@ -265,13 +270,10 @@ class VetoRule(BaseModel):
         return out
 
 
-Rule = Annotated[
-    ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule | VetoRule,
-    Field(discriminator="kind"),
-]
-
-
-AnyRule = ThresholdRule | ConstantRule | LogisticRule | TreeRule | ShapeRule | VetoRule
+AnyRule = _LEAVES | ShapeRule | VetoRule
+Rule = Annotated[AnyRule, _KIND]
+# fits a rule on a feature table and its 0/1 labels (each candidate's, each fold's)
+Fit = Callable[[Table, np.ndarray], AnyRule]
 
 
 def rule_features(rule: AnyRule) -> set[str]:
@@ -293,17 +295,22 @@ def uses_model(rule: AnyRule, model_free: frozenset[str]) -> bool:
     return not rule_features(rule) <= model_free
 
 
+def one_row(rule: AnyRule, result: JudgeResult) -> Table:
+    """The feature table of one result as ``rule`` reads it: absent features read as
+    missing (a logistic rule imputes them, a tree fills them)."""
+    row = result_features(result)
+    table = {k: np.array([v]) for k, v in row.items()}
+    table.update({f: np.array([row.get(f, np.nan)]) for f in rule_features(rule)})
+    return table
+
+
 def decide_one(rule: AnyRule, result: JudgeResult) -> bool | None:
     """Faithful (True/False) for a scored result, None for every other outcome or when the
     rule's feature is missing from the result."""
     if result.outcome != Outcome.SCORED:
         return None
-    row = result_features(result)
     inner = rule.rule if isinstance(rule, VetoRule) else rule
-    if isinstance(inner, ThresholdRule) and inner.feature not in row:
+    if isinstance(inner, ThresholdRule) and inner.feature not in result_features(result):
         return None
-    table = {k: np.array([v]) for k, v in row.items()}
-    # absent features read as missing (a logistic rule imputes them, a tree fills them)
-    table.update({f: np.array([row.get(f, np.nan)]) for f in rule_features(rule)})
-    value = rule.predict(table)
+    value = rule.predict(one_row(rule, result))
     return None if value.size == 0 or not np.isfinite(value[0]) else bool(value[0])

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,15 +19,15 @@ from ragtriage.calibration.answers import AnswerChecker, answer_check
 from ragtriage.calibration.band import (
     DEFAULT_DELTA,
     DEFAULT_MIN_AGREEMENT,
-    Band,
+    fold_decisions,
     grades_to_decide,
-    margins,
 )
-from ragtriage.calibration.combine import combination_features, fit_logistic, usable_features
+from ragtriage.calibration.combine import combination_features, distinct_columns, usable_features
 from ragtriage.calibration.decision import (
     FACT_VETO,
     LOG_SUFFIXES,
     AnyRule,
+    Fit,
     Table,
     ThresholdRule,
     result_features,
@@ -57,16 +56,17 @@ from ragtriage.calibration.select import (
     Candidate,
     Selection,
     candidates,
+    choose,
+    logistic_fit,
     nested_band,
     nested_select,
-    select_rule,
+    threshold_fit,
 )
 from ragtriage.calibration.shape import shape_usable
 from ragtriage.calibration.stability import SelfAgreement, self_agreement
 from ragtriage.calibration.threshold import (
     cross_fit,
     fit_majority,
-    fit_threshold,
     stratified_folds,
     subset,
 )
@@ -92,25 +92,14 @@ __all__ = ["VETO_CANDIDATES", "Fit", "beats_baseline", "fit_record", "scope_cand
 # the smooth rule and a candidate threshold of its own (benchmarks/results/rule_candidates.txt).
 VETO_CANDIDATES = True
 
-Fit = Callable[[Table, np.ndarray], AnyRule]
 
-
-def _fit_score(table: Table, y: np.ndarray) -> ThresholdRule:
-    return fit_threshold(table["score"], y, "score", direction=1)
+_fit_score = threshold_fit("score", 1)
 
 
 def _threshold(rule: AnyRule) -> float:
     """The cut of a rule fitted by :func:`_fit_score`, always a :class:`ThresholdRule`."""
     assert isinstance(rule, ThresholdRule), rule
     return rule.threshold
-
-
-def _fit_signal(name: str, direction: int | None) -> Fit:
-    return lambda table, y: fit_threshold(table[name], y, name, direction=direction)
-
-
-def _fit_combination(features: list[str]) -> Fit:
-    return lambda table, y: fit_logistic(table, y, features)
 
 
 def _fewer_folds(used: list) -> str:
@@ -162,33 +151,17 @@ def _table(rows: list[dict[str, float]]) -> Table:
     return {k: np.array([r.get(k, np.nan) for r in rows], dtype=float) for k in names}
 
 
-def _distinct(table: Table, names: list[str]) -> list[str]:
-    """Drop features identical to an earlier one (the lexical judge's score is 'lexical')."""
-    keep: list[str] = []
-    for name in names:
-        if not any(np.allclose(table[name], table[k], equal_nan=True) for k in keep):
-            keep.append(name)
-    return keep
-
-
 class _Scope:
     """One scope's items (``idx`` into the used items) and what is fitted on them."""
 
-    def __init__(
-        self,
-        idx: np.ndarray,
-        inputs: _Inputs,
-        seed: int,
-        resamples: int,
-        min_agreement: float,
-        delta: float,
-    ) -> None:
+    def __init__(self, idx: np.ndarray, inputs: _Inputs) -> None:
         self.idx, self.y, self.table = idx, inputs.y[idx], subset(inputs.table, idx)
         self.grades, self.folds = inputs.grades[idx], inputs.fold_of[idx]
         self.datasets = inputs.datasets[idx]
-        self.seed, self.resamples = seed, resamples
+        self.settings = settings = inputs.settings
+        self.seed, self.resamples = settings.seed, settings.resamples
         self.oof: dict[str, np.ndarray] = {}
-        self.min_agreement, self.delta = min_agreement, delta
+        self.min_agreement, self.delta = settings.min_agreement, settings.delta
         self.selective: Selective | None = None
         self.decided = np.zeros(len(self.y), dtype=bool)
 
@@ -255,10 +228,7 @@ class _Scope:
 
     def _oof_margins(self, oof: np.ndarray) -> np.ndarray:
         """Each answer's margin under the outer-fold rule that decided it (NaN: none)."""
-        out = np.full(len(self.y), np.nan)
-        for f, rule in zip(np.unique(self.folds), self.fold_rules, strict=True):
-            part = self.folds == f
-            out[part] = margins(rule, subset(self.table, part))[1]
+        out = fold_decisions(self.fold_rules, self.table, self.folds)[1]
         return np.where(np.isfinite(oof), out, np.nan)
 
     def kappa_difference(self, a: str, b: str) -> tuple[float, float, float]:
@@ -286,6 +256,18 @@ class _Partition:
 
 
 @dataclass(frozen=True)
+class _Settings:
+    """How ``fit_record`` was asked to measure (its keyword arguments)."""
+
+    seed: int
+    resamples: int
+    folds: int
+    ppi_fraction: float
+    min_agreement: float
+    delta: float
+
+
+@dataclass(frozen=True)
 class _Inputs:
     """What every scope is fitted from: the feature table of the used items and its folds."""
 
@@ -298,6 +280,7 @@ class _Inputs:
     scope_names: list[str]
     signal_names: list[str]
     is_lexical_judge: bool
+    settings: _Settings
 
 
 @dataclass
@@ -334,9 +317,9 @@ def fit_record(
     graded_ids = {i.id for i in items}
     parts = _partition(items, by_id)
     _check_enough(parts.used, folds)
-    inputs = _inputs(items, results, parts, folds, seed)
-    scopes = _fit_scopes(inputs, items, parts, seed, resamples, folds, ppi_fraction,
-                         min_agreement, delta)  # fmt: skip
+    settings = _Settings(seed, resamples, folds, ppi_fraction, min_agreement, delta)
+    inputs = _inputs(items, results, parts, settings)
+    scopes = _fit_scopes(inputs, items, parts)
     stability = self_agreement(
         scopes.chosen.rule,
         {i.id: by_id[i.id] for i in parts.used},
@@ -357,7 +340,7 @@ def fit_record(
         rule=scopes.chosen.rule,
         rule_name=scopes.chosen.name,
         fold_rules=scopes.chosen_folds,
-        band=_band_of(first),
+        band=first.selective.band if first.selective is not None else None,
         band_inert=band_is_inert(first.selective),
         grade_shape=_grade_shape(parts.used, by_id),
         scopes=scopes.reports,
@@ -423,8 +406,7 @@ def _inputs(
     items: list[GradedItem],
     results: list[JudgeResult],
     parts: _Partition,
-    folds: int,
-    seed: int,
+    settings: _Settings,
 ) -> _Inputs:
     """The feature table of the used items, their labels, folds and scopes."""
     used = parts.used
@@ -437,25 +419,18 @@ def _inputs(
         derived=derived,
         y=np.array([float(bool(i.label)) for i in used]),  # tied (None) labels are not used
         grades=np.array([np.nan if i.grade is None else i.grade for i in used]),
-        fold_of=stratified_folds([f"{i.dataset}|{i.label}" for i in used], folds, seed),
+        fold_of=stratified_folds(
+            [f"{i.dataset}|{i.label}" for i in used], settings.folds, settings.seed
+        ),
         datasets=np.array([i.dataset for i in used], dtype=object),
         scope_names=["pooled", *datasets] if len(datasets) > 1 else datasets,
-        signal_names=_distinct(table, ["score", *[k for k in table if k != "score"]]),
+        signal_names=distinct_columns(table, ["score", *[k for k in table if k != "score"]]),
         is_lexical_judge=results[0].fingerprint.judge == "lexical",
+        settings=settings,
     )
 
 
-def _fit_scopes(
-    inputs: _Inputs,
-    items: list[GradedItem],
-    parts: _Partition,
-    seed: int,
-    resamples: int,
-    folds: int,
-    ppi_fraction: float,
-    min_agreement: float,
-    delta: float,
-) -> _Scopes:
+def _fit_scopes(inputs: _Inputs, items: list[GradedItem], parts: _Partition) -> _Scopes:
     """Each scope's report and notices; the first scope's choice is the record's rule."""
     reports: dict[str, ScopeReport] = {}
     notices: list[Notice] = []
@@ -463,9 +438,9 @@ def _fit_scopes(
     unsure: dict[str, bool] = {}
     for name in inputs.scope_names:
         mask = np.array([name in ("pooled", i.dataset) for i in parts.used])
-        sc = _Scope(np.flatnonzero(mask), inputs, seed, resamples, min_agreement, delta)
+        sc = _Scope(np.flatnonzero(mask), inputs)
         in_scope = [i for i in items if name in ("pooled", i.dataset)]
-        report, choice = _scope_report(name, sc, in_scope, inputs, folds, ppi_fraction)
+        report, choice = _scope_report(name, sc, in_scope, inputs)
         report.unscored = [u for i, u in parts.unscored if name in ("pooled", i.dataset)]
         report.tied = [i.id for i in parts.tied if name in ("pooled", i.dataset)]
         notices += _scope_notices(name, report, sc)
@@ -516,9 +491,7 @@ def _labelled(
     scopes: _Scopes,
 ) -> list[LabelledItem]:
     """Every graded item with its label, outcome and the record's rule's decisions."""
-    oof = np.full(len(parts.used), np.nan)
-    for f, rule in enumerate(scopes.chosen_folds):
-        oof[inputs.fold_of == f] = rule.predict(subset(inputs.table, inputs.fold_of == f))
+    oof = fold_decisions(scopes.chosen_folds, inputs.table, inputs.fold_of)[2]
     full = scopes.chosen.rule.predict(inputs.table)
     decided = {i.id: (oof[k], full[k], inputs.fold_of[k]) for k, i in enumerate(parts.used)}
     records = []
@@ -621,10 +594,6 @@ def _unscored_notice(unscored: list[tuple[GradedItem, UnscoredItem]]) -> list[No
     return [Notice(code="unscored_grades", text=text, counts=dict(kinds))]
 
 
-def _band_of(scope: ScopeReport) -> Band | None:
-    return scope.selective.band if scope.selective is not None else None
-
-
 def _wilson(successes: int, n: int) -> ShareEstimate:
     """A share with its Wilson 95 % interval; all null (NaN) when there is nothing to count."""
     if n == 0:
@@ -646,8 +615,6 @@ def _scope_report(
     sc: _Scope,
     in_scope: list[GradedItem],
     inputs: _Inputs,
-    folds: int,
-    ppi_fraction: float,
 ) -> tuple[ScopeReport, tuple[MethodResult, list[AnyRule]]]:
     """Everything measured on one scope, and the rule nested cross-validation chooses on
     it, with its outer-fold rules."""
@@ -666,15 +633,16 @@ def _scope_report(
     )
     usable = usable_features(sc.table, signal_names)
     signals = [main]
-    signals += [sc.method(s, _fit_signal(s, None))[0] for s in usable if s != "score"]
+    signals += [sc.method(s, threshold_fit(s))[0] for s in usable if s != "score"]
     # only signals the judge reports itself, so that decide() sees the same inputs
     reported = sorted(k for k in sc.table if k not in derived)
-    combo_features = _distinct(sc.table, combination_features(usable_features(sc.table, reported)))
-    combo, combo_rules = sc.method("combination", _fit_combination(combo_features))
+    combo_features = combination_features(usable_features(sc.table, reported))
+    combo_features = distinct_columns(sc.table, combo_features)
+    combo = sc.method("combination", logistic_fit(combo_features))[0]
     signals.append(combo)
     baselines = [sc.method("majority", lambda t, yy: fit_majority(yy))[0]]
     if "lexical" in sc.table and np.isfinite(sc.table["lexical"]).mean() >= 0.9:
-        baselines.append(sc.method("lexical", _fit_signal("lexical", 1))[0])
+        baselines.append(sc.method("lexical", threshold_fit("lexical", 1))[0])
     lex = next((b.cv.kappa for b in baselines if b.name == "lexical"), None)
     best = max(signals, key=lambda m: np.nan_to_num(m.cv.kappa, nan=-1))
     cands = scope_candidates(sc.table, derived, is_lexical_judge)
@@ -686,7 +654,7 @@ def _scope_report(
 
     def fit(table: Table, y: np.ndarray) -> AnyRule:  # the whole procedure, for PPI's folds
         # (without the transfer check: the PPI split's folds do not carry the datasets)
-        return select_rule(cands, table, y, sc.seed)[0].fit(table, y)
+        return choose(cands, table, y, sc.seed)[0].fit(table, y)
 
     multi = [[g.label for g in i.grades] for i in in_scope if len(i.grades) > 1]
     report = ScopeReport(
@@ -707,10 +675,10 @@ def _scope_report(
         krippendorff_alpha=krippendorff_alpha_nominal(multi),
         n_multi_graded=len(multi),
         selective=sc.selective,
-        ppi=_ppi_demo(sc, fit, folds, sc.seed, ppi_fraction),
+        ppi=_ppi_demo(sc, fit),
     )
     if report.ppi is None:
-        report.ppi_note = _no_ppi(sc.y, folds, ppi_fraction)
+        report.ppi_note = _no_ppi(sc.y, sc.settings.folds, sc.settings.ppi_fraction)
     return report, (chosen, chosen_rules)
 
 
@@ -721,7 +689,7 @@ def scope_candidates(table: Table, derived: set[str], is_lexical_judge: bool) ->
     combinations, the shape rules when both shapes are there, each with the fact-check veto
     when it is reported."""
     reported = sorted(k for k in table if k not in derived)
-    choosable = _distinct(table, ["score", *usable_features(table, reported)])
+    choosable = distinct_columns(table, ["score", *usable_features(table, reported)])
     free = None if is_lexical_judge else MODEL_FREE_SIGNALS
     shaped = shape_usable(table)  # both shapes (citing or not) among these answers
     smooth = [k for k in reported if k in MODEL_FREE_SIGNALS]
@@ -740,9 +708,10 @@ def _no_ppi(y: np.ndarray, folds: int, fraction: float) -> str:
     )
 
 
-def _ppi_demo(sc: _Scope, fit: Fit, folds: int, seed: int, fraction: float) -> PPIDemo | None:
+def _ppi_demo(sc: _Scope, fit: Fit) -> PPIDemo | None:
     """Hide the labels of a seeded (1 - fraction) of the items, estimate their faithful rate
     by cross-fitted PPI from the rest, and keep the hidden truth beside it."""
+    seed, folds, fraction = sc.seed, sc.settings.folds, sc.settings.ppi_fraction
     n = len(sc.y)
     rng = np.random.default_rng(seed + 1)
     labelled = np.zeros(n, dtype=bool)

@@ -20,13 +20,13 @@ import hashlib
 import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationInfo
 
-from ragtriage.data.containers import check_type
 from ragtriage.data.formats.columns import Columns, parse_columns
 from ragtriage.data.formats.detect import grade_rows
+from ragtriage.data.rows import MaybeText, fail, validated
 from ragtriage.errors import InputError
 from ragtriage.judge.types import ContextChunk, JudgeItem
 
@@ -38,8 +38,6 @@ __all__ = [
     "fold_grades",
     "grade_files",
     "load_grades",
-    "parse_label",
-    "parse_mark",
     "read_grades",
     "sha256_text",
 ]
@@ -54,49 +52,43 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class HumanGrade(BaseModel):
-    """One grader's judgement of one answer (one row of a grades file)."""
-
-    model_config = ConfigDict(frozen=True)
+class _Answered(BaseModel):
+    """What a grade row and a graded item both carry: the graded answer and its context."""
 
     id: str
     dataset: str
-    label: bool
-    grade: float | None = None
-    grader: str | None = None
-    notes: str = ""
+    grade: float | None = None  # ordinal, if given (an item: the mean of its rows')
     question: str = ""
     contexts: tuple[str, ...] = ()
     context_ids: tuple[str, ...] = ()  # one per context when the grade file names them
     answer: str | None = None
     answer_sha256: str | None = None
-    answers_question: bool | None = None  # the "answers the question" mark; None: not given
-    reference_answer: str | None = None  # what the answer check compares the answer with
-    probability: float | None = None  # inclusion probability of an active design
-    source: str = ""  # file:line, for messages
-
-
-class GradedItem(BaseModel):
-    """An answer with all its grades folded: the unit calibration works on."""
-
-    id: str
-    dataset: str
-    label: bool | None  # majority label; None when the graders tie
-    grade: float | None = None  # mean ordinal grade, if given
-    grades: list[HumanGrade]
-    question: str = ""
-    contexts: tuple[str, ...] = ()
-    context_ids: tuple[str, ...] = ()
-    answer: str | None = None
-    answer_sha256: str | None = None
-    # majority of the graders' "answers the question" marks; None when none gave one or
-    # they tie (then ``answers_tied``)
+    # the "answers the question" mark; None: not given (an item: the majority of its
+    # graders' marks, None when none gave one or they tie, then ``answers_tied``)
     answers_question: bool | None = None
-    answers_tied: bool = False
-    reference_answer: str | None = None
+    reference_answer: str | None = None  # what the answer check compares the answer with
     # the probability with which an active design drew it (calibration.active); None:
     # drawn uniformly
     probability: float | None = None
+
+
+class HumanGrade(_Answered):
+    """One grader's judgement of one answer (one row of a grades file)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: bool
+    grader: str | None = None
+    notes: str = ""
+    source: str = ""  # file:line, for messages
+
+
+class GradedItem(_Answered):
+    """An answer with all its grades folded: the unit calibration works on."""
+
+    label: bool | None  # majority label; None when the graders tie
+    grades: list[HumanGrade]
+    answers_tied: bool = False
 
     def judge_item(self) -> JudgeItem:
         if self.answer is None:
@@ -112,78 +104,52 @@ class GradedItem(BaseModel):
         return JudgeItem(id=self.id, question=self.question, contexts=chunks, answer=self.answer)
 
 
-def parse_label(value: Any, path: Path, line: int) -> bool:
-    """Accept JSON booleans, 0/1 and the usual words; anything else is an input error."""
+def _label(value: Any) -> bool:
+    """Accept JSON booleans, 0/1 and the usual words; anything else is refused."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int | float) and value in (0, 1):
         return bool(value)
     if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
         return value.strip().lower() in _TRUE
-    raise InputError(f"expected true/false, got {value!r}", path=path, line=line, field="label")
+    fail(f"expected true/false, got {value!r}")
 
 
-def parse_mark(value: Any, path: Path, line: int) -> bool | None:
+def _mark(value: Any, info: ValidationInfo) -> bool | None:
     """The "answers the question" mark: a boolean, or absent (None). A string is refused
     ("no" or "false" typed into a JSON file is a slip, not a mark to guess at), except in a
     CSV file, whose every cell is text: there ``true``, ``false`` or an empty cell."""
     if value is None or isinstance(value, bool):
         return value
-    if path.suffix.lower() == ".csv" and isinstance(value, str):
+    if info.context["csv"] and isinstance(value, str):
         word = value.strip().lower()
         if word in ("", "true", "false"):
             return None if not word else word == "true"
-    raise InputError(
-        f"expected true, false or no value, got {_shown(value)}",
-        path=path,
-        line=line,
-        field="answers_question",
-    )
+    fail(f"expected true, false or no value, got {_shown(value)}")
 
 
 def _shown(value: Any) -> str:
     return repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
 
 
-def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int) -> HumanGrade:
-    """One grade record (``data.grades``: ``id`` text, ``contexts`` texts) validated."""
-    grade = _grade(record.get("grade"), path, line)
-    answer = _text(record, "answer", path, line)
-    digest = _text(record, "answer_sha256", path, line)
-    if answer is not None and digest and digest.lower() != sha256_text(answer):
-        raise InputError(
-            "does not match the sha256 of 'answer'", path=path, line=line, field="answer_sha256"
-        )
-    grader = _text(record, "grader", path, line, (str, int))
-    return HumanGrade(
-        id=record["id"],
-        dataset=str(_text(record, "dataset", path, line) or dataset),
-        label=parse_label(record["label"], path, line),
-        grade=grade,
-        grader=str(grader) if grader not in (None, "") else None,
-        notes=_text(record, "notes", path, line) or "",
-        question=_text(record, "question", path, line) or "",
-        contexts=tuple(record["contexts"]),
-        context_ids=tuple(record.get("context_ids", ())),
-        answer=answer,
-        answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
-        answers_question=parse_mark(record.get("answers_question"), path, line),
-        reference_answer=_text(record, "reference_answer", path, line) or None,
-        probability=_probability(record.get("probability"), path, line),
-        source=f"{path}:{line}",
-    )
+def _grader(value: Any) -> str | None:
+    """A grader named by text or a number, as text; empty or absent is none."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        fail(f"expected str or int, got {type(value).__name__}")  # as check_type words it
+    return str(value)
 
 
-def _text(
-    row: dict[str, Any], key: str, path: Path, line: int, kinds: tuple[type, ...] = (str,)
-) -> Any:
-    """An optional text field: absent or null is None; any other type is an input error
-    (``str()`` of a list would otherwise become an id or a question without a word)."""
-    value = row.get(key)
-    return None if value is None else check_type(value, key, kinds, path, line)
+def _digest(value: str | None, info: ValidationInfo) -> str | None:
+    """The answer's sha256 as written: one that does not match the answer is refused."""
+    answer = info.data.get("answer")
+    if answer is not None and value and value.lower() != sha256_text(answer):
+        fail("does not match the sha256 of 'answer'")
+    return value
 
 
-def _probability(value: Any, path: Path, line: int) -> float | None:
+def _probability(value: Any) -> float | None:
     """An active design's inclusion probability: a number in (0, 1], or absent."""
     if value is None or value == "":
         return None
@@ -191,16 +157,11 @@ def _probability(value: Any, path: Path, line: int) -> float | None:
         with contextlib.suppress(ValueError):
             value = float(value)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
-        raise InputError(
-            f"expected an inclusion probability in (0, 1], got {value!r}",
-            path=path,
-            line=line,
-            field="probability",
-        )
+        fail(f"expected an inclusion probability in (0, 1], got {value!r}")
     return float(value)
 
 
-def _grade(value: Any, path: Path, line: int) -> float | None:
+def _grade(value: Any) -> float | None:
     """An optional ordinal grade: a finite number of sane size (a string in CSV files)."""
     if value in ("", None):
         return None
@@ -211,14 +172,48 @@ def _grade(value: Any, path: Path, line: int) -> float | None:
         except (TypeError, ValueError, OverflowError):
             grade = None
     if grade is None or not math.isfinite(grade) or abs(grade) > GRADE_LIMIT:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-        raise InputError(
-            f"expected a finite number within +-{GRADE_LIMIT:g}, got {shown}",
-            path=path,
-            line=line,
-            field="grade",
-        )
+        fail(f"expected a finite number within +-{GRADE_LIMIT:g}, got {_shown(value)}")
     return grade
+
+
+class _GradeFields(BaseModel):
+    """A grade record's own fields, each checked in this order (``data.rows.validated``:
+    one line naming file, line and field; the id and the passages are ``GradeRow``'s). An
+    optional text field is absent or text: ``str()`` of a list would otherwise become an
+    id or a question without a word."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    grade: Annotated[float | None, BeforeValidator(_grade)] = None
+    answer: MaybeText = None
+    answer_sha256: Annotated[MaybeText, AfterValidator(_digest)] = None
+    grader: Annotated[str | None, BeforeValidator(_grader)] = None
+    dataset: MaybeText = None
+    label: Annotated[bool, BeforeValidator(_label)]
+    notes: MaybeText = None
+    question: MaybeText = None
+    answers_question: Annotated[bool | None, BeforeValidator(_mark)] = None
+    reference_answer: MaybeText = None
+    probability: Annotated[float | None, BeforeValidator(_probability)] = None
+
+
+def _record_to_grade(record: dict[str, Any], dataset: str, path: Path, line: int) -> HumanGrade:
+    """One grade record (``data.grades``: ``id`` text, ``contexts`` texts) validated."""
+    f = validated(_GradeFields, record, path, line, csv=path.suffix.lower() == ".csv")
+    answer, digest = f.answer, f.answer_sha256
+    return HumanGrade(
+        **f.model_dump(include={"label", "grade", "grader", "answer", "answers_question"}),
+        id=record["id"],
+        dataset=f.dataset or dataset,
+        notes=f.notes or "",
+        question=f.question or "",
+        contexts=tuple(record["contexts"]),
+        context_ids=tuple(record.get("context_ids", ())),
+        answer_sha256=digest.lower() if digest else (sha256_text(answer) if answer else None),
+        reference_answer=f.reference_answer or None,
+        probability=f.probability,
+        source=f"{path}:{line}",
+    )
 
 
 def read_grades(
@@ -264,8 +259,7 @@ def fold_grades(grades: list[HumanGrade]) -> list[GradedItem]:
                 path=rows[1].source,
                 field="answer",
             )
-        yes = sum(r.label for r in rows)
-        label = None if 2 * yes == len(rows) else 2 * yes > len(rows)
+        label = _majority([r.label for r in rows])
         marks = [r.answers_question for r in rows if r.answers_question is not None]
         answers = _majority(marks)
         ordinal = [r.grade for r in rows if r.grade is not None]

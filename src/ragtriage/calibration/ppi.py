@@ -30,7 +30,7 @@ import numpy as np
 
 from ragtriage.stats import Estimate
 
-__all__ = ["PPIEstimate", "ppi_rate"]
+__all__ = ["PPIEstimate", "normal_quantile", "ppi_rate"]
 
 
 class PPIEstimate(Estimate):
@@ -55,7 +55,8 @@ class PPIEstimate(Estimate):
     """Coverage of the intervals (0.95: 95%)."""
 
 
-def _z(level: float) -> float:
+def normal_quantile(level: float) -> float:
+    """The standard normal quantile of a two-sided interval at ``level`` (1.96 at 0.95)."""
     from scipy.stats import norm
 
     return float(norm.ppf(0.5 + level / 2.0))
@@ -104,7 +105,7 @@ def ppi_rate(
     # proportion: the same add-one floor, or 20 unanimous labels would claim [1.0, 1.0]
     rect_var = _spread(rect) if lam == 0.0 else float(rect.var(ddof=1))
     se = np.sqrt(lam**2 * spread / big_n + rect_var / n)
-    z = _z(level)
+    z = normal_quantile(level)
     naive = float(f_u.mean())
     naive_se = float(np.sqrt(spread / big_n))
     clip = lambda x: float(min(max(x, 0.0), 1.0))  # noqa: E731  (each bound: low <= high)

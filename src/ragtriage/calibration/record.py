@@ -18,7 +18,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
@@ -34,12 +33,13 @@ from ragtriage.calibration.band import (
     decided_mask,
     margins,
 )
-from ragtriage.calibration.decision import Rule, decide_one, result_features, rule_features
+from ragtriage.calibration.decision import Rule, decide_one, one_row
 from ragtriage.calibration.fit_check import GradeShape
 from ragtriage.calibration.ppi import PPIEstimate, ppi_rate
 from ragtriage.calibration.select import Selection
 from ragtriage.calibration.stability import SelfAgreement
 from ragtriage.data.containers import read_json_document
+from ragtriage.data.rows import validated
 from ragtriage.data.sniff import wrong_file
 from ragtriage.errors import InputError, RagtriageError
 from ragtriage.judge.types import JudgeFingerprint, JudgeResult, Outcome
@@ -421,9 +421,7 @@ class CalibrationRecord(BaseModel):
         """Whether the band leaves this scored, decidable result undecided."""
         if self.band is None or self.decide(result) is None:
             return False
-        table = {k: np.array([v]) for k, v in result_features(result).items()}
-        table.update({f: np.array([np.nan]) for f in rule_features(self.rule) if f not in table})
-        groups, distance = margins(self.rule, table)
+        groups, distance = margins(self.rule, one_row(self.rule, result))
         return not bool(decided_mask(self.band, groups, distance)[0])
 
     def ppi(
@@ -436,14 +434,8 @@ class CalibrationRecord(BaseModel):
         """Bias-corrected faithful rate of an audit's scored answers (cross-fitted PPI:
         graded items use their out-of-fold decisions, audit answers the average decision
         of the fold rules, so the judge is never scored on the items that fitted it)."""
-        f_u = []
-        for result in unlabelled:
-            if result.outcome != Outcome.SCORED:
-                continue
-            decided = (decide_one(rule, result) for rule in self.fold_rules)
-            votes = [v for v in decided if v is not None]
-            if votes:
-                f_u.append(float(np.mean(votes)))
+        votes = (self._vote(r) for r in unlabelled if r.outcome == Outcome.SCORED)
+        f_u = [v for v in votes if v is not None]
         labelled = [
             i
             for i in self.items
@@ -460,6 +452,11 @@ class CalibrationRecord(BaseModel):
             level=level,
             power_tuning=power_tuning,
         )
+
+    def _vote(self, result: JudgeResult) -> float | None:
+        """The fold rules' mean decision on an audit answer; None when none decides it."""
+        votes = [v for rule in self.fold_rules if (v := decide_one(rule, result)) is not None]
+        return float(np.mean(votes)) if votes else None
 
     def _ipw(
         self, audit: list[JudgeResult], labelled: list[LabelledItem], level: float
@@ -481,9 +478,9 @@ class CalibrationRecord(BaseModel):
                 y.append(float(bool(item.human)))
                 pi.append(float(item.probability or 1.0))
                 continue
-            votes = [v for rule in self.fold_rules if (v := decide_one(rule, result)) is not None]
-            if votes:
-                f += [float(np.mean(votes))]
+            vote = self._vote(result)
+            if vote is not None:
+                f.append(vote)
                 drawn.append(False)
                 y.append(0.0)
                 pi.append(1.0)
@@ -494,21 +491,7 @@ class CalibrationRecord(BaseModel):
                 "probabilities by an active design) are not among this audit's scored "
                 "answers: the weighted rate holds only for the answers they were drawn from"
             )
-        est = ipw_rate(np.array(f), np.array(drawn), np.array(y), np.array(pi), level)
-        naive = float(np.mean(f))
-        return PPIEstimate(
-            estimate=est.estimate,
-            low=est.low,
-            high=est.high,
-            naive=naive,
-            naive_low=naive,
-            naive_high=naive,
-            correction=est.estimate - naive,
-            lam=1.0,
-            n_labelled=est.n_labelled,
-            n_unlabelled=est.n - est.n_labelled,
-            level=level,
-        )
+        return ipw_rate(np.array(f), np.array(drawn), np.array(y), np.array(pi), level)
 
     def save(self, path: Path | str) -> Path:
         path = Path(path)
@@ -543,12 +526,7 @@ def load_calibration(path: Path | str) -> CalibrationRecord:
             f"not a calibration record (expected schema {SCHEMA})", path=path, field="schema"
         )
     try:
-        return CalibrationRecord.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise InputError(
-            err["msg"], path=path, field=".".join(str(p) for p in err["loc"])
-        ) from None
+        return validated(CalibrationRecord, data, path, None)
     except RecursionError:
         raise InputError("nested too deeply to validate", path=path) from None
 

@@ -55,13 +55,13 @@ correct reference answers where ``min_sentence_lexical`` fails 0 to 2
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragtriage.calibration.agreement import cohen_kappa
+from ragtriage.calibration.agreement import kappa_score as _kappa
 from ragtriage.calibration.band import (
     DEFAULT_DELTA,
     DEFAULT_MIN_AGREEMENT,
@@ -70,7 +70,7 @@ from ragtriage.calibration.band import (
     oof_margins,
 )
 from ragtriage.calibration.combine import fit_logistic, fit_signal_logistic, signal_features
-from ragtriage.calibration.decision import FACT_VETO, AnyRule, Table, VetoRule
+from ragtriage.calibration.decision import FACT_VETO, AnyRule, Fit, Table, VetoRule
 from ragtriage.calibration.shape import (
     CITED_SIGNALS,
     INTERACTION_SIGNALS,
@@ -89,12 +89,11 @@ __all__ = [
     "Selection",
     "candidates",
     "choose",
+    "logistic_fit",
     "nested_band",
     "nested_select",
-    "select_rule",
+    "threshold_fit",
 ]
-
-Fit = Callable[[Table, np.ndarray], AnyRule]
 
 # Small combinations named before looking at any outer fold: the weakest sentence's word
 # alignment with the facts it may add or leave uncited, and with the model's probability.
@@ -153,11 +152,12 @@ def smooth_candidate(signals: list[str], veto: bool = False) -> Candidate:
     return Candidate(SMOOTH, _vetoed(fit) if veto else fit, model_free=True, smooth=True)
 
 
-def _threshold_fit(name: str) -> Fit:
-    return lambda table, y: fit_threshold(table[name], y, name, direction=None)
+def threshold_fit(name: str, direction: int | None = None) -> Fit:
+    """The kappa-best threshold on signal ``name`` (``direction`` None: learnt)."""
+    return lambda table, y: fit_threshold(table[name], y, name, direction=direction)
 
 
-def _logistic_fit(features: tuple[str, ...]) -> Fit:
+def logistic_fit(features: Sequence[str]) -> Fit:
     return lambda table, y: fit_logistic(table, y, list(features))
 
 
@@ -186,9 +186,9 @@ def candidates(
         return model_free is None or set(features) <= model_free
 
     vetoes = {FACT_VETO, MODEL_VETO} if veto else set()
-    out = [Candidate(s, _threshold_fit(s), free((s,))) for s in signals if s not in vetoes]
+    out = [Candidate(s, threshold_fit(s), free((s,))) for s in signals if s not in vetoes]
     out += [
-        Candidate(name, _logistic_fit(features), free(features))
+        Candidate(name, logistic_fit(features), free(features))
         for name, features in COMBINATIONS.items()
         if all(f in signals for f in features)
     ]
@@ -200,11 +200,6 @@ def candidates(
     # confident rejections): it is the broad veto that fires on faithful paraphrases; the
     # model's signals stay candidates of their own, in the model tier.
     return head + [Candidate(c.name, _vetoed(c.fit), c.model_free) for c in out]
-
-
-def _kappa(y: np.ndarray, decided: np.ndarray) -> float:
-    ok = np.isfinite(decided)
-    return float(np.nan_to_num(cohen_kappa(y[ok], decided[ok]), nan=-1.0)) if ok.any() else -1.0
 
 
 def _paired_error(a: np.ndarray, b: np.ndarray, y: np.ndarray, folds: np.ndarray) -> float:
@@ -311,20 +306,6 @@ def score_candidates(
     return Scores(inner=inner_kappa, transfer=transfer, oof=oof, folds=inner, y=y)
 
 
-def select_rule(
-    cands: list[Candidate],
-    table: Table,
-    y: np.ndarray,
-    seed: int,
-    datasets: np.ndarray | None = None,
-) -> tuple[Candidate, dict[str, float]]:
-    """The candidate first by the criterion (:func:`_ranked`), unless it uses the model and
-    the best model-free one is within one standard error of it (module doc); and every
-    candidate's inner kappa."""
-    chosen, _, scores = choose(cands, table, y, seed, datasets)
-    return chosen, scores.inner
-
-
 def choose(
     cands: list[Candidate],
     table: Table,
@@ -332,7 +313,9 @@ def choose(
     seed: int,
     datasets: np.ndarray | None = None,
 ) -> tuple[Candidate, Candidate | None, Scores]:
-    """The chosen candidate, the runner-up (the next by the same criterion) and the scores."""
+    """The chosen candidate: the first by the criterion (:func:`_ranked`), unless it uses
+    the model and the best model-free one is within one standard error of it (module doc);
+    the runner-up (the next by the same criterion) and the scores."""
     scores = score_candidates(cands, table, y, seed, datasets)
     order = _ranked(cands, scores)
     best = order[0]
@@ -399,7 +382,7 @@ def nested_select(
     for f in np.unique(folds):
         train, test = folds != f, folds == f
         part = None if datasets is None else datasets[train]
-        best, _ = select_rule(cands, subset(table, train), y[train], seed + int(f) + 1, part)
+        best = choose(cands, subset(table, train), y[train], seed + int(f) + 1, part)[0]
         rule = best.fit(subset(table, train), y[train])
         oof[test] = rule.predict(subset(table, test))
         fold_rules.append(rule)

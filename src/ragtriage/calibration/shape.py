@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragtriage.calibration.agreement import cohen_kappa
+from ragtriage.calibration.agreement import kappa_score
 from ragtriage.calibration.combine import fit_logistic
 from ragtriage.calibration.decision import (
     ConstantRule,
@@ -83,10 +83,6 @@ def shape_usable(table: Table) -> bool:
     return bool(np.isfinite(x).mean() >= 0.9 and (finite >= 0.5).sum() and (finite < 0.5).sum())
 
 
-def _kappa(y: np.ndarray, decided: np.ndarray) -> float:
-    return float(np.nan_to_num(cohen_kappa(y, decided), nan=-1.0))
-
-
 def _best_threshold(table: Table, y: np.ndarray, names: tuple[str, ...]) -> ThresholdRule | None:
     """The kappa-best threshold among ``names`` on these answers (each signal's missing
     values read as unfaithful, as the rule will decide them), ``None`` if none is there."""
@@ -95,7 +91,7 @@ def _best_threshold(table: Table, y: np.ndarray, names: tuple[str, ...]) -> Thre
         if name not in table or not np.isfinite(table[name]).any():
             continue
         rule = fit_threshold(table[name], y, name, direction=None)
-        score = _kappa(y, np.nan_to_num(rule.predict(table)))
+        score = kappa_score(y, np.nan_to_num(rule.predict(table)))
         if best is None or score > best[0] + 1e-12:
             best = (score, rule)
     return best[1] if best else None
@@ -119,6 +115,12 @@ def fit_cited_shape(table: Table, y: np.ndarray) -> ShapeRule:
     smallest change to the pooled rule, and no threshold fitted on one kind of uncited
     answer (chat turns) alone, which other uncited answers (reference-style ones) may not
     share."""
+    return fit_per_shape(table, y, pooled_uncited=UNCITED_SIGNALS[0] in table)
+
+
+def fit_per_shape(table: Table, y: np.ndarray, pooled_uncited: bool = False) -> ShapeRule:
+    """Per-shape thresholds (module doc); with ``pooled_uncited``, the answers that cite
+    nothing keep the pooled threshold of the first uncited signal (:func:`fit_cited_shape`)."""
     cites = np.nan_to_num(column(table, SPLIT)) >= 0.5
     name = UNCITED_SIGNALS[0]
     return ShapeRule(
@@ -127,20 +129,9 @@ def fit_cited_shape(table: Table, y: np.ndarray) -> ShapeRule:
         when=_branch(table, y, cites, CITED_SIGNALS),
         otherwise=(
             fit_threshold(table[name], y, name, direction=None)
-            if name in table
+            if pooled_uncited
             else _branch(table, y, ~cites, UNCITED_SIGNALS)
         ),
-    )
-
-
-def fit_per_shape(table: Table, y: np.ndarray) -> ShapeRule:
-    """Per-shape thresholds (module doc)."""
-    cites = np.nan_to_num(column(table, SPLIT)) >= 0.5
-    return ShapeRule(
-        split=SPLIT,
-        at=0.5,
-        when=_branch(table, y, cites, CITED_SIGNALS),
-        otherwise=_branch(table, y, ~cites, UNCITED_SIGNALS),
     )
 
 

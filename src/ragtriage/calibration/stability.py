@@ -21,7 +21,6 @@ as much the dice as the answer.
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -187,17 +186,3 @@ def _percentiles(values: list[float]) -> tuple[float, float]:
         return math.nan, math.nan
     low, high = np.percentile(kept, [2.5, 97.5])
     return float(low), float(high)
-
-
-def counts(detail: list[ItemStability]) -> Counter[str]:
-    """How many answers were unanimous, flaky or undecided (for summaries)."""
-    out: Counter[str] = Counter()
-    for d in detail:
-        out[
-            "flaky"
-            if d.faithful and d.unfaithful
-            else "undecided"
-            if d.flip_rate is None
-            else "unanimous"
-        ] += 1
-    return out

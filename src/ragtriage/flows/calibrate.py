@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Annotated
 
@@ -197,27 +197,10 @@ def run(
     each judge's validity card (with ``--card``: ``render.card.write_card``)."""
     if not config.grades.exists():
         raise InputError("no such grade file or directory", path=config.grades)
-    return calibrate(
-        config.grades,
-        judges=config.judges,
-        judged=config.judged,
-        verdicts=config.verdicts,
-        cards=cards if config.card else None,
-        out=config.out,
-        folds=config.folds,
-        seed=config.seed,
-        resamples=config.resamples,
-        plots=plots,
-        audit=config.audit,
-        ppi_fraction=config.ppi_fraction,
-        columns=config.columns,
-        min_agreement=config.min_agreement,
-        delta=config.delta,
-        band_fallback=config.band_fallback,
-        plan=config.plan,
-        samples=config.samples,
-        temperature=config.temperature,
-    )
+    # every other setting is a keyword of calibrate() under the same name
+    settings = {f.name: getattr(config, f.name) for f in fields(config)}
+    del settings["grades"], settings["card"]
+    return calibrate(config.grades, cards=cards if config.card else None, plots=plots, **settings)
 
 
 def calibrate(

@@ -32,7 +32,7 @@ def print_run(run: JudgeCalibration, console: Console) -> None:
     _print_lexical_differences(rec, console)
     _print_ppi(rec, console)
     _print_audit_and_plan(run, console)
-    console.print(f"decision rule ({rec.rule_name}): {_rule(rec)}")
+    console.print(f"decision rule ({rec.rule_name}): {describe_rule(rec.rule)}")
     console.print(Text(calibration_answer_line(rec.answer_check)))
     if rec.stability is not None:
         _print_stability(rec, console)
@@ -320,10 +320,6 @@ def _share(e) -> str:
     if e.estimate != e.estimate:  # NaN
         return "-"
     return f"{fmt(e.estimate, 2)} [{fmt(e.low, 2)}, {fmt(e.high, 2)}]"
-
-
-def _rule(rec) -> str:
-    return describe_rule(rec.rule)
 
 
 def _versus(scope) -> str:
