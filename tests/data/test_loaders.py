@@ -169,7 +169,7 @@ def test_jsonl_run_with_and_without_scores(tmp_path):
     ("line", "field", "message"),
     [
         ('{"retrieved": []}', "query_id", "missing"),
-        ('{"query_id": "q", "retrieved": [{"score": 1}]}', "id", "missing"),
+        ('{"query_id": "q", "retrieved": [{"score": 1}]}', "retrieved[0].id", "missing"),
         (
             '{"query_id": "q", "retrieved": [{"id": "a", "score": "hi"}]}',
             "retrieved[0].score",

@@ -42,8 +42,11 @@ from ragtriage.errors import InputError
 __all__ = [
     "GoldenRow",
     "GoldenTurnRow",
+    "DocRow",
     "GradeRow",
+    "RankedRow",
     "Row",
+    "RunRow",
     "TraceRow",
     "TurnRow",
     "fail",
@@ -282,10 +285,64 @@ def _item(value: Any) -> Any:
     return _kinds(dict)(value)
 
 
-class ChunkRow(Row):
+MaybeFloat = Annotated[float | None, _optional(_float)]
+
+
+class RankedRow(Row):
+    """A retrieved item of a run: its id and, when the retriever wrote one, its score."""
+
     id: Id
-    score: Annotated[float | None, _optional(_float)] = None
+    score: MaybeFloat = None
+
+
+class ChunkRow(RankedRow):
+    """A retrieved item of a trace: a run's item with the passage's text."""
+
     text: Annotated[str, BeforeValidator(lambda v: _kinds(str)(v or ""))] = ""
+
+
+class RunRow(Row):
+    """One query of a run of ours (``data/runs.py``): ``query_id`` and its ranked
+    ``retrieved`` items, each a plain id or ``{id, score?}``; every item has a score or
+    none has."""
+
+    query_id: Id
+    retrieved: Annotated[list[Annotated[RankedRow, BeforeValidator(_item)]], _LIST]
+
+    @model_validator(mode="after")
+    def _scored(self) -> RunRow:
+        scored = [item.score is not None for item in self.retrieved]
+        if any(scored) and not all(scored):
+            rank = scored.index(not scored[0])
+            fail("either every retrieved item has a score or none has", f"retrieved[{rank}].score")
+        return self
+
+    def pairs(self) -> list[tuple[str, float]]:
+        """``(doc id, score)``; without scores ``-rank``, so rank order is kept."""
+        return [
+            (c.id, float(-rank) if c.score is None else c.score)
+            for rank, c in enumerate(self.retrieved)
+        ]
+
+
+class DocRow(Row):
+    """One retrieved chunk of a run written one row per chunk: ``query_id``, ``doc_id``
+    and ``score``, else ``rank`` (scored as ``-rank``)."""
+
+    query_id: Id
+    doc_id: Id
+    score: MaybeFloat = None
+    rank: MaybeFloat = None
+
+    @model_validator(mode="after")
+    def _ranked(self) -> DocRow:
+        if self.score is None and self.rank is None:
+            fail("missing required field (or 'rank')", "score")
+        return self
+
+    @property
+    def value(self) -> float:
+        return self.score if self.score is not None else -self.rank  # type: ignore[operator]
 
 
 class TraceRow(Row):
