@@ -28,6 +28,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "GoldenTurnRow",
     "DocRow",
     "GradeRow",
+    "RagasRow",
     "RankedRow",
     "Row",
     "RunRow",
@@ -166,6 +168,7 @@ def _optional(check):
 
 _LIST = BeforeValidator(_kinds(list))  # a list, never coerced from another value
 Text = Annotated[str, BeforeValidator(_kinds(str))]
+Asked = Annotated[Text, AfterValidator(lambda q: q if q.strip() else fail("must not be empty"))]
 # a name written as text or a number (an ACL entry, a conversation id), as text
 Name = Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
 MaybeText = Annotated[str | None, _optional(_kinds(str))]
@@ -190,7 +193,7 @@ class GoldenRow(Row):
     and/or ``relevance_grades``, ``tags``, ``reference_answer`` (or the first of
     ``reference_answers``), and the access-control, split and provenance fields."""
 
-    query: Text = Field(validation_alias=AliasChoices("query", "question"))
+    query: Asked = Field(validation_alias=AliasChoices("query", "question"))
     id: Annotated[str | None, _optional(_id)] = Field(
         None, validation_alias=AliasChoices("id", "query_id")
     )
@@ -214,13 +217,6 @@ class GoldenRow(Row):
         if isinstance(data, dict) and "expected" in data and "relevant_doc_ids" in data:
             fail("give either 'expected' or 'relevant_doc_ids', not both", "expected")
         return data
-
-    @field_validator("query")
-    @classmethod
-    def _asked(cls, query: str) -> str:
-        if not query.strip():
-            fail("must not be empty")
-        return query
 
     @field_validator("id")
     @classmethod
@@ -379,6 +375,71 @@ def _context_k(value: Any) -> int:
     if k < 0:
         fail("must be >= 0")
     return k
+
+
+# --- other tools' rows ---
+
+Ids = Annotated[list[Name] | None, _optional(_kinds(list))]
+Texts = Annotated[list[Text] | None, _optional(_kinds(list))]
+
+
+def _case_key(value: Any) -> str | int:
+    return _kinds(str, int)(value)
+
+
+CaseKey = Annotated[str | int | None, _optional(_case_key)]
+
+
+class RagasRow(Row):
+    """A ragas ``SingleTurnSample`` (``formats/ragas.py``, which renames ragas 0.1's
+    fields first): the passages read (``which`` in the validation context: ``retrieved``
+    or ``reference``) must be listed, as texts, ids or both, one id per text; a trace
+    needs its ``response``."""
+
+    id: CaseKey = None
+    query_id: CaseKey = None
+    user_input: Asked
+    retrieved_contexts: Texts = None
+    retrieved_context_ids: Ids = None
+    reference_contexts: Texts = None
+    reference_context_ids: Ids = None
+    response: MaybeText = None
+    reference: MaybeText = None
+    tags: Any = None
+
+    @model_validator(mode="after")
+    def _listed(self, info: ValidationInfo) -> RagasRow:
+        which = info.context["which"]
+        texts, ids = self.passages(which)
+        if ids is None and texts is None:
+            fail(*_RAGAS_NEEDS[which])
+        if ids is not None and texts is not None and len(texts) != len(ids):
+            fail(f"{len(ids)} ids for {len(texts)} {which}_contexts", f"{which}_context_ids")
+        if which == "retrieved" and self.response is None:
+            fail("missing required field", "response")
+        return self
+
+    def passages(self, which: str) -> tuple[list[str] | None, list[str] | None]:
+        """``(texts, ids)`` of the ``retrieved`` or ``reference`` passages, as given."""
+        return getattr(self, f"{which}_contexts"), getattr(self, f"{which}_context_ids")
+
+    def case_key(self) -> dict[str, str | int]:
+        """The row's own case id under the name it was given (``id``, else ``query_id``)."""
+        return next(({k: v} for k in ("id", "query_id") if (v := getattr(self, k)) is not None), {})
+
+
+# the error for a ragas row without the passages read, and its field
+_RAGAS_NEEDS = {
+    "reference": (
+        "missing required field: the golden set needs reference_context_ids or "
+        "reference_contexts (an empty list marks an unanswerable query)",
+        "reference_context_ids",
+    ),
+    "retrieved": (
+        "missing required field (retrieved_context_ids or retrieved_contexts)",
+        "retrieved_contexts",
+    ),
+}
 
 
 # --- conversation turns ---
