@@ -34,13 +34,15 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ragtriage.data.beir import GRADE_MAX, GRADE_MIN
 from ragtriage.data.containers import Given, check_type, finite_float, parse_cell, parse_json
 from ragtriage.data.ids import id_problem, shown
 from ragtriage.data.models import GoldenCase, RetrievedChunk, Trace
 from ragtriage.errors import InputError
 
 __all__ = [
+    "GRADE_MAX",
+    "GRADE_MIN",
+    "CorpusRow",
     "GoldenRow",
     "GoldenTurnRow",
     "DocRow",
@@ -55,6 +57,11 @@ __all__ = [
     "input_error",
     "validated",
 ]
+
+
+# Relevance grades are stored as 64-bit integers (as TREC qrels labels are); real scales
+# are 0-3 or so. A grade beyond 64 bits cannot be stored and is refused where it stands.
+GRADE_MIN, GRADE_MAX = -(2**63), 2**63 - 1
 
 
 def fail(message: str, field: str | None = None) -> NoReturn:
@@ -172,6 +179,7 @@ Asked = Annotated[Text, AfterValidator(lambda q: q if q.strip() else fail("must 
 # a name written as text or a number (an ACL entry, a conversation id), as text
 Name = Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
 MaybeText = Annotated[str | None, _optional(_kinds(str))]
+OrEmpty = Annotated[str, BeforeValidator(lambda v: _kinds(str)(v or ""))]  # none: ""
 Id = Annotated[str, BeforeValidator(_id)]
 # ids listed for access control: any text or integer, repeats dropped; none is no list
 Names = Annotated[tuple[Name, ...], BeforeValidator(lambda v: _kinds(list)(v or [])), _UNIQUE]
@@ -271,6 +279,26 @@ def _split(value: Any) -> str:
     return value
 
 
+# --- corpora ---
+
+
+class CorpusRow(Row):
+    """A corpus chunk (``data/beir.py``; a BEIR query too): ``_id`` (or ``id``), ``text``,
+    ``title`` and the ``tenant`` that owns it."""
+
+    id: Id = Field(validation_alias=AliasChoices("_id", "id"))
+    text: Text
+    title: OrEmpty = ""
+    tenant: MaybeText = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "_id" not in data and "id" not in data:
+            fail("missing required field", "id")  # named as most corpora name it
+        return data
+
+
 # --- traces ---
 
 
@@ -294,7 +322,7 @@ class RankedRow(Row):
 class ChunkRow(RankedRow):
     """A retrieved item of a trace: a run's item with the passage's text."""
 
-    text: Annotated[str, BeforeValidator(lambda v: _kinds(str)(v or ""))] = ""
+    text: OrEmpty = ""
 
 
 class RunRow(Row):
