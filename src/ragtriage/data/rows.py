@@ -54,6 +54,7 @@ __all__ = [
     "TraceRow",
     "TurnRow",
     "fail",
+    "kinds",
     "input_error",
     "validated",
 ]
@@ -115,13 +116,13 @@ def _field(loc: tuple[int | str, ...]) -> str:
 
 
 @cache  # one check per set of kinds, built once
-def _kinds(*kinds: type):
-    """``containers.check_type`` as a field check: one of ``kinds`` (a bool is not a
+def kinds(*allowed: type):
+    """``containers.check_type`` as a field check: one of ``allowed`` (a bool is not a
     number; a float must be finite), worded ``expected str or int, got bool``."""
 
     def check(value: Any) -> Any:
         try:
-            return check_type(value, "", kinds, None, None)  # type: ignore[arg-type]
+            return check_type(value, "", allowed, None, None)  # type: ignore[arg-type]
         except InputError as exc:
             fail(exc.message)
 
@@ -130,7 +131,7 @@ def _kinds(*kinds: type):
 
 def _id(value: Any) -> str:
     """A text or integer id as text, refused when unusable (``data/ids.py``)."""
-    text = str(_kinds(str, int)(value))
+    text = str(kinds(str, int)(value))
     problem = id_problem(text)
     if problem is not None:
         fail(f"id {shown(text)} {problem}")
@@ -146,21 +147,21 @@ def _float(value: Any) -> float:
 
 
 def _grade(value: Any) -> int:
-    grade = _kinds(int)(value)
+    grade = kinds(int)(value)
     if not GRADE_MIN <= grade <= GRADE_MAX:
         fail(f"grade {str(grade)[:40]} is out of range (a 64-bit integer)")
     return grade
 
 
 def _turn(value: Any) -> int:
-    if _kinds(int)(value) < 1:
+    if kinds(int)(value) < 1:
         fail("must be an integer >= 1")
     return value
 
 
 def _tags(value: Any) -> list[Any]:
     """One tag, or a list of them."""
-    return [value] if isinstance(value, str) else _kinds(list)(value)
+    return [value] if isinstance(value, str) else kinds(list)(value)
 
 
 # repeats dropped (the first kept, in order) once every item is checked
@@ -173,17 +174,17 @@ def _optional(check):
     return BeforeValidator(lambda v: None if v is None else check(v))
 
 
-_LIST = BeforeValidator(_kinds(list))  # a list, never coerced from another value
-Text = Annotated[str, BeforeValidator(_kinds(str))]
+_LIST = BeforeValidator(kinds(list))  # a list, never coerced from another value
+Text = Annotated[str, BeforeValidator(kinds(str))]
 Asked = Annotated[Text, AfterValidator(lambda q: q if q.strip() else fail("must not be empty"))]
 # a name written as text or a number (an ACL entry, a conversation id), as text
-Name = Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
-MaybeText = Annotated[str | None, _optional(_kinds(str))]
-OrEmpty = Annotated[str, BeforeValidator(lambda v: _kinds(str)(v or ""))]  # none: ""
+Name = Annotated[str, BeforeValidator(lambda v: str(kinds(str, int)(v)))]
+MaybeText = Annotated[str | None, _optional(kinds(str))]
+OrEmpty = Annotated[str, BeforeValidator(lambda v: kinds(str)(v or ""))]  # none: ""
 Id = Annotated[str, BeforeValidator(_id)]
 # ids listed for access control: any text or integer, repeats dropped; none is no list
-Names = Annotated[tuple[Name, ...], BeforeValidator(lambda v: _kinds(list)(v or [])), _UNIQUE]
-Grades = Annotated[dict[Id, Annotated[int, BeforeValidator(_grade)]], BeforeValidator(_kinds(dict))]
+Names = Annotated[tuple[Name, ...], BeforeValidator(lambda v: kinds(list)(v or [])), _UNIQUE]
+Grades = Annotated[dict[Id, Annotated[int, BeforeValidator(_grade)]], BeforeValidator(kinds(dict))]
 Tags = Annotated[tuple[Text, ...], BeforeValidator(_tags), _UNIQUE]
 Turn = Annotated[int, BeforeValidator(_turn)]
 
@@ -265,7 +266,7 @@ def _first_answer(value: Any) -> str | None:
     """``reference_answers``: the first one is the reference (none given: no reference)."""
     if not value:
         return None
-    answers = _kinds(list)(value)
+    answers = kinds(list)(value)
     if not isinstance(answers[0], str):
         fail(f"expected str, got {type(answers[0]).__name__}", "reference_answers[0]")
     return answers[0]
@@ -306,7 +307,7 @@ def _item(value: Any) -> Any:
     """A retrieved item: a plain id, or ``{id, score?, text?}``."""
     if isinstance(value, str | int) and not isinstance(value, bool):
         return {"id": _id(value)}  # checked here, so an error names the item itself
-    return _kinds(dict)(value)
+    return kinds(dict)(value)
 
 
 MaybeFloat = Annotated[float | None, _optional(_float)]
@@ -399,7 +400,7 @@ class TraceRow(Row):
 
 
 def _context_k(value: Any) -> int:
-    k = _kinds(int)(value)
+    k = kinds(int)(value)
     if k < 0:
         fail("must be >= 0")
     return k
@@ -407,12 +408,12 @@ def _context_k(value: Any) -> int:
 
 # --- other tools' rows ---
 
-Ids = Annotated[list[Name] | None, _optional(_kinds(list))]
-Texts = Annotated[list[Text] | None, _optional(_kinds(list))]
+Ids = Annotated[list[Name] | None, _optional(kinds(list))]
+Texts = Annotated[list[Text] | None, _optional(kinds(list))]
 
 
 def _case_key(value: Any) -> str | int:
-    return _kinds(str, int)(value)
+    return kinds(str, int)(value)
 
 
 CaseKey = Annotated[str | int | None, _optional(_case_key)]
@@ -474,7 +475,7 @@ _RAGAS_NEEDS = {
 
 
 def _conversation(value: Any) -> str:
-    text = str(_kinds(str, int)(value))
+    text = str(kinds(str, int)(value))
     if not text.strip() or any(ch.isspace() for ch in text) or "#" in text:
         fail("must be non-empty, without white space or '#' (a turn's id is conversation#turn)")
     return _id(text)
@@ -482,7 +483,7 @@ def _conversation(value: Any) -> str:
 
 def _rewrite(value: Any) -> str | None:
     """A logged rewritten query; an empty one is none."""
-    return value if _kinds(str)(value).strip() else None
+    return value if kinds(str)(value).strip() else None
 
 
 class TurnRow(Row):
@@ -504,7 +505,7 @@ class GoldenTurnRow(Row):
 
     conversation_id: Annotated[str, BeforeValidator(_conversation)]
     turn: Turn
-    standalone: Annotated[bool, BeforeValidator(_kinds(bool))]
+    standalone: Annotated[bool, BeforeValidator(kinds(bool))]
     user: Text
 
 
@@ -527,19 +528,19 @@ def _contexts(value: Any) -> list[Any]:
             except InputError as exc:
                 fail(exc.message)
         value = listed if isinstance(listed, list) else [value]
-    return _kinds(list)(value)
+    return kinds(list)(value)
 
 
 def _passage(value: Any) -> str:
     """A passage is a string or ``{"text": ...}``."""
     if isinstance(value, str):
         return value
-    return _kinds(str)(_kinds(dict)(value).get("text", ""))
+    return kinds(str)(kinds(dict)(value).get("text", ""))
 
 
 def _listed(value: Any) -> list[Any]:
     """A list, or a CSV cell holding one; empty: none."""
-    return [] if value in (None, "", []) else _kinds(list)(_cells(value))
+    return [] if value in (None, "", []) else kinds(list)(_cells(value))
 
 
 Passage = Annotated[str, BeforeValidator(_passage)]
