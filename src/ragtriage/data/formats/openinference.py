@@ -232,10 +232,7 @@ def _genai_documents(span: Span, path: Path | Given) -> dict[int, dict[str, Any]
     """``gen_ai.retrieval.documents``: a list of ``{"id", "score"}`` objects, structured or
     as a JSON string (the conventions allow both on spans), or flattened to
     ``gen_ai.retrieval.documents.N.id`` by a span layout that flattens lists."""
-    docs: dict[int, dict[str, Any]] = {}
-    for key, value in span.attributes.items():
-        if (match := _GENAI_DOC.match(key)) and value is not None:
-            docs.setdefault(int(match[1]), {})[match[2]] = value
+    docs = _indexed(span, _GENAI_DOC)
     raw = span.attributes.get(GENAI_DOCUMENTS)
     if isinstance(raw, str):
         raw = decode_json_text(raw, path=path, line=span.line, field=GENAI_DOCUMENTS)
@@ -246,6 +243,16 @@ def _genai_documents(span: Span, path: Path | Given) -> dict[int, dict[str, Any]
                     {k: doc[k] for k in ("id", "score", "content") if doc.get(k) is not None}
                 )
     return docs
+
+
+def _indexed(span: Span, pattern: re.Pattern[str]) -> dict[int, dict[str, Any]]:
+    """Flat attributes ``...N.NAME`` matched by ``pattern`` (groups N and NAME) as
+    ``{N: {NAME: value}}``; None values left out."""
+    out: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        if (match := pattern.match(key)) and value is not None:
+            out.setdefault(int(match[1]), {})[match[2]] = value
+    return out
 
 
 def _genai_answer(span: Span) -> str | None:
@@ -313,15 +320,11 @@ def trace_records(
 
 def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], bool]:
     """The ranked documents of a retriever span; ``True`` if an id came from a hash."""
-    docs: dict[int, dict[str, Any]] = {}
-    for key, value in span.attributes.items():
-        match = _DOC.match(key)
-        if match and value is not None:
-            docs.setdefault(int(match[1]), {})[match[2]] = value
-        elif (flat := _DOC_META.match(key)) and value is not None:
-            meta = docs.setdefault(int(flat[1]), {}).setdefault("metadata", {})
-            if isinstance(meta, dict):
-                meta[flat[2]] = value
+    docs = _indexed(span, _DOC)
+    for index, meta in _indexed(span, _DOC_META).items():  # flattened document.metadata
+        kept = docs.setdefault(index, {}).setdefault("metadata", {})
+        if isinstance(kept, dict):
+            kept.update(meta)
     if not docs:  # none under OpenInference's names: the GenAI conventions'
         docs = _genai_documents(span, path)
     _ids_from_output(docs, span)
