@@ -8,7 +8,7 @@ saved without a suffix): :func:`container`. :func:`read_table` gives every row a
 number, dict)``: the line for JSON Lines and CSV (a CSV record's first line; for a JSON
 list the line where the element starts), the 1-based row for Parquet, so errors point at
 the same place a person would look. The field checks (:func:`require`,
-:func:`check_type`, :func:`finite_float`, :func:`unique_items`) are what every reader of
+:func:`check_type`, :func:`unique_items`) are what every reader of
 our shapes and of other tools' files validates rows with.
 
 Users hand us files written by other tools and by hand: BOMs, CRLF line ends, blank
@@ -46,7 +46,6 @@ __all__ = [
     "source_sha256",
     "check_type",
     "container",
-    "finite_float",
     "iter_records",
     "may_hold_surrogates",
     "parse_cell",
@@ -59,6 +58,7 @@ __all__ = [
     "refuse_surrogates",
     "require",
     "split_lines",
+    "type_problem",
     "unique_items",
     "unique_records",
 ]
@@ -348,33 +348,21 @@ def require(
 
 
 def check_type(value: Any, key: str, kind: type | tuple[type, ...], path: Path | Given, line: int):
-    """Reject the wrong JSON type (and bools posing as numbers, and NaN/inf)."""
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    is_bool_as_number = isinstance(value, bool) and bool not in kinds
-    if not isinstance(value, kinds) or is_bool_as_number:
-        names = " or ".join(k.__name__ for k in kinds)
-        raise InputError(
-            f"expected {names}, got {type(value).__name__}", path=path, line=line, field=key
-        )
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError("must be a finite number", path=path, line=line, field=key)
+    """``value``, or an error naming file, line and field (:func:`type_problem`)."""
+    problem = type_problem(value, kind if isinstance(kind, tuple) else (kind,))
+    if problem is not None:
+        raise InputError(problem, path=path, line=line, field=key)
     return value
 
 
-def finite_float(value: Any, key: str, path: Path | Given, line: int) -> float:
-    """A JSON number as a float; an integer too large for a 64-bit float (JSON allows a
-    ``1`` followed by 400 zeros, and ``float()`` raises OverflowError on it) is an error
-    naming file, line and field, not a traceback."""
-    number = check_type(value, key, (int, float), path, line)
-    try:
-        return float(number)
-    except OverflowError:
-        raise InputError(
-            "integer is out of range for a 64-bit float (beyond 1.8e308)",
-            path=path,
-            line=line,
-            field=key,
-        ) from None
+def type_problem(value: Any, kinds: tuple[type, ...]) -> str | None:
+    """What makes ``value`` the wrong JSON type (a bool posing as a number, NaN or an
+    infinity included), worded ``expected str or int, got bool``; None when it is fine."""
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        return f"expected {' or '.join(k.__name__ for k in kinds)}, got {type(value).__name__}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "must be a finite number"
+    return None
 
 
 def refuse_nul(text: str, path: Path) -> str:

@@ -16,6 +16,7 @@ NaN and infinities are refused, ids are checked as every id is (``data/ids.py``)
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn, TypeVar
@@ -34,7 +35,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ragtriage.data.containers import Given, check_type, finite_float, parse_cell, parse_json
+from ragtriage.data.containers import Given, Source, parse_cell, parse_json, type_problem
 from ragtriage.data.ids import id_problem, shown
 from ragtriage.data.models import GoldenCase, RetrievedChunk, Trace
 from ragtriage.errors import InputError
@@ -53,7 +54,9 @@ __all__ = [
     "RunRow",
     "TraceRow",
     "TurnRow",
+    "checked",
     "fail",
+    "finite_float",
     "kinds",
     "input_error",
     "validated",
@@ -82,6 +85,18 @@ def validated(
         return model.model_validate(record, context=context or None)
     except ValidationError as exc:
         raise input_error(exc, path, line) from None
+
+
+def checked(
+    check: Callable[[Any], Any], value: Any, path: Source | None, line: int | None, field: str
+) -> Any:
+    """``check(value)`` for a value read outside a model (``field`` names it); a refusal
+    (:func:`fail`) is the one-line :class:`InputError` as in :func:`validated`."""
+    try:
+        return check(value)
+    except PydanticCustomError as exc:
+        where = exc.context["field"] if exc.context else field  # a check naming its own
+        raise InputError(exc.message(), path=path, line=line, field=where) from None
 
 
 def input_error(
@@ -117,14 +132,12 @@ def _field(loc: tuple[int | str, ...]) -> str:
 
 @cache  # one check per set of kinds, built once
 def kinds(*allowed: type):
-    """``containers.check_type`` as a field check: one of ``allowed`` (a bool is not a
+    """``containers.type_problem`` as a field check: one of ``allowed`` (a bool is not a
     number; a float must be finite), worded ``expected str or int, got bool``."""
 
     def check(value: Any) -> Any:
-        try:
-            return check_type(value, "", allowed, None, None)  # type: ignore[arg-type]
-        except InputError as exc:
-            fail(exc.message)
+        problem = type_problem(value, allowed)
+        return value if problem is None else fail(problem)
 
     return check
 
@@ -138,12 +151,17 @@ def _id(value: Any) -> str:
     return text
 
 
-def _float(value: Any) -> float:
-    """``containers.finite_float``: an integer beyond a 64-bit float is refused, not raised."""
+def finite_float(value: Any) -> float:
+    """A JSON number as a float: an integer too large for a 64-bit float (JSON allows a
+    ``1`` followed by 400 zeros, and ``float()`` raises OverflowError on it) is refused,
+    not raised."""
+    problem = type_problem(value, (int, float))
+    if problem is not None:
+        fail(problem)
     try:
-        return finite_float(value, "", None, None)  # type: ignore[arg-type]
-    except InputError as exc:
-        fail(exc.message)
+        return float(value)
+    except OverflowError:
+        fail("integer is out of range for a 64-bit float (beyond 1.8e308)")
 
 
 def _grade(value: Any) -> int:
@@ -310,7 +328,7 @@ def _item(value: Any) -> Any:
     return kinds(dict)(value)
 
 
-MaybeFloat = Annotated[float | None, _optional(_float)]
+MaybeFloat = Annotated[float | None, _optional(finite_float)]
 
 
 class RankedRow(Row):

@@ -36,11 +36,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import Given, finite_float
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.otlp_values import decode_attributes
 from ragtriage.data.formats.text import text_id
 from ragtriage.data.jsontext import NOT_JSON, check_depth, decode_json_text
+from ragtriage.data.rows import checked, finite_float
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -346,7 +347,7 @@ def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], boo
         item: dict[str, Any] = {"id": doc_id, "text": text}
         score = doc.get("score")
         if isinstance(score, int | float) and not isinstance(score, bool):
-            item["score"] = finite_float(score, "document.score", path, span.line)
+            item["score"] = checked(finite_float, score, path, span.line, "document.score")
         out.append(item)
     return out, derived
 

@@ -19,12 +19,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic_core import PydanticCustomError
-
 from ragtriage.data.containers import Given
 from ragtriage.data.jsontext import MAX_DEPTH
-from ragtriage.data.rows import fail
-from ragtriage.errors import InputError
+from ragtriage.data.rows import checked, fail
 
 __all__ = ["decode_any_value", "decode_attributes"]
 
@@ -37,23 +34,14 @@ def decode_attributes(
     items: Any, *, path: str | Path | Given | None, line: int | None, field: str = "attributes"
 ) -> dict[str, Any]:
     """An OTLP ``attributes`` list (``[{"key", "value"}...]``) as a dict."""
-    return _located(_kvlist, items, path, line, field)
+    return checked(lambda v: _kvlist(v, field, 0), items, path, line, field)
 
 
 def decode_any_value(
     value: Any, *, path: str | Path | Given | None, line: int | None, field: str
 ) -> Any:
     """One ``AnyValue`` as the Python value it means (``bytesValue`` stays base64 text)."""
-    return _located(_value, value, path, line, field)
-
-
-def _located(decode, value: Any, path: str | Path | Given | None, line: int | None, field: str):
-    """``decode(value, field, 0)``; a refusal (``rows.fail``, naming the attribute) as the
-    one-line :class:`InputError` at ``path`` and ``line``."""
-    try:
-        return decode(value, field, 0)
-    except PydanticCustomError as exc:
-        raise InputError(exc.message(), path=path, line=line, field=exc.context["field"]) from None
+    return checked(lambda v: _value(v, field, 0), value, path, line, field)
 
 
 def _value(value: Any, field: str, depth: int) -> Any:
