@@ -432,7 +432,7 @@ def as_source(value: Any, what: str) -> Path | Given:
 def _row(row: Any, name: str, n: int) -> dict[str, Any]:
     if not isinstance(row, Mapping):
         raise InputError(f"expected a dict, got {type(row).__name__}", path=name, line=n)
-    return {str(k): _plain(v) for k, v in row.items() if not _missing(v)}
+    return _plain(row)
 
 
 def _plain(value: Any) -> Any:

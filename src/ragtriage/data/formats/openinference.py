@@ -137,19 +137,9 @@ def _span(row: dict[str, Any], path: Path | Given, line: int) -> Span:
     context: dict[str, Any] = row["context"] if isinstance(row.get("context"), dict) else {}
     trace_id = row.get("context.trace_id", context.get("trace_id", row.get("trace_id")))
     span_id = row.get("context.span_id", context.get("span_id", row.get("span_id")))
-    if trace_id is None:
-        raise InputError("span has no trace id", path=path, line=line, field="context.trace_id")
-    kind = attrs.get("openinference.span.kind", row.get("span_kind", "")) or genai_kind(attrs)
-    return Span(
-        trace_id=str(trace_id),
-        span_id=str(span_id),
-        parent_id=_parent(row.get("parent_id")),
-        kind=str(kind).upper(),
-        line=line,
-        attributes=attrs,
-        path=path,
-        start=_instant(row.get("start_time")),
-    )
+    ids = (trace_id, span_id, row.get("parent_id"))
+    start = _instant(row.get("start_time"))
+    return _new_span(ids, "context.trace_id", row.get("span_kind", ""), attrs, path, line, start)
 
 
 def _otlp_spans(row: dict[str, Any], path: Path | Given, line: int) -> Iterator[Span]:
@@ -158,18 +148,28 @@ def _otlp_spans(row: dict[str, Any], path: Path | Given, line: int) -> Iterator[
         for scope in _list(resource.get("scopeSpans"), path, line, "scopeSpans"):
             for span in _list(scope.get("spans"), path, line, "spans"):
                 attrs = decode_attributes(span.get("attributes"), path=path, line=line)
-                if span.get("traceId") is None:
-                    raise InputError("span has no trace id", path=path, line=line, field="traceId")
-                yield Span(
-                    trace_id=str(span["traceId"]),
-                    span_id=str(span.get("spanId")),
-                    parent_id=_parent(span.get("parentSpanId")),
-                    kind=str(attrs.get("openinference.span.kind", "") or genai_kind(attrs)).upper(),
-                    line=line,
-                    attributes=attrs,
-                    path=path,
-                    start=_nanos(span.get("startTimeUnixNano")),
-                )
+                ids = (span.get("traceId"), span.get("spanId"), span.get("parentSpanId"))
+                start = _nanos(span.get("startTimeUnixNano"))
+                yield _new_span(ids, "traceId", "", attrs, path, line, start)
+
+
+def _new_span(
+    ids: tuple[Any, Any, Any],
+    field: str,
+    kind: Any,
+    attrs: dict[str, Any],
+    path: Path | Given,
+    line: int,
+    start: float | None,
+) -> Span:
+    """A span of either layout: ``ids`` its trace, span and parent ids as written (no trace
+    id: refused, naming ``field``), ``kind`` the layout's own, unless ``attrs`` name one."""
+    trace_id, span_id, parent = ids
+    if trace_id is None:
+        raise InputError("span has no trace id", path=path, line=line, field=field)
+    kind = attrs.get("openinference.span.kind", kind) or genai_kind(attrs)
+    parent_id, kind = _parent(parent), str(kind).upper()
+    return Span(str(trace_id), str(span_id), parent_id, kind, line, attrs, path, start)
 
 
 def _parent(value: Any) -> str | None:
