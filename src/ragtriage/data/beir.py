@@ -9,22 +9,10 @@ from pathlib import Path
 
 from ragtriage.data.containers import iter_records, read_text, split_lines
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
-from ragtriage.data.rows import GRADE_MAX, GRADE_MIN, CorpusRow, validated
+from ragtriage.data.rows import CorpusRow, checked, relevance_grade, validated
 from ragtriage.errors import InputError
 
-__all__ = ["check_grade", "is_beir_dir", "load_beir", "load_chunks", "read_beir_qrels"]
-
-
-def check_grade(grade: int, path: Path, line: int, field: str) -> int:
-    """``grade`` unchanged, or an :class:`InputError` when it is outside 64 bits."""
-    if not GRADE_MIN <= grade <= GRADE_MAX:
-        raise InputError(
-            f"grade {str(grade)[:40]} is out of range (a 64-bit integer)",
-            path=path,
-            line=line,
-            field=field,
-        )
-    return grade
+__all__ = ["is_beir_dir", "load_beir", "load_chunks", "read_beir_qrels"]
 
 
 def is_beir_dir(path: Path) -> bool:
@@ -62,7 +50,8 @@ def read_beir_qrels(path: Path) -> list[tuple[int, str, str, int]]:
             raise InputError(
                 f"score {parts[2][:40]!r} is not an integer", path=path, line=number, field="score"
             ) from None
-        rows.append((number, parts[0], parts[1], check_grade(grade, path, number, "score")))
+        grade = checked(relevance_grade, grade, path, number, "score")
+        rows.append((number, parts[0], parts[1], grade))
     if not rows:
         raise InputError(
             "no judgements (a qrels file needs query-id, corpus-id, score rows)", path=path

@@ -58,6 +58,7 @@ __all__ = [
     "fail",
     "finite_float",
     "kinds",
+    "relevance_grade",
     "input_error",
     "validated",
 ]
@@ -164,7 +165,8 @@ def finite_float(value: Any) -> float:
         fail("integer is out of range for a 64-bit float (beyond 1.8e308)")
 
 
-def _grade(value: Any) -> int:
+def relevance_grade(value: Any) -> int:
+    """An integer grade that a 64-bit integer holds (:data:`GRADE_MAX`)."""
     grade = kinds(int)(value)
     if not GRADE_MIN <= grade <= GRADE_MAX:
         fail(f"grade {str(grade)[:40]} is out of range (a 64-bit integer)")
@@ -202,7 +204,8 @@ OrEmpty = Annotated[str, BeforeValidator(lambda v: kinds(str)(v or ""))]  # none
 Id = Annotated[str, BeforeValidator(_id)]
 # ids listed for access control: any text or integer, repeats dropped; none is no list
 Names = Annotated[tuple[Name, ...], BeforeValidator(lambda v: kinds(list)(v or [])), _UNIQUE]
-Grades = Annotated[dict[Id, Annotated[int, BeforeValidator(_grade)]], BeforeValidator(kinds(dict))]
+Grade = Annotated[int, BeforeValidator(relevance_grade)]
+Grades = Annotated[dict[Id, Grade], BeforeValidator(kinds(dict))]
 Tags = Annotated[tuple[Text, ...], BeforeValidator(_tags), _UNIQUE]
 Turn = Annotated[int, BeforeValidator(_turn)]
 
