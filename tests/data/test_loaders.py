@@ -169,7 +169,7 @@ def test_jsonl_run_with_and_without_scores(tmp_path):
     ("line", "field", "message"),
     [
         ('{"retrieved": []}', "query_id", "missing"),
-        ('{"query_id": "q", "retrieved": [{"score": 1}]}', "id", "missing"),
+        ('{"query_id": "q", "retrieved": [{"score": 1}]}', "retrieved[0].id", "missing"),
         (
             '{"query_id": "q", "retrieved": [{"id": "a", "score": "hi"}]}',
             "retrieved[0].score",
@@ -271,13 +271,13 @@ def test_a_local_folder_wins_over_a_shipped_name(tmp_path, monkeypatch):
     ],
 )
 def test_bad_ids_are_refused_at_their_file_line_and_field(tmp_path, kind, row, where):
-    from ragtriage.data.beir import load_corpus
+    from ragtriage.data.beir import load_chunks
     from ragtriage.data.golden import load_golden
 
     path = tmp_path / f"{kind}.jsonl"
     path.write_text(json.dumps(row) + "\n")
     with pytest.raises(InputError) as info:
-        load_golden(path) if kind == "golden" else load_corpus(path)
+        load_golden(path) if kind == "golden" else load_chunks(path)
     assert f"{path}{where}" in str(info.value)
 
 

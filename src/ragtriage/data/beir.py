@@ -7,60 +7,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragtriage.data.containers import check_type, iter_records, read_text, require, split_lines
-from ragtriage.data.ids import check_id
+from ragtriage.data.containers import iter_records, read_text, split_lines
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
+from ragtriage.data.rows import CorpusRow, checked, relevance_grade, validated
 from ragtriage.errors import InputError
 
-__all__ = [
-    "GRADE_MAX",
-    "GRADE_MIN",
-    "check_grade",
-    "is_beir_dir",
-    "load_beir",
-    "load_corpus",
-    "read_beir_qrels",
-]
-
-# Relevance grades are stored as 64-bit integers (as TREC qrels labels are); real scales
-# are 0-3 or so. A grade beyond 64 bits cannot be stored and is refused where it stands.
-GRADE_MIN, GRADE_MAX = -(2**63), 2**63 - 1
-
-
-def check_grade(grade: int, path: Path, line: int, field: str) -> int:
-    """``grade`` unchanged, or an :class:`InputError` when it is outside 32 bits."""
-    if not GRADE_MIN <= grade <= GRADE_MAX:
-        raise InputError(
-            f"grade {str(grade)[:40]} is out of range (a 64-bit integer)",
-            path=path,
-            line=line,
-            field=field,
-        )
-    return grade
+__all__ = ["is_beir_dir", "load_beir", "load_chunks", "read_beir_qrels"]
 
 
 def is_beir_dir(path: Path) -> bool:
     return (path / "queries.jsonl").is_file() and (path / "qrels").is_dir()
 
 
-def load_corpus(path: Path) -> dict[str, Chunk]:
-    """``corpus.jsonl`` rows ``{_id|id, text, title?}`` keyed by id; duplicate ids are errors."""
+def load_chunks(path: Path) -> dict[str, Chunk]:
+    """``corpus.jsonl`` rows (``rows.CorpusRow``) keyed by id; duplicate ids are errors."""
     corpus: dict[str, Chunk] = {}
     for line, record in iter_records(path):
-        doc_id = _id(record, path, line)
-        text = require(record, "text", str, path, line)
-        title = check_type(record.get("title") or "", "title", str, path, line)
-        key = "_id" if "_id" in record else "id"
-        if doc_id in corpus:
-            raise InputError(f"duplicate chunk id {doc_id!r}", path=path, line=line, field=key)
-        corpus[doc_id] = Chunk(id=doc_id, text=text, title=title)
+        row = validated(CorpusRow, record, path, line)
+        if row.id in corpus:
+            key = "_id" if "_id" in record else "id"
+            raise InputError(f"duplicate chunk id {row.id!r}", path=path, line=line, field=key)
+        corpus[row.id] = Chunk(**row.model_dump())
     return corpus
-
-
-def _id(record: dict, path: Path, line: int) -> str:
-    key = "_id" if "_id" in record else "id"
-    return check_id(str(require(record, key, (str, int), path, line)), path=path, line=line,
-                    field=key)  # fmt: skip
 
 
 def read_beir_qrels(path: Path) -> list[tuple[int, str, str, int]]:
@@ -82,7 +50,8 @@ def read_beir_qrels(path: Path) -> list[tuple[int, str, str, int]]:
             raise InputError(
                 f"score {parts[2][:40]!r} is not an integer", path=path, line=number, field="score"
             ) from None
-        rows.append((number, parts[0], parts[1], check_grade(grade, path, number, "score")))
+        grade = checked(relevance_grade, grade, path, number, "score")
+        rows.append((number, parts[0], parts[1], grade))
     if not rows:
         raise InputError(
             "no judgements (a qrels file needs query-id, corpus-id, score rows)", path=path
@@ -96,9 +65,8 @@ def load_beir(path: Path, split: str = "test") -> GoldenSet:
         raise InputError(f"BEIR split {split!r} has no qrels file", path=qrels_path)
     queries = {}
     for line, record in iter_records(path / "queries.jsonl"):
-        queries[_id(record, path / "queries.jsonl", line)] = require(
-            record, "text", str, path / "queries.jsonl", line
-        )
+        row = validated(CorpusRow, record, path / "queries.jsonl", line)
+        queries[row.id] = row.text
     relevance: dict[str, dict[str, int]] = {}
     judged: dict[tuple[str, str], int] = {}  # first line of each judgement
     for line, qid, doc, grade in read_beir_qrels(qrels_path):
@@ -119,5 +87,5 @@ def load_beir(path: Path, split: str = "test") -> GoldenSet:
         relevance.setdefault(qid, {})[doc] = grade
     cases = [GoldenCase(id=q, query=queries[q], relevance=r) for q, r in relevance.items()]
     corpus_path = path / "corpus.jsonl"
-    corpus = load_corpus(corpus_path) if corpus_path.is_file() else None
+    corpus = load_chunks(corpus_path) if corpus_path.is_file() else None
     return GoldenSet(cases=cases, corpus=corpus, source=str(path))

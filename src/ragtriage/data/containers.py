@@ -8,7 +8,7 @@ saved without a suffix): :func:`container`. :func:`read_table` gives every row a
 number, dict)``: the line for JSON Lines and CSV (a CSV record's first line; for a JSON
 list the line where the element starts), the 1-based row for Parquet, so errors point at
 the same place a person would look. The field checks (:func:`require`,
-:func:`check_type`, :func:`finite_float`, :func:`unique_items`) are what every reader of
+:func:`check_type`, :func:`unique_items`) are what every reader of
 our shapes and of other tools' files validates rows with.
 
 Users hand us files written by other tools and by hand: BOMs, CRLF line ends, blank
@@ -46,7 +46,6 @@ __all__ = [
     "source_sha256",
     "check_type",
     "container",
-    "finite_float",
     "iter_records",
     "may_hold_surrogates",
     "parse_cell",
@@ -59,6 +58,7 @@ __all__ = [
     "refuse_surrogates",
     "require",
     "split_lines",
+    "type_problem",
     "unique_items",
     "unique_records",
 ]
@@ -161,8 +161,8 @@ def _deepest_line(text: str) -> int:
     for ch in text:
         if ch == "\n":
             line += 1
-        elif in_str:
-            in_str, escape = _string_step(ch, escape)
+        elif in_str:  # the next char is escaped, or ends the string
+            in_str, escape = (True, False) if escape else (ch != '"', ch == "\\")
         elif ch == '"':
             in_str = True
         elif ch in "[{":
@@ -172,13 +172,6 @@ def _deepest_line(text: str) -> int:
         elif ch in "]}":
             depth -= 1
     return line
-
-
-def _string_step(ch: str, escape: bool) -> tuple[bool, bool]:
-    """Inside a JSON string: ``(still inside, next char escaped)`` after ``ch``."""
-    if escape:
-        return True, False
-    return ch != '"', ch == "\\"
 
 
 def may_hold_surrogates(text: str) -> bool:
@@ -264,9 +257,9 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     text = read_text(path)
     stripped = text.lstrip()
     if stripped.startswith("["):
-        yield from _iter_json_list(path, text)
+        yield from _iter_json_stream(path, text, listed=True)
         return
-    if stripped.startswith("{") and not _first_line_parses(text):
+    if stripped.startswith("{") and not _whole_line(stripped.split("\n", 1)[0]):
         yield from _iter_json_stream(path, text)
         return
     for number, line in enumerate(split_lines(text), start=1):
@@ -280,91 +273,69 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, obj
 
 
-def _first_line_parses(text: str) -> bool:
-    """Whether the first non-blank line is a whole JSON value (JSON Lines), not the
-    opening of a pretty-printed document."""
-    first = next((line for line in split_lines(text) if line.strip()), "")
-    try:
-        json.loads(first, parse_constant=_reject_constant)
-    except RecursionError:
-        return True  # a whole line, nested too deeply: refused at its line as JSON Lines
-    except ValueError:
-        return False
-    return True
-
-
-def _iter_json_stream(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _iter_json_stream(
+    path: Path, text: str, listed: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """JSON objects one after another, each over any number of lines: one pretty-printed
     document (an OTLP/JSON request as a person saves it) or several (OpenTelemetry's
-    ``ConsoleSpanExporter``). Each object's line is the line where it starts."""
+    ``ConsoleSpanExporter``); ``listed``: the elements of one JSON list. Each object's
+    line is the line where it starts. A list that does not scan is refused as the whole
+    document is (:func:`parse_json`'s error, at its line)."""
     decoder = json.JSONDecoder(parse_constant=_reject_constant)
     check = may_hold_surrogates(text)
-    pos, end = 0, len(text)
-    while True:
-        while pos < end and text[pos] in " \t\r\n":
-            pos += 1
-        if pos >= end:
-            return
-        line = text.count("\n", 0, pos) + 1
+    pos, line, index = text.index("[") + 1 if listed else 0, 1, 0
+    counted = 0  # ``line`` is the line of this position
+    while (start := _next_value(path, text, pos, listed, index)) is not None:
+        line += text.count("\n", counted, start)
+        counted = start
         try:
-            obj, pos = decoder.raw_decode(text, pos)
+            obj, pos = decoder.raw_decode(text, start)
         except RecursionError:
+            _refuse_list(path, text, listed)
             raise InputError("invalid JSON: nested too deeply", path=path, line=line) from None
         except ValueError as exc:
-            at = text.count("\n", 0, getattr(exc, "pos", pos)) + 1
+            _refuse_list(path, text, listed)
+            at = text.count("\n", 0, getattr(exc, "pos", start)) + 1
             raise InputError(f"invalid JSON: {exc}", path=path, line=at) from None
         if check:
             refuse_surrogates(obj, path, line)
         if not isinstance(obj, dict):
+            got = type(obj).__name__
             raise InputError(
-                f"expected a JSON object, got {type(obj).__name__}", path=path, line=line
-            )
+                f"element {index} is {got}, expected an object" if listed
+                else f"expected a JSON object, got {got}",
+                path=path,
+                line=line,
+            )  # fmt: skip
         yield line, obj
+        index += 1
 
 
-def _iter_json_list(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    items = parse_json(text, path, surrogates=False)
-    if not isinstance(items, list):
-        raise InputError("expected a JSON list of objects", path=path, line=1)
-    starts = _element_lines(text, len(items))
-    check = may_hold_surrogates(text)
-    for index, obj in enumerate(items):
-        line = starts[index] if index < len(starts) else None
-        if check:
-            refuse_surrogates(obj, path, line)
-        if not isinstance(obj, dict):
-            raise InputError(
-                f"element {index} is {type(obj).__name__}, expected an object", path=path, line=line
-            )
-        yield line or index + 1, obj
+_SPACE = re.compile(r"[ \t\r\n]*")  # JSON's white space
 
 
-def _element_lines(text: str, count: int) -> list[int]:
-    """Line numbers of the top-level elements of a JSON list (best effort, for messages)."""
-    lines: list[int] = []
-    depth, line, in_str, escape, expect = 0, 1, False, False, False
-    for ch in text:
-        if ch == "\n":
-            line += 1
-        if in_str:
-            in_str, escape = _string_step(ch, escape)
-            continue
-        if ch == '"':
-            in_str = True
-        if depth == 1 and expect and not ch.isspace() and ch not in ",]":
-            lines.append(line)
-            expect = False
-        if ch in "[{":
-            depth += 1
-            if depth == 1:
-                expect = True
-        elif ch in "]}":
-            depth -= 1
-        elif ch == "," and depth == 1:
-            expect = True
-        if len(lines) >= count:
-            break
-    return lines
+def _next_value(path: Path, text: str, pos: int, listed: bool, index: int) -> int | None:
+    """Where the next value starts (white space skipped; in a list, the comma before it),
+    or None at the end (of the text; of a list, with nothing after it)."""
+    start = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+    ahead = text[start : start + 1]
+    if not listed:
+        return start if ahead else None
+    if index and ahead == ",":
+        start = _SPACE.match(text, start + 1).end()  # type: ignore[union-attr]
+        if text[start : start + 1] not in ("]", ""):
+            return start
+    elif ahead == "]" and _SPACE.match(text, start + 1).end() == len(text):  # type: ignore[union-attr]
+        return None
+    elif not index and ahead not in ("]", ""):
+        return start
+    _refuse_list(path, text, listed)
+    raise InputError("invalid JSON", path=path)  # not reached: such a list does not parse
+
+
+def _refuse_list(path: Path, text: str, listed: bool) -> None:
+    if listed:
+        parse_json(text, path, surrogates=False)
 
 
 def require(
@@ -377,33 +348,21 @@ def require(
 
 
 def check_type(value: Any, key: str, kind: type | tuple[type, ...], path: Path | Given, line: int):
-    """Reject the wrong JSON type (and bools posing as numbers, and NaN/inf)."""
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    is_bool_as_number = isinstance(value, bool) and bool not in kinds
-    if not isinstance(value, kinds) or is_bool_as_number:
-        names = " or ".join(k.__name__ for k in kinds)
-        raise InputError(
-            f"expected {names}, got {type(value).__name__}", path=path, line=line, field=key
-        )
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError("must be a finite number", path=path, line=line, field=key)
+    """``value``, or an error naming file, line and field (:func:`type_problem`)."""
+    problem = type_problem(value, kind if isinstance(kind, tuple) else (kind,))
+    if problem is not None:
+        raise InputError(problem, path=path, line=line, field=key)
     return value
 
 
-def finite_float(value: Any, key: str, path: Path | Given, line: int) -> float:
-    """A JSON number as a float; an integer too large for a 64-bit float (JSON allows a
-    ``1`` followed by 400 zeros, and ``float()`` raises OverflowError on it) is an error
-    naming file, line and field, not a traceback."""
-    number = check_type(value, key, (int, float), path, line)
-    try:
-        return float(number)
-    except OverflowError:
-        raise InputError(
-            "integer is out of range for a 64-bit float (beyond 1.8e308)",
-            path=path,
-            line=line,
-            field=key,
-        ) from None
+def type_problem(value: Any, kinds: tuple[type, ...]) -> str | None:
+    """What makes ``value`` the wrong JSON type (a bool posing as a number, NaN or an
+    infinity included), worded ``expected str or int, got bool``; None when it is fine."""
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        return f"expected {' or '.join(k.__name__ for k in kinds)}, got {type(value).__name__}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "must be a finite number"
+    return None
 
 
 def refuse_nul(text: str, path: Path) -> str:
@@ -473,7 +432,7 @@ def as_source(value: Any, what: str) -> Path | Given:
 def _row(row: Any, name: str, n: int) -> dict[str, Any]:
     if not isinstance(row, Mapping):
         raise InputError(f"expected a dict, got {type(row).__name__}", path=name, line=n)
-    return {str(k): _plain(v) for k, v in row.items() if not _missing(v)}
+    return _plain(row)
 
 
 def _plain(value: Any) -> Any:
@@ -513,20 +472,21 @@ def container(path: Path) -> str:
     if text[:1] == b"[":
         return "json"
     if text[:1] == b"{":
-        return "jsonl" if _whole_line(text) else "json"
+        return "jsonl" if _whole_line(text.split(b"\n", 1)[0], cut=4000) else "json"
     return "csv"
 
 
-def _whole_line(head: bytes) -> bool:
-    """Whether the first line is a whole JSON value (JSON Lines), not the first line of
-    a pretty-printed document (read as a stream of objects, :func:`iter_records`)."""
-    first = head.split(b"\n", 1)[0]
+def _whole_line(first: str | bytes, cut: float = math.inf) -> bool:
+    """Whether the first non-blank line is a whole JSON value (JSON Lines), not the
+    opening of a pretty-printed document (read as a stream of objects,
+    :func:`iter_records`); ``cut``: a line this long that does not parse was cut short
+    (by :func:`container`'s 4 KiB head) and is taken as JSON Lines."""
     try:
         json.loads(first)
     except RecursionError:
-        return True  # one line nested too deeply: JSON Lines, refused where it is read
+        return True  # a whole line, nested too deeply: refused at its line as JSON Lines
     except ValueError:
-        return len(first) >= 4000  # a long first line cut by the 4 KiB head: JSON Lines
+        return len(first) >= cut
     return True
 
 

@@ -23,20 +23,17 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.beir import is_beir_dir, load_beir, load_corpus
+from ragtriage.data.beir import is_beir_dir, load_beir, load_chunks
 from ragtriage.data.containers import (
     Given,
     Source,
     as_source,
-    check_type,
     is_hf_dataset,
-    iter_records,
-    read_text,
     unique_items,
 )
 from ragtriage.data.formats.columns import Columns
 from ragtriage.data.formats.detect import golden_rows
-from ragtriage.data.models import Chunk, GoldenCase, GoldenSet
+from ragtriage.data.models import GoldenCase, GoldenSet
 from ragtriage.data.rows import GoldenRow, validated
 from ragtriage.errors import InputError
 
@@ -130,18 +127,3 @@ def _load_dir(path: Path, split: str, columns: Columns = None) -> GoldenSet:
 def parse_case(record: dict[str, Any], path: str | Path | Given, line: int) -> GoldenCase:
     """One golden record as a case (``rows.GoldenRow``: errors name file, line and field)."""
     return validated(GoldenRow, record, path, line).case()
-
-
-def load_chunks(path: Path) -> dict[str, Chunk]:
-    """``load_corpus`` plus each chunk's optional ``tenant`` (read only when the file has one:
-    a second pass over a corpus without tenants would cost time for nothing)."""
-    corpus = load_corpus(path)
-    if '"tenant"' not in read_text(path):
-        return corpus
-    for line, record in iter_records(path):
-        tenant = record.get("tenant")
-        if tenant is not None:
-            check_type(tenant, "tenant", str, path, line)
-            doc_id = str(record.get("_id", record.get("id")))
-            corpus[doc_id] = corpus[doc_id].model_copy(update={"tenant": tenant})
-    return corpus

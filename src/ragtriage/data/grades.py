@@ -19,7 +19,6 @@ grades, the answer's hash) into its rows and folds several graders of one item.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Format, Records, Rows
@@ -52,11 +51,9 @@ def lacks(keys: set[str]) -> str | None:
 
 def grade_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
     """Our grade records (module docstring); no notes: nothing is derived."""
-    return [(line, _record(row, path, line)) for line, row in rows], []
-
-
-def _record(row: dict[str, Any], path: Path | Given, line: int) -> dict[str, Any]:
-    return validated(GradeRow, row, path, line).record(row, FIELDS)
+    return [
+        (line, validated(GradeRow, row, path, line).record(row, FIELDS)) for line, row in rows
+    ], []
 
 
 FORMAT = Format(

@@ -16,6 +16,7 @@ NaN and infinities are refused, ids are checked as every id is (``data/ids.py``)
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn, TypeVar
@@ -28,28 +29,44 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
-from ragtriage.data.beir import GRADE_MAX, GRADE_MIN
-from ragtriage.data.containers import Given, check_type, finite_float, parse_cell, parse_json
+from ragtriage.data.containers import Given, Source, parse_cell, parse_json, type_problem
 from ragtriage.data.ids import id_problem, shown
 from ragtriage.data.models import GoldenCase, RetrievedChunk, Trace
 from ragtriage.errors import InputError
 
 __all__ = [
+    "GRADE_MAX",
+    "GRADE_MIN",
+    "CorpusRow",
     "GoldenRow",
     "GoldenTurnRow",
+    "DocRow",
     "GradeRow",
+    "RagasRow",
+    "RankedRow",
     "Row",
+    "RunRow",
     "TraceRow",
     "TurnRow",
+    "checked",
     "fail",
+    "finite_float",
+    "kinds",
+    "relevance_grade",
     "input_error",
     "validated",
 ]
+
+
+# Relevance grades are stored as 64-bit integers (as TREC qrels labels are); real scales
+# are 0-3 or so. A grade beyond 64 bits cannot be stored and is refused where it stands.
+GRADE_MIN, GRADE_MAX = -(2**63), 2**63 - 1
 
 
 def fail(message: str, field: str | None = None) -> NoReturn:
@@ -69,6 +86,18 @@ def validated(
         return model.model_validate(record, context=context or None)
     except ValidationError as exc:
         raise input_error(exc, path, line) from None
+
+
+def checked(
+    check: Callable[[Any], Any], value: Any, path: Source | None, line: int | None, field: str
+) -> Any:
+    """``check(value)`` for a value read outside a model (``field`` names it); a refusal
+    (:func:`fail`) is the one-line :class:`InputError` as in :func:`validated`."""
+    try:
+        return check(value)
+    except PydanticCustomError as exc:
+        where = exc.context["field"] if exc.context else field  # a check naming its own
+        raise InputError(exc.message(), path=path, line=line, field=where) from None
 
 
 def input_error(
@@ -103,52 +132,56 @@ def _field(loc: tuple[int | str, ...]) -> str:
 
 
 @cache  # one check per set of kinds, built once
-def _kinds(*kinds: type):
-    """``containers.check_type`` as a field check: one of ``kinds`` (a bool is not a
+def kinds(*allowed: type):
+    """``containers.type_problem`` as a field check: one of ``allowed`` (a bool is not a
     number; a float must be finite), worded ``expected str or int, got bool``."""
 
     def check(value: Any) -> Any:
-        try:
-            return check_type(value, "", kinds, None, None)  # type: ignore[arg-type]
-        except InputError as exc:
-            fail(exc.message)
+        problem = type_problem(value, allowed)
+        return value if problem is None else fail(problem)
 
     return check
 
 
 def _id(value: Any) -> str:
     """A text or integer id as text, refused when unusable (``data/ids.py``)."""
-    text = str(_kinds(str, int)(value))
+    text = str(kinds(str, int)(value))
     problem = id_problem(text)
     if problem is not None:
         fail(f"id {shown(text)} {problem}")
     return text
 
 
-def _float(value: Any) -> float:
-    """``containers.finite_float``: an integer beyond a 64-bit float is refused, not raised."""
+def finite_float(value: Any) -> float:
+    """A JSON number as a float: an integer too large for a 64-bit float (JSON allows a
+    ``1`` followed by 400 zeros, and ``float()`` raises OverflowError on it) is refused,
+    not raised."""
+    problem = type_problem(value, (int, float))
+    if problem is not None:
+        fail(problem)
     try:
-        return finite_float(value, "", None, None)  # type: ignore[arg-type]
-    except InputError as exc:
-        fail(exc.message)
+        return float(value)
+    except OverflowError:
+        fail("integer is out of range for a 64-bit float (beyond 1.8e308)")
 
 
-def _grade(value: Any) -> int:
-    grade = _kinds(int)(value)
+def relevance_grade(value: Any) -> int:
+    """An integer grade that a 64-bit integer holds (:data:`GRADE_MAX`)."""
+    grade = kinds(int)(value)
     if not GRADE_MIN <= grade <= GRADE_MAX:
         fail(f"grade {str(grade)[:40]} is out of range (a 64-bit integer)")
     return grade
 
 
 def _turn(value: Any) -> int:
-    if _kinds(int)(value) < 1:
+    if kinds(int)(value) < 1:
         fail("must be an integer >= 1")
     return value
 
 
 def _tags(value: Any) -> list[Any]:
     """One tag, or a list of them."""
-    return [value] if isinstance(value, str) else _kinds(list)(value)
+    return [value] if isinstance(value, str) else kinds(list)(value)
 
 
 # repeats dropped (the first kept, in order) once every item is checked
@@ -161,15 +194,18 @@ def _optional(check):
     return BeforeValidator(lambda v: None if v is None else check(v))
 
 
-_LIST = BeforeValidator(_kinds(list))  # a list, never coerced from another value
-Text = Annotated[str, BeforeValidator(_kinds(str))]
+_LIST = BeforeValidator(kinds(list))  # a list, never coerced from another value
+Text = Annotated[str, BeforeValidator(kinds(str))]
+Asked = Annotated[Text, AfterValidator(lambda q: q if q.strip() else fail("must not be empty"))]
 # a name written as text or a number (an ACL entry, a conversation id), as text
-Name = Annotated[str, BeforeValidator(lambda v: str(_kinds(str, int)(v)))]
-MaybeText = Annotated[str | None, _optional(_kinds(str))]
+Name = Annotated[str, BeforeValidator(lambda v: str(kinds(str, int)(v)))]
+MaybeText = Annotated[str | None, _optional(kinds(str))]
+OrEmpty = Annotated[str, BeforeValidator(lambda v: kinds(str)(v or ""))]  # none: ""
 Id = Annotated[str, BeforeValidator(_id)]
 # ids listed for access control: any text or integer, repeats dropped; none is no list
-Names = Annotated[tuple[Name, ...], BeforeValidator(lambda v: _kinds(list)(v or [])), _UNIQUE]
-Grades = Annotated[dict[Id, Annotated[int, BeforeValidator(_grade)]], BeforeValidator(_kinds(dict))]
+Names = Annotated[tuple[Name, ...], BeforeValidator(lambda v: kinds(list)(v or [])), _UNIQUE]
+Grade = Annotated[int, BeforeValidator(relevance_grade)]
+Grades = Annotated[dict[Id, Grade], BeforeValidator(kinds(dict))]
 Tags = Annotated[tuple[Text, ...], BeforeValidator(_tags), _UNIQUE]
 Turn = Annotated[int, BeforeValidator(_turn)]
 
@@ -187,7 +223,7 @@ class GoldenRow(Row):
     and/or ``relevance_grades``, ``tags``, ``reference_answer`` (or the first of
     ``reference_answers``), and the access-control, split and provenance fields."""
 
-    query: Text = Field(validation_alias=AliasChoices("query", "question"))
+    query: Asked = Field(validation_alias=AliasChoices("query", "question"))
     id: Annotated[str | None, _optional(_id)] = Field(
         None, validation_alias=AliasChoices("id", "query_id")
     )
@@ -211,13 +247,6 @@ class GoldenRow(Row):
         if isinstance(data, dict) and "expected" in data and "relevant_doc_ids" in data:
             fail("give either 'expected' or 'relevant_doc_ids', not both", "expected")
         return data
-
-    @field_validator("query")
-    @classmethod
-    def _asked(cls, query: str) -> str:
-        if not query.strip():
-            fail("must not be empty")
-        return query
 
     @field_validator("id")
     @classmethod
@@ -258,7 +287,7 @@ def _first_answer(value: Any) -> str | None:
     """``reference_answers``: the first one is the reference (none given: no reference)."""
     if not value:
         return None
-    answers = _kinds(list)(value)
+    answers = kinds(list)(value)
     if not isinstance(answers[0], str):
         fail(f"expected str, got {type(answers[0]).__name__}", "reference_answers[0]")
     return answers[0]
@@ -272,6 +301,26 @@ def _split(value: Any) -> str:
     return value
 
 
+# --- corpora ---
+
+
+class CorpusRow(Row):
+    """A corpus chunk (``data/beir.py``; a BEIR query too): ``_id`` (or ``id``), ``text``,
+    ``title`` and the ``tenant`` that owns it."""
+
+    id: Id = Field(validation_alias=AliasChoices("_id", "id"))
+    text: Text
+    title: OrEmpty = ""
+    tenant: MaybeText = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "_id" not in data and "id" not in data:
+            fail("missing required field", "id")  # named as most corpora name it
+        return data
+
+
 # --- traces ---
 
 
@@ -279,13 +328,67 @@ def _item(value: Any) -> Any:
     """A retrieved item: a plain id, or ``{id, score?, text?}``."""
     if isinstance(value, str | int) and not isinstance(value, bool):
         return {"id": _id(value)}  # checked here, so an error names the item itself
-    return _kinds(dict)(value)
+    return kinds(dict)(value)
 
 
-class ChunkRow(Row):
+MaybeFloat = Annotated[float | None, _optional(finite_float)]
+
+
+class RankedRow(Row):
+    """A retrieved item of a run: its id and, when the retriever wrote one, its score."""
+
     id: Id
-    score: Annotated[float | None, _optional(_float)] = None
-    text: Annotated[str, BeforeValidator(lambda v: _kinds(str)(v or ""))] = ""
+    score: MaybeFloat = None
+
+
+class ChunkRow(RankedRow):
+    """A retrieved item of a trace: a run's item with the passage's text."""
+
+    text: OrEmpty = ""
+
+
+class RunRow(Row):
+    """One query of a run of ours (``data/runs.py``): ``query_id`` and its ranked
+    ``retrieved`` items, each a plain id or ``{id, score?}``; every item has a score or
+    none has."""
+
+    query_id: Id
+    retrieved: Annotated[list[Annotated[RankedRow, BeforeValidator(_item)]], _LIST]
+
+    @model_validator(mode="after")
+    def _scored(self) -> RunRow:
+        scored = [item.score is not None for item in self.retrieved]
+        if any(scored) and not all(scored):
+            rank = scored.index(not scored[0])
+            fail("either every retrieved item has a score or none has", f"retrieved[{rank}].score")
+        return self
+
+    def pairs(self) -> list[tuple[str, float]]:
+        """``(doc id, score)``; without scores ``-rank``, so rank order is kept."""
+        return [
+            (c.id, float(-rank) if c.score is None else c.score)
+            for rank, c in enumerate(self.retrieved)
+        ]
+
+
+class DocRow(Row):
+    """One retrieved chunk of a run written one row per chunk: ``query_id``, ``doc_id``
+    and ``score``, else ``rank`` (scored as ``-rank``)."""
+
+    query_id: Id
+    doc_id: Id
+    score: MaybeFloat = None
+    rank: MaybeFloat = None
+
+    @model_validator(mode="after")
+    def _ranked(self) -> DocRow:
+        if self.score is None and self.rank is None:
+            fail("missing required field (or 'rank')", "score")
+        return self
+
+    @property
+    def value(self) -> float:
+        return self.score if self.score is not None else -self.rank  # type: ignore[operator]
 
 
 class TraceRow(Row):
@@ -318,17 +421,82 @@ class TraceRow(Row):
 
 
 def _context_k(value: Any) -> int:
-    k = _kinds(int)(value)
+    k = kinds(int)(value)
     if k < 0:
         fail("must be >= 0")
     return k
+
+
+# --- other tools' rows ---
+
+Ids = Annotated[list[Name] | None, _optional(kinds(list))]
+Texts = Annotated[list[Text] | None, _optional(kinds(list))]
+
+
+def _case_key(value: Any) -> str | int:
+    return kinds(str, int)(value)
+
+
+CaseKey = Annotated[str | int | None, _optional(_case_key)]
+
+
+class RagasRow(Row):
+    """A ragas ``SingleTurnSample`` (``formats/ragas.py``, which renames ragas 0.1's
+    fields first): the passages read (``which`` in the validation context: ``retrieved``
+    or ``reference``) must be listed, as texts, ids or both, one id per text; a trace
+    needs its ``response``."""
+
+    id: CaseKey = None
+    query_id: CaseKey = None
+    user_input: Asked
+    retrieved_contexts: Texts = None
+    retrieved_context_ids: Ids = None
+    reference_contexts: Texts = None
+    reference_context_ids: Ids = None
+    response: MaybeText = None
+    reference: MaybeText = None
+    tags: Any = None
+
+    @model_validator(mode="after")
+    def _listed(self, info: ValidationInfo) -> RagasRow:
+        which = info.context["which"]
+        texts, ids = self.passages(which)
+        if ids is None and texts is None:
+            fail(*_RAGAS_NEEDS[which])
+        if ids is not None and texts is not None and len(texts) != len(ids):
+            fail(f"{len(ids)} ids for {len(texts)} {which}_contexts", f"{which}_context_ids")
+        if which == "retrieved" and self.response is None:
+            fail("missing required field", "response")
+        return self
+
+    def passages(self, which: str) -> tuple[list[str] | None, list[str] | None]:
+        """``(texts, ids)`` of the ``retrieved`` or ``reference`` passages, as given."""
+        return getattr(self, f"{which}_contexts"), getattr(self, f"{which}_context_ids")
+
+    def case_key(self) -> dict[str, str | int]:
+        """The row's own case id under the name it was given (``id``, else ``query_id``)."""
+        return next(({k: v} for k in ("id", "query_id") if (v := getattr(self, k)) is not None), {})
+
+
+# the error for a ragas row without the passages read, and its field
+_RAGAS_NEEDS = {
+    "reference": (
+        "missing required field: the golden set needs reference_context_ids or "
+        "reference_contexts (an empty list marks an unanswerable query)",
+        "reference_context_ids",
+    ),
+    "retrieved": (
+        "missing required field (retrieved_context_ids or retrieved_contexts)",
+        "retrieved_contexts",
+    ),
+}
 
 
 # --- conversation turns ---
 
 
 def _conversation(value: Any) -> str:
-    text = str(_kinds(str, int)(value))
+    text = str(kinds(str, int)(value))
     if not text.strip() or any(ch.isspace() for ch in text) or "#" in text:
         fail("must be non-empty, without white space or '#' (a turn's id is conversation#turn)")
     return _id(text)
@@ -336,7 +504,7 @@ def _conversation(value: Any) -> str:
 
 def _rewrite(value: Any) -> str | None:
     """A logged rewritten query; an empty one is none."""
-    return value if _kinds(str)(value).strip() else None
+    return value if kinds(str)(value).strip() else None
 
 
 class TurnRow(Row):
@@ -358,7 +526,7 @@ class GoldenTurnRow(Row):
 
     conversation_id: Annotated[str, BeforeValidator(_conversation)]
     turn: Turn
-    standalone: Annotated[bool, BeforeValidator(_kinds(bool))]
+    standalone: Annotated[bool, BeforeValidator(kinds(bool))]
     user: Text
 
 
@@ -381,19 +549,19 @@ def _contexts(value: Any) -> list[Any]:
             except InputError as exc:
                 fail(exc.message)
         value = listed if isinstance(listed, list) else [value]
-    return _kinds(list)(value)
+    return kinds(list)(value)
 
 
 def _passage(value: Any) -> str:
     """A passage is a string or ``{"text": ...}``."""
     if isinstance(value, str):
         return value
-    return _kinds(str)(_kinds(dict)(value).get("text", ""))
+    return kinds(str)(kinds(dict)(value).get("text", ""))
 
 
 def _listed(value: Any) -> list[Any]:
     """A list, or a CSV cell holding one; empty: none."""
-    return [] if value in (None, "", []) else _kinds(list)(_cells(value))
+    return [] if value in (None, "", []) else kinds(list)(_cells(value))
 
 
 Passage = Annotated[str, BeforeValidator(_passage)]

@@ -28,22 +28,20 @@ from ragtriage.data.containers import (
     PARQUET_MAGIC,
     Given,
     Table,
-    check_type,
     container,
-    finite_float,
     is_hf_dataset,
     iter_records,
+    read_bytes,
     read_table,
     read_text,
-    require,
 )
 from ragtriage.data.formats import columns as column_names
 from ragtriage.data.formats import ragas
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.detect import adapt_traces
 from ragtriage.data.formats.registry import recognise
-from ragtriage.data.ids import check_id
 from ragtriage.data.models import GoldenSet
+from ragtriage.data.rows import DocRow, RunRow, validated
 from ragtriage.data.sniff import wrong_file
 from ragtriage.data.tables import Run
 from ragtriage.data.trec import read_trec_run
@@ -62,13 +60,7 @@ def load_run(path: str | Path, columns: Columns = None, golden: GoldenSet | None
     mapping = parse_columns(columns)
     if is_hf_dataset(path):
         return read_table_run(path, mapping, golden)
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(1024).lstrip(b"\xef\xbb\xbf").lstrip()
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+    head = read_bytes(path, 1024).lstrip(b"\xef\xbb\xbf").lstrip()
     if head[:1] in (b"{", b"[") and (wrong := wrong_file(path, "traces")) is not None:
         raise wrong  # a golden set, grades, results.json...: named, with its command
     if head[:1] in (b"{", b"["):
@@ -156,88 +148,44 @@ def _named(record: dict[str, Any]) -> bool:
 
 
 def _long_run(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Run:
-    """One row per (query, chunk), any order: grouped by query (first appearance), each
-    chunk scored by ``score``, else by ``-rank``."""
-    grouped: dict[str, list[tuple[str, float]]] = {}
+    """One row per (query, chunk), any order (``rows.DocRow``): grouped by query (first
+    appearance), each chunk scored by ``score``, else by ``-rank``."""
+    grouped: dict[str, list[DocRow]] = {}
     for line, row in rows:
-        query_id = str(require(row, "query_id", (str, int), path, line))
-        check_id(query_id, path=path, line=line, field="query_id")
-        doc = str(require(row, "doc_id", (str, int), path, line))
-        check_id(doc, path=path, line=line, field="doc_id")
-        if row.get("score") is not None:
-            score = finite_float(row["score"], "score", path, line)
-        elif row.get("rank") is not None:
-            score = -finite_float(row["rank"], "rank", path, line)
-        else:
-            raise InputError(
-                "missing required field (or 'rank')", path=path, line=line, field="score"
-            )
-        grouped.setdefault(query_id, []).append((doc, score))
-    queries = [q for q, pairs in grouped.items() for _ in pairs]
-    docs = [d for pairs in grouped.values() for d, _ in pairs]
-    scores = [s for pairs in grouped.values() for _, s in pairs]
-    run = Run.from_columns(queries, docs, scores, source=str(path))
-    run.scored = any(row.get("score") is not None for _, row in rows)
+        doc = validated(DocRow, row, path, line)
+        grouped.setdefault(doc.query_id, []).append(doc)
+    chunks = [doc for docs in grouped.values() for doc in docs]
+    run = Run.from_columns(
+        [d.query_id for d in chunks],
+        [d.doc_id for d in chunks],
+        [d.value for d in chunks],
+        source=str(path),
+    )
+    run.scored = any(d.score is not None for d in chunks)
     return run
 
 
 def run_from_records(path: Path | Given, records: Iterable[tuple[int, dict[str, Any]]]) -> Run:
-    """A run from ``{"query_id", "retrieved"}`` records (JSONL lines or table rows)."""
+    """A run from ``{"query_id", "retrieved"}`` records (JSONL lines or table rows,
+    ``rows.RunRow``); a query listed twice is refused, naming the first line."""
     queries: list[str] = []
-    docs: list[str] = []
-    scores: list[float] = []
+    pairs: list[tuple[str, float]] = []
     seen: dict[str, int] = {}
     scored = False
     for line, record in records:
-        query_id = str(require(record, "query_id", (str, int), path, line))
-        check_id(query_id, path=path, line=line, field="query_id")
-        if query_id in seen:
+        row = validated(RunRow, record, path, line)
+        if row.query_id in seen:
             raise InputError(
-                f"query {query_id!r} already listed on line {seen[query_id]}",
+                f"query {row.query_id!r} already listed on line {seen[row.query_id]}",
                 path=path,
                 line=line,
                 field="query_id",
             )
-        seen[query_id] = line
-        items = require(record, "retrieved", list, path, line)
-        pairs, has_scores = _ranked(items, path, line)
-        scored |= has_scores
-        for doc, score in pairs:
-            queries.append(query_id)
-            docs.append(doc)
-            scores.append(score)
-    run = Run.from_columns(queries, docs, scores, source=str(path))
-    run.scored = scored or not docs  # rank order alone is no score (issue 26)
+        seen[row.query_id] = line
+        ranked = row.pairs()
+        scored |= bool(row.retrieved) and row.retrieved[0].score is not None
+        queries += [row.query_id] * len(ranked)
+        pairs += ranked
+    run = Run.from_columns(queries, [d for d, _ in pairs], [s for _, s in pairs], source=str(path))
+    run.scored = scored or not pairs  # rank order alone is no score (issue 26)
     return run
-
-
-def _ranked(
-    items: list[Any], path: Path | Given, line: int
-) -> tuple[list[tuple[str, float]], bool]:
-    """``(doc id, score)`` pairs and whether scores were given; a missing score becomes
-    ``-rank`` so rank order is kept (and the run says it has no scores)."""
-    pairs = []
-    has_scores = None
-    for rank, item in enumerate(items):
-        field = f"retrieved[{rank}]"
-        if isinstance(item, str | int) and not isinstance(item, bool):
-            doc, score = str(item), None
-            check_id(doc, path=path, line=line, field=field)
-        else:
-            check_type(item, field, dict, path, line)
-            doc = str(require(item, "id", (str, int), path, line))
-            check_id(doc, path=path, line=line, field=f"{field}.id")
-            score = item.get("score")
-            if score is not None:
-                score = finite_float(score, f"{field}.score", path, line)
-        if has_scores is None:
-            has_scores = score is not None
-        elif has_scores != (score is not None):
-            raise InputError(
-                "either every retrieved item has a score or none has",
-                path=path,
-                line=line,
-                field=f"{field}.score",
-            )
-        pairs.append((doc, score if score is not None else float(-rank)))
-    return pairs, bool(has_scores)

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import Given
+from ragtriage.data.containers import Given, read_bytes
 from ragtriage.errors import InputError
 
 __all__ = ["KINDS", "sniff", "wrong_file"]
@@ -55,9 +55,8 @@ _RECORD = re.compile(r'"schema"\s*:\s*"ragtriage\.calibration/')
 
 def _head(path: Path) -> str:
     try:
-        with path.open("rb") as f:
-            return f.read(HEAD).decode("utf-8", errors="replace").removeprefix("\ufeff")
-    except OSError:
+        return read_bytes(path, HEAD).decode("utf-8", errors="replace").removeprefix("\ufeff")
+    except InputError:  # unreadable: the reader says why
         return ""
 
 

@@ -18,12 +18,14 @@ reached the prompt (the retrieval context is the context).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from ragtriage.data.containers import Given, check_type
+from pydantic import BeforeValidator, ValidationInfo, model_validator
+
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Format, Records, Rows
 from ragtriage.data.formats.text import text_id
-from ragtriage.errors import InputError
+from ragtriage.data.rows import MaybeText, Row, Text, fail, kinds, validated
 
 __all__ = ["DELIMITER", "FORMAT", "golden_records", "is_deepeval", "trace_records"]
 
@@ -38,56 +40,60 @@ def is_deepeval(keys: set[str]) -> bool:
     return bool(keys & {"actual_output", "expected_output", "retrieval_context"})
 
 
-def _texts(row: dict[str, Any], key: str, path: Path | Given, line: int) -> tuple[list[str], bool]:
-    """A passage list and whether it came ``|``-joined (jsonl/csv)."""
-    value = row.get(key)
-    if value is None or value == "":
-        return [], False
-    if isinstance(value, str):
-        return value.split(DELIMITER), True
-    values = check_type(value, key, list, path, line)
-    for item in values:
-        check_type(item, f"{key}[]", str, path, line)
-    return values, False
+def _passages(value: Any) -> list[Any]:
+    """A passage list, or the ``|``-joined text of one (jsonl, csv; empty: none)."""
+    if value in (None, ""):
+        return []
+    return value.split(DELIMITER) if isinstance(value, str) else kinds(list)(value)
 
 
-def _query(row: dict[str, Any], path: Path | Given, line: int) -> str:
-    if row.get("input") in (None, ""):
-        raise InputError("missing required field", path=path, line=line, field="input")
-    return check_type(row["input"], "input", str, path, line)
+def _given(value: Any) -> Any:
+    return value if value not in (None, "") else fail("missing required field")
+
+
+Passages = Annotated[list[Text], BeforeValidator(_passages)]
+
+
+class DeepEvalRow(Row):
+    """A DeepEval ``Golden`` or test case: its ``input`` (required, not empty), the
+    passage lists and the outputs; a trace (``trace`` in the validation context) needs
+    its ``actual_output``."""
+
+    input: Annotated[Text, BeforeValidator(_given)]
+    context: Passages = []
+    retrieval_context: Passages = []
+    expected_output: Any = None
+    actual_output: MaybeText = None
+
+    @model_validator(mode="after")
+    def _answered(self, info: ValidationInfo) -> DeepEvalRow:
+        if info.context.get("trace") and self.actual_output is None:
+            fail("missing required field (the system's answer)", "actual_output")
+        return self
 
 
 def golden_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
     out: Records = []
-    for line, row in rows:
-        texts, _ = _texts(row, "context", path, line)
-        record: dict[str, Any] = {
-            "query": _query(row, path, line),
-            "expected": [text_id(t) for t in texts],
-        }
-        if isinstance(row.get("expected_output"), str) and row["expected_output"]:
-            record["reference_answer"] = row["expected_output"]
+    for line, raw in rows:
+        row = validated(DeepEvalRow, raw, path, line, trace=False)
+        record: dict[str, Any] = {"query": row.input, "expected": list(map(text_id, row.context))}
+        if isinstance(row.expected_output, str) and row.expected_output:
+            record["reference_answer"] = row.expected_output
         out.append((line, record))
     return out, _hashed(out, "expected", path, "golden rows", "context")
 
 
 def trace_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
     out: Records = []
-    for line, row in rows:
-        texts, _ = _texts(row, "retrieval_context", path, line)
-        if row.get("actual_output") is None:
-            raise InputError(
-                "missing required field (the system's answer)",
-                path=path,
-                line=line,
-                field="actual_output",
-            )
+    for line, raw in rows:
+        row = validated(DeepEvalRow, raw, path, line, trace=True)
+        texts = row.retrieval_context
         ids = [text_id(t) for t in texts]
         out.append((line, {
-            "query": _query(row, path, line),
+            "query": row.input,
             "retrieved": [{"id": i, "text": t} for i, t in zip(ids, texts, strict=True)],
             "context_ids": ids,  # DeepEval: the retrieval context is the context
-            "answer": check_type(row["actual_output"], "actual_output", str, path, line),
+            "answer": row.actual_output,
         }))  # fmt: skip
     return out, _hashed(out, "retrieved", path, "trace rows", "retrieval_context")
 

@@ -36,11 +36,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import Given, finite_float
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.otlp_values import decode_attributes
 from ragtriage.data.formats.text import text_id
 from ragtriage.data.jsontext import NOT_JSON, check_depth, decode_json_text
+from ragtriage.data.rows import checked, finite_float
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -136,19 +137,9 @@ def _span(row: dict[str, Any], path: Path | Given, line: int) -> Span:
     context: dict[str, Any] = row["context"] if isinstance(row.get("context"), dict) else {}
     trace_id = row.get("context.trace_id", context.get("trace_id", row.get("trace_id")))
     span_id = row.get("context.span_id", context.get("span_id", row.get("span_id")))
-    if trace_id is None:
-        raise InputError("span has no trace id", path=path, line=line, field="context.trace_id")
-    kind = attrs.get("openinference.span.kind", row.get("span_kind", "")) or genai_kind(attrs)
-    return Span(
-        trace_id=str(trace_id),
-        span_id=str(span_id),
-        parent_id=_parent(row.get("parent_id")),
-        kind=str(kind).upper(),
-        line=line,
-        attributes=attrs,
-        path=path,
-        start=_instant(row.get("start_time")),
-    )
+    ids = (trace_id, span_id, row.get("parent_id"))
+    start = _instant(row.get("start_time"))
+    return _new_span(ids, "context.trace_id", row.get("span_kind", ""), attrs, path, line, start)
 
 
 def _otlp_spans(row: dict[str, Any], path: Path | Given, line: int) -> Iterator[Span]:
@@ -157,18 +148,28 @@ def _otlp_spans(row: dict[str, Any], path: Path | Given, line: int) -> Iterator[
         for scope in _list(resource.get("scopeSpans"), path, line, "scopeSpans"):
             for span in _list(scope.get("spans"), path, line, "spans"):
                 attrs = decode_attributes(span.get("attributes"), path=path, line=line)
-                if span.get("traceId") is None:
-                    raise InputError("span has no trace id", path=path, line=line, field="traceId")
-                yield Span(
-                    trace_id=str(span["traceId"]),
-                    span_id=str(span.get("spanId")),
-                    parent_id=_parent(span.get("parentSpanId")),
-                    kind=str(attrs.get("openinference.span.kind", "") or genai_kind(attrs)).upper(),
-                    line=line,
-                    attributes=attrs,
-                    path=path,
-                    start=_nanos(span.get("startTimeUnixNano")),
-                )
+                ids = (span.get("traceId"), span.get("spanId"), span.get("parentSpanId"))
+                start = _nanos(span.get("startTimeUnixNano"))
+                yield _new_span(ids, "traceId", "", attrs, path, line, start)
+
+
+def _new_span(
+    ids: tuple[Any, Any, Any],
+    field: str,
+    kind: Any,
+    attrs: dict[str, Any],
+    path: Path | Given,
+    line: int,
+    start: float | None,
+) -> Span:
+    """A span of either layout: ``ids`` its trace, span and parent ids as written (no trace
+    id: refused, naming ``field``), ``kind`` the layout's own, unless ``attrs`` name one."""
+    trace_id, span_id, parent = ids
+    if trace_id is None:
+        raise InputError("span has no trace id", path=path, line=line, field=field)
+    kind = attrs.get("openinference.span.kind", kind) or genai_kind(attrs)
+    parent_id, kind = _parent(parent), str(kind).upper()
+    return Span(str(trace_id), str(span_id), parent_id, kind, line, attrs, path, start)
 
 
 def _parent(value: Any) -> str | None:
@@ -232,10 +233,7 @@ def _genai_documents(span: Span, path: Path | Given) -> dict[int, dict[str, Any]
     """``gen_ai.retrieval.documents``: a list of ``{"id", "score"}`` objects, structured or
     as a JSON string (the conventions allow both on spans), or flattened to
     ``gen_ai.retrieval.documents.N.id`` by a span layout that flattens lists."""
-    docs: dict[int, dict[str, Any]] = {}
-    for key, value in span.attributes.items():
-        if (match := _GENAI_DOC.match(key)) and value is not None:
-            docs.setdefault(int(match[1]), {})[match[2]] = value
+    docs = _indexed(span, _GENAI_DOC)
     raw = span.attributes.get(GENAI_DOCUMENTS)
     if isinstance(raw, str):
         raw = decode_json_text(raw, path=path, line=span.line, field=GENAI_DOCUMENTS)
@@ -246,6 +244,16 @@ def _genai_documents(span: Span, path: Path | Given) -> dict[int, dict[str, Any]
                     {k: doc[k] for k in ("id", "score", "content") if doc.get(k) is not None}
                 )
     return docs
+
+
+def _indexed(span: Span, pattern: re.Pattern[str]) -> dict[int, dict[str, Any]]:
+    """Flat attributes ``...N.NAME`` matched by ``pattern`` (groups N and NAME) as
+    ``{N: {NAME: value}}``; None values left out."""
+    out: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        if (match := pattern.match(key)) and value is not None:
+            out.setdefault(int(match[1]), {})[match[2]] = value
+    return out
 
 
 def _genai_answer(span: Span) -> str | None:
@@ -313,15 +321,11 @@ def trace_records(
 
 def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], bool]:
     """The ranked documents of a retriever span; ``True`` if an id came from a hash."""
-    docs: dict[int, dict[str, Any]] = {}
-    for key, value in span.attributes.items():
-        match = _DOC.match(key)
-        if match and value is not None:
-            docs.setdefault(int(match[1]), {})[match[2]] = value
-        elif (flat := _DOC_META.match(key)) and value is not None:
-            meta = docs.setdefault(int(flat[1]), {}).setdefault("metadata", {})
-            if isinstance(meta, dict):
-                meta[flat[2]] = value
+    docs = _indexed(span, _DOC)
+    for index, meta in _indexed(span, _DOC_META).items():  # flattened document.metadata
+        kept = docs.setdefault(index, {}).setdefault("metadata", {})
+        if isinstance(kept, dict):
+            kept.update(meta)
     if not docs:  # none under OpenInference's names: the GenAI conventions'
         docs = _genai_documents(span, path)
     _ids_from_output(docs, span)
@@ -343,7 +347,7 @@ def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], boo
         item: dict[str, Any] = {"id": doc_id, "text": text}
         score = doc.get("score")
         if isinstance(score, int | float) and not isinstance(score, bool):
-            item["score"] = finite_float(score, "document.score", path, span.line)
+            item["score"] = checked(finite_float, score, path, span.line, "document.score")
         out.append(item)
     return out, derived
 

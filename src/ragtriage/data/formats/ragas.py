@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ragtriage.data.containers import Given, check_type
+from ragtriage.data.containers import Given
 from ragtriage.data.formats.base import Format
 from ragtriage.data.formats.text import text_id
 from ragtriage.data.formats.verdicts_ragas import verdict_records
-from ragtriage.errors import InputError
+from ragtriage.data.rows import RagasRow, validated
 
 __all__ = ["FIELDS", "FORMAT", "OLD_NAMES", "golden_records", "is_ragas", "trace_records"]
 
@@ -68,86 +68,24 @@ def _renamed(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _query(row: dict[str, Any], path: Path | Given, line: int) -> str:
-    if "user_input" not in row:
-        raise InputError("missing required field", path=path, line=line, field="user_input")
-    query = check_type(row["user_input"], "user_input", str, path, line)
-    if not query.strip():
-        raise InputError("must not be empty", path=path, line=line, field="user_input")
-    return query
-
-
-def _listed(
-    row: dict[str, Any], key: str, kinds: type | tuple[type, ...], path: Path | Given, line: int
-) -> list[Any] | None:
-    if row.get(key) is None:
-        return None
-    values = check_type(row[key], key, list, path, line)
-    return [check_type(value, f"{key}[]", kinds, path, line) for value in values]
-
-
-def _passages(
-    row: dict[str, Any], which: str, path: Path | Given, line: int
-) -> tuple[list[str], list[str], bool] | None:
-    """``(ids, texts, ids derived from texts)`` of the ``retrieved`` or ``reference``
-    passages, or None when the row has neither column."""
-    texts = _listed(row, f"{which}_contexts", str, path, line)
-    ids = _listed(row, f"{which}_context_ids", (str, int), path, line)
-    if ids is None and texts is None:
-        return None
-    if ids is None:
-        assert texts is not None
-        return [text_id(t) for t in texts], texts, True
-    if texts is not None and len(texts) != len(ids):
-        raise InputError(
-            f"{len(ids)} ids for {len(texts)} {which}_contexts",
-            path=path,
-            line=line,
-            field=f"{which}_context_ids",
-        )
-    return [str(i) for i in ids], texts or [""] * len(ids), False
-
-
-def _case_id(row: dict[str, Any], path: Path | Given, line: int) -> dict[str, Any]:
-    for key in ("id", "query_id"):
-        if row.get(key) is not None:
-            return {key: check_type(row[key], key, (str, int), path, line)}
-    return {}
-
-
 Record = dict[str, Any]
-# which passages -> (the error for a row without them, its field, what the rows are)
-_NEEDS = {
-    "reference": (
-        "missing required field: the golden set needs reference_context_ids or "
-        "reference_contexts (an empty list marks an unanswerable query)",
-        "reference_context_ids",
-        "golden",
-    ),
-    "retrieved": (
-        "missing required field (retrieved_context_ids or retrieved_contexts)",
-        "retrieved_contexts",
-        "trace",
-    ),
-}
 
 
 def _records(
-    rows: Rows, path: Path | Given, which: str, make: Callable[..., Record]
+    rows: Rows, path: Path | Given, which: str, make: Callable[[RagasRow, list[str]], Record]
 ) -> tuple[list[tuple[int, Record]], list[str]]:
-    """Each row renamed, its query and ``which`` passages checked, as ``make`` makes it
-    into our record; and a note on how many rows' ids were hashed from their texts."""
+    """Each row renamed and checked (``rows.RagasRow``), its ``which`` passages given ids
+    (hashes of their texts where the row lists none), as ``make`` makes it into our
+    record; and a note on how many rows' ids were hashed from their texts."""
     out, hashed = [], 0
-    missing, field, kind = _NEEDS[which]
     for line, raw in rows:
-        row = _renamed(raw)
-        query = _query(row, path, line)
-        found = _passages(row, which, path, line)
-        if found is None:
-            raise InputError(missing, path=path, line=line, field=field)
-        ids, texts, derived = found
-        hashed += derived and bool(ids)
-        out.append((line, make(row, query, ids, texts, path, line)))
+        row = validated(RagasRow, _renamed(raw), path, line, which=which)
+        texts, ids = row.passages(which)
+        if ids is None:
+            ids = [text_id(t) for t in texts or []]
+            hashed += bool(ids)
+        out.append((line, make(row, ids)))
+    kind = "golden" if which == "reference" else "trace"
     notes = [
         f"{path}: {hashed} of {len(out)} {kind} rows have {which} texts but no "
         f"{which}_context_ids; their ids are hashes of the normalised text"
@@ -160,14 +98,12 @@ def golden_records(rows: Rows, path: Path | Given) -> tuple[list[tuple[int, Reco
     return _records(rows, path, "reference", _golden)
 
 
-def _golden(
-    row: Record, query: str, ids: list[str], _: list[str], path: Path | Given, line: int
-) -> Record:
-    record: Record = {**_case_id(row, path, line), "query": query, "expected": ids}
-    if row.get("reference") is not None:
-        record["reference_answer"] = check_type(row["reference"], "reference", str, path, line)
-    if row.get("tags") is not None:
-        record["tags"] = row["tags"]
+def _golden(row: RagasRow, ids: list[str]) -> Record:
+    record: Record = {**row.case_key(), "query": row.user_input, "expected": ids}
+    if row.reference is not None:
+        record["reference_answer"] = row.reference
+    if row.tags is not None:
+        record["tags"] = row.tags  # checked as a golden case's
     return record
 
 
@@ -176,19 +112,15 @@ def trace_records(rows: Rows, path: Path | Given) -> tuple[list[tuple[int, Recor
     return _records(rows, path, "retrieved", _trace)
 
 
-def _trace(
-    row: Record, query: str, ids: list[str], texts: list[str], path: Path | Given, line: int
-) -> Record:
-    if row.get("response") is None:
-        raise InputError("missing required field", path=path, line=line, field="response")
-    answer = check_type(row["response"], "response", str, path, line)
-    ident = list(_case_id(row, path, line).values())
+def _trace(row: RagasRow, ids: list[str]) -> Record:
+    texts = row.retrieved_contexts or [""] * len(ids)
+    ident = list(row.case_key().values())
     return {
         **({"query_id": ident[0]} if ident else {}),
-        "query": query,
+        "query": row.user_input,
         "retrieved": [{"id": i, "text": t} for i, t in zip(ids, texts, strict=True)],
         "context_ids": list(ids),  # ragas: the retrieved contexts are the context
-        "answer": answer,
+        "answer": row.response,
     }
 
 

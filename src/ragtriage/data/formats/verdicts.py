@@ -27,6 +27,7 @@ file no verdicts reader recognises is refused, naming what it is.
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ __all__ = [
     "FAIL_LABELS",
     "ID_KEYS",
     "PASS_LABELS",
+    "Verdict",
     "label_passed",
     "number",
     "verdict",
@@ -97,44 +99,31 @@ def text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def verdict(
-    *,
-    tool: str,
-    metric: str,
-    score: float | None = None,
-    passed: bool | None = None,
-    label: str | None = None,
-    reason: str = "",
-    item_id: str | None = None,
-    question: str | None = None,
-    answer: str | None = None,
-    tool_version: str | None = None,
-    model: str | None = None,
-    threshold: float | None = None,
-    lower_is_better: bool = False,
-    span_id: str | None = None,
-    trace_id: str | None = None,
-    digest: str | None = None,
-) -> dict[str, Any]:
-    """One verdict record (module docstring)."""
-    return {
-        "tool": tool,
-        "metric": metric,
-        "score": score,
-        "passed": passed,
-        "label": label,
-        "reason": reason or "",
-        "id": item_id,
-        "question": question,
-        "answer": answer,
-        "tool_version": tool_version,
-        "model": model,
-        "threshold": threshold,
-        "lower_is_better": lower_is_better,
-        "span_id": span_id,
-        "trace_id": trace_id,
-        "digest": digest,  # the tool's digest of its scorer (MLflow), when it writes one
-    }
+@dataclass(frozen=True)
+class Verdict:
+    """One verdict record (module docstring), in the order its dict lists the fields."""
+
+    tool: str
+    metric: str
+    score: float | None = None
+    passed: bool | None = None
+    label: str | None = None
+    reason: str = ""
+    id: str | None = None
+    question: str | None = None
+    answer: str | None = None
+    tool_version: str | None = None
+    model: str | None = None
+    threshold: float | None = None
+    lower_is_better: bool = False
+    span_id: str | None = None
+    trace_id: str | None = None
+    digest: str | None = None  # the tool's digest of its scorer (MLflow), when it writes one
+
+
+def verdict(**fields: Any) -> dict[str, Any]:
+    """One verdict record (:class:`Verdict`) as the dict calibration reads."""
+    return asdict(Verdict(**fields))
 
 
 def row_id(row: dict[str, Any]) -> str | None:

@@ -62,7 +62,7 @@ def _verdict(
         # a metric that errored reports success false: no verdict
         passed=success if isinstance(success, bool) and score is not None else None,
         reason=reason,
-        item_id=text(case.get("name")),
+        id=text(case.get("name")),
         question=text(case.get("input")),
         answer=text(case.get("actualOutput")),
         model=text(metric.get("evaluationModel")),

@@ -83,7 +83,7 @@ def _verdict(row: dict[str, Any], **judged: Any) -> dict[str, Any]:
     """A verdict on ``row``'s trace: its id, question and answer beside what was judged."""
     return verdict(
         tool="mlflow",
-        item_id=text(row.get("trace_id")),
+        id=text(row.get("trace_id")),
         trace_id=text(row.get("trace_id")),
         question=_question(row.get("request")),
         answer=text(row.get("response")),

@@ -88,7 +88,7 @@ def _one(
         passed=passed,
         label=label,
         reason=text(result.get("explanation")) or "",
-        item_id=_span(row),
+        id=_span(row),
         span_id=_span(row),
         question=text(row.get("input")),
         answer=text(row.get("output")),

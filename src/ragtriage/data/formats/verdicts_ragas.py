@@ -65,7 +65,7 @@ def verdict_records(rows: Rows, path: Path | Given, _: dict[str, str]) -> tuple[
                 metric=metric,
                 score=score,
                 reason="" if score is not None else "ragas wrote no score (NaN)",
-                item_id=row_id(row),
+                id=row_id(row),
                 question=question,
                 answer=answer,
             )
