@@ -57,6 +57,10 @@ def test_headers_as_litellm_passes_them_on():
     assert (window.requests, window.tokens) == (3, 999)
     assert window.requests_reset_s == 360.0 and window.tokens_reset_s == pytest.approx(0.02)
     assert read_headers({"content-type": "x"}).empty
+    # a count that is no number, or no finite one, is no count (int(inf) would raise)
+    odd = {"x-ratelimit-remaining-requests": "inf", "x-ratelimit-remaining-tokens": "nan"}
+    assert read_headers(odd).empty
+    assert read_headers({"x-ratelimit-remaining-tokens": "12.7"}).tokens == 12
 
 
 def test_retry_after_from_the_headers_a_429_carries():

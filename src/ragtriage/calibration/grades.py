@@ -121,7 +121,7 @@ def _mark(value: Any, info: ValidationInfo) -> bool | None:
     CSV file, whose every cell is text: there ``true``, ``false`` or an empty cell."""
     if value is None or isinstance(value, bool):
         return value
-    if info.context["csv"] and isinstance(value, str):
+    if (info.context or {})["csv"] and isinstance(value, str):
         word = value.strip().lower()
         if word in ("", "true", "false"):
             return None if not word else word == "true"

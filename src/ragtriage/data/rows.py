@@ -459,7 +459,7 @@ class RagasRow(Row):
 
     @model_validator(mode="after")
     def _listed(self, info: ValidationInfo) -> RagasRow:
-        which = info.context["which"]
+        which = (info.context or {})["which"]
         texts, ids = self.passages(which)
         if ids is None and texts is None:
             fail(*_RAGAS_NEEDS[which])

@@ -22,6 +22,7 @@ The clock is injectable (``now``) so the rules are tested without sleeping.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -68,13 +69,18 @@ def _get(headers: Mapping[str, str], name: str) -> str | None:
     return None
 
 
-def _number(headers: Mapping[str, str], name: str, kind: type = float) -> float | None:
-    """The header's number as ``kind``; ``None`` when absent or not a number."""
+def _number(headers: Mapping[str, str], name: str) -> float | None:
+    """The header's number; ``None`` when absent or not a number."""
     value = _get(headers, name)
     try:
-        return kind(float(value)) if value is not None else None
+        return float(value) if value is not None else None
     except ValueError:
         return None
+
+
+def _whole(value: float | None) -> int | None:
+    """A count left; ``None`` for none or for inf/nan (no count: int() would raise)."""
+    return None if value is None or not math.isfinite(value) else int(value)
 
 
 @dataclass(frozen=True)
@@ -100,8 +106,8 @@ def read_headers(headers: Mapping[str, str] | None) -> RateWindow:
         values = (_get(headers, n) for n in names)
         resets[kind] = next((s for v in values if v and (s := parse_reset(v)) is not None), None)
     return RateWindow(
-        requests=_number(headers, "x-ratelimit-remaining-requests", int),
-        tokens=_number(headers, "x-ratelimit-remaining-tokens", int),
+        requests=_whole(_number(headers, "x-ratelimit-remaining-requests")),
+        tokens=_whole(_number(headers, "x-ratelimit-remaining-tokens")),
         requests_reset_s=resets["requests"],
         tokens_reset_s=resets["tokens"],
     )

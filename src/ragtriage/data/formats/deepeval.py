@@ -67,7 +67,7 @@ class DeepEvalRow(Row):
 
     @model_validator(mode="after")
     def _answered(self, info: ValidationInfo) -> DeepEvalRow:
-        if info.context.get("trace") and self.actual_output is None:
+        if (info.context or {}).get("trace") and self.actual_output is None:
             fail("missing required field (the system's answer)", "actual_output")
         return self
 

@@ -1,0 +1,125 @@
+"""Lines of src/ at a commit against a base, and how much of the growth came from features.
+
+Issue 49's Done-when asks for src lines lower than at 631fdc7 "for the same features".
+The features added since (issues 50-54) cannot be taken out to count, so growth is split
+by the commits that made it: each commit's net change to src/**/*.py (added minus
+deleted lines, ``git log --numstat``, merges left out) goes to "features" when its message
+names only issues other than 49, to "issue 49" when it names 49 alone, else to "unnamed"
+(mostly issue 49's restructuring; a few of issue 54's). Two counts per tree: ``wc -l``
+lines and code lines (without blank lines, comments and docstrings).
+
+    python benchmarks/src_lines.py                 # HEAD against 631fdc7
+    python benchmarks/src_lines.py --base REV --rev REV
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import re
+import subprocess
+import tokenize
+from collections import Counter
+
+BASE = "631fdc7"
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
+
+
+def py_files(rev: str) -> list[str]:
+    names = git("ls-tree", "-r", "--name-only", rev, "src").split()
+    return [name for name in names if name.endswith(".py")]
+
+
+def docstring_lines(tree: ast.AST) -> set[int]:
+    """Lines of module, class and function docstrings and of attribute docstrings (a string
+    statement after an assignment)."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        for before, stmt in zip([None, *body], body, strict=False):
+            documents = before is None and isinstance(
+                node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+            )
+            documents = documents or isinstance(before, ast.Assign | ast.AnnAssign)
+            if documents and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                if isinstance(stmt.value.value, str):
+                    lines.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+    return lines
+
+
+SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+
+
+def code_lines(text: str) -> int:
+    """Lines holding a token other than a comment, outside docstrings."""
+    docs = docstring_lines(ast.parse(text))
+    lines: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type not in SKIPPED | {tokenize.ENDMARKER}:
+            lines.update(n for n in range(tok.start[0], tok.end[0] + 1) if n not in docs)
+    return len(lines)
+
+
+def counts(rev: str) -> tuple[int, int, int]:
+    """Files, ``wc -l`` lines and code lines of src/**/*.py at ``rev``."""
+    files = py_files(rev)
+    wc = code = 0
+    for name in files:
+        text = git("show", f"{rev}:{name}")
+        wc += text.count("\n")
+        code += code_lines(text)
+    return len(files), wc, code
+
+
+def kind(message: str) -> str:
+    issues = set(re.findall(r"[Ii]ssues? (\d+)", message))
+    if issues == {"49"}:
+        return "issue 49"
+    if issues and "49" not in issues:
+        return "features (issues 50-54)"
+    return "issue 49 and 54 together" if issues else "unnamed"
+
+
+def growth(base: str, rev: str) -> Counter[str]:
+    """Net src/**/*.py lines per kind of commit in ``base..rev`` (merges left out)."""
+    log = git("log", "--no-merges", "--format=@@%x00%s%n%b%x00", "--numstat", f"{base}..{rev}")
+    net: Counter[str] = Counter()
+    for chunk in log.split("@@\x00")[1:]:
+        message, stats = chunk.split("\x00", 1)
+        for added, deleted, path in re.findall(r"^(\d+)\t(\d+)\t(\S+)$", stats, re.M):
+            if path.startswith("src/") and path.endswith(".py"):
+                net[kind(message)] += int(added) - int(deleted)
+    return net
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default=BASE)
+    parser.add_argument("--rev", default="HEAD")
+    args = parser.parse_args()
+    rev = git("rev-parse", "--short", args.rev).strip()
+    print(f"# python benchmarks/src_lines.py --base {args.base} --rev {rev}")
+    print(f"{'tree':<12} {'files':>6} {'wc -l':>8} {'code':>8}")
+    for name in (args.base, rev):
+        files, wc, code = counts(name)
+        print(f"{name:<12} {files:>6} {wc:>8,} {code:>8,}")
+    net = growth(args.base, rev)
+    print(f"net src lines by commit ({args.base}..{rev}, merges left out; wc -l):")
+    for name, lines in sorted(net.items()):
+        print(f"  {name:<28} {lines:+,}")
+    base_wc = counts(args.base)[1]
+    same = counts(rev)[1] - net["features (issues 50-54)"]
+    print(
+        f"same features, estimated (wc at {rev} less the features' net lines): {same:,} "
+        f"against {base_wc:,} at {args.base} ({same - base_wc:+,})"
+    )
+
+
+if __name__ == "__main__":
+    main()
