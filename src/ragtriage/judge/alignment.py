@@ -33,6 +33,7 @@ from ragtriage.judge.types import ContextChunk
 __all__ = [
     "SentenceEvidence",
     "align_answer",
+    "citation_markers",
     "cited_passages",
     "evidence_for",
     "stem",
@@ -58,17 +59,21 @@ def stems(text: str) -> list[str]:
     return [stem(w) for w in content_words(text)]
 
 
-def cited_passages(sentence: str, n_passages: int) -> list[int]:
-    """0-based passage indices a sentence cites with ``[k]``/``[k, m]``/``[k-m]`` markers,
-    keeping only those that exist (a marker past the last passage cites nothing)."""
+def citation_markers(sentence: str) -> list[int]:
+    """1-based passage numbers a sentence cites with ``[k]``/``[k, m]``/``[k-m]`` markers,
+    as written (past the last passage included); a range counts at most 51 numbers."""
     out: list[int] = []
     for marker in CITATION.findall(sentence):
-        group = marker.strip("[] ")
-        for part in re.split(r"\s*,\s*", group):
+        for part in re.split(r"\s*,\s*", marker.strip("[] ")):
             low, _, high = part.partition("-")
-            first, last = int(low), int(high or low)
-            out += [k - 1 for k in range(first, min(last, first + 50) + 1) if 1 <= k <= n_passages]
+            out += range(int(low), min(int(high or low), int(low) + 50) + 1)
     return sorted(set(out))
+
+
+def cited_passages(sentence: str, n_passages: int) -> list[int]:
+    """0-based passage indices a sentence cites (:func:`citation_markers`), keeping only
+    those that exist (a marker past the last passage cites nothing)."""
+    return [k - 1 for k in citation_markers(sentence) if 1 <= k <= n_passages]
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
 from ragtriage.judge.alignment import SentenceEvidence, stem, stems
 from ragtriage.judge.lexical import CITATION, STOPWORDS
@@ -461,34 +462,33 @@ def sentence_facts(ev: SentenceEvidence) -> dict[str, int]:
     }
 
 
-def fails_fact_check(facts: dict[str, int]) -> bool:
-    """What the fact check counts: a novel number or name, a contradiction, a denial."""
-    return facts["numbers"] + facts["names"] + facts["contradiction"] + facts["unstated"] > 0
+def _checked(facts: Mapping[str, int]) -> int:
+    """What the fact check counts: novel numbers and names, contradictions, denials."""
+    return facts["numbers"] + facts["names"] + facts["contradiction"] + facts["unstated"]
+
+
+def fails_fact_check(facts: Mapping[str, int]) -> bool:
+    """Whether the fact check finds anything (:func:`_checked`)."""
+    return _checked(facts) > 0
 
 
 def fact_signals(aligned: Sequence[SentenceEvidence], answer_cites: bool) -> dict[str, float]:
     """The fact-level signals of an answer from its sentences' evidence (see module doc)."""
-    n_novel = novel_names = mismatches = contradictions = unstated = uncited = swapped = 0
+    total: Counter[str] = Counter()
     for ev in aligned:
         facts = sentence_facts(ev)
-        swapped += int(ev.alignment >= RESTATED and fails_fact_check(facts))
-        n_novel += facts["numbers"]
-        novel_names += facts["names"]
-        mismatches += facts["mismatch"]
-        contradictions += facts["contradiction"]
-        unstated += facts["unstated"]
-        uncited += facts["uncited"]
-    n = max(1, len(aligned))
+        total.update(facts)
+        total["swapped"] += int(ev.alignment >= RESTATED and fails_fact_check(facts))
     return {
-        "fact_check": float(n_novel + novel_names + contradictions + unstated),
-        "novel_facts": float(n_novel + novel_names),
-        "swapped_facts": float(swapped),
-        "contradictions": float(contradictions),
-        "unstated_negations": float(unstated),
-        "novel_numbers": float(n_novel),
-        "novel_names": float(novel_names),
-        "negation_mismatch": float(mismatches),
-        "uncited_sentences": uncited / n if answer_cites else 0.0,
+        "fact_check": float(_checked(total)),
+        "novel_facts": float(total["numbers"] + total["names"]),
+        "swapped_facts": float(total["swapped"]),
+        "contradictions": float(total["contradiction"]),
+        "unstated_negations": float(total["unstated"]),
+        "novel_numbers": float(total["numbers"]),
+        "novel_names": float(total["names"]),
+        "negation_mismatch": float(total["mismatch"]),
+        "uncited_sentences": total["uncited"] / max(1, len(aligned)) if answer_cites else 0.0,
     }
 
 

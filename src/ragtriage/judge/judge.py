@@ -54,7 +54,7 @@ class JudgeOptions:
         """From keyword options; a name that is not an option is a caller's typo, refused
         rather than ignored (``judge=`` once ran the embedded model when ``lexical`` was
         asked for)."""
-        unknown = sorted(set(options) - JUDGE_OPTIONS - {"samples", "temperature"})
+        unknown = sorted(set(options) - {f.name for f in fields(cls)})
         if unknown:
             raise TypeError(f"unknown judge option(s) {unknown}; known: {sorted(JUDGE_OPTIONS)}")
         return cls(**{k: v for k, v in options.items() if v is not None})
@@ -79,17 +79,7 @@ class JudgeOptions:
 
 
 # what the models and strategies read (JudgeOptions' fields but the sampling ones)
-JUDGE_OPTIONS = frozenset(
-    {
-        "threads",
-        "api_base",
-        "json_mode",
-        "timeout",
-        "context_chars",
-        "max_sentences",
-        "budget_chars",
-    }
-)
+JUDGE_OPTIONS = frozenset(f.name for f in fields(JudgeOptions)) - {"samples", "temperature"}
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,13 @@ from enum import StrEnum
 from ragtriage.data.models import GoldenCase, GoldenSet
 from ragtriage.data.traces import ranked_chunks
 from ragtriage.errors import RagtriageError
+from ragtriage.judge.diagnostics import case_diagnostics
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.calibrated import Decider, naive_rate
 from ragtriage.triage.cause_types import is_note
 from ragtriage.triage.causes import ANSWER_CHECK_KAPPA, find_causes, primary
-from ragtriage.triage.diagnostics import case_checks, case_figures
+from ragtriage.triage.diagnostics import case_checks
 from ragtriage.triage.models import CaseResult, GenerationSummary, Label, Trace
 from ragtriage.triage.rules import Evidence, triage
 
@@ -185,7 +186,7 @@ def _figures(
         return None
     contexts = _contexts(trace, stage1.texts)
     checks = case_checks(trace.answer, contexts, case.expected(), case.reference_answer, result)
-    return case_figures(checks)
+    return case_diagnostics(checks)
 
 
 def _case_warnings(

@@ -46,7 +46,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragtriage.judge.alignment import SentenceEvidence, align_sentence, stem
+from ragtriage.judge.alignment import SentenceEvidence, align_sentence, citation_markers, stem
 from ragtriage.judge.facts import fails_fact_check, names, numbers, sentence_facts
 from ragtriage.judge.lexical import (
     CITATION,
@@ -480,20 +480,10 @@ def _coverage(
     return out
 
 
-def _markers(sentence: str) -> list[int]:
-    """1-based passage numbers a sentence cites, as written (past the last one included)."""
-    out: list[int] = []
-    for marker in CITATION.findall(sentence):
-        for part in re.split(r"\s*,\s*", marker.strip("[] ")):
-            low, _, high = part.partition("-")
-            out += range(int(low), min(int(high or low), int(low) + 50) + 1)
-    return sorted(set(out))
-
-
 def _citations(
     answer: str, contexts: Sequence[ContextChunk], golden: set[str]
 ) -> list[CauseEvidence]:
-    cited_by = [(s, _markers(s)) for s in claim_sentences(answer)]
+    cited_by = [(s, citation_markers(s)) for s in claim_sentences(answer)]
     cited_by = [(s, m) for s, m in cited_by if m]
     if not cited_by:
         return []

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragtriage.judge.diagnostics import DIAGNOSTICS, ClaimChecks, case_diagnostics
+from ragtriage.judge.diagnostics import DIAGNOSTICS, ClaimChecks
 from ragtriage.judge.lexical import CITATION, claim_sentences, split_sentences
 from ragtriage.judge.types import ContextChunk, JudgeResult, Outcome, Verdict
 from ragtriage.stats import Estimate, bootstrap_mean
@@ -110,10 +110,6 @@ def _in_chunks(
     if verdict != Verdict.SUPPORTED:
         return tuple(False for _ in contexts)
     return tuple((c.id in ids) if ids else True for c in contexts)
-
-
-def case_figures(checks: ClaimChecks) -> dict[str, float]:
-    return case_diagnostics(checks)
 
 
 def summarize(
