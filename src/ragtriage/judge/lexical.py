@@ -156,18 +156,14 @@ def _abbreviated(head: str) -> bool:
 
 def lexical_support(answer: str, contexts: Sequence[str]) -> float | None:
     """Share of the answer's content words found in the context; ``None`` if it has none."""
-    words = content_words(answer)
-    if not words:
-        return None
-    vocabulary = set(content_words(" ".join(contexts)))
-    return sum(w in vocabulary for w in words) / len(words)
+    return _share(content_words(answer), set(content_words(" ".join(contexts))))
 
 
 def sentence_support(answer: str, contexts: Sequence[str]) -> list[tuple[str, float | None]]:
     """``(sentence, lexical support)`` for each sentence of the answer."""
     vocabulary = set(content_words(" ".join(contexts)))
-    out: list[tuple[str, float | None]] = []
-    for sentence in claim_sentences(answer):
-        words = content_words(sentence)
-        out.append((sentence, sum(w in vocabulary for w in words) / len(words) if words else None))
-    return out
+    return [(s, _share(content_words(s), vocabulary)) for s in claim_sentences(answer)]
+
+
+def _share(words: list[str], vocabulary: set[str]) -> float | None:
+    return sum(w in vocabulary for w in words) / len(words) if words else None

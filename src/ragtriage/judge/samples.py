@@ -113,9 +113,7 @@ async def draw(
         if vote != Outcome.UNSCORED.value:
             votes[vote] += 1
     found = stability(samples, limit, temperature)
-    usage = results[0].usage
-    for other in results[1:]:
-        usage = usage + other.usage
+    usage = sum((r.usage for r in results[1:]), results[0].usage)
     if found.verdict is not None:
         first = next(r for r, s in zip(results, samples, strict=True) if s.verdict == found.verdict)
         return first.model_copy(update={"usage": usage, "stability": found})

@@ -129,8 +129,5 @@ def summarize(
 
 
 def _means(figures: Sequence[dict[str, float]]) -> dict[str, Estimate]:
-    out = {}
-    for name in DIAGNOSTICS:
-        interval = bootstrap_mean(np.array([f[name] for f in figures], np.float64))
-        out[name] = Estimate(estimate=interval.estimate, low=interval.low, high=interval.high)
-    return out
+    means = {n: bootstrap_mean(np.array([f[n] for f in figures], np.float64)) for n in DIAGNOSTICS}
+    return {n: Estimate.model_validate(m, from_attributes=True) for n, m in means.items()}
