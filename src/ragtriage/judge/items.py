@@ -86,11 +86,8 @@ def load_answers(path: Path) -> list[JudgeItem]:
 
 def coerce_items(items: Iterable[JudgeItem | Mapping[str, Any]]) -> Iterator[JudgeItem]:
     """Accept JudgeItems or plain dicts in the answers-file shape (Python API)."""
-    for index, item in enumerate(items):
-        if isinstance(item, JudgeItem):
-            yield item
-            continue
-        yield item_from_record(item, Path("<items>"), index + 1)
+    for line, item in enumerate(items, start=1):
+        yield item if isinstance(item, JudgeItem) else item_from_record(item, Path("<items>"), line)
 
 
 def fit_contexts(
@@ -121,11 +118,9 @@ def _cut(text: str, size: int) -> str:
 
 def fence_contexts(chunks: Iterable[ContextChunk]) -> str:
     """Chunks as fenced data blocks with their ids, so instructions inside are not obeyed."""
-    blocks = []
-    for chunk in chunks:
-        text = chunk.text.replace("</chunk>", "</ chunk>")
-        blocks.append(f'<chunk id="{chunk.id}">\n{text}\n</chunk>')
-    return "\n".join(blocks)
+    return "\n".join(
+        f'<chunk id="{c.id}">\n{c.text.replace("</chunk>", "</ chunk>")}\n</chunk>' for c in chunks
+    )
 
 
 def fence_answer(answer: str) -> str:
