@@ -13,7 +13,7 @@ import re
 from ragtriage.render import views
 from ragtriage.render.answers import audit_lines
 from ragtriage.render.compare import flip_summary, key_tag_diffs, label_line, verdict
-from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
+from ragtriage.render.format import fmt, fmt_estimate, signed
 from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import clean
 from ragtriage.results.compare import Comparison
@@ -145,10 +145,9 @@ def _calibration(result: AuditResult) -> str:
         lines.append(f"> [!WARNING]\n> **{escape(message)}**\n")
     lines.append("### Calibration")
     lines.append(f"- record: {escape(views.calibration_source(cal.source), 120)}")
-    rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
     few = views.few_grades_words(result)
     kappa = fmt_estimate(cal.kappa) + (f" ({few})" if few else "")
-    lines.append(f"- decision: {escape(rule)}; kappa: {kappa}")
+    lines.append(f"- decision: {escape(views.decision_words(result))}; kappa: {kappa}")
     if cal.note:
         lines.append(f"- note: {escape(cal.note, REASON_CHARS)}")
     return "\n".join(lines)

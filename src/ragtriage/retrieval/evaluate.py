@@ -20,7 +20,7 @@ import pandas as pd
 from ragtriage.atomic import RUN_DIGEST, file_blake3
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import Split, filter_run, golden_qrels
-from ragtriage.data.models import GoldenSet, corpus_sha256
+from ragtriage.data.models import GoldenSet
 from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.errors import InputError
@@ -114,7 +114,7 @@ class RetrievalEvaluator:
         self.leak_k = leak_k or miss_k
         self.judged = JudgedQrels.build(self.qrels, relevance_level)
         self.answerable = self.judged.num_rel > 0  # a chunk graded >= the level
-        self._golden_info = _golden_info(full_golden, self.qrels)
+        self._golden_info = sections.golden_info(full_golden, self.qrels)
         self._reference = None if reference is None else _as_run(reference)
         self._reference_digest = (
             None if reference is None else _run_digest(reference, self._reference).get(RUN_DIGEST)
@@ -239,15 +239,6 @@ def _reading(nothing_relevant: str | None, golden: GoldenSet | None) -> str:
             field="nothing_relevant",
         )
     return nothing_relevant
-
-
-def _golden_info(golden: GoldenSet | None, qrels: Qrels) -> dict[str, Any]:
-    """Source, size and content hashes of the golden set (all of it) and of its corpus."""
-    info: dict[str, Any] = dict(sections.golden_info(golden, qrels))
-    if golden is not None and golden.corpus is not None:
-        info["corpus_sha256"] = corpus_sha256(golden.corpus)
-        info["corpus_chunks"] = len(golden.corpus)
-    return info
 
 
 def _run_digest(run: RunLike, table: Run | None = None) -> dict[str, str]:

@@ -9,7 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 import numpy as np
 import pandas as pd
 
-from ragtriage.data.models import GoldenSet
+from ragtriage.data.models import GoldenSet, corpus_sha256
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.retrieval.models import (
     MissedQuery,
@@ -51,9 +51,13 @@ def versions() -> dict[str, str]:
 
 
 def golden_info(golden: GoldenSet | None, qrels: Qrels) -> dict[str, str | int]:
+    """Source, size and content hashes of the golden set (all of it) and of its corpus."""
     info: dict[str, str | int] = {"source": qrels.source, "queries": len(qrels)}
     if golden is not None:
         info["sha256"] = golden.content_hash()
+    if golden is not None and golden.corpus is not None:
+        info["corpus_sha256"] = corpus_sha256(golden.corpus)
+        info["corpus_chunks"] = len(golden.corpus)
     return info
 
 
