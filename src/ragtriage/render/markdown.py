@@ -12,7 +12,7 @@ import re
 
 from ragtriage.render import views
 from ragtriage.render.answers import audit_lines
-from ragtriage.render.compare import flip_summary, key_tag_diffs, label_line, verdict
+from ragtriage.render.compare import figures, flip_summary, key_tag_diffs, label_line, verdict
 from ragtriage.render.format import fmt, fmt_estimate, signed
 from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import clean
@@ -270,9 +270,8 @@ def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
     for d in diffs:
         interval = "-" if d.low is None else f"{signed(d.low)} to {signed(d.high)}"
         shown = f"**{interval}**" if d.real() else interval
-        figures = [str(d.n), fmt(d.base), fmt(d.candidate), signed(d.diff), shown]
         tag = [escape(d.tag, 60)] if tagged else []
-        rows.append([*tag, escape(d.name), *figures, fmt(d.p_value), fmt(d.p_holm)])
+        rows.append([*tag, escape(d.name), *figures(d), shown, fmt(d.p_value), fmt(d.p_holm)])
     return rows
 
 
