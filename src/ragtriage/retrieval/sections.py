@@ -152,12 +152,11 @@ def missed_queries(
     in golden-set order), since a list of a million misses is read by nobody and costs a
     pydantic object each: :func:`count_missed` gives the full count.
     """
-    missed = _missed_mask(batches, answerable, k)
-    codes = np.flatnonzero(missed)[:MAX_MISSED]
-    where = _locate(batches, codes)
+    codes = np.flatnonzero(_missed_mask(batches, answerable, k))[:MAX_MISSED]
+    where = _listed(batches, codes)
     out: list[MissedQuery] = []
     for code in codes:
-        batch, row = where[int(code)]
+        batch, top_ids = where[int(code)]
         query_id = str(qrels.query_ids[code])
         case = golden.case(query_id) if golden else None
         out.append(
@@ -167,7 +166,7 @@ def missed_queries(
                 tags=list(case.tags) if case else [],
                 expected=case.expected(batch.level) if case else [],
                 first_relevant_rank=int(facts.first_relevant_rank[code]) or None,
-                top_ids=batch.doc_ids(row, TOP_IDS),
+                top_ids=top_ids,
             )
         )
     return out
@@ -198,12 +197,16 @@ def _missed_mask(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> 
     return missed
 
 
-def _locate(batches: list[RankedBatch], codes: np.ndarray) -> dict[int, tuple[RankedBatch, int]]:
-    """``query code -> (batch, row)`` for the given codes only."""
-    out: dict[int, tuple[RankedBatch, int]] = {}
+def _listed(
+    batches: list[RankedBatch], codes: np.ndarray
+) -> dict[int, tuple[RankedBatch, list[str]]]:
+    """``query code -> (batch, top ids)`` for the given codes only, batch by batch (rows in
+    batch order), each batch's top ids decoded at once."""
+    out: dict[int, tuple[RankedBatch, list[str]]] = {}
     for batch in batches:  # a query is in one batch
-        for row in np.flatnonzero(np.isin(batch.queries, codes)):
-            out[int(batch.queries[row])] = (batch, int(row))
+        rows = np.flatnonzero(np.isin(batch.queries, codes))
+        for row, top_ids in zip(rows, _top_ids_of(batch, rows), strict=True):
+            out[int(batch.queries[row])] = (batch, top_ids)
     return out
 
 
@@ -225,23 +228,20 @@ def unanswerable(
     if answerable.all():
         return None
     top1, median = facts.top1, facts.threshold
-    listed = _most_confident(np.flatnonzero(~answerable), top1)
+    listed = _listed(batches, _most_confident(np.flatnonzero(~answerable), top1))
     queries = []
-    for batch in batches:
-        rows = np.flatnonzero(listed[batch.queries])
-        for row, top_ids in zip(rows, _top_ids_of(batch, rows), strict=True):
-            code = int(batch.queries[row])
-            score = top1[code]
-            query_id = str(qrels.query_ids[code])
-            queries.append(
-                UnanswerableQuery(
-                    query_id=query_id,
-                    query=golden.case(query_id).query if golden else "",
-                    top1_score=float(score) if np.isfinite(score) else None,
-                    top_ids=top_ids,
-                    confident=bool(facts.confident[code]),
-                )
+    for code, (_, top_ids) in listed.items():
+        score = top1[code]
+        query_id = str(qrels.query_ids[code])
+        queries.append(
+            UnanswerableQuery(
+                query_id=query_id,
+                query=golden.case(query_id).query if golden else "",
+                top1_score=float(score) if np.isfinite(score) else None,
+                top_ids=top_ids,
+                confident=bool(facts.confident[code]),
             )
+        )
     pos, neg = top1[answerable], top1[~answerable]
     return UnanswerableSection(
         n=int((~answerable).sum()),
@@ -272,14 +272,11 @@ def unscored_warning(run: Run) -> list[str]:
 
 
 def _most_confident(codes: np.ndarray, top1: np.ndarray) -> np.ndarray:
-    """A mask over golden queries: ``codes``, or their ``MAX_MISSED`` highest top-1 scores."""
-    keep = codes
-    if len(codes) > MAX_MISSED:
-        score = np.nan_to_num(top1[codes], nan=-np.inf)
-        keep = codes[np.argsort(-score, kind="stable")[:MAX_MISSED]]
-    mask = np.zeros(len(top1), bool)
-    mask[keep] = True
-    return mask
+    """``codes``, or those of their ``MAX_MISSED`` highest top-1 scores."""
+    if len(codes) <= MAX_MISSED:
+        return codes
+    score = np.nan_to_num(top1[codes], nan=-np.inf)
+    return codes[np.argsort(-score, kind="stable")[:MAX_MISSED]]
 
 
 def unanswerable_cap_warning(section: UnanswerableSection | None) -> list[str]:
