@@ -147,6 +147,9 @@ class RetrievalEvaluator:
             unanswerable = None
             if unanswerable_reading and run_table.scored:
                 unanswerable = sections.unanswerable(batches, qrels, answerable, golden_set, facts)
+            listed, n_missed = sections.missed_queries(
+                batches, qrels, answerable, golden_set, miss_k, facts
+            )
             report = RetrievalReport(
                 config=config,
                 versions=sections.versions(),
@@ -157,14 +160,12 @@ class RetrievalEvaluator:
                 n_unanswerable=int((~answerable).sum()),
                 aggregates=_aggregates(per_query, config.seed, config.resamples),
                 slices=sections.tag_slices(per_query, golden_set),
-                missed=sections.missed_queries(
-                    batches, qrels, answerable, golden_set, miss_k, facts
-                ),
-                n_missed=sections.count_missed(batches, answerable, miss_k),
+                missed=listed,
+                n_missed=n_missed,
                 missing_queries=stats.missing_queries,
                 unanswerable=unanswerable,
                 threshold=threshold.result(),
-                warnings=self._warnings(per_query, stats, run_table, given, batches, unanswerable),
+                warnings=self._warnings(per_query, stats, run_table, given, n_missed, unanswerable),
                 per_query=per_query,
                 query_facts=facts.frame(qrels),
                 split=None if self._split is None else self._split.model_copy(),
@@ -176,15 +177,15 @@ class RetrievalEvaluator:
         report.run = _run_record(run, given, run_table)
         return report
 
-    def _warnings(self, per_query, stats, run_table, given, batches, unanswerable) -> list[str]:
+    def _warnings(self, per_query, stats, run_table, given, n_missed, unanswerable) -> list[str]:
         """What the figures depend on, in the report's order."""
-        config, answerable = self.config, self.answerable
+        config = self.config
         return (
             _empty_warning(per_query, len(self.qrels), config.relevance_level)
             + sections.warnings(stats, config.missing)
             + sections.unscored_warning(run_table)
             + list(given.warnings)  # a split's filtered run does not carry them
-            + sections.missed_cap_warning(batches, answerable, config.miss_k)
+            + sections.missed_cap_warning(n_missed, config.miss_k)
             + sections.unanswerable_cap_warning(unanswerable)
             + leak_warnings(self.golden)
         )

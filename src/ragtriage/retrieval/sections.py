@@ -25,7 +25,6 @@ __all__ = [
     "MAX_MISSED",
     "QueryFacts",
     "TOP_IDS",
-    "count_missed",
     "golden_info",
     "missed_cap_warning",
     "missed_queries",
@@ -145,14 +144,19 @@ def missed_queries(
     golden: GoldenSet | None,
     k: int,
     facts: QueryFacts,
-) -> list[MissedQuery]:
-    """Answerable queries with nothing relevant in the top ``k``, in golden-set order.
+) -> tuple[list[MissedQuery], int]:
+    """Answerable queries with nothing relevant in the top ``k``, in golden-set order, and
+    how many there are.
 
     Found with one vectorised pass per batch; at most ``MAX_MISSED`` are listed (the first
     in golden-set order), since a list of a million misses is read by nobody and costs a
-    pydantic object each: :func:`count_missed` gives the full count.
+    pydantic object each: the count is of them all.
     """
-    codes = np.flatnonzero(_missed_mask(batches, answerable, k))[:MAX_MISSED]
+    missed = np.zeros(len(answerable), bool)
+    for batch in batches:
+        hit = (batch.labels[:, :k] >= batch.level).any(axis=1)
+        missed[batch.queries] = answerable[batch.queries] & ~hit
+    codes = np.flatnonzero(missed)[:MAX_MISSED]
     where = _listed(batches, codes)
     out: list[MissedQuery] = []
     for code in codes:
@@ -169,32 +173,17 @@ def missed_queries(
                 top_ids=top_ids,
             )
         )
-    return out
+    return out, int(missed.sum())
 
 
-def count_missed(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> int:
-    """How many answerable queries have nothing relevant in the top ``k``."""
-    return int(_missed_mask(batches, answerable, k).sum())
-
-
-def missed_cap_warning(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> list[str]:
-    """A warning when :func:`missed_queries` listed only the first ``MAX_MISSED``."""
-    n = count_missed(batches, answerable, k)
+def missed_cap_warning(n: int, k: int) -> list[str]:
+    """A warning when :func:`missed_queries` listed only the first ``MAX_MISSED`` of ``n``."""
     if n <= MAX_MISSED:
         return []
     return [
         f"{n} answerable queries have nothing relevant in the top {k}; "
         f"the report lists the first {MAX_MISSED} (golden-set order)"
     ]
-
-
-def _missed_mask(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> np.ndarray:
-    """Per golden query: answerable and nothing relevant in the top ``k``."""
-    missed = np.zeros(len(answerable), bool)
-    for batch in batches:
-        hit = (batch.labels[:, :k] >= batch.level).any(axis=1)
-        missed[batch.queries] = answerable[batch.queries] & ~hit
-    return missed
 
 
 def _listed(
