@@ -13,15 +13,12 @@ marked unanswerable, and is not skipped.
 
 from __future__ import annotations
 
-import statistics
 from typing import Any
-
-import orjson
 
 from ragtriage.annotate import fields
 from ragtriage.annotate.pool import Corpus, interleave
 from ragtriage.annotate.queries import Query
-from ragtriage.annotate.store import SessionStore, StoredTask
+from ragtriage.annotate.store import SessionStore, StoredTask, jsonl, pace
 from ragtriage.errors import InputError
 
 __all__ = [
@@ -95,16 +92,14 @@ def conversation_rows(session: dict[str, Any]) -> list[dict[str, Any]]:
 
 def render_golden(session: dict[str, Any]) -> str:
     if session["options"].get("conversational"):
-        rows = conversation_rows(session)
-        return "".join(orjson.dumps(row).decode() + "\n" for row in rows)
+        return jsonl(conversation_rows(session))
     graded = bool(session["options"].get("graded"))
     source = f"annotate:{session['queries']['source']}"
-    rows = [
+    return jsonl(
         golden_row(query, session["records"][query["id"]], graded, source)
         for query in session["sample"]
         if is_labelled(session["records"].get(query["id"], {}))
-    ]
-    return "".join(orjson.dumps(row).decode() + "\n" for row in rows)
+    )
 
 
 def candidates(
@@ -128,8 +123,6 @@ def coverage(session: dict[str, Any]) -> dict[str, Any]:
         ):
             if tag in tags:
                 tags[tag] += 1
-    seconds = [float(r["seconds"]) for r in done if r.get("seconds")]
-    median = statistics.median(seconds) if seconds else None
     target = TARGET if len(done) < TARGET else COMFORTABLE
     left = max(0, target - len(done))
     return {
@@ -140,8 +133,7 @@ def coverage(session: dict[str, Any]) -> dict[str, Any]:
         "sample": len(session["sample"]),
         "tags": tags,
         "unanswerable_share": (tags["unanswerable"] / len(done)) if done else None,
-        "median_seconds": median,
-        "seconds_left": median * left if median is not None else None,
+        **pace(done, left),
     }
 
 
@@ -204,8 +196,7 @@ class GoldenTask(StoredTask):
     def save(self, index: int, body: dict[str, Any]) -> dict[str, Any]:
         query = self.sample[index]
         record = self._checked(body.get("record"))
-        record["seconds"] = self._seconds(query.id, body)
-        version = self.store.save(query.id, record, fields.version(body.get("version")), index)
+        version = self._stored(query.id, record, body, index)
         return {"version": version, "record": record, "coverage": coverage(self.store.data)}
 
     def search(self, text: str) -> dict[str, Any]:

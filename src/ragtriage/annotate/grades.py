@@ -23,14 +23,11 @@ seed in every row.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import orjson
-
 from ragtriage.annotate import fields
-from ragtriage.annotate.store import SessionStore, StoredTask
+from ragtriage.annotate.store import SessionStore, StoredTask, jsonl, pace
 from ragtriage.calibration.grades import sha256_text
 from ragtriage.errors import InputError
 from ragtriage.judge.alignment import align_sentence
@@ -229,33 +226,27 @@ def _origin(session: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_grades(session: dict[str, Any]) -> str:
-    rows = []
-    for item in session["items"]:
-        record = session["records"].get(item["id"], {})
-        if overall(record, len(item["sentences"])) is not None:
-            rows.append(grade_row(item, record, session))
-    return "".join(orjson.dumps(row).decode() + "\n" for row in rows)
+    records = [(item, session["records"].get(item["id"], {})) for item in session["items"]]
+    return jsonl(
+        grade_row(item, record, session)
+        for item, record in records
+        if overall(record, len(item["sentences"])) is not None
+    )
 
 
 def coverage(session: dict[str, Any]) -> dict[str, Any]:
+    records = [session["records"].get(item["id"], {}) for item in session["items"]]
     labels = [
-        overall(session["records"].get(item["id"], {}), len(item["sentences"]))
-        for item in session["items"]
+        overall(record, len(item["sentences"]))
+        for item, record in zip(session["items"], records, strict=True)
     ]
     done = [x for x in labels if x is not None]
-    seconds = [
-        float(r["seconds"])
-        for item, label in zip(session["items"], labels, strict=True)
-        if label is not None and (r := session["records"].get(item["id"], {})).get("seconds")
-    ]
-    median = statistics.median(seconds) if seconds else None
-    left = len(labels) - len(done)
+    timed = [r for r, label in zip(records, labels, strict=True) if label is not None]
     return {
         "done": len(done),
         "target": len(labels),
         "faithful": sum(done),
-        "median_seconds": median,
-        "seconds_left": median * left if median is not None else None,
+        **pace(timed, len(labels) - len(done)),
     }
 
 
@@ -292,8 +283,7 @@ class GradesTask(StoredTask):
         item = self.items[index]
         record = _checked(body.get("record"), len(item["sentences"]))
         record["grader"] = self.store.data["options"].get("grader")  # who made this mark
-        record["seconds"] = self._seconds(item["id"], body)
-        version = self.store.save(item["id"], record, fields.version(body.get("version")), index)
+        version = self._stored(item["id"], record, body, index)
         return {
             "version": version,
             "record": record,

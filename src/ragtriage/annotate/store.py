@@ -27,8 +27,9 @@ import fcntl
 import math
 import os
 import re
+import statistics
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,22 @@ from ragtriage.atomic import TEMP_SUFFIX, write_atomic_set
 from ragtriage.data.containers import read_text
 from ragtriage.errors import InputError, RagtriageError
 
-__all__ = ["Conflict", "NotSaved", "SessionStore", "session_path"]
+__all__ = ["Conflict", "NotSaved", "SessionStore", "StoredTask", "jsonl", "pace", "session_path"]
 
 Render = Callable[[dict[str, Any]], str]  # the session -> the output file's text
+
+
+def jsonl(rows: Iterable[dict[str, Any]]) -> str:
+    """The output file's text (what a ``Render`` returns): one JSON object a line."""
+    return "".join(orjson.dumps(row).decode() + "\n" for row in rows)
+
+
+def pace(done: list[dict[str, Any]], left: int) -> dict[str, float | None]:
+    """The coverage panel's pace: the median time of the ``done`` records that carry one,
+    and that median times the ``left`` items to go (both None before any timed record)."""
+    seconds = [float(r["seconds"]) for r in done if r.get("seconds")]
+    median = statistics.median(seconds) if seconds else None
+    return {"median_seconds": median, "seconds_left": median * left if median is not None else None}
 
 
 class Conflict(RagtriageError):
@@ -180,10 +194,15 @@ class StoredTask:
     def move(self, index: int) -> None:
         self.store.move(index)
 
-    def _seconds(self, item_id: str, body: dict[str, Any]) -> float:
-        """The item's time so far and the time this save reports."""
+    def _stored(
+        self, item_id: str, record: dict[str, Any], body: dict[str, Any], index: int
+    ) -> int:
+        """``record`` (checked) saved with the item's time so far plus the time this save
+        reports, on the version the page last read; the item's new version."""
         old, _ = self.store.record(item_id)
-        return fields.stored_seconds(old.get("seconds")) + fields.seconds(body.get("seconds"))
+        spent = fields.stored_seconds(old.get("seconds")) + fields.seconds(body.get("seconds"))
+        record["seconds"] = spent
+        return self.store.save(item_id, record, fields.version(body.get("version")), index)
 
 
 def _storable(value: Any, field: str, depth: int = 0) -> None:

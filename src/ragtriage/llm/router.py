@@ -33,6 +33,7 @@ calls that the others can serve. When every deployment is cooling down, the rout
 
 from __future__ import annotations
 
+import graphlib
 import json
 from collections.abc import Mapping
 from contextlib import suppress
@@ -191,37 +192,32 @@ def _safe_load(text: str, path: Path) -> tuple[Any, Any]:
 
 def _expanded_size(root: Any) -> int:
     """Nodes of the tree once every alias is expanded, counted over the shared node graph
-    (each node once, no recursion), stopping past :data:`MAX_NODES`; a node that contains
-    itself counts as past it."""
+    (each node once, children before their parents, no recursion), stopping past
+    :data:`MAX_NODES`; a node that contains itself (a cycle) counts as past it."""
     import yaml
 
-    sizes: dict[int, int] = {}
-    open_: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        key = id(node)
-        if key in sizes:
+    children: dict[int, list[int]] = {}
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in children:
             continue
         if isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
+            kids = list(node.value)
         elif isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
+            kids = [part for pair in node.value for part in pair]
         else:
-            children = []
-        if not children_done:
-            if key in open_:
-                return MAX_NODES + 1  # a recursive alias: endless once expanded
-            open_.add(key)
-            stack.append((node, True))
-            stack.extend((c, False) for c in children if id(c) not in sizes)
-            continue
-        if any(id(c) not in sizes for c in children):
-            return MAX_NODES + 1  # a child still open: the node contains itself
-        sizes[key] = 1 + sum(sizes[id(c)] for c in children)
-        open_.discard(key)
-        if sizes[key] > MAX_NODES:
-            return sizes[key]
+            kids = []
+        children[id(node)] = [id(c) for c in kids]
+        todo.extend(kids)
+    sizes: dict[int, int] = {}
+    try:
+        for key in graphlib.TopologicalSorter(children).static_order():
+            sizes[key] = 1 + sum(sizes[c] for c in children[key])
+            if sizes[key] > MAX_NODES:
+                return sizes[key]
+    except graphlib.CycleError:
+        return MAX_NODES + 1  # a recursive alias: endless once expanded
     return sizes[id(root)]
 
 

@@ -20,6 +20,7 @@ from ragtriage.atomic import write_atomic
 from ragtriage.calibration.ceiling import Ceiling, human_ceiling
 from ragtriage.calibration.grades import GradedItem
 from ragtriage.calibration.record import CalibrationRecord, ScopeReport
+from ragtriage.render.format import fmt, fmt_estimate
 from ragtriage.render.markdown import escape
 from ragtriage.render.markdown import table as markdown_table
 from ragtriage.results.calibrate import JudgeCalibration
@@ -30,10 +31,8 @@ __all__ = ["card_sections", "write_card"]
 Section = tuple[str, list[str], list[list[str]] | None]  # title, lines, table rows
 
 
-def _num(value: float | None, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    return f"{value:.{digits}f}"
+def _num(value: float | None) -> str:
+    return fmt(value, 2)
 
 
 def _ci(value: float | None, low: float | None, high: float | None) -> str:
@@ -117,14 +116,10 @@ def _rule(record: CalibrationRecord) -> list[str]:
     if sel is not None:
         lines.append(
             f"unsure band (agreement >= {sel.min_agreement:.2f} with probability >= "
-            f"{1 - sel.delta:.2f}): decides {_ci(*_est(sel.coverage))} of answers, "
-            f"agreement on decided {_ci(*_est(sel.agreement))}"
+            f"{1 - sel.delta:.2f}): decides {fmt_estimate(sel.coverage, 2)} of answers, "
+            f"agreement on decided {fmt_estimate(sel.agreement, 2)}"
         )
     return lines
-
-
-def _est(e) -> tuple[float, float, float]:
-    return e.estimate, e.low, e.high
 
 
 def _ceiling(ceiling: Ceiling | None) -> list[str]:
@@ -151,14 +146,15 @@ def _correction(run: JudgeCalibration) -> list[str]:
         est = scope.ppi.estimate
         lines.append(
             f"{name}: labels of {1 - scope.ppi.labelled_fraction:.0%} of the grades hidden: "
-            f"judge's own rate {_num(est.naive)}, PPI-corrected {_ci(*_est(est))}, "
+            f"judge's own rate {_num(est.naive)}, PPI-corrected {fmt_estimate(est, 2)}, "
             f"the hidden human rate {_num(scope.ppi.hidden_human_rate)}"
         )
     if run.audit_ppi is not None:
         est = run.audit_ppi
         lines.append(
             f"answers without grades ({est.n_unlabelled}): judge's own faithful rate "
-            f"{_num(est.naive)}, PPI-corrected {_ci(*_est(est))} (with {est.n_labelled} grades)"
+            f"{_num(est.naive)}, PPI-corrected {fmt_estimate(est, 2)} "
+            f"(with {est.n_labelled} grades)"
         )
     return lines
 

@@ -16,6 +16,7 @@ __all__ = [
     "MAX_FLIPS",
     "PREFERRED",
     "TAG_METRICS",
+    "figures",
     "flip_summary",
     "key_tag_diffs",
     "label_line",
@@ -84,17 +85,15 @@ def _style(diff: Diff) -> str:
     return "green" if diff.low is not None and diff.low > 0 else "red"
 
 
+def figures(diff: Diff) -> list[str]:
+    """The cells every table of differences shows after the name: n, base, candidate and
+    the signed difference."""
+    return [str(diff.n), fmt(diff.base), fmt(diff.candidate), signed(diff.diff)]
+
+
 def _row(diff: Diff) -> list[Text]:
     interval = "-" if diff.low is None else f"[{signed(diff.low)}, {signed(diff.high)}]"
-    cells = [
-        clean(diff.name),
-        str(diff.n),
-        fmt(diff.base),
-        fmt(diff.candidate),
-        signed(diff.diff),
-        interval,
-        fmt(diff.p_holm),  # raw p: JSON and markdown
-    ]
+    cells = [clean(diff.name), *figures(diff), interval, fmt(diff.p_holm)]  # raw p: JSON, md
     return [Text(cell, style=_style(diff)) for cell in cells]
 
 

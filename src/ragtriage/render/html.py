@@ -19,7 +19,7 @@ from markupsafe import Markup
 from ragtriage.errors import InputError
 from ragtriage.render import plots, views
 from ragtriage.render.answers import audit_lines
-from ragtriage.render.format import describe_rule, fmt, fmt_estimate
+from ragtriage.render.format import fmt, fmt_estimate
 from ragtriage.render.text import strip_controls
 from ragtriage.results.run import AuditResult
 from ragtriage.triage.models import FAILURES, CaseResult
@@ -168,8 +168,7 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
         judge_words=views.judge_words(result),
         mismatch_first=views.MISMATCH_FIRST if result.meaningless else None,
         gate_fails=views.gate_fails(result),
-        failed=sum(counts[label] for label in FAILURES),
-        total=sum(counts.values()),
+        decision=views.decision_words(result),
         stale=views.stale_message(result),
         misfit=views.fit_message(result),
         figures=_figures(result),
@@ -178,8 +177,6 @@ def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str
         cases=[_case_view(c) for c in views.ordered_cases(result)],
         fmt=fmt,
         fmt_estimate=fmt_estimate,
-        describe_rule=describe_rule,
         threshold_line=views.threshold_line(result.retrieval),
-        slice_title=views.slice_title(result),
         unanswerable_line=views.unanswerable_line(result.retrieval),
     )

@@ -12,8 +12,8 @@ import re
 
 from ragtriage.render import views
 from ragtriage.render.answers import audit_lines
-from ragtriage.render.compare import flip_summary, key_tag_diffs, label_line, verdict
-from ragtriage.render.format import describe_rule, fmt, fmt_estimate, signed
+from ragtriage.render.compare import figures, flip_summary, key_tag_diffs, label_line, verdict
+from ragtriage.render.format import fmt, fmt_estimate, signed
 from ragtriage.render.notices import texts as notice_texts
 from ragtriage.render.text import clean
 from ragtriage.results.compare import Comparison
@@ -145,10 +145,9 @@ def _calibration(result: AuditResult) -> str:
         lines.append(f"> [!WARNING]\n> **{escape(message)}**\n")
     lines.append("### Calibration")
     lines.append(f"- record: {escape(views.calibration_source(cal.source), 120)}")
-    rule = describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
     few = views.few_grades_words(result)
     kappa = fmt_estimate(cal.kappa) + (f" ({few})" if few else "")
-    lines.append(f"- decision: {escape(rule)}; kappa: {kappa}")
+    lines.append(f"- decision: {escape(views.decision_words(result))}; kappa: {kappa}")
     if cal.note:
         lines.append(f"- note: {escape(cal.note, REASON_CHARS)}")
     return "\n".join(lines)
@@ -271,9 +270,8 @@ def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
     for d in diffs:
         interval = "-" if d.low is None else f"{signed(d.low)} to {signed(d.high)}"
         shown = f"**{interval}**" if d.real() else interval
-        figures = [str(d.n), fmt(d.base), fmt(d.candidate), signed(d.diff), shown]
         tag = [escape(d.tag, 60)] if tagged else []
-        rows.append([*tag, escape(d.name), *figures, fmt(d.p_value), fmt(d.p_holm)])
+        rows.append([*tag, escape(d.name), *figures(d), shown, fmt(d.p_value), fmt(d.p_holm)])
     return rows
 
 

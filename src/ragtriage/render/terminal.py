@@ -15,7 +15,7 @@ from ragtriage.render.text import clean, shorten
 from ragtriage.results.run import AuditResult
 from ragtriage.retrieval.models import RetrievalReport
 from ragtriage.triage.cause_types import CAUSE_ACTIONS
-from ragtriage.triage.models import FAILURES, Label
+from ragtriage.triage.models import Label
 
 __all__ = [
     "AUDIT_METRICS",
@@ -187,11 +187,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     render_leaks(result.retrieval, console)
     _clusters(result, console)
     _causes(result, console)
-    worst = [
-        c
-        for c in views.ordered_cases(result)
-        if c.label in FAILURES or c.label in (Label.UNSCORED, Label.UNSURE, Label.UNSTABLE)
-    ]
+    # failures, then what the judge could not score or decide: every label but pass
+    worst = [c for c in views.ordered_cases(result) if c.label != Label.PASS]
     if worst:
         console.print(Text("Worst cases:", style="bold"))
     for case in worst[:WORST_CASES]:

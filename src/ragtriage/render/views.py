@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from ragtriage.calibration.answers import NO_ANSWER_GRADES, AnswerCheck
-from ragtriage.render.format import count, fmt
+from ragtriage.render.format import count, describe_rule, fmt
 from ragtriage.render.notices import texts as notice_texts
 from ragtriage.results.gate import policy
 from ragtriage.results.run import AuditResult
@@ -28,6 +28,7 @@ __all__ = [
     "answer_check_line",
     "calibration_answer_line",
     "causes_by_primary",
+    "decision_words",
     "evidence_line",
     "gate_fails",
     "gate_line",
@@ -198,6 +199,12 @@ def calibration_source(source: str | None) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return path.name
+
+
+def decision_words(result: AuditResult) -> str:
+    """How the audit decided faithful: its calibrated rule, else the score threshold."""
+    cal = result.calibration
+    return describe_rule(cal.rule) if cal.rule else f"score >= {fmt(cal.threshold, 3)}"
 
 
 def gate_fails(result: AuditResult) -> bool:

@@ -20,7 +20,7 @@ import pandas as pd
 from ragtriage.atomic import RUN_DIGEST, file_blake3
 from ragtriage.data.golden import load_golden
 from ragtriage.data.holdout import Split, filter_run, golden_qrels
-from ragtriage.data.models import GoldenSet, corpus_sha256
+from ragtriage.data.models import GoldenSet
 from ragtriage.data.runs import load_run
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.errors import InputError
@@ -114,7 +114,7 @@ class RetrievalEvaluator:
         self.leak_k = leak_k or miss_k
         self.judged = JudgedQrels.build(self.qrels, relevance_level)
         self.answerable = self.judged.num_rel > 0  # a chunk graded >= the level
-        self._golden_info = _golden_info(full_golden, self.qrels)
+        self._golden_info = sections.golden_info(full_golden, self.qrels)
         self._reference = None if reference is None else _as_run(reference)
         self._reference_digest = (
             None if reference is None else _run_digest(reference, self._reference).get(RUN_DIGEST)
@@ -147,6 +147,9 @@ class RetrievalEvaluator:
             unanswerable = None
             if unanswerable_reading and run_table.scored:
                 unanswerable = sections.unanswerable(batches, qrels, answerable, golden_set, facts)
+            listed, n_missed = sections.missed_queries(
+                batches, qrels, answerable, golden_set, miss_k, facts
+            )
             report = RetrievalReport(
                 config=config,
                 versions=sections.versions(),
@@ -157,14 +160,12 @@ class RetrievalEvaluator:
                 n_unanswerable=int((~answerable).sum()),
                 aggregates=_aggregates(per_query, config.seed, config.resamples),
                 slices=sections.tag_slices(per_query, golden_set),
-                missed=sections.missed_queries(
-                    batches, qrels, answerable, golden_set, miss_k, facts
-                ),
-                n_missed=sections.count_missed(batches, answerable, miss_k),
+                missed=listed,
+                n_missed=n_missed,
                 missing_queries=stats.missing_queries,
                 unanswerable=unanswerable,
                 threshold=threshold.result(),
-                warnings=self._warnings(per_query, stats, run_table, given, batches, unanswerable),
+                warnings=self._warnings(per_query, stats, run_table, given, n_missed, unanswerable),
                 per_query=per_query,
                 query_facts=facts.frame(qrels),
                 split=None if self._split is None else self._split.model_copy(),
@@ -176,15 +177,15 @@ class RetrievalEvaluator:
         report.run = _run_record(run, given, run_table)
         return report
 
-    def _warnings(self, per_query, stats, run_table, given, batches, unanswerable) -> list[str]:
+    def _warnings(self, per_query, stats, run_table, given, n_missed, unanswerable) -> list[str]:
         """What the figures depend on, in the report's order."""
-        config, answerable = self.config, self.answerable
+        config = self.config
         return (
             _empty_warning(per_query, len(self.qrels), config.relevance_level)
             + sections.warnings(stats, config.missing)
             + sections.unscored_warning(run_table)
             + list(given.warnings)  # a split's filtered run does not carry them
-            + sections.missed_cap_warning(batches, answerable, config.miss_k)
+            + sections.missed_cap_warning(n_missed, config.miss_k)
             + sections.unanswerable_cap_warning(unanswerable)
             + leak_warnings(self.golden)
         )
@@ -239,15 +240,6 @@ def _reading(nothing_relevant: str | None, golden: GoldenSet | None) -> str:
             field="nothing_relevant",
         )
     return nothing_relevant
-
-
-def _golden_info(golden: GoldenSet | None, qrels: Qrels) -> dict[str, Any]:
-    """Source, size and content hashes of the golden set (all of it) and of its corpus."""
-    info: dict[str, Any] = dict(sections.golden_info(golden, qrels))
-    if golden is not None and golden.corpus is not None:
-        info["corpus_sha256"] = corpus_sha256(golden.corpus)
-        info["corpus_chunks"] = len(golden.corpus)
-    return info
 
 
 def _run_digest(run: RunLike, table: Run | None = None) -> dict[str, str]:

@@ -9,7 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 import numpy as np
 import pandas as pd
 
-from ragtriage.data.models import GoldenSet
+from ragtriage.data.models import GoldenSet, corpus_sha256
 from ragtriage.data.tables import Qrels, Run
 from ragtriage.retrieval.models import (
     MissedQuery,
@@ -25,7 +25,6 @@ __all__ = [
     "MAX_MISSED",
     "QueryFacts",
     "TOP_IDS",
-    "count_missed",
     "golden_info",
     "missed_cap_warning",
     "missed_queries",
@@ -51,9 +50,13 @@ def versions() -> dict[str, str]:
 
 
 def golden_info(golden: GoldenSet | None, qrels: Qrels) -> dict[str, str | int]:
+    """Source, size and content hashes of the golden set (all of it) and of its corpus."""
     info: dict[str, str | int] = {"source": qrels.source, "queries": len(qrels)}
     if golden is not None:
         info["sha256"] = golden.content_hash()
+    if golden is not None and golden.corpus is not None:
+        info["corpus_sha256"] = corpus_sha256(golden.corpus)
+        info["corpus_chunks"] = len(golden.corpus)
     return info
 
 
@@ -141,19 +144,23 @@ def missed_queries(
     golden: GoldenSet | None,
     k: int,
     facts: QueryFacts,
-) -> list[MissedQuery]:
-    """Answerable queries with nothing relevant in the top ``k``, in golden-set order.
+) -> tuple[list[MissedQuery], int]:
+    """Answerable queries with nothing relevant in the top ``k``, in golden-set order, and
+    how many there are.
 
     Found with one vectorised pass per batch; at most ``MAX_MISSED`` are listed (the first
     in golden-set order), since a list of a million misses is read by nobody and costs a
-    pydantic object each: :func:`count_missed` gives the full count.
+    pydantic object each: the count is of them all.
     """
-    missed = _missed_mask(batches, answerable, k)
+    missed = np.zeros(len(answerable), bool)
+    for batch in batches:
+        hit = (batch.labels[:, :k] >= batch.level).any(axis=1)
+        missed[batch.queries] = answerable[batch.queries] & ~hit
     codes = np.flatnonzero(missed)[:MAX_MISSED]
-    where = _locate(batches, codes)
+    where = _listed(batches, codes)
     out: list[MissedQuery] = []
     for code in codes:
-        batch, row = where[int(code)]
+        batch, top_ids = where[int(code)]
         query_id = str(qrels.query_ids[code])
         case = golden.case(query_id) if golden else None
         out.append(
@@ -163,20 +170,14 @@ def missed_queries(
                 tags=list(case.tags) if case else [],
                 expected=case.expected(batch.level) if case else [],
                 first_relevant_rank=int(facts.first_relevant_rank[code]) or None,
-                top_ids=batch.doc_ids(row, TOP_IDS),
+                top_ids=top_ids,
             )
         )
-    return out
+    return out, int(missed.sum())
 
 
-def count_missed(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> int:
-    """How many answerable queries have nothing relevant in the top ``k``."""
-    return int(_missed_mask(batches, answerable, k).sum())
-
-
-def missed_cap_warning(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> list[str]:
-    """A warning when :func:`missed_queries` listed only the first ``MAX_MISSED``."""
-    n = count_missed(batches, answerable, k)
+def missed_cap_warning(n: int, k: int) -> list[str]:
+    """A warning when :func:`missed_queries` listed only the first ``MAX_MISSED`` of ``n``."""
     if n <= MAX_MISSED:
         return []
     return [
@@ -185,21 +186,16 @@ def missed_cap_warning(batches: list[RankedBatch], answerable: np.ndarray, k: in
     ]
 
 
-def _missed_mask(batches: list[RankedBatch], answerable: np.ndarray, k: int) -> np.ndarray:
-    """Per golden query: answerable and nothing relevant in the top ``k``."""
-    missed = np.zeros(len(answerable), bool)
-    for batch in batches:
-        hit = (batch.labels[:, :k] >= batch.level).any(axis=1)
-        missed[batch.queries] = answerable[batch.queries] & ~hit
-    return missed
-
-
-def _locate(batches: list[RankedBatch], codes: np.ndarray) -> dict[int, tuple[RankedBatch, int]]:
-    """``query code -> (batch, row)`` for the given codes only."""
-    out: dict[int, tuple[RankedBatch, int]] = {}
+def _listed(
+    batches: list[RankedBatch], codes: np.ndarray
+) -> dict[int, tuple[RankedBatch, list[str]]]:
+    """``query code -> (batch, top ids)`` for the given codes only, batch by batch (rows in
+    batch order), each batch's top ids decoded at once."""
+    out: dict[int, tuple[RankedBatch, list[str]]] = {}
     for batch in batches:  # a query is in one batch
-        for row in np.flatnonzero(np.isin(batch.queries, codes)):
-            out[int(batch.queries[row])] = (batch, int(row))
+        rows = np.flatnonzero(np.isin(batch.queries, codes))
+        for row, top_ids in zip(rows, _top_ids_of(batch, rows), strict=True):
+            out[int(batch.queries[row])] = (batch, top_ids)
     return out
 
 
@@ -221,23 +217,20 @@ def unanswerable(
     if answerable.all():
         return None
     top1, median = facts.top1, facts.threshold
-    listed = _most_confident(np.flatnonzero(~answerable), top1)
+    listed = _listed(batches, _most_confident(np.flatnonzero(~answerable), top1))
     queries = []
-    for batch in batches:
-        rows = np.flatnonzero(listed[batch.queries])
-        for row, top_ids in zip(rows, _top_ids_of(batch, rows), strict=True):
-            code = int(batch.queries[row])
-            score = top1[code]
-            query_id = str(qrels.query_ids[code])
-            queries.append(
-                UnanswerableQuery(
-                    query_id=query_id,
-                    query=golden.case(query_id).query if golden else "",
-                    top1_score=float(score) if np.isfinite(score) else None,
-                    top_ids=top_ids,
-                    confident=bool(facts.confident[code]),
-                )
+    for code, (_, top_ids) in listed.items():
+        score = top1[code]
+        query_id = str(qrels.query_ids[code])
+        queries.append(
+            UnanswerableQuery(
+                query_id=query_id,
+                query=golden.case(query_id).query if golden else "",
+                top1_score=float(score) if np.isfinite(score) else None,
+                top_ids=top_ids,
+                confident=bool(facts.confident[code]),
             )
+        )
     pos, neg = top1[answerable], top1[~answerable]
     return UnanswerableSection(
         n=int((~answerable).sum()),
@@ -268,14 +261,11 @@ def unscored_warning(run: Run) -> list[str]:
 
 
 def _most_confident(codes: np.ndarray, top1: np.ndarray) -> np.ndarray:
-    """A mask over golden queries: ``codes``, or their ``MAX_MISSED`` highest top-1 scores."""
-    keep = codes
-    if len(codes) > MAX_MISSED:
-        score = np.nan_to_num(top1[codes], nan=-np.inf)
-        keep = codes[np.argsort(-score, kind="stable")[:MAX_MISSED]]
-    mask = np.zeros(len(top1), bool)
-    mask[keep] = True
-    return mask
+    """``codes``, or those of their ``MAX_MISSED`` highest top-1 scores."""
+    if len(codes) <= MAX_MISSED:
+        return codes
+    score = np.nan_to_num(top1[codes], nan=-np.inf)
+    return codes[np.argsort(-score, kind="stable")[:MAX_MISSED]]
 
 
 def unanswerable_cap_warning(section: UnanswerableSection | None) -> list[str]:
