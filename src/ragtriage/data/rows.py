@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, NoReturn, TypeVar
+from typing import Annotated, Any, Literal, NoReturn, TypeVar, cast
 
 from pydantic import (
     AfterValidator,
@@ -405,10 +405,11 @@ def run_line(
     if common is not None:
         items = common["retrieved"]
         scored = bool(items) and isinstance(items[0], dict)
+        pairs: list[tuple[str, float]]
         if scored:
-            pairs = [(item["id"], item["score"]) for item in items]  # type: ignore[index]
+            pairs = [(item["id"], item["score"]) for item in cast(list[_ScoredItem], items)]
         else:
-            pairs = [(doc, float(-rank)) for rank, doc in enumerate(items)]  # type: ignore[misc]
+            pairs = [(doc, float(-rank)) for rank, doc in enumerate(cast(list[str], items))]
         if all_clean([common["query_id"], *(doc for doc, _ in pairs)]):
             return common["query_id"], pairs, scored
     row = validated(RunRow, record, path, line)
