@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, NoReturn, TypeVar
+from typing import Annotated, Any, Literal, NoReturn, TypeVar, cast
 
 from pydantic import (
     AfterValidator,
@@ -28,15 +28,17 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    TypeAdapter,
     ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+from typing_extensions import TypedDict
 
 from ragtriage.data.containers import Given, Source, parse_cell, parse_json, type_problem
-from ragtriage.data.ids import id_problem, shown
+from ragtriage.data.ids import all_clean, id_problem, shown
 from ragtriage.data.models import GoldenCase, RetrievedChunk, Trace
 from ragtriage.errors import InputError
 
@@ -59,6 +61,7 @@ __all__ = [
     "finite_float",
     "kinds",
     "relevance_grade",
+    "run_line",
     "input_error",
     "validated",
 ]
@@ -369,6 +372,48 @@ class RunRow(Row):
             (c.id, float(-rank) if c.score is None else c.score)
             for rank, c in enumerate(self.retrieved)
         ]
+
+
+class _ScoredItem(TypedDict):
+    __pydantic_config__ = ConfigDict(strict=True, allow_inf_nan=False)  # type: ignore[misc]
+    id: str
+    score: float
+
+
+class _CommonRun(TypedDict):
+    __pydantic_config__ = ConfigDict(strict=True)  # type: ignore[misc]
+    query_id: str
+    retrieved: list[_ScoredItem] | list[str]
+
+
+# The shape of nearly every run line (text ids, every item scored or none), checked by
+# pydantic's core alone: RunRow runs a Python check per item, three times slower on a
+# large run. Anything else, or an id to look at closer, goes through RunRow, which
+# refuses what it must and names the fault.
+_COMMON_RUN = TypeAdapter(_CommonRun)
+
+
+def run_line(
+    record: Any, path: str | Path | Given | None, line: int | None
+) -> tuple[str, list[tuple[str, float]], bool]:
+    """A run line (:class:`RunRow`) as its query id, its ``(doc id, score)`` pairs (see
+    :meth:`RunRow.pairs`) and whether it gave scores."""
+    try:
+        common = _COMMON_RUN.validate_python(record)
+    except ValidationError:
+        common = None
+    if common is not None:
+        items = common["retrieved"]
+        scored = bool(items) and isinstance(items[0], dict)
+        pairs: list[tuple[str, float]]
+        if scored:
+            pairs = [(item["id"], item["score"]) for item in cast(list[_ScoredItem], items)]
+        else:
+            pairs = [(doc, float(-rank)) for rank, doc in enumerate(cast(list[str], items))]
+        if all_clean([common["query_id"], *(doc for doc, _ in pairs)]):
+            return common["query_id"], pairs, scored
+    row = validated(RunRow, record, path, line)
+    return row.query_id, row.pairs(), bool(row.retrieved) and row.retrieved[0].score is not None
 
 
 class DocRow(Row):

@@ -41,7 +41,7 @@ from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.detect import adapt_traces
 from ragtriage.data.formats.registry import recognise
 from ragtriage.data.models import GoldenSet
-from ragtriage.data.rows import DocRow, RunRow, validated
+from ragtriage.data.rows import DocRow, run_line, validated
 from ragtriage.data.sniff import wrong_file
 from ragtriage.data.tables import Run
 from ragtriage.data.trec import read_trec_run
@@ -173,18 +173,17 @@ def run_from_records(path: Path | Given, records: Iterable[tuple[int, dict[str, 
     seen: dict[str, int] = {}
     scored = False
     for line, record in records:
-        row = validated(RunRow, record, path, line)
-        if row.query_id in seen:
+        query_id, ranked, has_scores = run_line(record, path, line)
+        if query_id in seen:
             raise InputError(
-                f"query {row.query_id!r} already listed on line {seen[row.query_id]}",
+                f"query {query_id!r} already listed on line {seen[query_id]}",
                 path=path,
                 line=line,
                 field="query_id",
             )
-        seen[row.query_id] = line
-        ranked = row.pairs()
-        scored |= bool(row.retrieved) and row.retrieved[0].score is not None
-        queries += [row.query_id] * len(ranked)
+        seen[query_id] = line
+        scored |= has_scores
+        queries += [query_id] * len(ranked)
         pairs += ranked
     run = Run.from_columns(queries, [d for d, _ in pairs], [s for _, s in pairs], source=str(path))
     run.scored = scored or not pairs  # rank order alone is no score (issue 26)

@@ -275,23 +275,12 @@ _TURN_KEYS = ("turn", "turn_number", "turn_index")
 def _turn_number(members: list[oi.Span], path: Path) -> int:
     """The turn number an application set in a span's metadata (``metadata`` JSON or
     ``metadata.turn``; ``turn_index`` counts from 0), else 0."""
-    for span in oi.root_spans(members) + members:
-        meta = span.attributes.get("metadata")
-        parsed = _json_object(meta, path, span.line) if isinstance(meta, str) else {}
-        for key in _TURN_KEYS:
-            value = span.attributes.get(f"metadata.{key}", parsed.get(key))
-            if isinstance(value, str) and value.strip().isdigit():
-                value = int(value)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                return value + 1 if key == "turn_index" else value
+    for key, value in oi.metadata_values(members, _TURN_KEYS, path, lenient=True):
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value + 1 if key == "turn_index" else value
     return 0
-
-
-def _json_object(text: str, path: Path, line: int) -> dict[str, Any]:
-    """A span's ``metadata`` JSON text as an object ({} when it is none), nesting bounded
-    like every embedded JSON (data/jsontext.py)."""
-    parsed = decode_json_text(text, path=path, line=line, field="metadata", lenient=True)
-    return parsed if isinstance(parsed, dict) else {}
 
 
 OURS = Format(

@@ -15,6 +15,7 @@ way for both, so the two commands cannot disagree about a file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,23 +95,44 @@ def golden_rows(path: Path | Given, columns: Columns = None) -> Adapted:
     """A golden-set file's rows as our golden records."""
     mapping = parse_columns(columns)
     table = read_table(path, mapping.pairs)
-    fmt = recognise(table.rows, mapping)
+    records, name, notes, foreign = _records("golden", table, mapping)
+    return Adapted(records, f"{name}-{table.container}", notes, foreign)
+
+
+# what a table of ours must have to be read as ``kind``: the field it lacks, or None
+_OURS_LACKS: dict[str, Callable[[set[str]], str | None]] = {
+    "golden": lambda keys: None if keys & {"query", "question"} else "query",
+    "traces": lambda keys: (
+        None if "retrieved" in keys else "query_id" if "query_id" not in keys else "retrieved"
+    ),
+}
+_NO_SHAPE = {
+    "golden": "matches no known golden-set shape (ours: query + expected; ragas: user_input "
+    "+ reference_context_ids or reference_contexts; DeepEval: input + context); "
+    "missing required field (--columns query=NAME maps another column)",
+    "traces": "matches no known trace shape (ours: query_id + retrieved + answer; ragas: "
+    "user_input + retrieved_contexts + response; DeepEval: input + retrieval_context + "
+    "actual_output; OpenInference spans); missing required field (--columns "
+    "retrieved=NAME maps another column)",
+}
+
+
+def _records(kind: str, table: Table, columns: ColumnMap) -> tuple[Records, str, list[str], bool]:
+    """``table``'s rows as ``kind`` records (golden or traces): read by the format that
+    recognises them, else as ours, which must have the field that makes them ``kind``
+    (else the file is named when it is another kind of ours, or refused naming the
+    field); with the format's name, its notes and whether it is another tool's."""
+    fmt = recognise(table.rows, columns)
     if fmt is not None:
-        records, notes = _read(fmt, "golden", table, mapping)
-        return Adapted(records, f"{fmt.name}-{table.container}", notes, foreign=True)
-    rows = _mapped(table.rows, mapping)
-    if rows and not shape_keys(rows) & {"query", "question"}:
-        if (wrong := wrong_file(path, "golden")) is not None:
+        records, notes = _read(fmt, kind, table, columns)
+        return records, fmt.name, notes, True
+    rows = _mapped(table.rows, columns)
+    lacks = _OURS_LACKS[kind](shape_keys(rows)) if rows else None
+    if lacks is not None:
+        if (wrong := wrong_file(table.path, kind)) is not None:
             raise wrong
-        raise InputError(
-            "matches no known golden-set shape (ours: query + expected; ragas: user_input "
-            "+ reference_context_ids or reference_contexts; DeepEval: input + context); "
-            "missing required field (--columns query=NAME maps another column)",
-            path=path,
-            line=rows[0][0],
-            field="query",
-        )
-    return Adapted(rows, f"ragtriage-{table.container}")
+        raise InputError(_NO_SHAPE[kind], path=table.path, line=rows[0][0], field=lacks)
+    return rows, "ragtriage", [], False
 
 
 def trace_rows(
@@ -163,15 +185,7 @@ def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> 
     """Trace records of ``table``, each with a ``query_id``: its own, or the golden case
     whose query it asked, or an ``unmatched:`` id; retrieved passages without a corpus id
     get the id of the corpus chunk with the same text (counted in one note)."""
-    fmt = recognise(table.rows, columns)
-    notes: list[str] = []
-    if fmt is None:
-        records = _mapped(table.rows, columns)
-        _check_ours(records, shape_keys(records), table.path)
-        name = "ragtriage"
-    else:
-        records, notes = _read(fmt, "traces", table, columns)
-        name = fmt.name
+    records, name, notes, foreign = _records("traces", table, columns)
     index = None
     if golden is not None:
         index = QueryIndex(((c.id, c.query) for c in golden.cases), source=golden.source)
@@ -183,24 +197,7 @@ def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> 
             f"{found} retrieved passages without a corpus id were given the id of the corpus "
             "chunk with the same text"
         )
-    return Adapted(records, f"{name}-{table.container}", notes + matched, fmt is not None, assumed)
-
-
-def _check_ours(rows: Records, keys: set[str], path: Path | Given) -> None:
-    if not rows or "retrieved" in keys:
-        return
-    if (wrong := wrong_file(path, "traces")) is not None:
-        raise wrong
-    missing = "query_id" if "query_id" not in keys else "retrieved"
-    raise InputError(
-        "matches no known trace shape (ours: query_id + retrieved + answer; ragas: "
-        "user_input + retrieved_contexts + response; DeepEval: input + retrieval_context + "
-        "actual_output; OpenInference spans); missing required field (--columns "
-        "retrieved=NAME maps another column)",
-        path=path,
-        line=rows[0][0],
-        field=missing,
-    )
+    return Adapted(records, f"{name}-{table.container}", notes + matched, foreign, assumed)
 
 
 def corpus_ids(records: Records, golden: GoldenSet | None) -> tuple[Records, int]:

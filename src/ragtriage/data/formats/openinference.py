@@ -49,6 +49,7 @@ __all__ = [
     "Span",
     "documents",
     "is_openinference",
+    "metadata_values",
     "root_spans",
     "spans",
     "spans_by_trace",
@@ -303,9 +304,12 @@ def trace_records(
             skipped["no answer" if answer is None else "no input.value"] += 1
             continue
         record: dict[str, Any] = {"query": query, "retrieved": docs, "answer": answer}
-        case_id = _metadata_id(members, id_key, path) if id_key else None
+        # the golden case id under ``id_key`` in any span's metadata
+        ids = metadata_values(members, (id_key,), path) if id_key else iter(())
+        found = (v for _, v in ids if isinstance(v, str | int) and not isinstance(v, bool))
+        case_id = next(found, None)
         if case_id is not None:
-            record["query_id"] = case_id
+            record["query_id"] = str(case_id)
         record["trace_id"] = trace_id
         out.append((retrievers[0].line, record))
     notes = [f"{path}: {n} traces skipped ({why})" for why, n in skipped.items() if n]
@@ -467,18 +471,24 @@ def text_value(span: Span, which: str) -> str | None:
     return value
 
 
-def _metadata_id(members: list[Span], key: str, path: Path | Given) -> str | None:
-    """The golden case id under ``key`` in any span's ``metadata`` (a JSON string by the
-    conventions, or already flattened to ``metadata.KEY``)."""
+def metadata_values(
+    members: list[Span], keys: tuple[str, ...], path: Path | Given, lenient: bool = False
+) -> Iterator[tuple[str, Any]]:
+    """``(key, value)`` for each of ``keys`` in each span's ``metadata``, root spans first:
+    the attribute flattened to ``metadata.KEY``, else the key of the ``metadata`` JSON
+    text (as the conventions write it; parsed once per span, only when needed;
+    ``lenient``: text that is not JSON is no metadata, not an error)."""
     for span in root_spans(members) + members:
-        value = span.attributes.get(f"metadata.{key}")
-        raw = span.attributes.get("metadata")
-        if value is None and isinstance(raw, str):
-            parsed = _json_metadata(raw, span, path, "metadata")
-            value = parsed.get(key) if isinstance(parsed, dict) else None
-        if isinstance(value, str | int) and not isinstance(value, bool):
-            return str(value)
-    return None
+        raw, parsed = span.attributes.get("metadata"), None
+        for key in keys:
+            value = span.attributes.get(f"metadata.{key}")
+            if value is None and isinstance(raw, str):
+                if parsed is None:
+                    parsed = decode_json_text(
+                        raw, path=path, line=span.line, field="metadata", lenient=lenient
+                    )
+                value = parsed.get(key) if isinstance(parsed, dict) else None
+            yield key, value
 
 
 FORMAT = Format(
