@@ -67,7 +67,7 @@ def test_calibration_plots_are_of_the_rule_applied():
     import json
 
     from ragtriage.calibration import fit_record, load_grades
-    from ragtriage.render.calibration_plots import _applied, _not_applied
+    from ragtriage.render.calibration_plots import _not_applied
     from ragtriage.render.format import describe_rule
     from tests.calibration.conftest import synthetic
 
@@ -82,7 +82,7 @@ def test_calibration_plots_are_of_the_rule_applied():
                            resamples=100)  # fmt: skip
     pooled = record.scopes["pooled"]
     assert pooled.selected is not None
-    assert _applied(record, "pooled") == pooled.selected.cv  # not the score threshold's
+    assert pooled.applied == pooled.selected.cv  # not the score threshold's
     score_rule = record.rule.kind == "threshold" and record.rule.feature == "score"
     note = _not_applied(record)
     assert (note == "") if score_rule else (describe_rule(record.rule)[:40] in note)

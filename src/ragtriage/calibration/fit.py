@@ -570,7 +570,7 @@ def _stability_notice(
     if stability is None:
         return []
     first = next(iter(reports.values()))
-    with_people = first.selected.cv if first.selected is not None else first.cv
+    with_people = first.applied
     if stability.kappa >= with_people.kappa:
         return []
     return [notice(

@@ -270,6 +270,13 @@ class ScopeReport(BaseModel):
     ppi_note: str = ""  # why there is no PPI check on this scope
     """Why there is no PPI check; empty when there is one."""
 
+    @property
+    def applied(self) -> Agreement:
+        """The agreement of the rule the record applies (chosen by nested cross-validation),
+        else of the plain score threshold: the report once showed kappa 0.32 beside a rule
+        of 0.38."""
+        return self.selected.cv if self.selected is not None else self.cv
+
 
 class LabelledItem(BaseModel):
     """One graded item: the human's label, the judge's outcome, the rule's decisions."""

@@ -263,7 +263,7 @@ def _print_stability(rec, console: Console) -> None:
     """Self-agreement beside the agreement with people (calibration/stability.py)."""
     st = rec.stability
     first = next(iter(rec.scopes.values()))
-    people = first.selected.cv if first.selected is not None else first.cv
+    people = first.applied
     at = f" at temperature {st.temperature:g}" if st.temperature is not None else ""
     t = Table(title=f"the judge against itself and against people ({st.samples} samples{at})")
     for col in ("", "kappa [95% CI]", "agreement"):

@@ -67,7 +67,7 @@ def _panels(record: CalibrationRecord, width: float, height: float) -> tuple[Fig
 def _confusion(record: CalibrationRecord, title: str, path: Path) -> Path:
     fig, panels = _panels(record, 3.6, 3.4)
     for ax, name in panels:
-        applied = _applied(record, name)
+        applied = record.scopes[name].applied
         cm = np.array(applied.confusion)
         ax.imshow(cm, cmap="Blues")
         for (r, c), v in np.ndenumerate(cm):
@@ -112,13 +112,6 @@ def _scores(record: CalibrationRecord, title: str, path: Path) -> Path:
         ax.axvline(record.scopes[name].threshold, color="black", ls="--", label="threshold")
         _label(ax, "judge score", "items", name)
     return _save(fig, title + ": judge scores by human label" + _not_applied(record), path)
-
-
-def _applied(record: CalibrationRecord, scope: str):
-    """The agreement of the rule the record applies (chosen by nested cross-validation),
-    not of the plain score threshold: the report showed kappa 0.32 beside a rule of 0.38."""
-    s = record.scopes[scope]
-    return s.selected.cv if s.selected is not None else s.cv
 
 
 def _not_applied(record: CalibrationRecord) -> str:

@@ -49,7 +49,7 @@ def _rate(k: int, n: int) -> str:
 def _agreement_rows(record: CalibrationRecord) -> list[list[str]]:
     rows = [["scope", "n", "kappa [95% CI]", "TPR [95% CI]", "TNR [95% CI]", "accuracy"]]
     for name, scope in record.scopes.items():
-        cv = scope.selected.cv if scope.selected is not None else scope.cv
+        cv = scope.applied
         (uu, uf), (fu, ff) = cv.confusion
         rows.append(
             [name, str(cv.n), _ci(cv.kappa, cv.kappa_low, cv.kappa_high), _rate(ff, fu + ff),
@@ -59,7 +59,7 @@ def _agreement_rows(record: CalibrationRecord) -> list[list[str]]:
 
 
 def _confusion(scope: ScopeReport) -> list[list[str]]:
-    cv = scope.selected.cv if scope.selected is not None else scope.cv
+    cv = scope.applied
     (uu, uf), (fu, ff) = cv.confusion
     return [
         ["", "judge: unfaithful", "judge: faithful"],

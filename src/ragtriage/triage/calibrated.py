@@ -232,7 +232,7 @@ def _decider(
     first = record.scopes.get("pooled") or next(iter(record.scopes.values()), None)
     kappa = None
     if first is not None:  # the applied rule's kappa: the nested-CV one when it was chosen so
-        kappa = _kappa(first.selected.cv if first.selected is not None else first.cv)
+        kappa = _kappa(first.applied)
     note = (
         f"STALE CALIBRATION: measured on a different judge (it differs in {', '.join(stale)})"
         if stale
