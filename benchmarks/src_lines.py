@@ -47,9 +47,9 @@ def docstring_lines(tree: ast.AST) -> set[int]:
                 node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
             )
             documents = documents or isinstance(before, ast.Assign | ast.AnnAssign)
-            if documents and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-                if isinstance(stmt.value.value, str):
-                    lines.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+            value = stmt.value if isinstance(stmt, ast.Expr) else None
+            if documents and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                lines.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
     return lines
 
 
