@@ -156,6 +156,8 @@ def _rest_id(record: dict[str, Any], line: int) -> str:
 def read_verdicts(path: Path, items: list[GradedItem] | None = None) -> list[ForeignJudge]:
     """Every metric of the verdicts file ``path`` as a judge (module docstring); with
     ``items``, joined to them (else every verdict is in ``rest``)."""
+    # Long on purpose (63 lines): each judge's join counts (results, rest, repeats,
+    # join.how) feed its notes; split, the notes step would take all of them.
     records, fmt, notes = verdict_rows(path)
     groups: dict[str, tuple[JudgeFingerprint, list[tuple[int, dict[str, Any]]]]] = {}
     for line, record in records:
