@@ -110,3 +110,13 @@ def test_numbers_stay_whole_and_figures_stay_readable(html, width, tmp_path):
     headings = got["headings"]
     assert headings.index("Failures") < headings.index("Stage 1: retrieval")
     assert headings.index("Failures") < headings.index("Calibration")
+
+
+def test_a_long_path_in_a_notice_wraps_on_a_phone(html, tmp_path):
+    """The demo's "Answers: ... ship in /work/.../embedded_answers.jsonl" ran past a 420 px
+    screen's edge: one unbroken path is wider than the column."""
+    path = "/home/someone/projects/" + "a_long_folder_name/" * 6 + "embedded_answers.jsonl"
+    boxes = "".join(f'<div class="{kind}">Answers ship in {path}.</div>' for kind in
+                    ("caveat", "gate gate-fails", "stale"))  # fmt: skip
+    got = measure(html.replace("</body>", boxes + "</body>"), 420, tmp_path)
+    assert got["page_overflow"] <= 0, got["page_overflow"]
