@@ -2,8 +2,8 @@
 
 Issue 49's Done-when asks for src lines lower than at 631fdc7 "for the same features".
 The features added since (issues 50-54) cannot be taken out to count, so growth is split
-by the commits that made it: each commit's net change to src/**/*.py (added minus
-deleted lines, ``git log --numstat``, merges left out) goes to "features" when its message
+by the commits that made it: each commit's net change to src/**/*.py (each changed
+file's lines after less before, merges left out) goes to "features" when its message
 names only issues other than 49, to "issue 49" when it names 49 alone, else to "unnamed"
 (mostly issue 49's restructuring; a few of issue 54's). Two counts per tree: ``wc -l``
 lines and code lines (without blank lines, comments and docstrings).
@@ -86,16 +86,35 @@ def kind(message: str) -> str:
     return "issue 49 and 54 together" if issues else "unnamed"
 
 
-def growth(base: str, rev: str) -> Counter[str]:
-    """Net src/**/*.py lines per kind of commit in ``base..rev`` (merges left out)."""
-    log = git("log", "--no-merges", "--format=@@%x00%s%n%b%x00", "--numstat", f"{base}..{rev}")
-    net: Counter[str] = Counter()
-    for chunk in log.split("@@\x00")[1:]:
-        message, stats = chunk.split("\x00", 1)
-        for added, deleted, path in re.findall(r"^(\d+)\t(\d+)\t(\S+)$", stats, re.M):
-            if path.startswith("src/") and path.endswith(".py"):
-                net[kind(message)] += int(added) - int(deleted)
-    return net
+def file_counts(rev: str, path: str) -> tuple[int, int]:
+    """``wc -l`` and code lines of one file at ``rev`` (0, 0 where it does not exist)."""
+    shown = subprocess.run(["git", "show", f"{rev}:{path}"], capture_output=True, text=True)
+    if shown.returncode:
+        return 0, 0
+    return shown.stdout.count("\n"), code_lines(shown.stdout)
+
+
+def growth(base: str, rev: str) -> tuple[Counter[str], Counter[str]]:
+    """Net src/**/*.py ``wc -l`` and code lines per kind of commit in ``base..rev`` (merges
+    left out): each changed file counted before and after, so a renamed file counts as
+    deleted and added (``--numstat`` names it ``{a => b}``, which an earlier version of this
+    script skipped)."""
+    log = git("log", "--no-merges", "--format=%H%x00%B%x01", f"{base}..{rev}")
+    wc: Counter[str] = Counter()
+    code: Counter[str] = Counter()
+    for chunk in filter(None, (c.strip() for c in log.split("\x01"))):
+        sha, message = chunk.split("\x00", 1)
+        changed = git(
+            "diff-tree", "--no-commit-id", "-r", "--name-only", f"{sha}^", sha, "--", "src"
+        )
+        for path in (p for p in changed.split() if p.endswith(".py")):
+            (wc_before, code_before), (wc_after, code_after) = (
+                file_counts(f"{sha}^", path),
+                file_counts(sha, path),
+            )
+            wc[kind(message)] += wc_after - wc_before
+            code[kind(message)] += code_after - code_before
+    return wc, code
 
 
 def main() -> None:
@@ -109,16 +128,19 @@ def main() -> None:
     for name in (args.base, rev):
         files, wc, code = counts(name)
         print(f"{name:<12} {files:>6} {wc:>8,} {code:>8,}")
-    net = growth(args.base, rev)
-    print(f"net src lines by commit ({args.base}..{rev}, merges left out; wc -l):")
-    for name, lines in sorted(net.items()):
-        print(f"  {name:<28} {lines:+,}")
-    base_wc = counts(args.base)[1]
-    same = counts(rev)[1] - net["features (issues 50-54)"]
-    print(
-        f"same features, estimated (wc at {rev} less the features' net lines): {same:,} "
-        f"against {base_wc:,} at {args.base} ({same - base_wc:+,})"
-    )
+    wc, code = growth(args.base, rev)
+    print(f"net src lines by commit ({args.base}..{rev}, merges left out):")
+    print(f"  {'':<28} {'wc -l':>8} {'code':>8}")
+    for name in sorted(wc):
+        print(f"  {name:<28} {wc[name]:>+8,} {code[name]:>+8,}")
+    (_, base_wc, base_code), (_, rev_wc, rev_code) = counts(args.base), counts(rev)
+    feature = "features (issues 50-54)"
+    for unit, now, then, net in (("wc", rev_wc, base_wc, wc), ("code", rev_code, base_code, code)):
+        same = now - net[feature]
+        print(
+            f"same features, estimated ({unit} at {rev} less the features' net {unit} lines): "
+            f"{same:,} against {then:,} at {args.base} ({same - then:+,})"
+        )
 
 
 if __name__ == "__main__":
