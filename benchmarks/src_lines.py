@@ -66,15 +66,18 @@ def code_lines(text: str) -> int:
     return len(lines)
 
 
-def counts(rev: str) -> tuple[int, int, int]:
-    """Files, ``wc -l`` lines and code lines of src/**/*.py at ``rev``."""
+def counts(rev: str) -> tuple[int, int, int, int, int]:
+    """Files, ``wc -l`` lines, code lines, docstring lines and blank lines of
+    src/**/*.py at ``rev`` (the rest of the lines are whole-line comments)."""
     files = py_files(rev)
-    wc = code = 0
+    wc = code = docs = blank = 0
     for name in files:
         text = git("show", f"{rev}:{name}")
         wc += text.count("\n")
         code += code_lines(text)
-    return len(files), wc, code
+        docs += len(docstring_lines(ast.parse(text)))
+        blank += sum(not line.strip() for line in text.splitlines())
+    return len(files), wc, code, docs, blank
 
 
 def kind(message: str) -> str:
@@ -124,16 +127,16 @@ def main() -> None:
     args = parser.parse_args()
     rev = git("rev-parse", "--short", args.rev).strip()
     print(f"# python benchmarks/src_lines.py --base {args.base} --rev {rev}")
-    print(f"{'tree':<12} {'files':>6} {'wc -l':>8} {'code':>8}")
+    print(f"{'tree':<12} {'files':>6} {'wc -l':>8} {'code':>8} {'docstr.':>8} {'blank':>8}")
     for name in (args.base, rev):
-        files, wc, code = counts(name)
-        print(f"{name:<12} {files:>6} {wc:>8,} {code:>8,}")
+        files, wc, code, docs, blank = counts(name)
+        print(f"{name:<12} {files:>6} {wc:>8,} {code:>8,} {docs:>8,} {blank:>8,}")
     wc, code = growth(args.base, rev)
     print(f"net src lines by commit ({args.base}..{rev}, merges left out):")
     print(f"  {'':<28} {'wc -l':>8} {'code':>8}")
     for name in sorted(wc):
         print(f"  {name:<28} {wc[name]:>+8,} {code[name]:>+8,}")
-    (_, base_wc, base_code), (_, rev_wc, rev_code) = counts(args.base), counts(rev)
+    (_, base_wc, base_code, *_), (_, rev_wc, rev_code, *_) = counts(args.base), counts(rev)
     feature = "features (issues 50-54)"
     for unit, now, then, net in (("wc", rev_wc, base_wc, wc), ("code", rev_code, base_code, code)):
         same = now - net[feature]
