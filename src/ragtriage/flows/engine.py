@@ -310,6 +310,7 @@ async def _run(
     generation = case_rows.generation_summary(rows, list(judged.results.values()), judged.decider)
     shape_misfit(judged.decider, rows, texts)
     rows, escalations = await escalate(given, judged, rows, escalated)
+    notices += band_notice(rows, judged.decider, escalated)
     say_graded(rows)
     if escalated:  # the outcomes of the results that decided the cases, not the first's
         first = list(judged.results.values())
@@ -416,6 +417,27 @@ async def escalate(
             r.case_id in unsure and r.label in (Label.UNSCORED, Label.UNSTABLE) for r in rows
         )
     return rows, escalations
+
+
+def band_notice(rows: list[CaseResult], decider: Decider, escalated: Escalated) -> list[Notice]:
+    """A lead notice when labels rest on verdicts inside the calibration's inert band (its
+    fallback ``rule``): the counts and the rates include verdicts its grades do not back."""
+    deciders = {case: found[1] for case, found in escalated.items()}
+    unbacked = [
+        r.case_id
+        for r in rows
+        if case_rows.unbacked(r.label, r.judge, deciders.get(r.case_id, decider))
+    ]
+    if not unbacked:
+        return []
+    scored = [r.judge for r in rows if r.judge is not None and r.judge.outcome == Outcome.SCORED]
+    text = (
+        f"{len(unbacked)} of {len(scored)} verdicts on scored answers stand inside the "
+        "calibration's inert band: it decides too few answers at its stated agreement, and "
+        "its fallback 'rule' keeps the rule's verdicts, which its grades do not back (each "
+        "case says so). Grade more answers, or calibrate with --band-fallback unsure."
+    )
+    return [notice("band_inert", text, severity=Severity.LEAD, unbacked=len(unbacked))]
 
 
 def shape_misfit(decider: Decider, rows: list[CaseResult], texts: dict[str, str]) -> None:

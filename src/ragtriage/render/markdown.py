@@ -108,8 +108,8 @@ def _headline(result: AuditResult) -> str:
     assumed = f"{escape(assumed)}\n\n" if assumed else ""
     if (recorded := views.recorded_line(result)) is not None:  # whose answers, before any figure
         assumed = f"> [!NOTE]\n> {escape(recorded)}\n\n" + assumed
-    misfit = views.fit_message(result)  # first screen: every faithful decision rests on it
-    assumed += f"> [!WARNING]\n> **{escape(misfit)}**\n\n" if misfit else ""
+    # first screen: every faithful decision rests on them
+    assumed += "".join(f"> [!WARNING]\n> **{escape(m)}**\n\n" for m in views.lead_messages(result))
     by_label = table(["label", "cases"], rows)
     return f"## {escape(views.audit_title(result))}\n\n{gate}\n\n{assumed}" + by_label
 

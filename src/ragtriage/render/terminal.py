@@ -165,10 +165,8 @@ def audit_summary(result: AuditResult, console: Console) -> None:
     assumed = views.assumptions_line(result)
     if assumed:
         console.print(Text(assumed, style="yellow"))
-    if (
-        misfit := views.fit_message(result)
-    ) is not None:  # first screen: every decision rests on it
-        console.print(Text(f"warning: {misfit}", style="bold red"))
+    for lead in views.lead_messages(result):  # first screen: every decision rests on it
+        console.print(Text(f"warning: {lead}", style="bold red"))
     console.print(_stage_table(result, k))
     gen = result.generation
     if gen.corrected_note:
@@ -196,7 +194,7 @@ def audit_summary(result: AuditResult, console: Console) -> None:
         row.append(shorten(case.query, 70))
         row.append(f" - {case.reason}", style="dim")
         console.print(row)
-    for said, style in notice_lines(result.warnings):
+    for said, style in notice_lines(views.later_notices(result)):  # the leads came first
         console.print(Text(said, style=style))
     timings = ", ".join(f"{k} {v:.1f}" for k, v in result.timings.items())
     console.print(f"timings (s): {timings}")

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from ragtriage.calibration.answers import NO_ANSWER_GRADES, AnswerCheck
+from ragtriage.notices import Notice, Severity
 from ragtriage.render.format import count, describe_rule, fmt
 from ragtriage.render.notices import texts as notice_texts
 from ragtriage.results.gate import policy
@@ -25,6 +26,8 @@ __all__ = [
     "caveats",
     "few_grades_words",
     "judge_words",
+    "later_notices",
+    "lead_messages",
     "answer_check_line",
     "calibration_answer_line",
     "causes_by_primary",
@@ -38,7 +41,6 @@ __all__ = [
     "ordered_counts",
     "slice_title",
     "stale_message",
-    "fit_message",
     "threshold_line",
     "unanswerable_line",
 ]
@@ -86,8 +88,14 @@ def ordered_clusters(result: AuditResult) -> list[Cluster]:
 
 
 def audit_notices(result: AuditResult) -> list[str]:
-    """The warnings of the audit and of its retrieval stage, as the reports list them."""
-    return notice_texts([*result.warnings, *result.retrieval.warnings])
+    """The warnings of the audit and of its retrieval stage, as the reports list them (the
+    lead notices are not among them: :func:`lead_messages` puts them first)."""
+    return notice_texts([*later_notices(result), *result.retrieval.warnings])
+
+
+def later_notices(result: AuditResult) -> list[Notice]:
+    """The run's notices a report lists after its figures: all but the lead ones."""
+    return [w for w in result.warnings if w.severity != Severity.LEAD]
 
 
 def audit_title(result: AuditResult) -> str:
@@ -243,10 +251,13 @@ def gate_line(result: AuditResult) -> str:
     return f"Gate passes without bars: {checked}; {calibration}{allowed}."
 
 
-def fit_message(result: AuditResult) -> str | None:
-    """The warning a record fitted on answers unlike these deserves, or None."""
+def lead_messages(result: AuditResult) -> list[str]:
+    """What the first screen says before any figure, since every decision rests on it: a
+    record fitted on answers unlike these, and each lead notice of the run (an inert band
+    keeping verdicts its grades do not back)."""
     misfit = result.calibration.misfit
-    return ". ".join(misfit) + "." if misfit else None
+    leads = [w.text for w in result.warnings if w.severity == Severity.LEAD]
+    return ([". ".join(misfit) + "."] if misfit else []) + leads
 
 
 def stale_message(result: AuditResult) -> str | None:

@@ -74,6 +74,14 @@ class Decider:
             return False
         return self.record.is_unsure(result)
 
+    def unbacked(self, result: JudgeResult) -> bool:
+        """Whether the rule's verdict on this answer stands only because the record's band
+        is inert and falls back to the rule (``band_fallback``): a verdict the grades do not
+        back at the stated agreement, which the case row and the run's notices say."""
+        if self.record is None or result.outcome != Outcome.SCORED:
+            return False
+        return self.record.undecided_by_band(result)
+
     def corrected_rate(self, results: list[JudgeResult]) -> tuple[Estimate | None, str]:
         """The prediction-powered rate, or None and why (module doc). None without a record
         or with fewer than two scored answers (PPI estimates a variance from them:
@@ -108,6 +116,9 @@ class GradedDecider(Decider):
         return self.faithful if result.outcome == Outcome.SCORED else None
 
     def unsure(self, result: JudgeResult) -> bool:
+        return False
+
+    def unbacked(self, result: JudgeResult) -> bool:
         return False
 
 

@@ -44,6 +44,15 @@ def _leaks_by_case(retrieval: RetrievalReport) -> dict[str, list[str]]:
     return out
 
 
+# a case row's warning when the rule's verdict stands inside an inert band
+# (band_fallback "rule"): the label a user acts on is not backed at the stated agreement
+UNBACKED = (
+    "undecided by the band: the calibration's band decides too few answers, so the rule's "
+    "verdict stands without the agreement the band promises (grade more answers, or "
+    "calibrate with --band-fallback unsure to leave such answers unsure)"
+)
+
+
 @dataclass(frozen=True)
 class Judgments:
     """What stage 2 left for the rows: the first judge's results by case and the decider
@@ -196,17 +205,27 @@ def _case_warnings(
     stage1: _Stage1,
     judgments: Judgments,
 ) -> list[str]:
-    """Why an answer was not judged when an earlier stage decided the label, an
-    unanswerable query retrieved confidently, a leak."""
+    """Why an answer was not judged when an earlier stage decided the label, a verdict
+    the calibration's inert band does not back, an unanswerable query retrieved
+    confidently, a leak."""
     warnings = []
     if case.id in judgments.unjudged and not (result is None and label == Label.UNSCORED):
         warnings.append(judgments.unjudged[case.id])
+    if unbacked(label, result, judgments.of(case.id)[1]):
+        warnings.append(UNBACKED)
     if not case.expected() and case.id in stage1.confident:
         warnings.append(
             "retrieval warning: unanswerable query retrieved as confidently as a typical "
             "answerable one"
         )
     return warnings + stage1.leaked.get(case.id, [])
+
+
+def unbacked(label: Label, result: JudgeResult | None, decider: Decider) -> bool:
+    """Whether a label rests on a verdict the calibration's inert band does not back."""
+    if result is None or label not in (Label.PASS, Label.GENERATION):
+        return False
+    return decider.unbacked(result)
 
 
 def unjudgeable(trace: Trace, texts: dict[str, str]) -> str | None:

@@ -109,7 +109,8 @@ class CaseResult(BaseModel):
     null without a judged answer or a reference answer."""
     warnings: list[str] = Field(default_factory=list)
     """Warnings on this case that did not change its label (a forbidden chunk retrieved, an
-    unanswerable query retrieved confidently, why an answer was not judged)."""
+    unanswerable query retrieved confidently, why an answer was not judged, a verdict the
+    calibration's inert band does not back: ``triage.cases.UNBACKED``)."""
 
 
 class Cluster(BaseModel):
