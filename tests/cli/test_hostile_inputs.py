@@ -105,7 +105,7 @@ def test_only_unanswerable_queries_report_null_aggregates(world, tmp_path):
     assert any("every aggregate is null" in w for w in report["warnings"])
     # a gate cannot check a bar on no value: unusable input, one line
     gated = run_cli(["gate", out, "--min", "recall@10=0.5"], "2 empty aggregate")
-    assert_refused(gated, "recall@10", "has no value")
+    assert_refused(gated, "recall@10", "has no value", "no answerable query was scored")
     # comparing two reports with no query in common compares nothing: refused, no file
     compared = run_cli(["compare", out, out, "-o", tmp_path / "c.json"], "2 empty aggregate")
     assert_refused(compared, "no query in common")

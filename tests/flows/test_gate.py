@@ -94,7 +94,11 @@ def test_stale_calibration_is_refused_unless_allowed(files, capsys):
     assert "STALE calibration" in out and "model, prompt_sha256" in out
     assert "refusing to pass" in out and "ok: recall@5" in out
     assert gate(files["stale"], "--min", "recall@5=0.5", "--allow-stale") == 0
-    assert "gating anyway (--allow-stale)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "gating anyway (--allow-stale)" in out
+    # the pass line must not call the calibration it just let through current
+    assert "gate passed: 1 bar holds; no leak; stale calibration allowed" in out
+    assert "calibration not stale" not in out
     assert gate(files["stale"], "--min", "recall@5=0.9", "--allow-stale") == 1
 
 

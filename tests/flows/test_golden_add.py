@@ -249,3 +249,33 @@ def test_added_cases_keep_their_grades_reference_and_access_control(tmp_path):
     assert added["relevance_grades"] == {"a": 2, "b": 1}  # not flattened to expected
     assert added["reference_answer"] == "Alpha is the first."
     assert added["forbidden"] == ["x"] and added["tenant"] == "t1"  # the leak check stays
+
+
+def test_an_added_case_with_new_expected_ids_keeps_the_grades_of_those_it_still_lists(tmp_path):
+    """``--expected`` replaces the list: the grades of the ids it keeps stay (the doc's own
+    example dropped them), a grade of an id it leaves out does not bring it back."""
+    golden = write_jsonl(
+        tmp_path / "prod" / "golden.jsonl",
+        [{"id": "g", "query": "What is alpha?", "relevance_grades": {"a": 2, "b": 1, "x": 0}}],
+    )
+    corpus = [{"id": k, "text": v} for k, v in CHUNKS.items()]
+    write_jsonl(tmp_path / "prod" / "corpus.jsonl", corpus)
+    traces = write_jsonl(
+        tmp_path / "t.jsonl",
+        [{"query_id": "g", "retrieved": [{"id": "x", "text": CHUNKS["x"]}], "answer": "Pasta."}],
+    )
+    config = AuditConfig(golden=golden, traces=traces, judge="lexical", cache=tmp_path / "c.db")
+    results = write_json(tmp_path / "results.json", audit_flow.run(config))
+    for name, expected, grades in (
+        ("both", "a,b", {"a": 2, "b": 1, "x": 0}),
+        ("a", "a", {"a": 2, "x": 0}),
+        ("b", "b", {"b": 1, "x": 0}),  # x stays judged non-relevant
+    ):
+        target = write_jsonl(tmp_path / name / "golden.jsonl", [])
+        write_jsonl(tmp_path / name / "corpus.jsonl", corpus)
+        args = ["golden", "add", "--from", str(results), "--to", str(target), "--case", "g"]
+        assert main([*args, "--expected", expected]) == 0
+        (added,) = [json.loads(line) for line in target.read_text().splitlines()]
+        assert added.get("relevance_grades") == grades, name
+        (case,) = load_golden(target).cases
+        assert set(case.expected()) == set(expected.split(","))

@@ -68,6 +68,7 @@ def test_a_failing_retriever_is_an_input_error_naming_it(user_module, tmp_path, 
     code, _ = _audit(tmp_path, f"{user_module}:{function}")
     err = capsys.readouterr().err
     assert code == 2 and says in err and f"{user_module}:{function}" in err
+    assert "on query 'hb-01'" in err  # which input broke the user's code
     assert "Traceback" not in err
 
 

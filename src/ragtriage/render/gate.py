@@ -62,6 +62,9 @@ def print_verdict(verdict: GateVerdict, out: Console) -> None:
         why += ["the audit's files mismatch"] * verdict.mismatch_fails
         say(f"gate FAILED: {'; '.join(why)}", "bold red")
         return
-    held = f"{count(len(verdict.checks), 'bar')} hold" if verdict.checks else "no bars"
+    n = len(verdict.checks)
+    held = f"{count(n, 'bar')} {'holds' if n == 1 else 'hold'}" if n else "no bars"
+    # --allow-stale passes a stale calibration: the line must not call it current
+    calibration = "stale calibration allowed" if verdict.stale else "calibration not stale"
     allowed = "; mismatched files allowed" if verdict.meaningless else ""
-    say(f"gate passed: {held}; no leak; calibration not stale{allowed}", "bold green")
+    say(f"gate passed: {held}; no leak; {calibration}{allowed}", "bold green")

@@ -297,6 +297,8 @@ def metric_value(result: Result, name: str, source: str = "result") -> float:
 def _why_none(result: Result, name: str) -> str:
     """Why a metric has no value, in words: a bare "no value" sent users hunting."""
     why = []
+    if name not in AUDIT_METRICS and retrieval_of(result).aggregate(name).n == 0:
+        why.append("no answerable query was scored (no case has a relevant chunk)")
     if isinstance(result, RunHeader):
         rows = result.rows
         unscored = sum(c.label == Label.UNSCORED for c in rows)

@@ -73,9 +73,12 @@ def record(
         "tags": list(dict.fromkeys([*case.tags, *tags])),
     }
     if original is not None:
-        graded = {k: v for k, v in original.relevance.items() if v != 1}
-        if graded and expected is None:  # grades of the ids the user did not replace
-            rec["relevance_grades"] = dict(original.relevance)
+        # the grades of the ids still expected, and the judged non-relevant (0): a positive
+        # grade of an id the user left out would make it relevant again
+        relevance = original.relevance.items()
+        kept = {k: v for k, v in relevance if k in rec["expected"] or v <= 0}
+        if any(v != 1 for v in kept.values()):
+            rec["relevance_grades"] = kept
         extra = {
             "reference_answer": original.reference_answer,
             "forbidden": list(original.forbidden),

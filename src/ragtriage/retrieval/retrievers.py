@@ -139,10 +139,12 @@ def _missing_dependency(exc: ImportError, module_name: str) -> bool:
     return bool(missing) and not f"{module_name}.".startswith(f"{missing}.")
 
 
-def as_hits(result: Sequence, spec: str) -> list[Hit]:
+def as_hits(result: Sequence, spec: str, case_id: str | None = None) -> list[Hit]:
     """Normalise what a user retriever returned: Hits, dicts, (id, score) pairs or ids.
 
-    A score that is NaN is refused, as it is in a run file: it has no rank."""
+    A score that is NaN is refused, as it is in a run file: it has no rank. ``case_id``:
+    the query every refusal names (the user must know which input broke their code)."""
+    spec = f"{spec} on query {case_id!r}" if case_id is not None else spec
     if result is None or isinstance(result, str | bytes) or not hasattr(result, "__iter__"):
         raise InputError(
             f"retriever {spec} returned {type(result).__name__}, not a list of hits",
@@ -219,7 +221,7 @@ def _retrieve(
             f"retriever {spec} raised {type(exc).__name__} on query {case_id!r}: {exc}",
             field="retriever",
         ) from exc
-    return as_hits(result, spec)[:k]
+    return as_hits(result, spec, case_id)[:k]
 
 
 def run_retriever(
