@@ -119,3 +119,34 @@ def test_an_inert_band_keeps_the_rules_verdicts_marked_undecided(tmp_path):
     assert marked
     unsure = record.model_copy(update={"band_fallback": "unsure"})
     assert all(unsure.is_unsure(r) for r in marked)
+
+
+def test_the_inert_band_notice_says_what_the_audit_does_by_scope_and_fallback(tmp_path):
+    """The audit decides by the first scope's band, with the record's fallback: only that
+    scope's notice says what the audit does, and says it by the fallback (the words once
+    promised kept verdicts with ``--band-fallback unsure`` too, and for every dataset)."""
+    import json
+
+    from ragtriage.calibration import fit_record, load_grades
+
+    from .conftest import synthetic
+
+    rows, results = synthetic(n=24, seed=2)
+    path = tmp_path / "g" / "grades.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    said = {}
+    for fallback in ("rule", "unsure"):
+        record = fit_record(load_grades(path), results, judge_name="s", grades_digest={},
+                            resamples=100, min_agreement=0.99, band_fallback=fallback)  # fmt: skip
+        assert record.band_fallback == fallback and record.band_inert
+        said[fallback] = {w.text.split(":")[0]: w.text for w in record.warnings
+                          if w.code == "band_inert"}  # fmt: skip
+    assert set(said["rule"]) == {"pooled", "alpha", "beta"}
+    assert "keeps the rule's verdicts" in said["rule"]["pooled"]
+    assert "leaves the answers inside it unsure" in said["unsure"]["pooled"]
+    assert "keeps the rule's verdicts" not in said["unsure"]["pooled"]
+    for scope in ("alpha", "beta"):
+        for fallback in ("rule", "unsure"):
+            assert "the audit decides by the first scope's" in said[fallback][scope]
+            assert "--plan" not in said[fallback][scope]  # --plan plans the pooled band

@@ -38,11 +38,22 @@ def test_shipped_lexical_calibration_is_found_and_used(tmp_path):
             cache=tmp_path / "c.sqlite",
         )
     )
-    # given explicitly it is used; a correction past 1 would be withheld, not clipped (the
-    # record refitted for issue 54 corrects by little, so the rate stands inside [0, 1])
-    corrected = explicit.generation.corrected_faithful_rate
+    # named with --calibration it rests on the same grades: no corrected rate either (a
+    # named shipped record printed one, against docs/calibration.md)
+    assert explicit.calibration.source.endswith("calibrations/lexical.json")
+    assert explicit.generation.corrected_faithful_rate is None
+    assert "shipped calibration's grades" in explicit.generation.corrected_note
+    # a record on other grades corrects; a correction past 1 would be withheld, not clipped
+    # (the record refitted for issue 54 corrects by little, so the rate stands inside [0, 1])
+    record["grades"] = {"mine/grades.jsonl": "0" * 64}
+    own = tmp_path / "own.json"
+    own.write_text(json.dumps(record))
+    config = AuditConfig(golden=HANDBOOK, generator="extractive", judge="lexical",
+                         calibration=own, cache=tmp_path / "c.sqlite")  # fmt: skip
+    generation = audit_flow.run(config).generation
+    corrected = generation.corrected_faithful_rate
     if corrected is None:
-        assert "outside [0, 1]" in explicit.generation.corrected_note
+        assert "outside [0, 1]" in generation.corrected_note
     else:
         assert 0.0 <= corrected.low <= corrected.estimate <= corrected.high <= 1.0
 

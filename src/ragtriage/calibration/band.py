@@ -36,6 +36,7 @@ decided agreement are figures for the whole procedure on answers it never saw.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -59,6 +60,7 @@ __all__ = [
     "DEFAULT_MIN_AGREEMENT",
     "DELTA_RANGE",
     "MIN_BAND_SHARE",
+    "BandFallback",
     "MIN_AGREEMENT_RANGE",
     "Band",
     "GroupBand",
@@ -82,6 +84,8 @@ VETO_FIRST = 1e9
 # audit keeps the rule's verdicts. A pooled band's test sequence starts there. A quarter:
 # below it an audit reads mostly `unsure`, which tells the user less than the rule does.
 MIN_BAND_SHARE = 0.25
+# what the audit does with the answers inside an inert band (the record's band_fallback)
+BandFallback = Literal["rule", "unsure"]
 # The ranges ``calibrate`` accepts (--min-agreement, --delta); a record from disk is held
 # to the same, so a hand-edited target of 1.5 or a delta of -1 is refused, not applied.
 MIN_AGREEMENT_RANGE = (0.5, 0.99)

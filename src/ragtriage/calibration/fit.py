@@ -19,6 +19,7 @@ from ragtriage.calibration.answers import AnswerChecker, answer_check
 from ragtriage.calibration.band import (
     DEFAULT_DELTA,
     DEFAULT_MIN_AGREEMENT,
+    BandFallback,
     fold_decisions,
     grades_to_decide,
 )
@@ -265,6 +266,7 @@ class _Settings:
     ppi_fraction: float
     min_agreement: float
     delta: float
+    band_fallback: BandFallback
 
 
 @dataclass(frozen=True)
@@ -308,16 +310,18 @@ def fit_record(
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
     delta: float = DEFAULT_DELTA,
     answer_checker: AnswerChecker | None = None,
+    band_fallback: BandFallback = "rule",
 ) -> CalibrationRecord:
     """Agreement, thresholds, baselines, combination, the selective band (decided answers
-    agree with the humans at ``min_agreement`` with probability ``1 - delta``) and a PPI
-    check, per dataset and pooled; with ``answer_checker`` (the audit's answer check), its
-    agreement with the graders' "answers the question" marks."""
+    agree with the humans at ``min_agreement`` with probability ``1 - delta``; an inert
+    band's answers left to ``band_fallback``) and a PPI check, per dataset and pooled;
+    with ``answer_checker`` (the audit's answer check), its agreement with the graders'
+    "answers the question" marks."""
     by_id = _one_judge(results)
     graded_ids = {i.id for i in items}
     parts = _partition(items, by_id)
     _check_enough(parts.used, folds)
-    settings = _Settings(seed, resamples, folds, ppi_fraction, min_agreement, delta)
+    settings = _Settings(seed, resamples, folds, ppi_fraction, min_agreement, delta, band_fallback)
     inputs = _inputs(items, results, parts, settings)
     scopes = _fit_scopes(inputs, items, parts)
     stability = self_agreement(
@@ -342,6 +346,7 @@ def fit_record(
         fold_rules=scopes.chosen_folds,
         band=first.selective.band if first.selective is not None else None,
         band_inert=band_is_inert(first.selective),
+        band_fallback=band_fallback,
         grade_shape=_grade_shape(parts.used, by_id),
         scopes=scopes.reports,
         items=_labelled(items, by_id, inputs, parts, scopes),
@@ -443,7 +448,7 @@ def _fit_scopes(inputs: _Inputs, items: list[GradedItem], parts: _Partition) -> 
         report, choice = _scope_report(name, sc, in_scope, inputs)
         report.unscored = [u for i, u in parts.unscored if name in ("pooled", i.dataset)]
         report.tied = [i.id for i in parts.tied if name in ("pooled", i.dataset)]
-        notices += _scope_notices(name, report, sc)
+        notices += _scope_notices(name, report, sc, inputs)
         reports[name] = report
         if first is None:
             first = choice
@@ -453,7 +458,7 @@ def _fit_scopes(inputs: _Inputs, items: list[GradedItem], parts: _Partition) -> 
     return _Scopes(reports, first[0], first[1], unsure, notices)
 
 
-def _scope_notices(name: str, report: ScopeReport, sc: _Scope) -> list[Notice]:
+def _scope_notices(name: str, report: ScopeReport, sc: _Scope, inputs: _Inputs) -> list[Notice]:
     """What weakens one scope's figures: no lead over word overlap, too few grades, a band
     that decides too little."""
     out = []
@@ -478,7 +483,9 @@ def _scope_notices(name: str, report: ScopeReport, sc: _Scope) -> list[Notice]:
     if (few := few_grades(n_faithful, len(sc.y) - n_faithful)) is not None:
         out.append(notice("few_grades", f"{name}: {few}", severity="lead",
                           faithful=n_faithful, unfaithful=len(sc.y) - n_faithful))  # fmt: skip
-    if (inert := band_inert_notice(name, report.selective)) is not None:
+    # the audit decides by the first scope's band: another scope's says only what it decides
+    audit = inputs.settings.band_fallback if name == inputs.scope_names[0] else None
+    if (inert := band_inert_notice(name, report.selective, audit)) is not None:
         out.append(inert)
     return out
 

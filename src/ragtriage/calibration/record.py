@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import numpy as np
 from pydantic import (
@@ -30,6 +30,7 @@ from ragtriage.calibration.band import (
     MIN_AGREEMENT_RANGE,
     MIN_BAND_SHARE,
     Band,
+    BandFallback,
     decided_mask,
     margins,
 )
@@ -188,16 +189,28 @@ def band_is_inert(selective: Selective | None) -> bool:
     return selective.decided / selective.n < MIN_BAND_SHARE
 
 
-def band_inert_notice(scope: str, selective: Selective | None) -> Notice | None:
-    """The words for an inert band: what it decides, what the audit does instead, and how
-    many grades would make it decide."""
+# what the audit does with an inert band's answers, by ``band_fallback``; None: the band of
+# a scope the audit does not decide by (a dataset's own, beside the pooled one)
+_INERT_AUDIT = {
+    "rule": "the audit keeps the rule's verdicts and marks them undecided by the band",
+    "unsure": "the audit leaves the answers inside it unsure",
+    None: "this dataset's own band (the audit decides by the first scope's)",
+}
+
+
+def band_inert_notice(
+    scope: str, selective: Selective | None, fallback: BandFallback | None
+) -> Notice | None:
+    """The words for an inert band: what it decides, what the audit does instead (by
+    ``fallback``; None: a scope the audit does not decide by), and how many grades would
+    make it decide (``--plan`` plans for the audit's scope alone)."""
     if not band_is_inert(selective):
         return None
     assert selective is not None
     need = selective.grades_to_decide
+    plan = " (ragtriage calibrate --plan)" if fallback is not None else ""
     more = (
-        f"about {need} grades like these would let it decide {MIN_BAND_SHARE:.0%} "
-        f"(ragtriage calibrate --plan)"
+        f"about {need} grades like these would let it decide {MIN_BAND_SHARE:.0%}{plan}"
         if need is not None
         else "no number of grades will: even its surest answers miss the target "
         "(a better judge will, or a lower --min-agreement)"
@@ -206,8 +219,7 @@ def band_inert_notice(scope: str, selective: Selective | None) -> Notice | None:
         "band_inert",
         f"{scope}: the unsure band decides {selective.decided} of {selective.n} answers "
         f"({selective.decided / max(1, selective.n):.0%}, under {MIN_BAND_SHARE:.0%}) at "
-        f"agreement >= {selective.min_agreement:.2f}: the audit keeps the rule's verdicts "
-        f"and marks them undecided by the band; {more}",
+        f"agreement >= {selective.min_agreement:.2f}: {_INERT_AUDIT[fallback]}; {more}",
         decided=selective.decided,
         n=selective.n,
         grades_needed=need or 0,
@@ -363,7 +375,7 @@ class CalibrationRecord(BaseModel):
     """True when the band decides less than ``MIN_BAND_SHARE`` of the answers out of fold
     (few grades, or a target the judge cannot meet); ``band_fallback`` then says what the
     audit does with the answers inside it."""
-    band_fallback: Literal["rule", "unsure"] = "rule"
+    band_fallback: BandFallback = "rule"
     """With an inert band: ``rule`` (the default) keeps the rule's verdict for an answer
     inside the band and marks it undecided by the band (:meth:`undecided_by_band`);
     ``unsure`` leaves it ``unsure`` as a working band does. A working band always makes

@@ -272,8 +272,8 @@ def calibrate(
             min_agreement=min_agreement,
             delta=delta,
             answer_checker=answers_reference,  # the audit's own check, not a copy of it
+            band_fallback="unsure" if band_fallback == "unsure" else "rule",
         )
-        record.band_fallback = "unsure" if band_fallback == "unsure" else "rule"
         run = JudgeCalibration(
             name=record.judge_name, record=record, record_path=Path(), source=source
         )

@@ -58,7 +58,7 @@ SHIPPED_GRADES = (
 class Decider:
     record: CalibrationRecord | None
     status: CalibrationStatus
-    shipped: bool = False  # the record is one of ours, found by fingerprint
+    shipped: bool = False  # the record rests on the shipped grades alone
 
     def decide(self, result: JudgeResult) -> bool | None:
         if result.outcome != Outcome.SCORED or result.score is None:
@@ -188,7 +188,7 @@ class CalibrationRecords:
         """Decisions for the judge of ``fingerprint``: by the record in ``path``, else by
         a shipped record matching it (stale: one of the same judge), else uncalibrated."""
         record, source = self._choose(path, fingerprint)
-        return _decider(record, source, fingerprint, shipped=path is None)
+        return _decider(record, source, fingerprint, shipped=self._on_shipped_grades(record))
 
     def model_free(self, path: Path | None, fingerprint: JudgeFingerprint) -> Decider | None:
         """The decider of the judge about to run when its calibration's rule reads no model
@@ -202,20 +202,33 @@ class CalibrationRecords:
             return None
         return _model_free(self.decider(path, fingerprint), fingerprint)
 
+    def _on_shipped_grades(self, record: CalibrationRecord | None) -> bool:
+        """Whether the record rests on the shipped grades alone (by their SHA-256): one of
+        ours, found or named with ``--calibration``, or one a user fitted on them; its
+        corrected rate would not be a rate of anyone's answers (``SHIPPED_GRADES``)."""
+        if record is None or not record.grades:
+            return False
+        ours = {d for path in _shipped() for d in self.record(path).grades.values()}
+        return set(record.grades.values()) <= ours
+
     def _choose(
         self, path: Path | None, fingerprint: JudgeFingerprint
     ) -> tuple[CalibrationRecord | None, Path | None]:
         if path is not None:
             return self.record(path), path
-        candidates = sorted(SHIPPED.glob("*.json")) if SHIPPED.is_dir() else []
         same_judge = None
-        for candidate in candidates:
+        for candidate in _shipped():
             record = self.record(candidate)
             if not is_stale(record, fingerprint):
                 return record, candidate
             if record.fingerprint.judge == fingerprint.judge and same_judge is None:
                 same_judge = (record, candidate)
         return same_judge if same_judge else (None, None)
+
+
+def _shipped() -> list[Path]:
+    """The shipped calibration records, in name order."""
+    return sorted(SHIPPED.glob("*.json")) if SHIPPED.is_dir() else []
 
 
 def find_decider(path: Path | None, fingerprint: JudgeFingerprint) -> Decider:
