@@ -57,3 +57,17 @@ def test_a_rule_without_model_signals_draws_one_sample(tmp_path):
     _, _, lexical = _files(tmp_path)
     [first] = plan_calls(_config(tmp_path, "lexical", lexical, 5))
     assert first.samples == 1
+
+
+def test_a_model_judge_whose_rule_reads_no_model_signal_is_planned_at_no_call(tmp_path):
+    """The shipped embedded record's rule reads only model-free signals: the audit judges
+    without calling the model, so its dry run counts no call (it counted the record's
+    1.26 calls an answer, times --samples)."""
+    from tests.conftest import ROOT
+
+    golden = ROOT / "golden_sets/handbook"
+    for samples in (1, 3):
+        config = AuditConfig(golden=golden, cache=None, samples=samples,
+                             temperature=0.7 if samples > 1 else None)  # fmt: skip
+        [first] = plan_calls(config)
+        assert first.samples == 1 and first.calls == 0.0 and first.usd == 0.0

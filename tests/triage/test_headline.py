@@ -237,6 +237,13 @@ def test_a_calibration_from_one_grades_file_gives_the_audit_its_kappa(
     assert result["calibration"]["kappa"]["estimate"] == cv["kappa"]
     assert result["calibration"]["n_grades"] == 12 and result["calibration"]["few_grades"]
     assert "FEW GRADES: calibrated on 12" in terminal[1]  # the gate's line
+    # and when the gate fails (it was said only when it passed)
+    from ragtriage.render.views import gate_line
+    from ragtriage.results.load import load_result
+
+    failing = load_result(out / "results.json").model_copy(update={"meaningless": {"x": "y"}})
+    line = gate_line(failing)
+    assert line.startswith("Gate fails") and "FEW GRADES: calibrated on 12" in line
     corrected = next(line for line in terminal if "faithful (bias-corrected)" in line)
     assert corrected.rstrip(" │").endswith("FEW GRADES: calibrated on 12")  # beside it
     row = next(m for m in markdown if m.startswith("| corrected (prediction-powered)"))

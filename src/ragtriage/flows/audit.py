@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from ragtriage.calibration.record import CalibrationRecord
+from ragtriage.calibration.record import CalibrationRecord, Cost
 from ragtriage.data.containers import Given, source_sha256
 from ragtriage.data.formats.columns import ColumnMap
 from ragtriage.data.golden import load_golden, resolve_golden
@@ -448,30 +448,36 @@ def plan_calls(config: AuditConfig) -> list[PlannedJudge]:
     records = CalibrationRecords()
     cascade = escalation_deciders(config, records=records)
     answers = float(len(_golden(config)[1].cases))
-    judges = [(judge_label(first), records.decider(config.calibration, first))]
-    judges += [(str(spec), decider) for spec, _, decider in cascade]
-    # the first judge draws --samples if it calls a model whose rule reads a model signal
-    sampled = (
-        config.samples > 1
-        and judge.model is not None
-        and records.model_free(config.calibration, first) is None
-    )
+    # a judge calls its model unless its calibrated rule reads no model signal (the audit
+    # then judges without it: engine.model_free); the dry run counted calls never made
+    calls = judge.model is not None and records.model_free(config.calibration, first) is None
+    judges = [(judge_label(first), records.decider(config.calibration, first), calls)]
+    judges += [(str(spec), decider, j.model is not None) for spec, j, decider in cascade]
     out = []
-    for k, (name, decider) in enumerate(judges):
+    for k, (name, decider, calls) in enumerate(judges):
         cost = decider.record.cost if decider.record is not None else None
         share = _unsure_share(decider)
         out.append(
             PlannedJudge(
                 judge=name,
                 answers=answers,
-                calls_per_answer=None if cost is None else cost.calls_per_item,
-                usd_per_answer=None if cost is None else cost.usd_per_item,
+                calls_per_answer=_per_answer(cost, "calls_per_item", calls),
+                usd_per_answer=_per_answer(cost, "usd_per_item", calls),
                 unsure_share=share,
-                samples=config.samples if k == 0 and sampled else 1,
+                # the first judge draws --samples if it calls its model
+                samples=config.samples if k == 0 and calls else 1,
             )
         )
         answers *= share
     return out
+
+
+def _per_answer(cost: Cost | None, field: str, calls: bool) -> float | None:
+    """A cost per answer its record measured (None without a record); 0 for a judge that
+    will not call its model."""
+    if not calls:
+        return 0.0
+    return None if cost is None else getattr(cost, field)
 
 
 def escalation_deciders(

@@ -224,6 +224,8 @@ def gate_line(result: AuditResult) -> str:
     """What ``ragtriage gate results.json`` says with no bar: every report leads with it,
     so a leaking case labelled ``pass`` cannot read as "no failures" while CI fails."""
     rules = policy(result)
+    few = few_grades_words(result) if not rules.uncalibrated else None
+    rough = f"{few}: its kappa and corrected rate are rough" if few else ""
     if rules.fails():
         reasons = []
         if rules.leaks:
@@ -238,16 +240,17 @@ def gate_line(result: AuditResult) -> str:
             reasons.append(
                 "the files mismatch (see the headline; audit --on-mismatch warn goes on)"
             )
-        return f"Gate fails whatever the bars: {'; '.join(reasons)}."
+        # the first screen says FEW GRADES whichever way the gate goes (docs/calibration.md)
+        calibration = f" {rough}." if rough and not rules.stale else ""
+        return f"Gate fails whatever the bars: {'; '.join(reasons)}.{calibration}"
     checked = "no leak" if rules.leaks_checked else "no access-control fields to check for leaks"
     calibration = (
         "judge uncalibrated (a warning, not a failure)"
         if rules.uncalibrated
         else "calibration current"
     )
-    if (few := few_grades_words(result)) is not None and not rules.uncalibrated:
-        calibration += f" ({few}: its kappa and corrected rate are rough)"
     allowed = "; files mismatch (allowed by --on-mismatch warn)" if rules.meaningless else ""
+    calibration += f" ({rough})" if rough else ""
     return f"Gate passes without bars: {checked}; {calibration}{allowed}."
 
 
