@@ -11,7 +11,8 @@ Only what is certain is named: the audit's own outputs by their ``schema_version
 heading, a calibration record by its fields, and JSON-lines rows by the fields that make
 each kind (traces: ``query_id`` + ``retrieved``; grades: ``label``; golden cases:
 ``query`` with ``expected``; corpus chunks: ``id`` + ``text``). Anything else is left to
-the reader's own error.
+the reader's own error. ``verdicts`` is only ever wanted, never found: another
+evaluator's verdicts are told by their format (``data/formats``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ KINDS: dict[str, tuple[str, str]] = {
         "an audit's HTML report (report.html)",
         "give the results.json beside it to gate or compare",
     ),
+    "verdicts": ("verdicts", "give it to calibrate --verdicts"),  # wanted, never sniffed
 }
 _SCHEMA = re.compile(r'"schema_version"\s*:\s*"ragtriage\.(audit|retrieval)/')
 _RECORD = re.compile(r'"schema"\s*:\s*"ragtriage\.calibration/')

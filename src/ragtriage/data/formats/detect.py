@@ -167,18 +167,27 @@ def verdict_rows(path: Path) -> tuple[Records, str, list[str]]:
         raise InputError("no rows: an empty verdicts file", path=path)
     fmt = recognise(table.rows, ColumnMap())
     if fmt is None or fmt.verdicts is None:
-        what = f"a {fmt.what or fmt.name + ' file'}" if fmt else "no evaluator's verdicts"
-        raise InputError(
-            f"{what}, not verdicts: give a ragas evaluate() result (to_pandas, saved as "
-            "Parquet/CSV/JSONL), a DeepEval test run JSON, a Phoenix evaluations export or "
-            "an MLflow genai.evaluate result table",
-            path=path,
-            line=table.rows[0][0],
-        )
+        raise _not_verdicts(fmt, table, path)
     records, notes = fmt.verdicts(table.rows, path, {})
     if not records:
         raise InputError(f"no verdicts in this {fmt.name} file", path=path)
     return records, f"{fmt.name}-{table.container}", notes
+
+
+def _not_verdicts(fmt: Format | None, table: Table, path: Path) -> InputError:
+    """The error for a file without verdicts: what it is, by its format, else by
+    :func:`wrong_file` when it is a kind of ours (a golden set, traces), else the reader's
+    own sentence; with what ``--verdicts`` takes."""
+    if fmt is None and (wrong := wrong_file(path, "verdicts")) is not None:
+        return wrong
+    what = f"a {fmt.what or fmt.name + ' file'}" if fmt else "no evaluator's verdicts"
+    return InputError(
+        f"{what}, not verdicts: give a ragas evaluate() result (to_pandas, saved as "
+        "Parquet/CSV/JSONL), a DeepEval test run JSON, a Phoenix evaluations export or "
+        "an MLflow genai.evaluate result table",
+        path=path,
+        line=table.rows[0][0],
+    )
 
 
 def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> Adapted:
