@@ -149,10 +149,14 @@ OURS_NOT_VERDICTS = [
     (HANDBOOK / "golden.jsonl", "this is a golden set, not verdicts: give it to audit --golden"),
     (ROOT / "tests" / "fixtures" / "headline" / "traces.jsonl",
      "this is a traces file, not verdicts: give it to audit --traces"),
+    (HANDBOOK / "conversation_traces.jsonl",
+     "this is a conversation traces file, not verdicts: give it to conversations --traces"),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("wrong", "said"), OURS_NOT_VERDICTS, ids=["golden", "traces"])
+@pytest.mark.parametrize(
+    ("wrong", "said"), OURS_NOT_VERDICTS, ids=["golden", "traces", "conversation_traces"]
+)
 def test_a_golden_set_or_traces_given_as_verdicts_is_named(wrong, said, tmp_path, capsys):
     """Read as "no evaluator's verdicts, not verdicts": only another tool's files were
     named (docs/judge-against-people.md promises a golden set is)."""

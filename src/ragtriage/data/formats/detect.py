@@ -99,12 +99,18 @@ def golden_rows(path: Path | Given, columns: Columns = None) -> Adapted:
     return Adapted(records, f"{name}-{table.container}", notes, foreign)
 
 
+def _traces_lack(keys: set[str]) -> str | None:
+    """A trace of ours needs ``retrieved`` and its case: a ``query_id``, or a ``query`` to
+    match by text (a conversation's turn has neither: it is named, not read)."""
+    if not keys & {"query_id", "query"}:
+        return "query_id"
+    return None if "retrieved" in keys else "retrieved" if "query_id" in keys else "query_id"
+
+
 # what a table of ours must have to be read as ``kind``: the field it lacks, or None
 _OURS_LACKS: dict[str, Callable[[set[str]], str | None]] = {
     "golden": lambda keys: None if keys & {"query", "question"} else "query",
-    "traces": lambda keys: (
-        None if "retrieved" in keys else "query_id" if "query_id" not in keys else "retrieved"
-    ),
+    "traces": _traces_lack,
 }
 _NO_SHAPE = {
     "golden": "matches no known golden-set shape (ours: query + expected; ragas: user_input "
