@@ -144,6 +144,29 @@ def test_a_file_without_verdicts_is_refused_saying_what_it_is(tmp_path):
         read_verdicts(GRADES / "grades.jsonl")
 
 
+HANDBOOK = ROOT / "golden_sets" / "handbook"
+OURS_NOT_VERDICTS = [
+    (HANDBOOK / "golden.jsonl", "this is a golden set, not verdicts: give it to audit --golden"),
+    (ROOT / "tests" / "fixtures" / "headline" / "traces.jsonl",
+     "this is a traces file, not verdicts: give it to audit --traces"),
+    (HANDBOOK / "conversation_traces.jsonl",
+     "this is a conversation traces file, not verdicts: give it to conversations --traces"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("wrong", "said"), OURS_NOT_VERDICTS, ids=["golden", "traces", "conversation_traces"]
+)
+def test_a_golden_set_or_traces_given_as_verdicts_is_named(wrong, said, tmp_path, capsys):
+    """Read as "no evaluator's verdicts, not verdicts": only another tool's files were
+    named (docs/judge-against-people.md promises a golden set is)."""
+    code = main(["calibrate", str(GRADES), "--verdicts", str(wrong), "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith(f"ragtriage: error: {wrong}: {said}"), err
+    assert len(err.strip().splitlines()) == 1, err
+
+
 def test_verdicts_naming_no_graded_answer_are_refused(begin_items, tmp_path):
     other = tmp_path / "other.json"
     data = json.loads((HERE / "deepeval_test_run.json").read_text())

@@ -15,6 +15,7 @@ from tests.conftest import ROOT
 FILES = ROOT / "tests" / "fixtures" / "headline"
 TRACES = FILES / "traces.jsonl"
 GOLDEN = FILES / "golden"
+HANDBOOK = ROOT / "golden_sets" / "handbook"
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +43,8 @@ def test_each_kind_is_recognised(outputs):
     assert sniff(outputs / "report.html") == "report_html"
     assert sniff(outputs / "cal" / "lexical" / "calibration.json") == "calibration"
     assert sniff(FILES / "README.md") is None  # not ours: the reader's own error stands
+    assert sniff(HANDBOOK / "conversation_traces.jsonl") == "conversation_traces"
+    assert sniff(HANDBOOK / "conversations.jsonl") == "conversation_golden"
 
 
 TRACES_SAY = (
@@ -75,12 +78,26 @@ CASES = [
     (["gate", "{out}/cal/lexical/calibration.json"],
      "this is a calibration record, not an audit result (results.json) or a retrieval report: "
      "give it to audit --calibration"),
+    (["calibrate", "{handbook}/conversation_traces.jsonl", "--judge", "lexical", "--out",
+      "{out}/c2"], "this is a conversation traces file, not a human grades file: give it to "
+     "conversations --traces"),
+    (["calibrate", "{handbook}/conversations.jsonl", "--judge", "lexical", "--out", "{out}/c2"],
+     "this is a conversational golden set, not a human grades file: give it to "
+     "conversations --golden"),
+    (["audit", "--golden", "{handbook}/conversation_traces.jsonl", "--traces", "{traces}",
+      "--judge", "lexical", "-o", "{out}/x"],
+     "this is a conversation traces file, not a golden set: give it to conversations --traces"),
+    (["audit", "--golden", "{handbook}", "--traces", "{handbook}/conversation_traces.jsonl",
+      "--judge", "lexical", "-o", "{out}/x"],
+     "this is a conversation traces file, not a traces file: give it to conversations --traces"),
+    (["retrieval", "--golden", "{handbook}", "--run", "{handbook}/conversation_traces.jsonl"],
+     "this is a conversation traces file, not a traces file"),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(("args", "said"), CASES, ids=[" ".join(c[0][:2]) for c in CASES])
 def test_a_file_given_to_the_wrong_command_is_named(args, said, outputs, capsys):
-    paths = {"traces": TRACES, "golden": GOLDEN, "out": outputs}
+    paths = {"traces": TRACES, "golden": GOLDEN, "out": outputs, "handbook": HANDBOOK}
     code = main([a.format(**paths) for a in args])
     err = capsys.readouterr().err
     assert code == 2

@@ -10,8 +10,10 @@ result: give it to audit --traces (or retrieval --run)").
 Only what is certain is named: the audit's own outputs by their ``schema_version`` or
 heading, a calibration record by its fields, and JSON-lines rows by the fields that make
 each kind (traces: ``query_id`` + ``retrieved``; grades: ``label``; golden cases:
-``query`` with ``expected``; corpus chunks: ``id`` + ``text``). Anything else is left to
-the reader's own error.
+``query`` with ``expected``; corpus chunks: ``id`` + ``text``; conversation turns:
+``conversation_id`` + ``turn``, traced with ``retrieved``, golden with ``standalone``).
+Anything else is left to the reader's own error. ``verdicts`` is only ever wanted, never
+found: another evaluator's verdicts are told by their format (``data/formats``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,12 @@ KINDS: dict[str, tuple[str, str]] = {
         "an audit's HTML report (report.html)",
         "give the results.json beside it to gate or compare",
     ),
+    "conversation_traces": ("a conversation traces file", "give it to conversations --traces"),
+    "conversation_golden": (
+        "a conversational golden set",
+        "give it to conversations --golden",
+    ),
+    "verdicts": ("verdicts", "give it to calibrate --verdicts"),  # wanted, never sniffed
 }
 _SCHEMA = re.compile(r'"schema_version"\s*:\s*"ragtriage\.(audit|retrieval)/')
 _RECORD = re.compile(r'"schema"\s*:\s*"ragtriage\.calibration/')
@@ -60,8 +68,16 @@ def _head(path: Path) -> str:
         return ""
 
 
+def _turn_kind(keys: set[str]) -> str | None:
+    if "retrieved" in keys:
+        return "conversation_traces"
+    return "conversation_golden" if "standalone" in keys else None
+
+
 def _row_kind(row: dict[str, Any]) -> str | None:
     keys = set(row)
+    if {"conversation_id", "turn"} <= keys:
+        return _turn_kind(keys)
     if {"query_id", "retrieved"} <= keys or {"user_input", "retrieved_contexts"} <= keys:
         return "traces"
     if "label" in keys and keys & {"id", "case_id"}:

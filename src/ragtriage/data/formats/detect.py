@@ -99,12 +99,18 @@ def golden_rows(path: Path | Given, columns: Columns = None) -> Adapted:
     return Adapted(records, f"{name}-{table.container}", notes, foreign)
 
 
+def _traces_lack(keys: set[str]) -> str | None:
+    """A trace of ours needs ``retrieved`` and its case: a ``query_id``, or a ``query`` to
+    match by text (a conversation's turn has neither: it is named, not read)."""
+    if not keys & {"query_id", "query"}:
+        return "query_id"
+    return None if "retrieved" in keys else "retrieved" if "query_id" in keys else "query_id"
+
+
 # what a table of ours must have to be read as ``kind``: the field it lacks, or None
 _OURS_LACKS: dict[str, Callable[[set[str]], str | None]] = {
     "golden": lambda keys: None if keys & {"query", "question"} else "query",
-    "traces": lambda keys: (
-        None if "retrieved" in keys else "query_id" if "query_id" not in keys else "retrieved"
-    ),
+    "traces": _traces_lack,
 }
 _NO_SHAPE = {
     "golden": "matches no known golden-set shape (ours: query + expected; ragas: user_input "
@@ -167,18 +173,27 @@ def verdict_rows(path: Path) -> tuple[Records, str, list[str]]:
         raise InputError("no rows: an empty verdicts file", path=path)
     fmt = recognise(table.rows, ColumnMap())
     if fmt is None or fmt.verdicts is None:
-        what = f"a {fmt.what or fmt.name + ' file'}" if fmt else "no evaluator's verdicts"
-        raise InputError(
-            f"{what}, not verdicts: give a ragas evaluate() result (to_pandas, saved as "
-            "Parquet/CSV/JSONL), a DeepEval test run JSON, a Phoenix evaluations export or "
-            "an MLflow genai.evaluate result table",
-            path=path,
-            line=table.rows[0][0],
-        )
+        raise _not_verdicts(fmt, table, path)
     records, notes = fmt.verdicts(table.rows, path, {})
     if not records:
         raise InputError(f"no verdicts in this {fmt.name} file", path=path)
     return records, f"{fmt.name}-{table.container}", notes
+
+
+def _not_verdicts(fmt: Format | None, table: Table, path: Path) -> InputError:
+    """The error for a file without verdicts: what it is, by its format, else by
+    :func:`wrong_file` when it is a kind of ours (a golden set, traces), else the reader's
+    own sentence; with what ``--verdicts`` takes."""
+    if fmt is None and (wrong := wrong_file(path, "verdicts")) is not None:
+        return wrong
+    what = f"a {fmt.what or fmt.name + ' file'}" if fmt else "no evaluator's verdicts"
+    return InputError(
+        f"{what}, not verdicts: give a ragas evaluate() result (to_pandas, saved as "
+        "Parquet/CSV/JSONL), a DeepEval test run JSON, a Phoenix evaluations export or "
+        "an MLflow genai.evaluate result table",
+        path=path,
+        line=table.rows[0][0],
+    )
 
 
 def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> Adapted:
