@@ -122,3 +122,15 @@ def test_a_meaningless_conversations_result_fails_the_gate_as_an_audit_does(tmp_
     capsys.readouterr()
     assert main(["gate", str(tmp_path / "out" / "results.json"), "--min", "pass_rate=0.0"]) == 1
     assert "refusing to pass" in capsys.readouterr().out
+
+
+def test_compare_shows_a_turns_flip_in_the_terminal_and_markdown(runs, tmp_path, capsys):
+    """The flips were in compare's JSON but shown for audits only."""
+    base, candidate = runs
+    markdown = tmp_path / "c.md"
+    assert main(["compare", str(base), str(candidate), "--markdown", str(markdown)]) == 0
+    said = capsys.readouterr().out
+    assert "Label flips: 1 (1 pass -> failure" in said
+    assert "hc-snapshots#1: pass -> generation" in said
+    written = markdown.read_text()
+    assert "Label flips: 1" in written and "hc-snapshots\\#1: pass -> generation" in written

@@ -136,7 +136,7 @@ def print_comparison(result: Comparison, out: Console) -> None:
     if tags:
         key = ", ".join(dict.fromkeys(d.name for d in tags))
         out.print(_table(f"Per tag ({key}; all metrics in --output)", tags, True))
-    if result.kind == "audit":
+    if result.kind != "retrieval":  # an audit's cases, a conversations result's turns
         out.print(Text(f"Label flips: {flip_summary(result)}", style="bold"))
         for flip in result.flips[:MAX_FLIPS]:
             out.print(Text(f"  {clean(flip.case_id, 60)}: {flip.old.value} -> {flip.new.value}"))

@@ -305,7 +305,7 @@ def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> s
             + table(["tag", *header], _diff_rows(shown, tagged=True))
             + (f"\n\n{rest} more tag rows in --output" if rest > 0 else "")
         )
-    if comparison.kind == "audit":
+    if comparison.kind != "retrieval":  # an audit's cases, a conversations result's turns
         flips = [
             f"- {escape(f.case_id, 60)}: {f.old.value} -> {f.new.value}"
             for f in comparison.flips[:max_flips]
