@@ -148,5 +148,5 @@ def test_the_inert_band_notice_says_what_the_audit_does_by_scope_and_fallback(tm
     assert "keeps the rule's verdicts" not in said["unsure"]["pooled"]
     for scope in ("alpha", "beta"):
         for fallback in ("rule", "unsure"):
-            assert "the audit decides by the first scope's" in said[fallback][scope]
+            assert "the audit decides by the pooled one" in said[fallback][scope]
             assert "--plan" not in said[fallback][scope]  # --plan plans the pooled band

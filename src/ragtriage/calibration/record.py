@@ -194,7 +194,7 @@ def band_is_inert(selective: Selective | None) -> bool:
 _INERT_AUDIT = {
     "rule": "the audit keeps the rule's verdicts and marks them undecided by the band",
     "unsure": "the audit leaves the answers inside it unsure",
-    None: "this dataset's own band (the audit decides by the first scope's)",
+    None: "this dataset's own band (the audit decides by the pooled one)",
 }
 
 
