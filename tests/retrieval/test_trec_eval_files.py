@@ -13,6 +13,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+import blake3
 import numpy as np
 import pytest
 
@@ -166,3 +167,21 @@ def test_the_fixtures_keep_nists_notice():
     readme = (FILES / "README.md").read_text()
     assert "NIST" in readme and re.search(r"\b[0-9a-f]{40}\b", readme)
     assert Path(FILES / "results.trunc").is_file()
+
+
+@pytest.mark.parametrize("commented", [False, True])
+def test_the_report_records_the_run_files_blake3_on_the_line_parsers_path_too(
+    commented, tmp_path, capsys
+):
+    """results.test (runs of spaces) and a run opening with a comment line are read by
+    the line parser, whose runs once reached the report with no digest (docs/retrieval.md:
+    every report records ``run.blake3``, b3sum's value)."""
+    run = FILES / "results.test"
+    if commented:
+        run = tmp_path / "commented.test"
+        run.write_bytes(b"# scored by the line parser\n" + (FILES / "results.test").read_bytes())
+    out = tmp_path / "o.json"
+    args = ["retrieval", "--qrels", str(FILES / "qrels.test"), "--run", str(run)]
+    assert main([*args, "-m", "map", "--quiet", "-o", str(out)]) == 0, capsys.readouterr()
+    recorded = json.loads(out.read_text())["run"]
+    assert recorded["blake3"] == blake3.blake3(run.read_bytes()).hexdigest()
