@@ -16,7 +16,7 @@ NaN and infinities are refused, ids are checked as every id is (``data/ids.py``)
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn, TypeVar, cast
@@ -350,6 +350,16 @@ class ChunkRow(RankedRow):
     text: OrEmpty = ""
 
 
+def _one_scoring(retrieved: Sequence[RankedRow]) -> None:
+    """Every retrieved item has a score or none has: with some, an unscored item has no
+    place in the score order (a run and a trace are ranked by the same rule, so both
+    refuse it, and ``audit --traces`` cannot accept what ``retrieval --run`` refuses)."""
+    scored = [item.score is not None for item in retrieved]
+    if any(scored) and not all(scored):
+        rank = scored.index(not scored[0])
+        fail("either every retrieved item has a score or none has", f"retrieved[{rank}].score")
+
+
 class RunRow(Row):
     """One query of a run of ours (``data/runs.py``): ``query_id`` and its ranked
     ``retrieved`` items, each a plain id or ``{id, score?}``; every item has a score or
@@ -360,10 +370,7 @@ class RunRow(Row):
 
     @model_validator(mode="after")
     def _scored(self) -> RunRow:
-        scored = [item.score is not None for item in self.retrieved]
-        if any(scored) and not all(scored):
-            rank = scored.index(not scored[0])
-            fail("either every retrieved item has a score or none has", f"retrieved[{rank}].score")
+        _one_scoring(self.retrieved)
         return self
 
     def pairs(self) -> list[tuple[str, float]]:
@@ -437,9 +444,9 @@ class DocRow(Row):
 
 
 class TraceRow(Row):
-    """One trace as written (``data/traces.py``): ``query_id``, ranked ``retrieved``,
-    ``answer``, and ``context_ids`` or ``context_k`` (neither: the top ``default_k``, from
-    the validation context)."""
+    """One trace as written (``data/traces.py``): ``query_id``, ranked ``retrieved``
+    (every item scored or none, as in a run), ``answer``, and ``context_ids`` or
+    ``context_k`` (neither: the top ``default_k``, from the validation context)."""
 
     query_id: Id
     retrieved: Annotated[list[Annotated[ChunkRow, BeforeValidator(_item)]], _LIST]
@@ -453,6 +460,11 @@ class TraceRow(Row):
         if isinstance(data, dict) and "context_ids" in data and "context_k" in data:
             fail("give either 'context_ids' or 'context_k', not both", "context_ids")
         return data
+
+    @model_validator(mode="after")
+    def _scored(self) -> TraceRow:
+        _one_scoring(self.retrieved)
+        return self
 
     def trace(self, default_k: int) -> Trace:
         retrieved = [RetrievedChunk(id=c.id, score=c.score, text=c.text) for c in self.retrieved]
