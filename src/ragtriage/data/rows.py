@@ -423,14 +423,24 @@ def run_line(
     return row.query_id, row.pairs(), bool(row.retrieved) and row.retrieved[0].score is not None
 
 
+def _rank(value: Any) -> int:
+    """A rank: 1 is the top. A float that is a whole number is one (pandas writes an
+    integer column with a gap as ``1.0``); 0, -1 or 1.5 rank nothing."""
+    number = kinds(int, float)(value)
+    if not float(number).is_integer() or number < 1:
+        fail(f"must be an integer >= 1, got {number!r}")
+    return int(number)
+
+
 class DocRow(Row):
     """One retrieved chunk of a run written one row per chunk: ``query_id``, ``doc_id``
-    and ``score``, else ``rank`` (scored as ``-rank``)."""
+    and ``score``, else ``rank`` (scored as ``-rank``); which one ranks the run is the
+    run's choice, not the row's (``runs._ranked_by``)."""
 
     query_id: Id
     doc_id: Id
     score: MaybeFloat = None
-    rank: MaybeFloat = None
+    rank: Annotated[int | None, _optional(_rank)] = None
 
     @model_validator(mode="after")
     def _ranked(self) -> DocRow:
@@ -438,9 +448,11 @@ class DocRow(Row):
             fail("missing required field (or 'rank')", "score")
         return self
 
-    @property
-    def value(self) -> float:
-        return self.score if self.score is not None else -self.rank  # type: ignore[operator]
+    def value(self, by: Literal["score", "rank"]) -> float:
+        """The row's score, or ``-rank`` (rank 1 highest) in a run ranked by rank."""
+        value = self.score if by == "score" else self.rank
+        assert value is not None  # every row has it (runs._ranked_by)
+        return float(value if by == "score" else -value)
 
 
 class TraceRow(Row):
