@@ -159,3 +159,8 @@ def test_a_trace_scoring_some_items_is_refused_as_a_run_line_is(second, tmp_path
     golden.write_text(json.dumps({**turn, "expected": ["d1"], "standalone": True}) + "\n")
     with pytest.raises(InputError, match=r":1: field 'retrieved\[1\].score': either every"):
         read_conversation_traces(turns, 3, load_conversation_golden(golden))
+
+
+def test_a_ragas_single_turn_row_is_no_conversation_shape():
+    row = {"user_input": "q", "retrieved_contexts": ["c"], "response": "a"}
+    assert recognise_conversations([(1, row)]) is None
