@@ -103,6 +103,27 @@ def test_aqc_scores_the_missing_query_zero_and_averages_over_all_three():
     assert report.missing_queries == ["302"]
 
 
+def test_with_skip_missing_the_query_the_run_lacks_is_skipped_not_missed(tmp_path, capsys):
+    """results.trunc has no line for 302: --skip-missing leaves it out of the means (n=2),
+    so it is no missed query, and the title counts the queries the means are over."""
+    report = evaluate_retrieval(
+        read_trec_qrels(FILES / "qrels.test"),
+        load_run(FILES / "results.trunc"),
+        ["map"],
+        missing="skip",
+        resamples=10,
+    )
+    assert report.aggregate("map").n == 2 and report.missing_queries == ["302"]
+    assert report.missed == [] and report.n_missed == 0
+    args = ["retrieval", "--qrels", str(FILES / "qrels.test")]
+    args += ["--run", str(FILES / "results.trunc"), "-m", "map", "--skip-missing"]
+    assert main([*args, "-o", str(tmp_path / "o.json")]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "Retrieval: 2 queries; 1 not in the run, skipped (--skip-missing)" in shown
+    assert "Missed queries (nothing relevant in the top 10): 0" in shown
+    assert "1 golden queries are not in the run (skipped)" in shown
+
+
 def test_qrels_with_comments_read_as_without():
     """Lines starting with ``#`` are comments; a ``#`` inside a doc id is part of it, as
     in trec_eval (the file's one changed judgement is ``CR#93E-1860``)."""
