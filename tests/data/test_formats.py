@@ -358,6 +358,57 @@ def test_runs_as_csv_and_parquet(tmp_path):
         assert order == want.doc_strings(want.score.argsort()[::-1]) == ["c1", "c2"]
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "query_id,doc_id,score,rank\na,c2,0.5,\na,c1,,1\n",
+            "run.csv:3: field 'score': missing, though line 2 has one: every row of a run has "
+            "a score, or every row a rank",
+        ),
+        (
+            "query_id,doc_id,score,rank\na,c1,,1\na,c2,0.5,\n",
+            "run.csv:3: field 'rank': missing, though line 2 has one",
+        ),
+        (
+            "query_id,doc_id,rank\na,c1,1\na,c2,0\n",
+            "run.csv:3: field 'rank': must be an integer >= 1, got 0",
+        ),
+        (
+            "query_id,doc_id,rank\na,c1,-1\n",
+            "run.csv:2: field 'rank': must be an integer >= 1, got -1",
+        ),
+        (
+            "query_id,doc_id,rank\na,c1,1.5\n",
+            "run.csv:2: field 'rank': must be an integer >= 1, got 1.5",
+        ),
+        (
+            "query_id,doc_id,rank\na,c1,1\nb,c1,1\na,c2,1\n",
+            "run.csv:4: field 'rank': rank 1 of query 'a' already given on line 2",
+        ),
+    ],
+)
+def test_a_chunk_row_run_mixing_scores_and_ranks_or_with_bad_ranks_is_refused(
+    body, expected, tmp_path
+):
+    """A score and ``-rank`` on one scale put the rank-1 chunk (-1) below a 0.5 score;
+    rank 0, -1 and 1.5 rank nothing, and two rank-1 chunks leave the order to chance."""
+    path = tmp_path / "run.csv"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_run(path)
+    assert str(info.value).startswith(str(tmp_path / expected.split(":")[0]))
+    assert expected.split("run.csv")[1] in str(info.value)
+
+
+def test_a_whole_number_rank_written_as_a_float_ranks(tmp_path):
+    path = tmp_path / "run.csv"
+    path.write_text("query_id,doc_id,rank\na,c2,2.0\na,c1,1\n", encoding="utf-8")
+    run = load_run(path)
+    assert run.doc_strings(run.score.argsort()[::-1]) == ["c1", "c2"]
+    assert not run.scored
+
+
 def test_grades_as_parquet(tmp_path):
     rows = [
         {"id": "a", "label": True, "contexts": ["x", "y"], "answer": "z"},

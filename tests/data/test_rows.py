@@ -133,3 +133,34 @@ def test_single_turn_files_are_never_read_as_conversation_shapes():
     assert recognise(rows, ColumnMap()) is ragas.FORMAT
     assert all(f.conversations is None for f in FORMATS if f.recognises({"query", "expected"}))
     assert conversations.RAGAS.golden is None and conversations.RAGAS.traces is None
+
+
+@pytest.mark.parametrize("second", [{"id": "d2"}, {"id": "d2", "score": None}])
+def test_a_trace_scoring_some_items_is_refused_as_a_run_line_is(second, tmp_path):
+    """audit --traces (and conversation turns) read a trace with one unscored item that
+    retrieval --run refuses: the rule is declared once and both rows apply it."""
+    from ragtriage.data.conversation_traces import read_conversation_traces
+    from ragtriage.data.conversations import load_conversation_golden
+    from ragtriage.data.runs import run_from_records
+
+    retrieved = [{"id": "d1", "score": 0.9}, second]
+    expected = (
+        "f.jsonl:3: field 'retrieved[1].score': either every retrieved item has a score or none has"
+    )
+    with pytest.raises(InputError) as as_run:
+        run_from_records("f.jsonl", [(3, {"query_id": "q", "retrieved": retrieved})])
+    with pytest.raises(InputError) as as_trace:
+        validated(TraceRow, {"query_id": "q", "retrieved": retrieved, "answer": "a"}, "f.jsonl", 3)
+    assert str(as_run.value) == str(as_trace.value) == expected
+    turns = tmp_path / "turns.jsonl"
+    turn = {"conversation_id": "c", "turn": 1, "user": "u", "answer": "a"}
+    turns.write_text(json.dumps({**turn, "retrieved": retrieved}) + "\n")
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(json.dumps({**turn, "expected": ["d1"], "standalone": True}) + "\n")
+    with pytest.raises(InputError, match=r":1: field 'retrieved\[1\].score': either every"):
+        read_conversation_traces(turns, 3, load_conversation_golden(golden))
+
+
+def test_a_ragas_single_turn_row_is_no_conversation_shape():
+    row = {"user_input": "q", "retrieved_contexts": ["c"], "response": "a"}
+    assert recognise_conversations([(1, row)]) is None

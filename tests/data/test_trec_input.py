@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import blake3
 import numpy as np
 import pytest
 
@@ -249,3 +250,10 @@ def test_msmarco_segment_ids_with_a_hash_take_the_fast_reader(tmp_path, monkeypa
     run = read_trec_run(write(tmp_path, "r", f"q1 Q0 {doc} 1 2.5 t\n"))
     qrels = read_trec_qrels(write(tmp_path, "q", f"q1 0 {doc} 1\n"))
     assert run.doc_strings(np.arange(1)) == [doc] and qrels.doc.to_pylist() == [doc]
+
+
+def test_both_readers_take_the_digest_of_the_bytes_they_read(tmp_path):
+    body = "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n"
+    fast, slow = both_paths(tmp_path, "run.trec", body)
+    assert fast.digest == blake3.blake3(body.encode()).hexdigest()
+    assert slow.digest == blake3.blake3((COMMENT + body).encode()).hexdigest()

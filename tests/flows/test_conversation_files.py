@@ -76,3 +76,18 @@ def test_a_single_turn_file_is_refused_naming_what_it_is(tmp_path):
     table.write_text("input,actual_output,retrieval_context\nq,a,\"['x']\"\n")
     with pytest.raises(InputError, match="DeepEval single-turn dataset.*audit --traces"):
         read_conversation_traces(table, 3, load_conversation_golden(GOLDEN))
+
+
+@pytest.mark.parametrize("name", ["ragas_texts.jsonl", "ragas_texts.csv"])
+def test_a_ragas_single_turn_file_is_refused_naming_what_it_is(name):
+    """Its ``user_input`` (the question's text) was taken for a multi-turn sample's list
+    of messages: "field 'user_input': expected list, got str" (docs/conversations.md)."""
+    from ragtriage.errors import InputError
+
+    ragas_texts = HERE.parent / "users" / name
+    with pytest.raises(InputError) as info:
+        read_conversation_traces(ragas_texts, 3, load_conversation_golden(GOLDEN))
+    assert str(info.value).endswith(
+        "this is a ragas single-turn dataset, one answer per question, not conversations: "
+        "give it to audit --traces (with the golden set of its questions)"
+    )

@@ -105,6 +105,29 @@ def test_text_matched_ids_are_counted_in_one_assumption():
     assert "45 retrieved passages" in read.assumptions["ids_by_text"]
 
 
+@pytest.mark.parametrize("name", ["ragas_texts.jsonl", "deepeval.jsonl", "langchain_noids.jsonl"])
+def test_passages_the_corpus_named_are_not_said_to_be_hashed(name, tmp_path):
+    """A reader hashed the texts and said so before the corpus named every one of them:
+    the audit printed both "their ids are hashes" and "given the id of the corpus chunk".
+    The note counts what stayed hashed, after the corpus has named what it can."""
+    golden = load_golden(USERS / HANDBOOK)
+    read = read_traces(USERS / name, 3, golden)
+    assert "45 retrieved passages" in read.assumptions["ids_by_text"]
+    assert not [n for n in read.notes if "hash" in n], read.notes
+    # five corpus chunks: the passages with the other texts stay hashed, and are counted
+    handbook = tmp_path / "handbook"
+    handbook.mkdir()
+    (handbook / "golden.jsonl").write_bytes((USERS / HANDBOOK / "golden.jsonl").read_bytes())
+    corpus = (USERS / HANDBOOK / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    (handbook / "corpus.jsonl").write_text("\n".join(corpus[:5]) + "\n", encoding="utf-8")
+    read = read_traces(USERS / name, 3, load_golden(handbook))
+    named = int(read.assumptions["ids_by_text"].split()[0])
+    assert [n.split(": ", 1)[1] for n in read.notes if "hash" in n] == [
+        f"{45 - named} retrieved passages came without an id and match no corpus text; their "
+        "ids are hashes of the normalised text"
+    ]
+
+
 def test_an_answer_that_is_its_question_is_warned(tmp_path):
     spans = [json.loads(line) for line in (USERS / "langchain_spans.jsonl").open()]
     for span in spans:  # the chain's output as a bare question, as before the fix

@@ -13,6 +13,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+import blake3
 import numpy as np
 import pytest
 
@@ -102,6 +103,27 @@ def test_aqc_scores_the_missing_query_zero_and_averages_over_all_three():
     assert report.missing_queries == ["302"]
 
 
+def test_with_skip_missing_the_query_the_run_lacks_is_skipped_not_missed(tmp_path, capsys):
+    """results.trunc has no line for 302: --skip-missing leaves it out of the means (n=2),
+    so it is no missed query, and the title counts the queries the means are over."""
+    report = evaluate_retrieval(
+        read_trec_qrels(FILES / "qrels.test"),
+        load_run(FILES / "results.trunc"),
+        ["map"],
+        missing="skip",
+        resamples=10,
+    )
+    assert report.aggregate("map").n == 2 and report.missing_queries == ["302"]
+    assert report.missed == [] and report.n_missed == 0
+    args = ["retrieval", "--qrels", str(FILES / "qrels.test")]
+    args += ["--run", str(FILES / "results.trunc"), "-m", "map", "--skip-missing"]
+    assert main([*args, "-o", str(tmp_path / "o.json")]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "Retrieval: 2 queries; 1 not in the run, skipped (--skip-missing)" in shown
+    assert "Missed queries (nothing relevant in the top 10): 0" in shown
+    assert "1 golden queries are not in the run (skipped)" in shown
+
+
 def test_qrels_with_comments_read_as_without():
     """Lines starting with ``#`` are comments; a ``#`` inside a doc id is part of it, as
     in trec_eval (the file's one changed judgement is ``CR#93E-1860``)."""
@@ -166,3 +188,21 @@ def test_the_fixtures_keep_nists_notice():
     readme = (FILES / "README.md").read_text()
     assert "NIST" in readme and re.search(r"\b[0-9a-f]{40}\b", readme)
     assert Path(FILES / "results.trunc").is_file()
+
+
+@pytest.mark.parametrize("commented", [False, True])
+def test_the_report_records_the_run_files_blake3_on_the_line_parsers_path_too(
+    commented, tmp_path, capsys
+):
+    """results.test (runs of spaces) and a run opening with a comment line are read by
+    the line parser, whose runs once reached the report with no digest (docs/retrieval.md:
+    every report records ``run.blake3``, b3sum's value)."""
+    run = FILES / "results.test"
+    if commented:
+        run = tmp_path / "commented.test"
+        run.write_bytes(b"# scored by the line parser\n" + (FILES / "results.test").read_bytes())
+    out = tmp_path / "o.json"
+    args = ["retrieval", "--qrels", str(FILES / "qrels.test"), "--run", str(run)]
+    assert main([*args, "-m", "map", "--quiet", "-o", str(out)]) == 0, capsys.readouterr()
+    recorded = json.loads(out.read_text())["run"]
+    assert recorded["blake3"] == blake3.blake3(run.read_bytes()).hexdigest()

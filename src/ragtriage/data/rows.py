@@ -16,7 +16,7 @@ NaN and infinities are refused, ids are checked as every id is (``data/ids.py``)
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn, TypeVar, cast
@@ -350,6 +350,16 @@ class ChunkRow(RankedRow):
     text: OrEmpty = ""
 
 
+def _one_scoring(retrieved: Sequence[RankedRow]) -> None:
+    """Every retrieved item has a score or none has: with some, an unscored item has no
+    place in the score order (a run and a trace are ranked by the same rule, so both
+    refuse it, and ``audit --traces`` cannot accept what ``retrieval --run`` refuses)."""
+    scored = [item.score is not None for item in retrieved]
+    if any(scored) and not all(scored):
+        rank = scored.index(not scored[0])
+        fail("either every retrieved item has a score or none has", f"retrieved[{rank}].score")
+
+
 class RunRow(Row):
     """One query of a run of ours (``data/runs.py``): ``query_id`` and its ranked
     ``retrieved`` items, each a plain id or ``{id, score?}``; every item has a score or
@@ -360,10 +370,7 @@ class RunRow(Row):
 
     @model_validator(mode="after")
     def _scored(self) -> RunRow:
-        scored = [item.score is not None for item in self.retrieved]
-        if any(scored) and not all(scored):
-            rank = scored.index(not scored[0])
-            fail("either every retrieved item has a score or none has", f"retrieved[{rank}].score")
+        _one_scoring(self.retrieved)
         return self
 
     def pairs(self) -> list[tuple[str, float]]:
@@ -416,14 +423,24 @@ def run_line(
     return row.query_id, row.pairs(), bool(row.retrieved) and row.retrieved[0].score is not None
 
 
+def _rank(value: Any) -> int:
+    """A rank: 1 is the top. A float that is a whole number is one (pandas writes an
+    integer column with a gap as ``1.0``); 0, -1 or 1.5 rank nothing."""
+    number = kinds(int, float)(value)
+    if not float(number).is_integer() or number < 1:
+        fail(f"must be an integer >= 1, got {number!r}")
+    return int(number)
+
+
 class DocRow(Row):
     """One retrieved chunk of a run written one row per chunk: ``query_id``, ``doc_id``
-    and ``score``, else ``rank`` (scored as ``-rank``)."""
+    and ``score``, else ``rank`` (scored as ``-rank``); which one ranks the run is the
+    run's choice, not the row's (``runs._ranked_by``)."""
 
     query_id: Id
     doc_id: Id
     score: MaybeFloat = None
-    rank: MaybeFloat = None
+    rank: Annotated[int | None, _optional(_rank)] = None
 
     @model_validator(mode="after")
     def _ranked(self) -> DocRow:
@@ -431,15 +448,17 @@ class DocRow(Row):
             fail("missing required field (or 'rank')", "score")
         return self
 
-    @property
-    def value(self) -> float:
-        return self.score if self.score is not None else -self.rank  # type: ignore[operator]
+    def value(self, by: Literal["score", "rank"]) -> float:
+        """The row's score, or ``-rank`` (rank 1 highest) in a run ranked by rank."""
+        value = self.score if by == "score" else self.rank
+        assert value is not None  # every row has it (runs._ranked_by)
+        return float(value if by == "score" else -value)
 
 
 class TraceRow(Row):
-    """One trace as written (``data/traces.py``): ``query_id``, ranked ``retrieved``,
-    ``answer``, and ``context_ids`` or ``context_k`` (neither: the top ``default_k``, from
-    the validation context)."""
+    """One trace as written (``data/traces.py``): ``query_id``, ranked ``retrieved``
+    (every item scored or none, as in a run), ``answer``, and ``context_ids`` or
+    ``context_k`` (neither: the top ``default_k``, from the validation context)."""
 
     query_id: Id
     retrieved: Annotated[list[Annotated[ChunkRow, BeforeValidator(_item)]], _LIST]
@@ -453,6 +472,11 @@ class TraceRow(Row):
         if isinstance(data, dict) and "context_ids" in data and "context_k" in data:
             fail("give either 'context_ids' or 'context_k', not both", "context_ids")
         return data
+
+    @model_validator(mode="after")
+    def _scored(self) -> TraceRow:
+        _one_scoring(self.retrieved)
+        return self
 
     def trace(self, default_k: int) -> Trace:
         retrieved = [RetrievedChunk(id=c.id, score=c.score, text=c.text) for c in self.retrieved]

@@ -21,7 +21,7 @@ import csv
 from collections.abc import Iterable
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ragtriage.atomic import file_blake3
 from ragtriage.data.containers import (
@@ -40,6 +40,7 @@ from ragtriage.data.formats import ragas
 from ragtriage.data.formats.columns import ColumnMap, Columns, parse_columns
 from ragtriage.data.formats.detect import adapt_traces
 from ragtriage.data.formats.registry import recognise
+from ragtriage.data.ids import shown
 from ragtriage.data.models import GoldenSet
 from ragtriage.data.rows import DocRow, run_line, validated
 from ragtriage.data.sniff import wrong_file
@@ -149,20 +150,61 @@ def _named(record: dict[str, Any]) -> bool:
 
 def _long_run(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Run:
     """One row per (query, chunk), any order (``rows.DocRow``): grouped by query (first
-    appearance), each chunk scored by ``score``, else by ``-rank``."""
+    appearance), each chunk scored by ``score`` when every row has one, else by ``-rank``
+    (:func:`_ranked_by`)."""
+    docs = [(line, validated(DocRow, row, path, line)) for line, row in rows]
+    by = _ranked_by(docs, path)
+    if by == "rank":
+        _distinct_ranks(docs, path)
     grouped: dict[str, list[DocRow]] = {}
-    for line, row in rows:
-        doc = validated(DocRow, row, path, line)
+    for _, doc in docs:
         grouped.setdefault(doc.query_id, []).append(doc)
-    chunks = [doc for docs in grouped.values() for doc in docs]
+    chunks = [doc for group in grouped.values() for doc in group]
     run = Run.from_columns(
         [d.query_id for d in chunks],
         [d.doc_id for d in chunks],
-        [d.value for d in chunks],
+        [d.value(by) for d in chunks],
         source=str(path),
     )
-    run.scored = any(d.score is not None for d in chunks)
+    run.scored = by == "score"
     return run
+
+
+_RANKED_BY: tuple[Literal["score", "rank"], ...] = ("score", "rank")
+
+
+def _ranked_by(docs: list[tuple[int, DocRow]], path: Path) -> Literal["score", "rank"]:
+    """``score`` when every row has one, else ``rank`` when every row has one. A run that
+    mixes them is refused at the first row lacking what the first row has: a score and
+    ``-rank`` on one scale put a rank-1 chunk (-1) below any positive score."""
+    for by in _RANKED_BY:
+        if all(getattr(doc, by) is not None for _, doc in docs):
+            return by
+    first_line, first = docs[0]
+    need = "score" if first.score is not None else "rank"
+    line = next(line for line, doc in docs if getattr(doc, need) is None)
+    raise InputError(
+        f"missing, though line {first_line} has one: every row of a run has a score, "
+        "or every row a rank",
+        path=path,
+        line=line,
+        field=need,
+    )
+
+
+def _distinct_ranks(docs: list[tuple[int, DocRow]], path: Path) -> None:
+    """Each rank once per query: two rank-1 chunks leave their order to chance."""
+    seen: dict[tuple[str, int | None], int] = {}
+    for line, doc in docs:
+        key = (doc.query_id, doc.rank)
+        if key in seen:
+            raise InputError(
+                f"rank {doc.rank} of query {shown(doc.query_id)} already given on line {seen[key]}",
+                path=path,
+                line=line,
+                field="rank",
+            )
+        seen[key] = line
 
 
 def run_from_records(path: Path | Given, records: Iterable[tuple[int, dict[str, Any]]]) -> Run:

@@ -30,7 +30,7 @@ from ragtriage.data._trec_fast import (
     fast_ids_usable,
     stream_run,
 )
-from ragtriage.data.containers import read_text
+from ragtriage.data.containers import read_bytes
 from ragtriage.data.ids import all_clean, check_id, shown
 from ragtriage.data.tables import Qrels, Run, doc_words, id_hash
 from ragtriage.errors import InputError
@@ -79,6 +79,7 @@ def read_trec_run(path: str | Path) -> Run:
         table = lines.table
         scores = table.column("score").to_numpy()
         run = Run.from_columns(table.column("query"), table.column("doc"), scores, str(path))
+        run.digest = lines.digest
         if lines.extra:
             run.warnings.append(
                 f"{lines.extra} run lines have more than {len(RUN_COLUMNS)} columns: "
@@ -165,11 +166,13 @@ def _fast_columns(path: Path, names: tuple[str, ...], keep: tuple[str, ...]) -> 
 
 @dataclass(frozen=True)
 class _Lines:
-    """What the line parser read: columns (with each row's line number) and how many
-    run lines had columns past the sixth."""
+    """What the line parser read: columns (with each row's line number), how many run
+    lines had columns past the sixth, and a run file's BLAKE3 digest (``None`` for qrels,
+    whose digest no report records)."""
 
     table: pa.Table
     extra: int
+    digest: str | None = None
 
 
 _FIELDS = re.compile(r"[ \t]+")  # trec_eval splits on spaces and tabs, nothing else
@@ -196,7 +199,8 @@ def _slow_columns(path: Path, names: tuple[str, ...], value: str) -> _Lines:
     texts: list[str] = []
     lines: list[int] = []
     extra = 0
-    for number, raw in enumerate(_text(path).split("\n"), start=1):
+    data = read_bytes(path)  # its error names what is wrong with the path
+    for number, raw in enumerate(_text(data).split("\n"), start=1):
         stripped = raw.strip(" \t\r")
         if not stripped or stripped[0] == "#":
             continue
@@ -227,7 +231,9 @@ def _slow_columns(path: Path, names: tuple[str, ...], value: str) -> _Lines:
             "line": pa.array(lines, pa.int64()),
         }
     )
-    return _Lines(table, extra)
+    # hashed from the bytes just parsed, not a second read: the report's digest is of
+    # what was scored, even if the file changes afterwards (docs/retrieval.md)
+    return _Lines(table, extra, _blake3(data) if is_run else None)
 
 
 def _split(line: str) -> list[str]:
@@ -293,15 +299,18 @@ def _read_each(
     return np.array(out, np.float64 if is_run else np.int64)
 
 
-def _text(path: Path) -> str:
+def _text(data: bytes) -> str:
     """The file as text, bytes that are not UTF-8 kept as surrogate escapes: only an id
     holding them is an error (naming line and field); in the columns nobody reads (Q0,
     rank, tag) they pass, as in trec_eval and the fast reader, which never decodes them."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return read_text(path)  # its error says what is wrong with the path
-    return raw.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+    return data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+
+
+def _blake3(data: bytes) -> str:
+    """``b3sum``'s digest of ``data``, the same value the fast reader takes."""
+    import blake3  # a run's digest only: qrels never load it
+
+    return blake3.blake3(data, max_threads=blake3.blake3.AUTO).hexdigest()
 
 
 def _score(text: str, path: Path, line: int) -> float:

@@ -148,7 +148,7 @@ class RetrievalEvaluator:
             if unanswerable_reading and run_table.scored:
                 unanswerable = sections.unanswerable(batches, qrels, answerable, golden_set, facts)
             listed, n_missed = sections.missed_queries(
-                batches, qrels, answerable, golden_set, miss_k, facts
+                batches, qrels, answerable & ~_skipped(qrels, skip), golden_set, miss_k, facts
             )
             report = RetrievalReport(
                 config=config,
@@ -297,6 +297,15 @@ def _empty_warning(per_query: pd.DataFrame, n_queries: int, level: int) -> list[
 
 def _codes(qrels: Qrels, ids: pd.Index) -> np.ndarray:
     return pd.Index(qrels.query_ids).get_indexer(ids)
+
+
+def _skipped(qrels: Qrels, skip: set[str]) -> np.ndarray:
+    """Which qrels queries ``--skip-missing`` left out: a query the run lacks is then not
+    scored, so it is no missed query either (the warning counts it as skipped)."""
+    mask = np.zeros(len(qrels), bool)
+    if skip:
+        mask[_codes(qrels, pd.Index(sorted(skip)))] = True
+    return mask
 
 
 def _as_qrels(golden: GoldenLike) -> tuple[GoldenSet | None, Qrels]:

@@ -231,7 +231,7 @@ def _span_turn(members: list[oi.Span], path: Path, line: int) -> Record:
     if user is None:
         raise InputError("a turn's trace has no input.value", path=path, line=line,
                          field="input.value")  # fmt: skip
-    docs = oi.documents(retrievers[0], path)[0] if retrievers else []
+    docs = oi.documents(retrievers[0], path) if retrievers else []
     row: Record = {"user": user, "retrieved": docs, "answer": oi.trace_answer(members)}
     searched = oi.text_value(retrievers[0], "input") if retrievers else None
     if searched is not None and normalise(searched) != normalise(user):

@@ -212,7 +212,33 @@ def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> 
             f"{found} retrieved passages without a corpus id were given the id of the corpus "
             "chunk with the same text"
         )
-    return Adapted(records, f"{name}-{table.container}", notes + matched, foreign, assumed)
+    notes = notes + matched + _still_hashed(records, golden, table.path)
+    return Adapted(records, f"{name}-{table.container}", notes, foreign, assumed)
+
+
+def _still_hashed(records: Records, golden: GoldenSet | None, path: Path | Given) -> list[str]:
+    """The note on retrieved passages whose id is still the hash of their text, counted
+    after :func:`corpus_ids`: a reader that hashed them cannot know which the corpus
+    will name, and a note written there said "hashes" of passages the corpus had named."""
+    hashed = sum(_hashed(item) for _, r in records for item in _items(r.get("retrieved")))
+    if not hashed:
+        return []
+    unmatched = " and match no corpus text" if golden is not None and golden.corpus else ""
+    return [
+        f"{path}: {hashed} retrieved passages came without an id{unmatched}; their ids are "
+        "hashes of the normalised text"
+    ]
+
+
+def _items(retrieved: Any) -> list[Any]:
+    return retrieved if isinstance(retrieved, list) else []  # the trace's check names it
+
+
+def _hashed(item: Any) -> bool:
+    """An item whose id a reader made from its text (``text.text_id``), not one given."""
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+        return False
+    return item.get("id") == text_id(item["text"])
 
 
 def corpus_ids(records: Records, golden: GoldenSet | None) -> tuple[Records, int]:

@@ -289,15 +289,14 @@ def trace_records(
     by_trace = spans_by_trace(rows, path)
     out: list[tuple[int, dict[str, Any]]] = []
     skipped = {"no RETRIEVER span": 0, "no answer": 0, "no input.value": 0}
-    hashed = several = 0
+    several = 0
     for trace_id, members in by_trace.items():
         retrievers = [s for s in members if s.kind == "RETRIEVER"]
         if not retrievers:
             skipped["no RETRIEVER span"] += 1
             continue
         several += len(retrievers) > 1
-        docs, derived = documents(retrievers[0], path)
-        hashed += derived
+        docs = documents(retrievers[0], path)
         answer = trace_answer(members)
         query = trace_query(members, retrievers[0])
         if answer is None or query is None:
@@ -315,16 +314,14 @@ def trace_records(
     notes = [f"{path}: {n} traces skipped ({why})" for why, n in skipped.items() if n]
     if several:
         notes.append(f"{path}: {several} traces have several RETRIEVER spans; the first is read")
-    if hashed:
-        notes.append(
-            f"{path}: {hashed} traces have documents without document.id; their ids are "
-            "hashes of the normalised document.content"
-        )
+    # documents without document.id get no note here: the corpus may yet name them
+    # (detect.adapt_traces counts the ones still hashed once it has matched them)
     return out, notes
 
 
-def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], bool]:
-    """The ranked documents of a retriever span; ``True`` if an id came from a hash."""
+def documents(span: Span, path: Path | Given) -> list[dict[str, Any]]:
+    """The ranked documents of a retriever span; one without ``document.id`` is named by
+    the hash of its text (``text.text_id``)."""
     docs = _indexed(span, _DOC)
     for index, meta in _indexed(span, _DOC_META).items():  # flattened document.metadata
         kept = docs.setdefault(index, {}).setdefault("metadata", {})
@@ -333,7 +330,7 @@ def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], boo
     if not docs:  # none under OpenInference's names: the GenAI conventions'
         docs = _genai_documents(span, path)
     _ids_from_output(docs, span)
-    out, derived = [], False
+    out = []
     for _, doc in sorted(docs.items()):
         _from_metadata(doc, span, path)
         text = doc["content"] if isinstance(doc.get("content"), str) else ""
@@ -345,7 +342,7 @@ def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], boo
                     line=span.line,
                     field="retrieval.documents",
                 )
-            doc_id, derived = text_id(text), True
+            doc_id = text_id(text)
         else:
             doc_id = str(doc["id"])
         item: dict[str, Any] = {"id": doc_id, "text": text}
@@ -353,7 +350,7 @@ def documents(span: Span, path: Path | Given) -> tuple[list[dict[str, Any]], boo
         if isinstance(score, int | float) and not isinstance(score, bool):
             item["score"] = checked(finite_float, score, path, span.line, "document.score")
         out.append(item)
-    return out, derived
+    return out
 
 
 def _ids_from_output(docs: dict[int, dict[str, Any]], span: Span) -> None:

@@ -6,8 +6,9 @@ optionally their ``*_ids``, ``response`` and ``reference``. Older ragas (0.1) na
 ``question``, ``contexts``, ``answer`` and ``ground_truth``/``ground_truths``; both read.
 
 Ids come from the ``*_ids`` columns when a row has them; a row with texts only gets ids
-from a hash of each normalised text (``text.text_id``), and how many rows were matched
-that way is reported: id-based metrics are only as good as the ids.
+from a hash of each normalised text (``text.text_id``), and how many passages keep that
+id (a trace's, once the corpus has named what it can: ``detect.adapt_traces``) is
+reported: id-based metrics are only as good as the ids.
 
 What is lost: ragas has one ranked list, which is also the context, so every retrieved
 passage counts as passed to the generator (a ``ranking`` label cannot arise); there are
@@ -76,7 +77,9 @@ def _records(
 ) -> tuple[list[tuple[int, Record]], list[str]]:
     """Each row renamed and checked (``rows.RagasRow``), its ``which`` passages given ids
     (hashes of their texts where the row lists none), as ``make`` makes it into our
-    record; and a note on how many rows' ids were hashed from their texts."""
+    record; and a note on how many golden rows' ids were hashed from their texts. A trace
+    file gets none here: the corpus may yet name those passages, so ``detect.adapt_traces``
+    counts the ones still hashed once it has matched them."""
     out, hashed = [], 0
     for line, raw in rows:
         row = validated(RagasRow, _renamed(raw), path, line, which=which)
@@ -85,11 +88,10 @@ def _records(
             ids = [text_id(t) for t in texts or []]
             hashed += bool(ids)
         out.append((line, make(row, ids)))
-    kind = "golden" if which == "reference" else "trace"
     notes = [
-        f"{path}: {hashed} of {len(out)} {kind} rows have {which} texts but no "
-        f"{which}_context_ids; their ids are hashes of the normalised text"
-    ] if hashed else []  # fmt: skip
+        f"{path}: {hashed} of {len(out)} golden rows have reference texts but no "
+        "reference_context_ids; their ids are hashes of the normalised text"
+    ] if hashed and which == "reference" else []  # fmt: skip
     return out, notes
 
 

@@ -10,10 +10,13 @@ human grades (a ``label`` beside
 ``question``/``contexts``/``answer``, which alone would read as old ragas), then DeepEval
 and ragas, whose field names do not overlap each other's or ours. Conversation shapes
 (``formats/conversations.py``) are tested only where conversations are expected
-(:func:`recognise_conversations`): a ragas multi-turn sample has ragas' ``user_input``.
+(:func:`recognise_conversations`): a ragas multi-turn sample has ragas' ``user_input``,
+a list of messages where a single-turn sample's is text.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from ragtriage.data import grades
 from ragtriage.data.formats import (
@@ -64,5 +67,15 @@ def recognise(rows: Rows, columns: ColumnMap) -> Format | None:
 def recognise_conversations(rows: Rows) -> Format | None:
     """The conversation shape of ``rows``, by the first row's fields (each conversation
     shape's rows all have its keys), or None."""
-    keys = set(rows[0][1]) if rows else set()
-    return next((f for f in FORMATS if f.conversations and f.recognises(keys)), None)
+    first = rows[0][1] if rows else {}
+    fmt = next((f for f in FORMATS if f.conversations and f.recognises(set(first))), None)
+    if fmt is conversations.RAGAS and _single_turn_ragas(first):
+        return None  # the caller names what it is (a ragas single-turn dataset)
+    return fmt
+
+
+def _single_turn_ragas(row: dict[str, Any]) -> bool:
+    """A ragas ``SingleTurnSample``: its ``user_input`` is the question's text, where a
+    ``MultiTurnSample``'s is a list of messages. Both have the field, so the field alone
+    read a single-turn file as conversations ("expected list, got str")."""
+    return isinstance(row.get("user_input"), str)
