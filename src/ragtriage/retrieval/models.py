@@ -342,8 +342,8 @@ class RetrievalReport(_Documented):
     slices: list[TagSlice] = Field(default_factory=list)
     """Metric means per golden-set tag, by tag name; empty from bare qrels."""
     missed: list[MissedQuery] = Field(default_factory=list)  # at most the first 1,000
-    """Answerable queries with nothing relevant in the top ``miss_k``: the first 1,000 in
-    golden-set order."""
+    """Answerable queries with nothing relevant in the top ``miss_k`` (not those
+    ``--skip-missing`` left out): the first 1,000 in golden-set order."""
     n_missed: int = 0  # all of them
     """All such queries (count), listed or not."""
     missing_queries: list[str] = Field(default_factory=list)
