@@ -246,8 +246,9 @@ class CalibrationStatus(BaseModel):
     # False when the rule reads no model signal and the judge's model was not called
     # (triage.calibrated.CalibrationRecords.model_free); the note says which rule and why
     model_consulted: bool = True
-    """False when the rule reads only model-free signals and the judge's model was not
-    called."""
+    """False when the judge has a model and was run without it, because its rule reads
+    only model-free signals; true otherwise (a judge without a model, such as ``lexical``,
+    skipped nothing)."""
     misfit: list[str] = Field(default_factory=list)
     """How the audit's answers differ from the answers the record was graded on, beyond
     what the grades cover (answer length, sentences, citations, paraphrase, context
