@@ -40,7 +40,8 @@ def run(
     ] = False,
 ) -> None:
     """Audit a RAG system: retrieval metrics, faithfulness, and one label per case
-    (pass / retrieval / ranking / generation / unscored); writes results.json and reports."""
+    (pass / retrieval / ranking / generation / unscored / unsure / unstable); writes
+    results.json and reports."""
     from ragtriage.flows import audit as flow
 
     if dry_run:

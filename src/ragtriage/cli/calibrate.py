@@ -18,11 +18,12 @@ HELP = (
     "Calibrate the faithfulness judge against human grades.\n\n"
     "Runs the judge on every graded answer (recorded results of the same judge fingerprint "
     "are reused; --judged FILE reads others), reports agreement per dataset and pooled "
-    "(Cohen's kappa with a bootstrap 95 % interval), the kappa-maximising threshold chosen "
-    "by cross-validation, baselines (majority class, lexical overlap), a logistic "
-    "combination of the judge's signals and the PPI-corrected faithful rate, and writes "
-    "<out>/<judge>/calibration.json with PNG plots. Several judges are ranked by "
-    "cross-validated kappa. Offline by default."
+    "(Cohen's kappa with a bootstrap 95 % interval), the decision rule chosen by nested "
+    "cross-validation among thresholds and logistic combinations of the judge's signals "
+    "(checked for transfer between datasets), the unsure band where the grades cannot back "
+    "a verdict, baselines (majority class, lexical overlap) and the PPI-corrected faithful "
+    "rate, and writes <out>/<judge>/calibration.json with PNG plots. Several judges are "
+    "ranked by cross-validated kappa. Offline by default."
 )
 
 

@@ -26,7 +26,7 @@ def run(
 ) -> None:
     """Audit conversations turn by turn: retrieval per turn, faithfulness with the history
     as evidence, one label per turn (pass / rewrite / retrieval / ranking / generation /
-    unscored) and each conversation's first failing turn."""
+    unscored / unsure) and each conversation's first failing turn."""
     from ragtriage.flows import conversations as flow
     from ragtriage.render.conversations import conversations_summary
     from ragtriage.render.writer import audit_paths, write_conversations

@@ -23,7 +23,7 @@ __all__ = ["gate", "register"]
 @with_config(GateConfig)
 def gate(config: GateConfig) -> None:
     """Check a result against bars: exit 0 when all hold; 1 when one is missed, a forbidden
-    chunk leaked or the calibration is stale; 2 on unusable input."""
+    chunk leaked, the calibration is stale or the files mismatch; 2 on unusable input."""
     verdict = run_gate(config)
     print_verdict(verdict, console())
     if verdict.failed:
