@@ -19,12 +19,14 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ragtriage.errors import InputError
 
 __all__ = [
     "RUN_DIGEST",
     "TEMP_SUFFIX",
+    "bytes_blake3",
     "file_blake3",
     "file_sha256",
     "output_dir",
@@ -86,13 +88,24 @@ def file_sha256(path: Path, block: int = 1 << 22) -> str:
 def file_blake3(path: Path, block: int = 1 << 22) -> str:
     """Hex BLAKE3 of a file's bytes (what ``b3sum`` prints), on every core: the run file's
     digest when its reader did not take it on the way through (``data/_trec_fast.py``)."""
-    import blake3  # a run's digest only: the other commands never load it
-
-    digest = blake3.blake3(max_threads=blake3.blake3.AUTO)
+    digest = _blake3()
     with Path(path).open("rb") as handle:
         while chunk := handle.read(block):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def bytes_blake3(data: bytes) -> str:
+    """:func:`file_blake3` of bytes already read (the TREC line parser's)."""
+    digest = _blake3()
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def _blake3() -> Any:
+    import blake3  # a run's digest only: the other commands never load it
+
+    return blake3.blake3(max_threads=blake3.blake3.AUTO)
 
 
 # what names our temporary files (``.<name>.<8 chars>.ragtriage-tmp``) apart from a user's

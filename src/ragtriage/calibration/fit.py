@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragtriage.calibration.agreement import agreement, cohen_kappa
-from ragtriage.calibration.answers import AnswerChecker, answer_check
+from ragtriage.calibration.answers import AnswerCheck, AnswerChecker, answer_check
 from ragtriage.calibration.band import (
     DEFAULT_DELTA,
     DEFAULT_MIN_AGREEMENT,
@@ -351,14 +351,19 @@ def fit_record(
         scopes=scopes.reports,
         items=_labelled(items, by_id, inputs, parts, scopes),
         cost=_cost(results, graded_ids, seconds),
-        answer_check=(
-            answer_check(items, answer_checker, resamples=resamples, seed=seed)
-            if answer_checker is not None
-            else None
-        ),
+        answer_check=_answer_check(items, answer_checker, settings),
         warnings=notices,
         stability=stability,
     )
+
+
+def _answer_check(
+    items: list[GradedItem], checker: AnswerChecker | None, settings: _Settings
+) -> AnswerCheck | None:
+    """The audit's answer check against the graders' marks; None without a checker."""
+    if checker is None:
+        return None
+    return answer_check(items, checker, resamples=settings.resamples, seed=settings.seed)
 
 
 def _record_notices(

@@ -194,17 +194,19 @@ def _ranked_by(docs: list[tuple[int, DocRow]], path: Path) -> Literal["score", "
 
 def _distinct_ranks(docs: list[tuple[int, DocRow]], path: Path) -> None:
     """Each rank once per query: two rank-1 chunks leave their order to chance."""
-    seen: dict[tuple[str, int | None], int] = {}
+    seen: dict[Any, int] = {}
     for line, doc in docs:
-        key = (doc.query_id, doc.rank)
-        if key in seen:
-            raise InputError(
-                f"rank {doc.rank} of query {shown(doc.query_id)} already given on line {seen[key]}",
-                path=path,
-                line=line,
-                field="rank",
-            )
-        seen[key] = line
+        said = f"rank {doc.rank} of query {shown(doc.query_id)} already given"
+        _first_time(seen, (doc.query_id, doc.rank), (path, line, "rank"), said)
+
+
+def _first_time(seen: dict[Any, int], key: Any, where: tuple[Any, int, str], said: str) -> None:
+    """Note ``key`` at ``where`` (path, line, field); a key seen before is refused,
+    ``said`` naming it and the line it was first given on."""
+    path, line, field = where
+    if key in seen:
+        raise InputError(f"{said} on line {seen[key]}", path=path, line=line, field=field)
+    seen[key] = line
 
 
 def run_from_records(path: Path | Given, records: Iterable[tuple[int, dict[str, Any]]]) -> Run:
@@ -212,18 +214,11 @@ def run_from_records(path: Path | Given, records: Iterable[tuple[int, dict[str, 
     ``rows.RunRow``); a query listed twice is refused, naming the first line."""
     queries: list[str] = []
     pairs: list[tuple[str, float]] = []
-    seen: dict[str, int] = {}
+    seen: dict[Any, int] = {}
     scored = False
     for line, record in records:
         query_id, ranked, has_scores = run_line(record, path, line)
-        if query_id in seen:
-            raise InputError(
-                f"query {query_id!r} already listed on line {seen[query_id]}",
-                path=path,
-                line=line,
-                field="query_id",
-            )
-        seen[query_id] = line
+        _first_time(seen, query_id, (path, line, "query_id"), f"query {query_id!r} already listed")
         scored |= has_scores
         queries += [query_id] * len(ranked)
         pairs += ranked

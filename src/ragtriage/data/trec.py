@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ragtriage.atomic import bytes_blake3
 from ragtriage.data._trec_fast import (
     RUN_COLUMNS,
     ProgressFn,
@@ -233,7 +234,7 @@ def _slow_columns(path: Path, names: tuple[str, ...], value: str) -> _Lines:
     )
     # hashed from the bytes just parsed, not a second read: the report's digest is of
     # what was scored, even if the file changes afterwards (docs/retrieval.md)
-    return _Lines(table, extra, _blake3(data) if is_run else None)
+    return _Lines(table, extra, bytes_blake3(data) if is_run else None)
 
 
 def _split(line: str) -> list[str]:
@@ -304,13 +305,6 @@ def _text(data: bytes) -> str:
     holding them is an error (naming line and field); in the columns nobody reads (Q0,
     rank, tag) they pass, as in trec_eval and the fast reader, which never decodes them."""
     return data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
-
-
-def _blake3(data: bytes) -> str:
-    """``b3sum``'s digest of ``data``, the same value the fast reader takes."""
-    import blake3  # a run's digest only: qrels never load it
-
-    return blake3.blake3(data, max_threads=blake3.blake3.AUTO).hexdigest()
 
 
 def _score(text: str, path: Path, line: int) -> float:
