@@ -56,9 +56,8 @@ def stream_run(path: Path, delimiter: str, progress: ProgressFn | None) -> Run |
 
     The parts share the mapped pages with the hash, so no byte is copied out of the page
     cache, and each part's rows are parsed and written to columns by one thread: arrow
-    and numpy release the GIL, so the parts run on as many cores as there are (the
-    reading of one part used to be one thread feeding another, the slower of which set
-    the pace). Parts are joined in file order: the columns do not depend on their number.
+    and numpy release the GIL, so the parts run on as many cores as there are. Parts are
+    joined in file order: the columns do not depend on their number.
     """
     try:
         with path.open("rb") as handle:
@@ -193,15 +192,12 @@ def _wait(
 
 class _Digest:
     """The file's BLAKE3 digest (``b3sum``'s) from the mapped pages, taken while the parts
-    parse, at the lowest priority, then at the normal one (:meth:`promote`).
-
-    The digest is only written into the report, so it must not slow the parse: while the
+    parse. It is only written into the report, so it must not slow the parse: while the
     parts run, its thread has the lowest priority (on Linux, where a thread's nice value
-    is its own) and takes only what a core leaves idle. Once they are done, the rest is
-    hashed by a thread of normal priority (a priority cannot be raised again, and a
-    thread left at the lowest one would wait behind every other process of a busy
-    machine), beside the single-threaded steps of scoring; :meth:`hexdigest` waits for
-    it. Stopped when the file goes to the line parser, which hashes nothing.
+    is its own) and takes only what a core leaves idle. Then the rest is hashed by a
+    thread of normal priority (:meth:`promote`: a priority cannot be raised again, and a
+    thread left at the lowest would wait behind every process of a busy machine).
+    Stopped when the file goes to the line parser, which hashes nothing.
     """
 
     def __init__(self, data: pa.Buffer, stop: threading.Event, pages: _Pages) -> None:
@@ -318,7 +314,6 @@ class _Columns:
         return self.words[lo:hi], self.scores[lo:hi]
 
     def join(self, pieces: list[_RunPieces]) -> tuple[np.ndarray, np.ndarray]:
-        """The parts' rows end to end, in file order."""
         if all(piece.words.base is self.words for piece in pieces):
             at = 0
             for i, piece in enumerate(pieces):

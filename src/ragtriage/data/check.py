@@ -1,27 +1,17 @@
 """Is the golden set still valid against this corpus? (the checks of ``ragtriage golden
-check``, run by :mod:`ragtriage.flows.golden.check`)
+check``, run by :mod:`ragtriage.flows.golden.check`; what it lists: docs/golden-sets.md,
+"Versioning against the corpus")
 
 Golden sets outlive corpora: a document is deleted or re-chunked, the chunk ids change,
 and every case that expected the old ids silently scores 0 ever after (the retriever is
-blamed for the corpus). Queries get copied, so two cases weigh one question twice. This
-check lists:
-
-* **missing ids**: expected (judged) or forbidden ids that are not in the corpus; a case
-  whose every relevant id is gone is **invalid**;
-* **duplicate queries**: equal after normalisation (NFKC, case-folded, punctuation
-  dropped, whitespace collapsed), and **near-duplicates**: token-set Jaccard similarity
-  >= 0.8 (``NEAR_DUPLICATE``: "how do I reset my password" vs "how do I reset my
-  password now" is 0.86; 0.8 keeps paraphrases with one word changed in five apart);
-* **untagged cases**: they fall out of every per-tag slice.
-
-It also says which golden-set and corpus versions (content hashes) it checked, the same
-hashes every result records.
+blamed for the corpus). Queries get copied, so two cases weigh one question twice.
+``NEAR_DUPLICATE`` is 0.8: "how do I reset my password" vs "how do I reset my password
+now" is 0.86, and 0.8 keeps paraphrases with one word changed in five apart.
 
 The duplicate test is this module's one :func:`duplicate_of` (over :func:`normalise`-d
-texts, ``NEAR_DUPLICATE``): ``golden add`` refuses a case that repeats one already in the
-set with it (:func:`ragtriage.data.grow.duplicate_reason`), and the query sampler of
-``annotate golden`` folds repeated log queries with it.
-:func:`with_corpus` gives a golden set another corpus (``retrieval --corpus``).
+texts): ``golden add`` refuses a case that repeats one already in the set with it
+(:func:`ragtriage.data.grow.duplicate_reason`), and the query sampler of ``annotate
+golden`` folds repeated log queries with it.
 """
 
 from __future__ import annotations
@@ -152,15 +142,15 @@ def _near_pairs(sets: list[frozenset[str]], threshold: float) -> dict[int, int]:
     ``m(a, b)`` tagged (a, b), and looks up the same subsets tagged (b, a): a shared key is
     then both necessary and sufficient, so templated queries that share all but one word
     (every pair just below t) are no candidates at all, where a key of ``ceil(ta)`` tokens
-    made every pair one (30.5 s against 0.73 s on 10,000 of them,
-    benchmarks/results/golden_check_duplicates.txt). A set with few keys (every query of
-    up to 13 words at 0.8) is keyed (keys are hashes: a collision only adds a candidate,
-    which the exact test then drops). Larger sets, rare in a query log, go through prefix filtering
-    (Chaudhuri et al. 2006; Bayardo et al. 2007): order every set's tokens rarest first; two
-    sets with Jaccard >= t share a token among the first ``|x| - ceil(t|x|) + 1`` of each;
-    pairs sharing such a prefix token are candidates, pruned by size and position. A keyed
-    set is compared by prefix only with large sets (a pair of keyed sets always shares a
-    key), so each pair is found by at least one part and the earliest match wins.
+    made every pair one (benchmarks/results/golden_check_duplicates.txt). A set with few
+    keys (every query of up to 13 words at 0.8) is keyed (keys are hashes: a collision only
+    adds a candidate, which the exact test then drops). Larger sets, rare in a query log, go
+    through prefix filtering (Chaudhuri et al. 2006; Bayardo et al. 2007): order every set's
+    tokens rarest first; two sets with Jaccard >= t share a token among the first
+    ``|x| - ceil(t|x|) + 1`` of each; pairs sharing such a prefix token are candidates,
+    pruned by size and position. A keyed set is compared by prefix only with large sets (a
+    pair of keyed sets always shares a key), so each pair is found by at least one part and
+    the earliest match wins.
     """
     if threshold <= 0:
         threshold = 1e-9  # every pair qualifies in principle; the prefix is the whole set

@@ -2,18 +2,16 @@
 failure names file, line and field.
 
 A container is JSON (one document, a list, or objects one after another), JSON Lines,
-CSV, Parquet or an HF ``datasets`` ``save_to_disk`` folder. A suffix says what a file was
-meant to be; the first bytes say what it is (a ``.txt`` export of JSONL, a Parquet file
-saved without a suffix): :func:`container`. :func:`read_table` gives every row as ``(row
-number, dict)``: the line for JSON Lines and CSV (a CSV record's first line; for a JSON
-list the line where the element starts), the 1-based row for Parquet, so errors point at
-the same place a person would look. The field checks (:func:`require`,
-:func:`check_type`, :func:`unique_items`) are what every reader of
-our shapes and of other tools' files validates rows with.
+CSV, Parquet or an HF ``datasets`` ``save_to_disk`` folder, told by its first bytes, not
+its suffix (:func:`container`). :func:`read_table` numbers every row as a person would
+look for it: the line for JSON Lines and CSV (a CSV record's first line; for a JSON list
+the line where the element starts), the 1-based row for Parquet. The field checks
+(:func:`require`, :func:`check_type`, :func:`unique_items`) are what every reader of our
+shapes and of other tools' files validates rows with.
 
-Users hand us files written by other tools and by hand: BOMs, CRLF line ends, blank
-lines and a JSON list where JSONL was expected are all accepted; anything we cannot
-read is an :class:`~ragtriage.errors.InputError` (exit 2), never a traceback.
+BOMs, CRLF line ends, blank lines and a JSON list where JSONL was expected are all
+accepted; anything we cannot read is an :class:`~ragtriage.errors.InputError` (exit 2),
+never a traceback.
 """
 
 from __future__ import annotations
@@ -217,7 +215,6 @@ def read_json_document(path: Path) -> Any:
 def unique_records(
     path: Path, parse: Callable[[dict[str, Any], int], T], key: Callable[[T], str], **checks: Any
 ) -> list[T]:
-    """:func:`unique_items` of every record of ``path``."""
     return unique_items(path, iter_records(path), parse, key, **checks)
 
 
@@ -405,7 +402,6 @@ Source = str | Path | Given
 
 
 def source_sha256(source: Path | Given) -> str:
-    """Digest of a file (``atomic.file_sha256``) or of rows given in Python."""
     return source.sha256() if isinstance(source, Given) else file_sha256(source)
 
 
@@ -453,8 +449,6 @@ def _plain(value: Any) -> Any:
 
 @dataclass
 class Table:
-    """Rows of one file and the container they were read from."""
-
     path: Path | Given
     container: str  # "jsonl", "json", "csv", "parquet", "arrow" or "rows" (Given)
     rows: list[tuple[int, dict[str, Any]]]

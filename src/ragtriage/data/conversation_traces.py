@@ -1,14 +1,11 @@
 """Conversation traces from the files users have, as :class:`TracedTurn` rows.
 
-Every shape (ours, DeepEval conversational test cases, ragas multi-turn samples,
-OpenInference spans grouped by session) declares itself in the one format registry
-(``data/formats/conversations.py``, ``registry.recognise_conversations``); its reader
-gives conversations of turn records in our shape, validated here into traced turns.
-
-Passages known only by text get their corpus id when the corpus has the same text,
-else a hash id (counted in a note). A conversation without an id of the golden set is
-matched to the golden conversation asking the same user messages (normalised text,
-data/formats/text.py); one matching none is set aside and listed in a note.
+Every shape declares itself in the one format registry (``data/formats/conversations.py``);
+its reader gives conversations of turn records in our shape, validated here into traced
+turns. Passages known only by text get their corpus id when the corpus has the same
+text. A conversation without an id of the golden set is matched to the golden
+conversation asking the same user messages (normalised text); one matching none is set
+aside and listed in a note.
 """
 
 from __future__ import annotations
@@ -49,7 +46,6 @@ SINGLE_TURN = {
 
 
 def detect(records: list[tuple[int, Record]], path: Path) -> Format:
-    """The conversation format of the records, by their fields (module docstring)."""
     if not records:
         raise InputError("trace file is empty", path=path)
     line, first = records[0]

@@ -1,20 +1,10 @@
 """Conversations: golden turns and traced turns, and the flat view stage 1 scores.
 
 A conversation is a thread of turns ``1, 2, ...``; each turn is a user message the system
-answered, often after rewriting it into a standalone search query ("and the older one?"
--> "N2-100 RAM"). The golden file has one JSONL line per turn::
-
-    {"conversation_id": "c1", "turn": 2, "user": "and the older one?",
-     "expected": ["n2-100-specs"], "reference_answer": "...", "standalone": false}
-
-``expected`` (or ``relevance_grades``) as in a single-turn golden set: an empty list
-marks an unanswerable turn. ``standalone``: does the turn make sense without the history
-(required: it is what the slices are cut by, and a guess would cut them wrong).
-
-A trace file of ours has one line per turn: ``conversation_id``, ``turn``, ``user``, the
-``rewritten_query`` when the system made one, ``retrieved``, ``context_ids`` (or
-``context_k``) and ``answer``. Other tools' files are read in ``data/formats/``
-(DeepEval, ragas, OpenInference spans) into the same rows.
+answered, often after rewriting it into a standalone search query. The golden file has
+one line per turn and the trace files one line (or one record) per turn: their fields are
+in docs/conversations.md ("The golden set", "The traces"); other tools' files are read in
+``data/formats/conversations.py`` into the same rows.
 
 Stage 1 scores the *flattened* turns: every turn one query with the id
 ``<conversation_id>#<turn>`` (:func:`turn_id`), so its figures are trec_eval's on the
@@ -223,8 +213,6 @@ class TracedTurn:
 
 @dataclass
 class TurnRecords:
-    """What a conversation trace reader yields: turns and notes of what it did."""
-
     turns: list[TracedTurn]
     format: str
     notes: list[str] = field(default_factory=list)

@@ -1,20 +1,10 @@
-"""Load golden sets in the shapes people already write.
+"""Load golden sets in the shapes people already write (docs/golden-sets.md, "The file";
+other tools' shapes: ``data/formats/``).
 
-Accepted per record (JSON list, JSONL, CSV with list cells as JSON text, or Parquet with
-native lists; the container and the shape are recognised by content, see
-``data/formats/``), all fields but the query optional:
-
-* ``{"id", "query", "expected": [chunk ids], "tags", "reference_answer"}``
-* ``{"id", "query", "relevant_doc_ids": [...], "relevance_grades": {id: grade}}``
-
-A ragas ``EvaluationDataset`` file (``user_input``, ``reference_context_ids`` or
-``reference_contexts``, ``reference``) is read too (``data/formats/ragas.py``).
-
-An empty expected list marks an unanswerable query. A directory is read as
-``golden.jsonl``/``golden.json`` (or ``golden.csv``/``golden.parquet``) plus an optional
-``corpus.jsonl``, or as a BEIR layout.
-A bare name that is not a path (``handbook``, ``clapnq``) names a set shipped inside the
-package, so ``pip install ragtriage && ragtriage audit --golden handbook`` works offline.
+A directory is read as ``golden.jsonl``/``golden.json`` (or ``golden.csv``/
+``golden.parquet``) plus an optional ``corpus.jsonl``, or as a BEIR layout. A bare name
+that is not a path (``handbook``, ``clapnq``) names a set shipped inside the package, so
+``pip install ragtriage && ragtriage audit --golden handbook`` works offline.
 """
 
 from __future__ import annotations
@@ -54,7 +44,6 @@ SHIPPED = Path(__file__).parents[1] / "golden_sets"  # a link to the top-level g
 
 
 def shipped_sets() -> list[str]:
-    """Names of the golden sets inside the package."""
     if not SHIPPED.is_dir():
         return []
     return sorted(p.name for p in SHIPPED.iterdir() if (p / "golden.jsonl").is_file())

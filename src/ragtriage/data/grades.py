@@ -1,15 +1,7 @@
-"""Human grades in our own shape: one row per grader's judgement of one answer.
-
-A row names the graded answer (``id``, or ``case_id``), says whether a person found it
-faithful (``label``: a boolean, 0/1 or a word) and may carry an ordinal ``grade``, the
-``grader``, ``notes``, the ``dataset`` and what was graded: ``question``, ``contexts``
-(a list of passages, or ``{"text": ...}`` items; in CSV a JSON or Python list in one
-cell, or one plain passage) with their ``context_ids`` if known (one id per passage: a
-graded conversation turn's history chunks are ``history:...``) and ``answer`` with its
-``answer_sha256`` (or ``answer_hash``), and for the answer check whether the answer
-answers the question (``answers_question``: true, false or absent) with the
-``reference_answer`` the check reads. ``ragtriage annotate grades`` writes such files;
-``human_grades/`` ships two.
+"""Human grades in our own shape: one row per grader's judgement of one answer (the
+fields: docs/calibration.md, "The grades file"; ``ragtriage annotate grades`` writes
+them). ``context_ids``, when given, are one per passage: a graded conversation turn's
+history chunks are ``history:...``.
 
 This reader gives each row as a grade record: ``id`` as text, the passages as texts and
 the other fields as they stand; ``calibration.grades`` validates the values (labels,

@@ -1,13 +1,11 @@
 """Growing a golden set (``ragtriage golden add``): the target file and its planned new
-records.
+records (made from an audit's cases in :mod:`ragtriage.results.golden`).
 
 A new record is refused when its id or query is already in the target set (the one
-duplicate test of :mod:`ragtriage.data.check`: equal after :func:`normalise`, or a
-token-set Jaccard >= ``NEAR_DUPLICATE``), so the set never weighs one question twice,
-or when an expected id is not in the target's corpus (the case would be invalid at
-birth). Each record must also load like any other case of the set. The records of an
-audit's cases are made in :mod:`ragtriage.results.golden`; :func:`plan` says what would
-be written, :func:`apply` appends it.
+duplicate test of :mod:`ragtriage.data.check`), so the set never weighs one question
+twice, or when an expected id is not in the target's corpus (the case would be invalid at
+birth). Each record must also load like any other case of the set. :func:`plan` says what
+would be written, :func:`apply` appends it.
 """
 
 from __future__ import annotations

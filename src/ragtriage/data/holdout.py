@@ -1,14 +1,10 @@
-"""The held-back slice of a golden set: kept out of sight until it is needed.
+"""The held-back slice of a golden set: kept out of sight until it is needed
+(docs/golden-sets.md, "A held-back slice"; the reveal log: ``retrieval/split.py``).
 
-Tuning a retriever on the same queries that judge it is the classic way to fool oneself:
-every look at a metric is a chance to overfit to it. Cases marked ``"split": "holdout"``
-(by hand, or a seeded fraction chosen by ``ragtriage golden split``) are therefore left
-out of normal runs entirely: no per-query row, slice, missed query or leak of theirs
-reaches an output, only their count. ``--holdout`` evaluates that slice instead and
-appends one line per reveal to a log beside the golden set (``retrieval/split.py``).
-
-This module is the golden set's side: which cases are held out, the run and qrels
-restricted to a slice, a seeded assignment written back to the golden file.
+Held-out cases are left out of normal runs entirely: no per-query row, slice, missed
+query or leak of theirs reaches an output, only their count. This module is the golden
+set's side: which cases are held out, the run and qrels restricted to a slice, a seeded
+assignment written back to the golden file.
 """
 
 from __future__ import annotations

@@ -2,13 +2,10 @@
 embedded JSON uses (span ``input.value``/``output.value``/``document.metadata``, span
 ``attributes``, ragas tool messages).
 
-A file's own lines are parsed by ``containers.parse_json``, which turns Python's
-``RecursionError`` into a refusal. Text *inside* a field was parsed with a bare
-``json.loads`` by each reader, so 60,000 brackets in ``output.value`` escaped as a
-traceback (issue 52 item 1). Here the parser's ``RecursionError`` is caught and the
-parsed value's depth measured without recursion: a value deeper than :data:`MAX_DEPTH`
-is refused naming file, line and field, so the readers that walk parsed values
-recursively (``openinference.flatten``) are safe below it.
+A file's own lines go through ``containers.parse_json``; text *inside* a field comes
+here, so that deep nesting is a refusal, not a ``RecursionError`` traceback. A value
+deeper than :data:`MAX_DEPTH` is refused naming file, line and field, so the readers that
+walk parsed values recursively (``openinference.flatten``) are safe below it.
 """
 
 from __future__ import annotations

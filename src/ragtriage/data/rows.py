@@ -4,13 +4,10 @@ A golden case, a trace, a grade and a conversation turn are each one model: its 
 with their aliases (``query`` or ``question``), types and checks. Every reader of our
 shapes, and every adapter of another tool's rows into ours, validates a record with
 :func:`validated`, which turns pydantic's ``ValidationError`` into the one-line
-:class:`~ragtriage.errors.InputError` naming file, line and field (the field from the
-error's location: ``retrieved[2].score``, ``relevance_grades.d1``). The checks raise
-:func:`fail` with the message a person reads; pydantic's own errors (a missing field)
-are worded by :func:`input_error`.
-
-The field types are strict where JSON is loose: a bool is no number, a number no text,
-NaN and infinities are refused, ids are checked as every id is (``data/ids.py``).
+:class:`~ragtriage.errors.InputError` naming file, line and field (``retrieved[2].score``).
+The checks raise :func:`fail` with the message a person reads. The field types are strict
+where JSON is loose: a bool is no number, a number no text, NaN and infinities are
+refused, ids are checked as every id is (``data/ids.py``).
 """
 
 from __future__ import annotations
@@ -183,7 +180,6 @@ def _turn(value: Any) -> int:
 
 
 def _tags(value: Any) -> list[Any]:
-    """One tag, or a list of them."""
     return [value] if isinstance(value, str) else kinds(list)(value)
 
 
@@ -622,7 +618,6 @@ def _contexts(value: Any) -> list[Any]:
 
 
 def _passage(value: Any) -> str:
-    """A passage is a string or ``{"text": ...}``."""
     if isinstance(value, str):
         return value
     return kinds(str)(kinds(dict)(value).get("text", ""))

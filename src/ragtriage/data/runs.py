@@ -1,18 +1,11 @@
 """Retrieval output as JSONL, CSV or Parquet, and format detection for ``--run``.
 
-One line per query: ``{"query_id", "retrieved": [{"id", "score"?, "text"?}, ...]}`` in
-rank order, or ``"retrieved": ["id", ...]``. Without scores the rank order *is* the score
-(first = highest); with scores, ties and order follow trec_eval: score descending, then
-doc id descending. A CSV or Parquet table holds either those columns (``retrieved`` as
-JSON text in CSV, a native list in Parquet) or one row per retrieved chunk: ``query_id``,
-``doc_id`` and ``score`` or ``rank``. Anything else is a TREC run.
-
-Other tools' files are read as runs too, recognised by content as ``--traces`` are
-(``data/formats/``): a ragas dataset (``retrieved_context_ids``, else ids hashed from
-``retrieved_contexts`` exactly as the ragas golden adapter hashes ``reference_contexts``,
-so the two meet) and an OpenInference span export (each trace's ``RETRIEVER`` span:
-document ids and scores). Their rows name the query by its text, matched to the golden
-set's cases (``golden``); ``columns`` maps other column names onto ours.
+The shapes are in docs/retrieval.md ("Runs"): ``{"query_id", "retrieved"}`` lines, the
+same as a table, one row per retrieved chunk (``doc_id`` and ``score`` or ``rank``), or a
+TREC run. Without scores the rank order *is* the score (first = highest). Other tools'
+files are read as runs through the one path ``--traces`` takes
+(``detect.adapt_traces``): their rows name the query by its text, matched to the golden
+set's cases (``golden``).
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """What is this file? One look at a file's first bytes, for every command that reads one.
 
-A file given to the wrong command was refused with the reader's own complaint ("invalid
-JSON: Extra data", "field 'label' missing", "matches no known golden-set shape"), which
-names neither what the file is nor where it goes. Each reader, before refusing, asks
-:func:`wrong_file`: when the file is recognisably another kind of ragtriage file, the
-error says what it is and which command takes it ("this is a traces file, not an audit
-result: give it to audit --traces (or retrieval --run)").
-
-Only what is certain is named: the audit's own outputs by their ``schema_version`` or
-heading, a calibration record by its fields, and JSON-lines rows by the fields that make
-each kind (traces: ``query_id`` + ``retrieved``; grades: ``label``; golden cases:
-``query`` with ``expected``; corpus chunks: ``id`` + ``text``; conversation turns:
-``conversation_id`` + ``turn``, traced with ``retrieved``, golden with ``standalone``).
-Anything else is left to the reader's own error. ``verdicts`` is only ever wanted, never
-found: another evaluator's verdicts are told by their format (``data/formats``).
+Each reader, before refusing a file, asks :func:`wrong_file`: when the file is
+recognisably another kind of ragtriage file, the error says what it is and which command
+takes it, not the reader's own complaint ("invalid JSON: Extra data"). Only what is
+certain is named: the audit's own outputs by their ``schema_version`` or heading, a
+calibration record by its fields, and JSON-lines rows by the fields that make each kind
+(:func:`_row_kind`). Anything else is left to the reader's own error. ``verdicts`` is
+only ever wanted, never found: another evaluator's verdicts are told by their format.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Load trace files: what the system under test retrieved, passed on and answered.
 
-One JSONL line per golden query: ``query_id``, ``retrieved`` (ranked; items ``{id, score?,
-text?}`` or plain ids), ``context_ids`` (the chunks passed to the generator) or
-``context_k`` (the top k were passed), and ``answer``. The same rows may come as CSV
-(list cells as JSON text) or Parquet, and other tools' files are read too: ragas samples
-and OpenInference spans, whose queries are matched to the golden cases by their text.
-Every format's records come through the registry (``detect.adapt_traces``, the same
-path a run read from such a file takes); this module validates them into traces.
-
-What a trace converts into lives here too, beside :class:`Trace`, for traces read from a
-file and traces ``system/`` made alike: the retrieved lists as a run
-(:func:`run_from_traces`, ranked as :func:`ranked_chunks` gives them) and the text of
-every chunk known (:func:`chunk_texts`).
+The shape is in docs/audit-your-system.md ("Your system as a trace file"). Every format's
+records come through the registry (``detect.adapt_traces``, the path a run read from such
+a file takes too); this module validates them into traces. What a trace converts into
+lives here too, for traces read from a file and traces ``system/`` made alike: the
+retrieved lists as a run (:func:`run_from_traces`, ranked as :func:`ranked_chunks` gives
+them) and the text of every chunk known (:func:`chunk_texts`).
 """
 
 from __future__ import annotations

@@ -65,12 +65,9 @@ def read_progress(callback: ProgressFn | None) -> Iterator[None]:
 def read_trec_run(path: str | Path) -> Run:
     """A TREC run (``qid Q0 docno rank score tag``); the rank column is ignored, as
     trec_eval does, and so are columns past the sixth (as trec_eval 10.0 does: counted in
-    ``run.warnings``).
-
-    Read by parts in parallel, block by block (``_trec_fast.py``): each block's doc ids
+    ``run.warnings``). Read by parts in parallel (``_trec_fast.py``): each block's doc ids
     become fixed-width words and its query ids runs of equal neighbours before the next
-    block is parsed, so the strings of a 4 GB run are never all in memory at once. The
-    file's BLAKE3 digest is taken on the way through.
+    block is parsed, so the strings of a large run are never all in memory at once.
     """
     path = Path(path)
     delimiter = fast_delimiter(path)
@@ -314,40 +311,31 @@ def _score(text: str, path: Path, line: int) -> float:
     arbitrary), a finite literal too large for a 64-bit float (``1e400``: not an infinity
     anyone wrote), and what only Python reads as a number (``1_000``, non-ASCII digits).
     """
-    if not _SCORE.fullmatch(text):
-        raise InputError(f"{shown(text)} is not a number", path=path, line=line, field="score")
-    number = float(text)
-    if math.isnan(number):
-        raise InputError(
-            f"score {shown(text)} is NaN, which cannot be ranked",
-            path=path,
-            line=line,
-            field="score",
-        )
-    if math.isinf(number) and "inf" not in text.lower():
-        raise InputError(
+    number = float(text) if _SCORE.fullmatch(text) else None
+    if number is None:
+        problem = f"{shown(text)} is not a number"
+    elif math.isnan(number):
+        problem = f"score {shown(text)} is NaN, which cannot be ranked"
+    elif math.isinf(number) and "inf" not in text.lower():
+        problem = (
             f"score {shown(text)} is out of range for a 64-bit float "
-            "(write inf or -inf for an infinite score)",
-            path=path,
-            line=line,
-            field="score",
+            "(write inf or -inf for an infinite score)"
         )
-    return number
+    else:
+        return number
+    raise InputError(problem, path=path, line=line, field="score")
 
 
 def _label(text: str, path: Path, line: int) -> int:
     """A qrels label: a decimal integer that fits in 64 bits, or an error naming the line."""
-    if not _LABEL.fullmatch(text):
-        raise InputError(f"{shown(text)} is not an integer", path=path, line=line, field="label")
-    number = int(text)
-    if not -_INT64 <= number < _INT64:
-        raise InputError(
-            f"label {shown(text)} is out of range (a 64-bit integer)",
-            path=path,
-            line=line,
-            field="label",
-        )
-    return number
+    number = int(text) if _LABEL.fullmatch(text) else None
+    if number is None:
+        problem = f"{shown(text)} is not an integer"
+    elif not -_INT64 <= number < _INT64:
+        problem = f"label {shown(text)} is out of range (a 64-bit integer)"
+    else:
+        return number
+    raise InputError(problem, path=path, line=line, field="label")
 
 
 def _raise_duplicate(path: Path, table: pa.Table) -> None:

@@ -1,20 +1,16 @@
 """What a format module declares: the rows it recognises and the records it yields.
 
 A format is one module of ``data/formats/`` with a ``FORMAT`` (listed once in
-``registry.FORMATS``): its name, the tool and export calls it reads, a test on a table's
-field names, and its readers. A golden reader turns rows into golden records, a trace
-reader into trace records (query text or id, ranked ``retrieved``, ``answer``); a run is
-the retrieved lists of the trace records, so ``retrieval --run`` and ``audit --traces``
-read one file one way. A grades reader turns rows into grade records (``id``, ``label``,
-``grade``, ``grader``, ``notes``, the graded ``question``/``contexts``/``answer``), which
-``calibration.grades`` validates: ``calibrate`` and every other command recognise a file
-the same way. A conversation reader turns rows into conversations of turn records
-(``formats/conversations.py``). Nothing downstream knows which tool wrote a row.
+``registry.FORMATS``): a test on a table's field names and its readers, each turning rows
+into records of one of our shapes (golden, trace, grade records; conversations of turn
+records). A run is the retrieved lists of the trace records, so ``retrieval --run`` and
+``audit --traces`` read one file one way, and grade records are validated by
+``calibration.grades``, so every command recognises a file the same way. Nothing
+downstream knows which tool wrote a row.
 
-A grades reader gets CSV cells as the text they are
-(``containers.read_table(text=True)``): a grade's answer or note may well look like a
-list (``[1]``), so a reader parses only the list cells it knows
-(``containers.parse_cell``).
+A grades reader gets CSV cells as the text they are (``containers.read_table(text=True)``):
+a grade's answer or note may well look like a list (``[1]``), so a reader parses only the
+list cells it knows (``containers.parse_cell``).
 """
 
 from __future__ import annotations

@@ -2,33 +2,14 @@
 
 A conversation format's reader turns a file's records into conversations: ``(given
 conversation id or None, [(line, turn record in our shape)], first line)``; the turns are
-then validated as our own turn rows (``data/conversation_traces.py``). Four shapes, told
-apart by the records' fields (``registry.recognise_conversations``):
-
-* **ours** (JSONL/JSON): one record per turn, ``conversation_id``, ``turn``, ``user``,
-  ``rewritten_query`` (optional), ``retrieved``, ``context_ids`` or ``context_k``,
-  ``answer`` (data/conversations.py).
-* **DeepEval** ``ConversationalTestCase`` (``EvaluationDataset.save_as("json")`` of
-  conversational test cases, or ``model_dump`` of each, one per line): ``turns`` of
-  ``{role, content, retrieval_context}``. Each ``user`` turn opens a turn; the next
-  ``assistant`` turn is its answer and its ``retrieval_context`` the ranked passages
-  (the context: DeepEval does not say which reached the prompt). The conversation id is
-  ``name``; a rewritten query may be logged in the assistant turn's
-  ``metadata.rewritten_query``.
-* **ragas** ``MultiTurnSample`` (``EvaluationDataset.to_jsonl``): ``user_input`` is the
-  message list. Each ``human`` message opens a turn; an ``ai`` message's tool call is
-  the search the agent made (its ``query`` argument, else its first text argument, is
-  the rewritten query); the ``tool`` messages after it are the retrieved passages (a
-  JSON list of texts or ``{id|metadata.id, text|page_content}`` objects, else one
-  passage); the last ``ai`` message without tool calls is the answer. No conversation id.
-* **OpenInference spans** (data/formats/openinference.py layouts): each root trace is a
-  turn (its query, retriever documents and answer read as for single-turn spans; a trace
-  without a retriever span is a turn that retrieved nothing), grouped by the
-  ``session.id`` attribute and ordered by the turn numbers the application set in the
-  spans' metadata (``turn``, ``turn_number``, ``turn_index``), else by parsed start
-  time (file order without one); the retriever span's own input, when it differs from
-  the user's message, is the rewritten query (a history-aware retriever searches with
-  the rewrite).
+then validated as our own turn rows (``data/conversation_traces.py``). The four shapes
+(ours, DeepEval ``ConversationalTestCase``, ragas ``MultiTurnSample``, OpenInference spans
+by ``session.id``) are told apart by the records' fields
+(``registry.recognise_conversations``); what each gives is in docs/conversations.md ("The
+traces"). Where a shape does not say, the ranked passages are the context (DeepEval,
+ragas) or the top ``--context-k`` are (spans); a ragas ``ai`` message's tool call is the
+search (the rewritten query), the ``tool`` messages after it the passages, the last
+``ai`` message without tool calls the answer.
 """
 
 from __future__ import annotations

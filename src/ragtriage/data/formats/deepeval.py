@@ -1,18 +1,10 @@
 """DeepEval ``EvaluationDataset.save_as`` files (``json``, ``jsonl``, ``csv``) as our
-golden cases and traces.
+golden cases and traces (the fields: docs/file-formats.md).
 
-One ``Golden`` per row: ``input`` the query, ``context`` the passages that answer it
-(DeepEval's ground-truth context; empty for a query the corpus cannot answer),
-``expected_output`` the reference answer, ``retrieval_context`` the ranked passages the
-system retrieved and ``actual_output`` its answer. ``json`` keeps lists; ``jsonl`` and
-``csv`` join them with ``|``, which is split back exactly as DeepEval's own
-``add_goldens_from_csv_file`` splits it (an empty cell is an empty list). A passage that
-itself contains ``|`` cannot be told apart there: save as ``json``.
-
-DeepEval keeps texts, not ids: ids are hashes of the normalised texts (``text.text_id``),
-or the corpus ids of the same texts when a golden set with a corpus is given; both are
-counted in a warning. What is lost: retrieval scores, and which retrieved passages
-reached the prompt (the retrieval context is the context).
+``jsonl`` and ``csv`` join lists with ``|``, split back exactly as DeepEval's own
+``add_goldens_from_csv_file`` splits it (an empty cell is an empty list); a passage that
+itself contains ``|`` cannot be told apart there. DeepEval keeps texts, not ids: ids are
+hashes of the normalised texts (``text.text_id``) or the corpus ids of the same texts.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """Which tool wrote a table, by its content, and its rows in our own shapes.
 
 The container comes from the file's bytes (``data/containers.py``), the shape from the
-rows' fields (``registry.FORMATS``: OpenInference spans, human grades, DeepEval, ragas;
-else ours).
-The result names the format (``ragas-jsonl``, ``openinference-parquet``,
-``ragtriage-csv``...) so the terminal and ``results.json`` can say what was read. A table
-that fits no shape is an error naming the file, the first row and the field it lacks.
-
-Trace records, whether a command reads them as traces (``audit --traces``) or as a run
-(``retrieval --run``), come from one function, :func:`adapt_traces`: queries matched to
-golden cases by text and passages known only by text given their corpus ids, the same
-way for both, so the two commands cannot disagree about a file.
+rows' fields (``registry.FORMATS``, else ours). The result names the format
+(``ragas-jsonl``, ``openinference-parquet``, ``ragtriage-csv``...) so the terminal and
+``results.json`` can say what was read. Trace records, read as traces (``audit
+--traces``) or as a run (``retrieval --run``), come from one function,
+:func:`adapt_traces`, so the two commands cannot disagree about a file.
 """
 
 from __future__ import annotations
@@ -92,7 +87,6 @@ def _elsewhere(fmt: Format, kind: str, table: Table, lacks: str | None = None) -
 
 
 def golden_rows(path: Path | Given, columns: Columns = None) -> Adapted:
-    """A golden-set file's rows as our golden records."""
     mapping = parse_columns(columns)
     table = read_table(path, mapping.pairs)
     records, name, notes, foreign = _records("golden", table, mapping)

@@ -1,12 +1,10 @@
 """Where each traced answer sits in its trace: the trace id, the span that produced the
-answer and the query, read from the same span export an audit read (``openinference``:
-OpenInference or GenAI-convention spans, any of its layouts), so that a verdict can be
-written back onto its span (``results/otlp.py``).
+answer and the query, read from the span export an audit read (``openinference``), so
+that a verdict can be written back onto its span (``results/otlp.py``).
 
-The span is the trace's root span (the whole retrieve-and-answer operation, as the
-GenAI conventions parent an evaluation to the operation evaluated). Ids are written as
-OTLP/JSON and Phoenix write them: lower-case hex without ``0x`` (the SDK's
-``span.to_json()`` prints ``0x...``).
+The span is the trace's root span (the GenAI conventions parent an evaluation to the
+operation evaluated). Ids are written as OTLP/JSON and Phoenix write them: lower-case hex
+without ``0x`` (the SDK's ``span.to_json()`` prints ``0x...``).
 """
 
 from __future__ import annotations

@@ -1,29 +1,13 @@
 """OpenInference spans (Arize Phoenix and other OpenTelemetry tools) as our traces.
 
-Read per trace id: the ``RETRIEVER`` span's ``retrieval.documents.N.document.{id, score,
-content}`` is the ranked list; the answer is the root ``CHAIN``/``AGENT`` span's
-``output.value``, else the last ``LLM`` span's last output message (or its
-``output.value``); the query is the root span's ``input.value``, else the retriever's.
-The query is matched to a golden case by its normalised text, or by a key of the span's
-``metadata`` when ``--columns query_id=KEY`` names one.
-
-Spans written under the OpenTelemetry GenAI semantic conventions are read beside them: a
-``gen_ai.retrieval`` span (``gen_ai.operation.name`` ``retrieval``) is the retriever, its
-``gen_ai.retrieval.documents`` (``[{"id", "score"}]``, structured or a JSON string) the
-ranked list and ``gen_ai.retrieval.query.text`` the query; a ``chat`` span is an LLM span
-whose answer is the last text part of ``gen_ai.output.messages``.
-
-Three layouts of a span are read, one span (or one OTLP request) per JSONL line or
-Parquet row: the OpenTelemetry SDK's ``span.to_json()`` (``context.trace_id``, flat
-dotted ``attributes``), a Phoenix spans DataFrame saved whole (``context.trace_id``,
-``parent_id``, ``span_kind``, ``attributes.*`` columns, ``attributes.retrieval.documents``
-a list of ``{"document.id", ...}``), and OTLP/JSON (``resourceSpans``, the collector's
-file exporter).
-
-What is lost: which retrieved documents reached the prompt is not in the conventions, so
-the top ``--context-k`` are taken as the context; spans of other kinds (reranker,
-embedding, tool) are not read; a trace with several retriever spans is read from its
-first.
+Read per trace id: the first ``RETRIEVER`` span's documents are the ranked list, the root
+``CHAIN``/``AGENT`` span's output (else the last ``LLM`` span's) the answer, the root
+span's input (else the retriever's) the query. Spans under the OpenTelemetry GenAI
+conventions (``gen_ai.operation.name``: :data:`GENAI_KINDS`) are read beside them. The
+layouts and what is lost (which documents reached the prompt: the top ``--context-k``
+are taken) are in docs/file-formats.md ("Other tools' files"). The three layouts of a
+span: the SDK's ``span.to_json()`` (flat dotted ``attributes``), a Phoenix spans
+DataFrame (``attributes.*`` columns) and OTLP/JSON (``resourceSpans``).
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """OTLP/JSON ``AnyValue`` decoded and checked: a Python value, or one refusal naming file,
 line and attribute.
 
-OTLP/JSON writes an attribute value as an object with exactly one of ``stringValue``,
-``boolValue``, ``intValue`` (a 64-bit integer, as a string or a number), ``doubleValue``,
-``bytesValue`` (base64 text), ``arrayValue`` (``{"values": [AnyValue...]}``) and
-``kvlistValue`` (``{"values": [{"key", "value"}...]}``); ``{}`` is an empty value.
-Each reader took these on trust, so ``intValue: "not-a-number"``, 5,000 digits (past
-Python's int-string limit) or an ``arrayValue`` written as a bare list escaped as
-tracebacks (issue 52 item 2). Every OTLP value goes through :func:`decode_any_value`.
+An attribute value is an object with exactly one of ``stringValue``, ``boolValue``,
+``intValue`` (a 64-bit integer, as a string or a number), ``doubleValue``, ``bytesValue``
+(base64 text), ``arrayValue`` and ``kvlistValue`` (each ``{"values": [...]}``); ``{}`` is
+an empty value. Every OTLP value goes through :func:`decode_any_value`, so a malformed
+one (``intValue: "not-a-number"``, a bare list) is a refusal, never a traceback.
 """
 
 from __future__ import annotations

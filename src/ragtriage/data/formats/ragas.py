@@ -1,19 +1,9 @@
 """ragas ``EvaluationDataset`` rows (``SingleTurnSample``) as our golden cases and traces.
 
-ragas writes one sample per row: ``user_input``, ``retrieved_contexts`` (the passages the
-generator saw, in rank order), ``reference_contexts`` (the passages that answer it),
-optionally their ``*_ids``, ``response`` and ``reference``. Older ragas (0.1) named them
-``question``, ``contexts``, ``answer`` and ``ground_truth``/``ground_truths``; both read.
-
-Ids come from the ``*_ids`` columns when a row has them; a row with texts only gets ids
-from a hash of each normalised text (``text.text_id``), and how many passages keep that
-id (a trace's, once the corpus has named what it can: ``detect.adapt_traces``) is
-reported: id-based metrics are only as good as the ids.
-
-What is lost: ragas has one ranked list, which is also the context, so every retrieved
-passage counts as passed to the generator (a ``ranking`` label cannot arise); there are
-no retrieval scores; graded relevance, tags and the corpus beyond the listed passages are
-not in the file.
+The fields, ragas 0.1's older names (:data:`OLD_NAMES`) and what is lost (one ranked
+list that is also the context, no scores) are in docs/file-formats.md. Ids come from the
+``*_ids`` columns when a row has them, else from a hash of each normalised text
+(``text.text_id``), counted in a note: id-based metrics are only as good as the ids.
 """
 
 from __future__ import annotations
@@ -96,7 +86,6 @@ def _records(
 
 
 def golden_records(rows: Rows, path: Path | Given) -> tuple[list[tuple[int, Record]], list[str]]:
-    """Our golden records from ragas rows, and notes on how ids were made."""
     return _records(rows, path, "reference", _golden)
 
 

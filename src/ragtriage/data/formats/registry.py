@@ -1,17 +1,13 @@
 """Every format a command can read, in the order a table is tested against them.
 
-A table's shape is the first format here whose ``recognises`` accepts its field names
-(``base.Format``); a table none recognises is in our own shape. A new format is a module
-with a ``FORMAT`` and one entry in :data:`FORMATS`: no branch to add anywhere else.
-Other evaluators' verdict tables come first (a Phoenix evaluations export has a span id
-and a ``label``, which alone would read as spans or grades; an MLflow result table and a
-DeepEval test run have keys of their own), then spans (their keys are unmistakable), then
-human grades (a ``label`` beside
-``question``/``contexts``/``answer``, which alone would read as old ragas), then DeepEval
-and ragas, whose field names do not overlap each other's or ours. Conversation shapes
-(``formats/conversations.py``) are tested only where conversations are expected
-(:func:`recognise_conversations`): a ragas multi-turn sample has ragas' ``user_input``,
-a list of messages where a single-turn sample's is text.
+A table's shape is the first format here whose ``recognises`` accepts its field names;
+none: our own shape. A new format is a module with a ``FORMAT`` and one entry in
+:data:`FORMATS`. The order matters: verdict tables first (a Phoenix evaluations export
+has a span id and a ``label``, which alone would read as spans or grades), then spans,
+then human grades (a ``label`` beside ``question``/``contexts``/``answer``, which alone
+would read as old ragas), then DeepEval and ragas. Conversation shapes are tested only
+where conversations are expected (:func:`recognise_conversations`): a ragas multi-turn
+sample has ragas' ``user_input``.
 """
 
 from __future__ import annotations

@@ -1,27 +1,16 @@
 """Other evaluators' verdicts: the scores and labels ragas, DeepEval, Phoenix or MLflow
-wrote for each answer, as records of one shape (issue 51).
+wrote for each answer, as records of one shape (:class:`Verdict`, issue 51).
 
-A verdicts reader (``base.Format.verdicts``) turns a file's rows into verdict records,
-one per answer and metric:
-
-* ``metric``: the evaluator's metric name (``faithfulness``, ``Faithfulness``,
-  ``hallucination``...); each metric of a file is a judge of its own;
-* ``score``: its continuous score when it wrote one, else None; ``passed``: its own
-  pass/fail (DeepEval ``success``, a Phoenix or MLflow label read as pass/fail), else None;
-  ``label``: the label as written; ``reason``: its explanation;
-* ``lower_is_better``: the metric scores unfaithfulness (DeepEval's ``Hallucination``,
-  Phoenix's ``hallucinated`` label): calibration turns it round so that higher is
-  faithful, as for every judge of ours;
-* ``tool``, ``tool_version``, ``model``, ``threshold``, ``digest`` (of the scorer's code,
-  MLflow): what the file names of the judge, None where it names nothing (they make the
-  judge's fingerprint);
-* ``id``: the answer's id where the file has one (an ``id``/``item_id``/``case_id``
-  column, a DeepEval test case ``name``, a span id, an MLflow trace id), and
-  ``question``/``answer``: the graded texts, so that answers without our ids are joined
-  to human grades by their text (``calibration/foreign.py``).
-
-``detect.verdict_rows`` reads a file through the one registry (``registry.FORMATS``): a
-file no verdicts reader recognises is refused, naming what it is.
+A verdicts reader (``base.Format.verdicts``) gives one record per answer and metric; each
+metric of a file is a judge of its own. ``score`` is None where the tool wrote none,
+``passed`` its own pass/fail where it wrote one (DeepEval ``success``, a label read by
+:func:`label_passed`). ``lower_is_better``: the metric scores unfaithfulness (DeepEval's
+``Hallucination``, Phoenix's ``hallucinated``), and calibration turns it round. ``tool``,
+``tool_version``, ``model``, ``threshold`` and ``digest`` make the judge's fingerprint
+(None where the file names nothing). ``id`` is the answer's id where the file has one,
+``question``/``answer`` the graded texts, joined to human grades by text where there is
+no id (``calibration/foreign.py``). A file no verdicts reader recognises is refused
+(``detect.verdict_rows``).
 """
 
 from __future__ import annotations

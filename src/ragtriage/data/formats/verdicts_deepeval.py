@@ -1,14 +1,10 @@
 """A DeepEval test run as verdicts: the JSON DeepEval writes for an ``evaluate()`` run
 (``DEEPEVAL_RESULTS_FOLDER``'s ``test_run_*.json``, ``.deepeval/.latest_run_full.json``).
 
-One object: ``testCases``, each with its ``name``, ``input``, ``actualOutput`` and
-``metricsData``: per metric its ``name``, ``score``, ``threshold``, ``success``,
-``reason`` and ``evaluationModel``. Each metric is a judge; the test case's ``name`` is
-its id (name test cases after the graded answers' ids, else they are joined by their
-input and output texts). A metric that failed to run has no score (``error`` says why):
-unscored. DeepEval's ``Hallucination``, ``Bias`` and ``Toxicity`` score what is wrong
-(lower is better) and are turned round. DeepEval writes no version of its own into the
-file.
+``testCases``, each with its ``name`` (the id), ``input``, ``actualOutput`` and
+``metricsData`` (per metric ``name``, ``score``, ``threshold``, ``success``, ``reason``,
+``evaluationModel``). A metric that failed to run has no score (``error`` says why).
+Metrics in :data:`LOWER_IS_BETTER` score what is wrong and are turned round.
 """
 
 from __future__ import annotations

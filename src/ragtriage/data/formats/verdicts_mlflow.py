@@ -1,17 +1,13 @@
 """An MLflow ``genai.evaluate`` result table as verdicts: ``EvaluationResult.result_df``
 (also ``tables["eval_results"]``), saved as JSON lines, Parquet or CSV.
 
-One row per evaluated trace: ``trace_id``, ``request`` (the inputs), ``response``, a
-``NAME/value`` and ``NAME/rationale`` column per scorer, and ``assessments``: each
-scorer's assessment (``assessment_name``, ``feedback.value``, ``rationale``, ``source``:
-``source_type`` and ``source_id``, the judge model of an ``LLM_JUDGE``, and
-``metadata["mlflow.assessment.scorerDigest"]``, a digest of the scorer). The assessments
-are read when the row has them (they name the model and the scorer's digest, which join
-the fingerprint: a changed scorer makes a calibration stale), else the ``NAME/value``
-columns. A value is a number (a score), a boolean or ``yes``/``no`` (pass/fail); a
-feedback with an ``error`` is unscored. The id is the trace id; the question is the
-request's ``question``/``query``/``input`` (or the request itself when it is text).
-MLflow writes no version of its own into the table.
+One row per evaluated trace: ``trace_id`` (the id), ``request``, ``response``, a
+``NAME/value`` and ``NAME/rationale`` column per scorer, and ``assessments``. The
+assessments are read when the row has them, since they name the judge model
+(``source_id`` of an ``LLM_JUDGE``) and the scorer's digest (:data:`DIGEST`), which join
+the fingerprint: a changed scorer makes a calibration stale. A value is a score (a
+number) or pass/fail (a boolean, ``yes``/``no``); a feedback with an ``error`` is
+unscored.
 """
 
 from __future__ import annotations

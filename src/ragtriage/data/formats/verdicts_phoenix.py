@@ -1,21 +1,13 @@
 """Phoenix evaluations as verdicts, per span: what ``phoenix.evals`` writes.
 
-Three tables are read, saved as Parquet (CSV/JSONL read too), each row one span:
-
-* ``evaluate_dataframe``'s result: the evaluated columns (``input``, ``output``...) with a
-  ``NAME_score`` column per evaluator holding its Score (``score``, ``label``,
-  ``explanation``, ``kind``, ``direction``), the span id in ``context.span_id``
-  (the spans dataframe's index, kept by ``to_parquet``);
-* ``to_annotation_dataframe``'s (what ``log_span_annotations_dataframe`` sends):
-  ``context.span_id`` or ``span_id``, ``annotation_name``, ``score``, ``label``,
-  ``explanation``, ``annotator_kind``;
-* the older ``llm_classify`` output: ``label``, ``score``, ``explanation`` beside the span
-  id, the metric named by an ``annotation_name``/``eval_name`` column or else
-  ``phoenix_eval``.
-
-A verdict's id is its span id; its ``input``/``output`` texts, when the table keeps them,
-join it to grades by text. A Score whose ``direction`` is ``minimize`` (hallucination)
-is turned round. The model is named when the Score's metadata names one (``model``).
+Three tables, each row one span (Parquet; CSV/JSONL too): ``evaluate_dataframe``'s
+result, a ``NAME_score`` column per evaluator holding its Score (``score``, ``label``,
+``explanation``, ``direction``), the span id in ``context.span_id``;
+``to_annotation_dataframe``'s (``annotation_name``, ``score``, ``label``,
+``explanation``); and the older ``llm_classify`` output (``label``, ``score``,
+``explanation``, the metric named by ``annotation_name``/``eval_name``, else
+``phoenix_eval``). The span id is the verdict's id; a Score whose ``direction`` is
+``minimize`` is turned round (:func:`_directions` when none is named).
 """
 
 from __future__ import annotations

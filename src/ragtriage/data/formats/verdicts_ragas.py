@@ -1,12 +1,9 @@
 """A ragas ``evaluate()`` result as verdicts: ``result.to_pandas()`` saved as Parquet,
-CSV or JSONL.
+CSV or JSONL (docs/judge-against-people.md).
 
-The table is the evaluated samples (``user_input``, ``retrieved_contexts``, ``response``,
-``reference``...) with one column per metric (``faithfulness``, ``answer_relevancy``...):
-every numeric column that is not a sample field is a metric, each a judge of its own. A
-row whose metric ragas could not compute holds NaN: that answer is unscored for that
-metric. ragas writes neither its version nor the model into the table, so the
-fingerprint names the tool and metric only (``calibrate --verdicts`` says so).
+Every numeric column that is not a sample field (:data:`_SAMPLE`) is a metric; NaN is an
+answer ragas could not score. ragas writes neither its version nor the model into the
+table, so the fingerprint names the tool and metric only.
 """
 
 from __future__ import annotations
