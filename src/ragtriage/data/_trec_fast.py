@@ -251,8 +251,6 @@ def _yield_to_others() -> None:
 
 
 class _Part:
-    """One part of the file: parsed block by block into :class:`_RunPieces`."""
-
     def __init__(
         self,
         data: pa.Buffer,
@@ -349,12 +347,9 @@ def _move_down(array: np.ndarray, start: int, to: int, rows: int) -> None:
 
 
 class _RunPieces:
-    """A part's columns filled block by block: query runs, doc words and scores.
-
-    Rows go to the part's region of the shared :class:`_Columns`; a part that outgrows
-    it (more rows or longer ids than estimated) moves to arrays of its own, grown by a
-    quarter each time, so the columns are never concatenated block by block.
-    """
+    """A part's columns filled block by block: query runs, doc words and scores, in the
+    part's region of the shared :class:`_Columns` until it outgrows it (:meth:`_reserve`),
+    so the columns are never concatenated block by block."""
 
     def __init__(self, words: np.ndarray, scores: np.ndarray) -> None:
         self.heads: list[pa.Array] = []

@@ -94,8 +94,7 @@ def duplicate_queries(golden: GoldenSet, threshold: float = NEAR_DUPLICATE) -> l
     (token-set Jaccard >= ``threshold``) by an exact prefix-filter join (:func:`_near_pairs`)
     over one representative per distinct text. Both are sub-quadratic on real golden sets,
     and the list holds at most one pair per case: 3,000 copies of one query are 2,999
-    pairs, not 4.5 million. A case equal to an earlier one is paired with it as ``exact``;
-    otherwise with the earliest earlier case it nearly duplicates, as ``near``.
+    pairs, not 4.5 million.
     """
     texts = [normalise(c.query) for c in golden.cases]
     pairs = sorted((b, a, kind) for b, (a, kind) in duplicate_of(texts, threshold).items())
@@ -116,8 +115,7 @@ def duplicate_of(
 ) -> dict[int, tuple[int, str]]:
     """``{later: (earlier, kind)}`` over normalised texts: each index that repeats an
     earlier text, with the earliest such text, ``exact`` (equal) or ``near`` (token-set
-    Jaccard >= ``threshold``). The one duplicate test: :func:`duplicate_queries` and the
-    query folding of ``ragtriage annotate golden`` both call it."""
+    Jaccard >= ``threshold``)."""
     first_of: dict[str, int] = {}  # normalised text -> index of its first occurrence
     reps: list[int] = []  # index of each distinct text, in order
     found: dict[int, tuple[int, str]] = {}

@@ -85,7 +85,7 @@ def read_bytes(path: Path, limit: int = -1) -> bytes:
 
 def _refuse_special(path: Path) -> None:
     """A FIFO, socket or device is refused before it is opened: opening a pipe nobody
-    writes to blocks forever (``--golden`` given a FIFO hung, issue 26)."""
+    writes to blocks forever."""
     mode = path.stat().st_mode
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         raise InputError(
@@ -246,11 +246,8 @@ def unique_items(
 
 
 def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` from a JSON list or a JSONL file.
-
-    Line numbers are 1-based; for a JSON list they point at the line where each
-    element starts, so an error can still be found in the file.
-    """
+    """``(line, object)`` from a JSON list, a JSONL file or JSON objects one after another
+    (lines numbered as the module docstring says)."""
     text = read_text(path)
     stripped = text.lstrip()
     if stripped.startswith("["):
@@ -375,9 +372,6 @@ def refuse_nul(text: str, path: Path) -> str:
     return text
 
 
-# --- rows handed over in Python: read as a file of them would be ---
-
-
 @dataclass(frozen=True)
 class Given:
     """Rows handed over in Python (dicts, a pandas DataFrame, a ragas
@@ -442,9 +436,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, str | int | float | bool) or value is None:
         return value
     return str(value)  # a span's timestamp and the like: recorded, never needed as a value
-
-
-# --- tables: a container recognised by its bytes, its rows numbered ---
 
 
 @dataclass

@@ -74,8 +74,7 @@ def read_conversation_traces(
 ) -> TurnRecords:
     """Every traced turn of a file matched to the golden conversations, with notes."""
     path = Path(path)
-    # CSV (list cells as JSON or Python reprs), Parquet and HF save_to_disk folders too:
-    # the libraries write those, and JSON alone refused them as "invalid JSON"
+    # any container: the libraries write CSV, Parquet and HF save_to_disk folders too
     records = read_table(path).rows
     fmt = detect(records, path)
     conversations = fmt.conversations(records, path)  # type: ignore[misc]
@@ -110,9 +109,8 @@ def _same_messages(
     turns: list[TracedTurn], golden: ConversationGolden
 ) -> tuple[list[TracedTurn], str | None]:
     """The traced turns whose user message is the golden turn's, and a note naming those
-    set aside: a trace matched by conversation id whose turn 2 asked something else was
-    judged as golden turn 2 without a word (issue 52 item 5a). Set aside, such a turn
-    reads as untraced (unscored), not as an answer to a question it was not asked."""
+    set aside: such a turn reads as untraced (unscored), not as an answer to a question it
+    was not asked."""
     gold = {t.case.id: t.user for t in golden.turns}
     kept, differ = [], []
     for turn in turns:

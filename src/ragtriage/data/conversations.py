@@ -65,9 +65,6 @@ def slice_tags(turn: int, standalone: bool) -> tuple[str, ...]:
 
 
 class GoldenTurn(BaseModel):
-    """One golden turn: the user's message, the chunks that answer it, and whether it
-    makes sense on its own."""
-
     model_config = ConfigDict(frozen=True)
 
     conversation_id: str
@@ -81,8 +78,6 @@ class GoldenTurn(BaseModel):
 
 
 class ConversationGolden(BaseModel):
-    """A conversational golden set: turns in file order, the corpus, the source."""
-
     turns: list[GoldenTurn]
     corpus: dict[str, Chunk] | None = None
     source: str = ""
@@ -200,8 +195,8 @@ def write_conversation_split(source: Path, assignment: dict[str, str], out: Path
 
 @dataclass
 class TracedTurn:
-    """One traced turn: which conversation and turn, the user's message as the system got
-    it, the search query it made of it (``None``: it logged none) and the trace."""
+    """One traced turn, with the search query the system made of the user's message
+    (``None``: it logged none)."""
 
     conversation_id: str
     turn: int

@@ -154,13 +154,11 @@ def unknown_ids(rec: dict[str, Any], known: set[str] | None) -> str | None:
 
 
 def plan(target: Target, candidates: Iterable[Candidate]) -> GrowPlan:
-    """What ``golden add`` would write to ``target``; nothing is written here. Each record
-    must load like any other case; a duplicate (:func:`duplicate_reason`, of the target's
-    records and the new ones kept before it) or one with ids the corpus lacks is refused.
-
-    The duplicate test runs once over every text, old and new: a new record's earliest
-    duplicate is the one :func:`duplicate_reason` names when that record is kept; only
-    when it was refused is the test run again, over the records kept."""
+    """What ``golden add`` would write to ``target`` (nothing is written here): a duplicate
+    of the target's records or of the new ones kept before it is refused. The duplicate
+    test runs once over every text, old and new: a new record's earliest duplicate is the
+    one :func:`duplicate_reason` names when that record is kept; only when it was refused
+    is the test run again, over the records kept."""
     chosen = list(candidates)
     records = [*target.taken, *(c.record for c in chosen)]
     texts = [_text(r) for r in records]

@@ -217,10 +217,7 @@ class Row(BaseModel):
 
 
 class GoldenRow(Row):
-    """A golden case as written (``data/golden.py``): ``query`` (or ``question``), ``id``
-    (or ``query_id``; none: a hash of the query), ``expected`` (or ``relevant_doc_ids``)
-    and/or ``relevance_grades``, ``tags``, ``reference_answer`` (or the first of
-    ``reference_answers``), and the access-control, split and provenance fields."""
+    """A golden case as written (``data/golden.py``); no ``id``: a hash of the query."""
 
     query: Asked = Field(validation_alias=AliasChoices("query", "question"))
     id: Annotated[str | None, _optional(_id)] = Field(
@@ -300,12 +297,8 @@ def _split(value: Any) -> str:
     return value
 
 
-# --- corpora ---
-
-
 class CorpusRow(Row):
-    """A corpus chunk (``data/beir.py``; a BEIR query too): ``_id`` (or ``id``), ``text``,
-    ``title`` and the ``tenant`` that owns it."""
+    """A corpus chunk (``data/beir.py``; a BEIR query too)."""
 
     id: Id = Field(validation_alias=AliasChoices("_id", "id"))
     text: Text
@@ -320,9 +313,6 @@ class CorpusRow(Row):
         return data
 
 
-# --- traces ---
-
-
 def _item(value: Any) -> Any:
     """A retrieved item: a plain id, or ``{id, score?, text?}``."""
     if isinstance(value, str | int) and not isinstance(value, bool):
@@ -334,15 +324,11 @@ MaybeFloat = Annotated[float | None, _optional(finite_float)]
 
 
 class RankedRow(Row):
-    """A retrieved item of a run: its id and, when the retriever wrote one, its score."""
-
     id: Id
     score: MaybeFloat = None
 
 
 class ChunkRow(RankedRow):
-    """A retrieved item of a trace: a run's item with the passage's text."""
-
     text: OrEmpty = ""
 
 
@@ -357,9 +343,8 @@ def _one_scoring(retrieved: Sequence[RankedRow]) -> None:
 
 
 class RunRow(Row):
-    """One query of a run of ours (``data/runs.py``): ``query_id`` and its ranked
-    ``retrieved`` items, each a plain id or ``{id, score?}``; every item has a score or
-    none has."""
+    """One query of a run of ours (``data/runs.py``): its ranked items, each a plain id or
+    ``{id, score?}``."""
 
     query_id: Id
     retrieved: Annotated[list[Annotated[RankedRow, BeforeValidator(_item)]], _LIST]
@@ -390,9 +375,9 @@ class _CommonRun(TypedDict):
 
 
 # The shape of nearly every run line (text ids, every item scored or none), checked by
-# pydantic's core alone: RunRow runs a Python check per item, three times slower on a
-# large run. Anything else, or an id to look at closer, goes through RunRow, which
-# refuses what it must and names the fault.
+# pydantic's core alone: RunRow runs a Python check per item, much slower on a large run
+# (benchmarks/results/jsonl_run_read.txt). Anything else, or an id to look at closer,
+# goes through RunRow, which refuses what it must and names the fault.
 _COMMON_RUN = TypeAdapter(_CommonRun)
 
 
@@ -429,9 +414,8 @@ def _rank(value: Any) -> int:
 
 
 class DocRow(Row):
-    """One retrieved chunk of a run written one row per chunk: ``query_id``, ``doc_id``
-    and ``score``, else ``rank`` (scored as ``-rank``); which one ranks the run is the
-    run's choice, not the row's (``runs._ranked_by``)."""
+    """One retrieved chunk of a run written one row per chunk; whether ``score`` or ``-rank``
+    ranks it is the run's choice, not the row's (``runs._ranked_by``)."""
 
     query_id: Id
     doc_id: Id
@@ -452,9 +436,8 @@ class DocRow(Row):
 
 
 class TraceRow(Row):
-    """One trace as written (``data/traces.py``): ``query_id``, ranked ``retrieved``
-    (every item scored or none, as in a run), ``answer``, and ``context_ids`` or
-    ``context_k`` (neither: the top ``default_k``, from the validation context)."""
+    """One trace as written (``data/traces.py``); neither ``context_ids`` nor ``context_k``:
+    the top ``default_k`` (from the validation context) are the context."""
 
     query_id: Id
     retrieved: Annotated[list[Annotated[ChunkRow, BeforeValidator(_item)]], _LIST]
@@ -492,17 +475,11 @@ def _context_k(value: Any) -> int:
     return k
 
 
-# --- other tools' rows ---
-
 Ids = Annotated[list[Name] | None, _optional(kinds(list))]
 Texts = Annotated[list[Text] | None, _optional(kinds(list))]
 
 
-def _case_key(value: Any) -> str | int:
-    return kinds(str, int)(value)
-
-
-CaseKey = Annotated[str | int | None, _optional(_case_key)]
+CaseKey = Annotated[str | int | None, _optional(kinds(str, int))]
 
 
 class RagasRow(Row):
@@ -557,9 +534,6 @@ _RAGAS_NEEDS = {
 }
 
 
-# --- conversation turns ---
-
-
 def _conversation(value: Any) -> str:
     text = str(kinds(str, int)(value))
     if not text.strip() or any(ch.isspace() for ch in text) or "#" in text:
@@ -573,9 +547,7 @@ def _rewrite(value: Any) -> str | None:
 
 
 class TurnRow(Row):
-    """A turn of a conversation as written (golden or traced): which conversation, which
-    turn (1, 2, ...), the user's message; a golden turn also says whether it is
-    ``standalone``, a traced one may log its ``rewritten_query`` (empty: none)."""
+    """A traced turn of a conversation as written (empty ``rewritten_query``: none)."""
 
     conversation_id: Name
     turn: Turn
@@ -584,18 +556,13 @@ class TurnRow(Row):
 
 
 class GoldenTurnRow(Row):
-    """A golden turn: which conversation (its id names the flattened case
-    ``conversation#turn``), which turn, whether it is ``standalone`` (required: the slices
-    are cut by it, and a guess would cut them wrong) and the user's message; the rest of
-    the line is a golden case (:class:`GoldenRow`)."""
+    """A golden turn; ``standalone`` is required (the slices are cut by it, and a guess would
+    cut them wrong). The rest of the line is a golden case (:class:`GoldenRow`)."""
 
     conversation_id: Annotated[str, BeforeValidator(_conversation)]
     turn: Turn
     standalone: Annotated[bool, BeforeValidator(kinds(bool))]
     user: Text
-
-
-# --- human grades ---
 
 
 def _cells(value: Any) -> Any:
@@ -632,10 +599,8 @@ Passage = Annotated[str, BeforeValidator(_passage)]
 
 
 class GradeRow(Row):
-    """A grade as written (``data/grades.py``): the graded answer's ``id`` (or
-    ``case_id``), the person's ``label`` (validated by ``calibration.grades``), the graded
-    ``contexts`` with their ``context_ids`` (none, or one per passage) and the answer's
-    hash (``answer_sha256``, or ``answer_hash``)."""
+    """A grade as written (``data/grades.py``); the ``label`` is validated by
+    ``calibration.grades``."""
 
     id: Name
     label: Any

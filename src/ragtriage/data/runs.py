@@ -111,9 +111,8 @@ def read_table_run(path: Path, columns: Columns = None, golden: GoldenSet | None
 
 
 def _foreign_run(table: Table, mapping: ColumnMap, golden: GoldenSet | None) -> Run:
-    """Another tool's file as a run: the retrieved lists of its trace records, read by
-    the one path ``audit --traces`` reads them by (``detect.adapt_traces``: queries and
-    passages matched to ``golden`` by text), so the two commands agree on every file."""
+    """Another tool's file as a run: the retrieved lists of its trace records (queries and
+    passages matched to ``golden`` by text, module docstring)."""
     path = table.path
     adapted = adapt_traces(table, mapping, golden)
     if golden is None:

@@ -61,16 +61,12 @@ def _head(path: Path) -> str:
         return ""
 
 
-def _turn_kind(keys: set[str]) -> str | None:
-    if "retrieved" in keys:
-        return "conversation_traces"
-    return "conversation_golden" if "standalone" in keys else None
-
-
 def _row_kind(row: dict[str, Any]) -> str | None:
     keys = set(row)
     if {"conversation_id", "turn"} <= keys:
-        return _turn_kind(keys)
+        if "retrieved" in keys:
+            return "conversation_traces"
+        return "conversation_golden" if "standalone" in keys else None
     if {"query_id", "retrieved"} <= keys or {"user_input", "retrieved_contexts"} <= keys:
         return "traces"
     if "label" in keys and keys & {"id", "case_id"}:

@@ -207,11 +207,8 @@ class Qrels:
         judgements: Iterable[tuple[str, str, int]],
         source: str = "",
     ) -> Qrels:
-        """Build from ``(query_id, doc_id, label)`` triples over a given query universe.
-
-        Doc ids are checked (no control characters, not over-long): they are compared as
-        padded words, where ``"d1\\x00"`` would equal ``"d1"``.
-        """
+        """Build from ``(query_id, doc_id, label)`` triples over a given query universe; doc
+        ids are checked as :func:`doc_words` needs (``data/ids.py``)."""
         ids = np.asarray(list(dict.fromkeys(query_ids)), dtype=object)
         index = {qid: i for i, qid in enumerate(ids)}
         rows = list(judgements)

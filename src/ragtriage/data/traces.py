@@ -103,8 +103,8 @@ def _queries(records: list[tuple[int, dict[str, Any]]], golden: GoldenSet | None
 
 
 def _same(answer: str, query: str | None) -> bool:
-    """An answer that is its query: a chain output that carried the question read as the
-    answer (issue 26 item 1), which any judge finds faithful, so it is warned about."""
+    """An answer that is its query (a chain output that carried the question read as the
+    answer), which any judge finds faithful, so it is warned about."""
     return bool(query) and " ".join(answer.casefold().split()) == " ".join(
         str(query).casefold().split()
     )

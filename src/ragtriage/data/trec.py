@@ -1,10 +1,8 @@
 """TREC qrels (``qid iter docno rel``) and runs (``qid Q0 docno rank score tag``).
 
-The fast path reads columns with pyarrow's CSV reader, a run by parts in parallel
-(``_trec_fast.py``), so a run of a hundred million rows never becomes Python objects.
-Anything the fast path cannot read (comment lines, runs of spaces, a malformed line)
-goes through the line parser, which names the failing line and field; both paths give
-the same columns.
+Read by pyarrow's CSV reader (a run by parts in parallel, ``_trec_fast.py``), so a run of a
+hundred million rows never becomes Python objects; anything that path cannot read goes
+through the line parser here, which names the failing line and field.
 """
 
 from __future__ import annotations

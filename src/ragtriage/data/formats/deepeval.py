@@ -72,7 +72,11 @@ def golden_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
         if isinstance(row.expected_output, str) and row.expected_output:
             record["reference_answer"] = row.expected_output
         out.append((line, record))
-    return out, _hashed(out, "expected", path, "golden rows", "context")
+    hashed = sum(bool(r["expected"]) for _, r in out)  # every id is a hash of its text
+    return out, [
+        f"{path}: {hashed} of {len(out)} golden rows name their passages by text (DeepEval "
+        "context); their ids are hashes of the normalised text"
+    ] if hashed else []  # fmt: skip
 
 
 def trace_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
@@ -87,18 +91,8 @@ def trace_records(rows: Rows, path: Path | Given) -> tuple[Records, list[str]]:
             "context_ids": ids,  # DeepEval: the retrieval context is the context
             "answer": row.actual_output,
         }))  # fmt: skip
-    # no note on the hashed ids: the corpus may yet name them (detect.adapt_traces counts
-    # the ones still hashed once it has matched them)
+    # no note on the hashed ids: detect.adapt_traces counts those the corpus does not name
     return out, []
-
-
-def _hashed(out: Records, key: str, path: Path | Given, rows: str, column: str) -> list[str]:
-    """The note on how many records' passages got ids hashed from their texts."""
-    hashed = sum(bool(r[key]) for _, r in out)
-    return [
-        f"{path}: {hashed} of {len(out)} {rows} name their passages by text (DeepEval "
-        f"{column}); their ids are hashes of the normalised text"
-    ] if hashed else []  # fmt: skip
 
 
 FORMAT = Format(

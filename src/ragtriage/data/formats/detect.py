@@ -213,7 +213,7 @@ def adapt_traces(table: Table, columns: ColumnMap, golden: GoldenSet | None) -> 
 def _still_hashed(records: Records, golden: GoldenSet | None, path: Path | Given) -> list[str]:
     """The note on retrieved passages whose id is still the hash of their text, counted
     after :func:`corpus_ids`: a reader that hashed them cannot know which the corpus
-    will name, and a note written there said "hashes" of passages the corpus had named."""
+    will name."""
     hashed = sum(_hashed(item) for _, r in records for item in _items(r.get("retrieved")))
     if not hashed:
         return []

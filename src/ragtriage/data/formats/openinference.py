@@ -287,7 +287,6 @@ def trace_records(
             skipped["no answer" if answer is None else "no input.value"] += 1
             continue
         record: dict[str, Any] = {"query": query, "retrieved": docs, "answer": answer}
-        # the golden case id under ``id_key`` in any span's metadata
         ids = metadata_values(members, (id_key,), path) if id_key else iter(())
         found = (v for _, v in ids if isinstance(v, str | int) and not isinstance(v, bool))
         case_id = next(found, None)
@@ -298,8 +297,7 @@ def trace_records(
     notes = [f"{path}: {n} traces skipped ({why})" for why, n in skipped.items() if n]
     if several:
         notes.append(f"{path}: {several} traces have several RETRIEVER spans; the first is read")
-    # documents without document.id get no note here: the corpus may yet name them
-    # (detect.adapt_traces counts the ones still hashed once it has matched them)
+    # no note on the hashed ids: detect.adapt_traces counts those the corpus does not name
     return out, notes
 
 
@@ -340,8 +338,8 @@ def documents(span: Span, path: Path | Given) -> list[dict[str, Any]]:
 def _ids_from_output(docs: dict[int, dict[str, Any]], span: Span) -> None:
     """Fill missing document ids from the retriever's ``output.value``: LangChain's
     instrumentor writes no ``document.id`` but records the returned ``Document``s there,
-    each with its vector-store ``id`` (issue 26 item 4). Read only when it lists exactly
-    as many documents, in order, whose texts are the span's own."""
+    each with its vector-store ``id``. Read only when it lists exactly as many documents,
+    in order, whose texts are the span's own."""
     if all(doc.get("id") not in (None, "") for doc in docs.values()):
         return
     returned = _returned_documents(span.attributes.get("output.value"), span)
@@ -376,23 +374,18 @@ def _usable(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool) and value != ""
 
 
-def _json_metadata(raw: Any, span: Span, path: Path | Given, what: str) -> Any:
-    """Metadata as the conventions write it (a JSON string) parsed, or as it came."""
-    if not isinstance(raw, str):
-        return raw
-    return decode_json_text(raw, path=path, line=span.line, field=what)
-
-
 def _from_metadata(doc: dict[str, Any], span: Span, path: Path | Given) -> None:
     """Fill a document's missing id and score from its metadata (a JSON string, as the
     conventions write it, or already a dict): without this a LangChain export's passages
     got text-hash ids that match no corpus id, and every retrieval metric read 0."""
-    meta = _json_metadata(doc.get("metadata"), span, path, "document.metadata")
+    meta = doc.get("metadata")
+    if isinstance(meta, str):
+        meta = decode_json_text(meta, path=path, line=span.line, field="document.metadata")
     if not isinstance(meta, dict):
         return
     if doc.get("id") in (None, ""):
         found = next((meta[k] for k in META_ID_KEYS if meta.get(k) not in (None, "")), None)
-        if isinstance(found, str | int) and not isinstance(found, bool):
+        if _usable(found):
             doc["id"] = str(found)
     if doc.get("score") is None and isinstance(meta.get("score"), int | float):
         doc["score"] = meta["score"]

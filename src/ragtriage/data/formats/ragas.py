@@ -67,9 +67,8 @@ def _records(
 ) -> tuple[list[tuple[int, Record]], list[str]]:
     """Each row renamed and checked (``rows.RagasRow``), its ``which`` passages given ids
     (hashes of their texts where the row lists none), as ``make`` makes it into our
-    record; and a note on how many golden rows' ids were hashed from their texts. A trace
-    file gets none here: the corpus may yet name those passages, so ``detect.adapt_traces``
-    counts the ones still hashed once it has matched them."""
+    record; and a note on how many golden rows' ids were hashed from their texts (a trace
+    file's are counted by ``detect.adapt_traces``, once the corpus has named what it can)."""
     out, hashed = [], 0
     for line, raw in rows:
         row = validated(RagasRow, _renamed(raw), path, line, which=which)

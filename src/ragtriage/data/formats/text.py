@@ -1,15 +1,12 @@
-"""One normalisation of text, for the two places where text stands in for an id.
-
-* A chunk known only by its text (a ragas row without ``retrieved_context_ids``, a span
-  document without ``document.id``) gets the id ``h:`` + a hash of its normalised text,
-  so the same passage gets the same id in the golden set and in the traces.
-* A trace known only by its query (a ragas row, a span's ``input.value``) is matched to
-  the golden case whose normalised query is equal.
+"""One normalisation of text, for the two places where text stands in for an id: a chunk
+known only by its text gets the id ``h:`` + a hash of its normalised text (the same
+passage gets the same id in the golden set and in the traces), and a trace known only by
+its query is matched to the golden case whose normalised query is equal.
 
 Normalised: Unicode NFKC, case folded, runs of white space one space, trimmed; a query
 also loses its final ``?``, ``.`` or ``!`` (systems add or drop a question mark; two
-golden queries that differ only there would be one question). Nothing more: fuzzier
-matching would pair a trace with the wrong golden case without a word.
+golden queries that differ only there are one question). Nothing more: fuzzier matching
+would pair a trace with the wrong golden case without a word.
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ metric of a file is a judge of its own. ``score`` is None where the tool wrote n
 ``tool_version``, ``model``, ``threshold`` and ``digest`` make the judge's fingerprint
 (None where the file names nothing). ``id`` is the answer's id where the file has one,
 ``question``/``answer`` the graded texts, joined to human grades by text where there is
-no id (``calibration/foreign.py``). A file no verdicts reader recognises is refused
-(``detect.verdict_rows``).
+no id (``calibration/foreign.py``).
 """
 
 from __future__ import annotations
