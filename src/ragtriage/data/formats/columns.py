@@ -1,8 +1,6 @@
-"""``--columns query=question,expected=gold_ids``: our field names for other people's.
-
-Each pair is ``OURS=THEIRS``: the file's column ``THEIRS`` is read as our field ``OURS``
-(a field the file already has under our name is left alone). For OpenInference spans,
-``query_id=KEY`` names the key of the span's ``metadata`` that holds the golden case id.
+"""``--columns query=question,expected=gold_ids``: our field names for other people's
+(``OURS=THEIRS``; docs/file-formats.md, "Other column names"). A field the file already
+has under our name is left alone.
 """
 
 from __future__ import annotations
