@@ -1,37 +1,10 @@
 """Bars a result must clear in CI: ``--min``, ``--max`` and ``--max-drop`` against a baseline.
 
-Metric names are the retrieval aggregates a result holds (``recall@5``, ``mrr``,
-``ndcg@10``...: the mean over answerable queries) plus these audit-level ones:
-
-* ``pass_rate``: passing cases / cases the judge scored (``unscored`` is excluded from
-  the denominator, never counted as pass or fail; ``unsure`` stays in it: never a pass);
-* ``unsure_rate``: ``unsure`` cases (the judge could not decide the answer at the
-  calibrated agreement) / the same denominator, lower is better;
-* ``faithful_rate``: the corrected (prediction-powered) faithful rate when the audit has
-  one, else the naive rate; ``faithful_rate.naive`` and ``faithful_rate.corrected`` pick one;
-* ``failures`` (all failing cases), ``failures.retrieval``, ``failures.ranking``,
-  ``failures.generation``, ``unscored`` and ``unsure``: case counts, where lower is
-  better;
-* on a conversations result the same metrics are over its turns (``failures`` counts
-  ``rewrite`` turns too), plus ``failures.rewrite`` (turns whose rewrite lost the chunk),
-  ``conversation_pass_rate`` (conversations without a failing turn / conversations) and
-  ``failures.conversations`` (conversations with one);
-* ``leaks``: cases with a forbidden chunk in their top k (any result whose golden set
-  carries access-control fields; see ``retrieval/leaks.py``). The gate fails on any leak
-  without being asked to.
-
-With an audit judged with ``--samples``, a ``--min``/``--max`` bar on ``pass_rate`` or
-``faithful_rate`` (naive) fails only when the rate's judge-noise interval misses it (the
-bar is failed with 97.5 % confidence; the flaky cases are counted in the line), and
-``--strict`` holds it to the point value.
-
-An audit whose files mismatch past the thresholds of ``triage/mismatch.py`` (most
-retrieved ids unknown to the corpus, fewer than half of the golden cases traced, an
-expected id the corpus lacks: ``AuditResult.meaningless``) fails the gate too, unless it
-ran with ``--on-mismatch warn``.
-
+The metric names, what each counts, the judge-noise interval a ``--samples`` audit is held
+to, and when a leak or mismatched files fail the gate whatever the bars are the user's
+manual (docs/ci-gate.md, "``ragtriage gate``"; conversations: docs/conversations.md).
 ``--max-drop m=d`` fails when ``m`` is worse than in the baseline by more than ``d``;
-"worse" means lower, except for the counts above, where it means higher.
+"worse" means lower, except for the counts in :data:`LOWER_IS_BETTER`, where it means higher.
 """
 
 from __future__ import annotations

@@ -5,13 +5,11 @@ one given with ``--calibration``, else a matching record among the shipped ones 
 ``calibrations/``. A record that does not match is still used but flagged stale, and an
 uncalibrated judge falls back to a 0.5 threshold on its score with a prominent note.
 
-The bias-corrected (PPI) rate adds the judge's average error on the graded answers to its
-rate on the audited ones, which is valid only when the graded answers are drawn like the
+The bias-corrected (PPI) rate is valid only when the graded answers are drawn like the
 audited ones. The shipped grades (ExpertQA, BEGIN) are not a sample of anyone's answers,
-so with a shipped calibration the corrected rate is not computed, and the audit says why:
-on ClapNQ it had added the +0.137 of those grades to the lexical judge's 0.987 rate
-(1.124) and printed 1.000 [1.000, 1.000]. A correction that lands outside [0, 1] is
-withheld for the same reason: the grades' errors do not fit these answers.
+so with a shipped calibration it is not computed, and a correction outside [0, 1] is
+withheld: the grades' errors do not fit these answers (docs/calibration.md, "The
+bias-corrected rate"; benchmarks/results/corrected_rate_check.txt).
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
 """Mismatches between the golden set, the corpus and the traces: counted, listed, and
-handled by a documented policy (``--on-mismatch fail|warn|error``).
+handled by a documented policy (``--on-mismatch fail|warn|error``; docs/audit-your-system.md,
+"When the files disagree").
 
-* traced queries that are not in the golden set (ignored under ``warn``);
-* golden queries without a trace (labelled ``unscored`` under ``warn``);
-* chunk ids in the traces, or expected ids in the golden set, that the corpus does not
-  have (only checked when the golden set comes with a corpus);
-* chunks passed to the generator whose text is known neither from the trace nor from
-  the corpus (the answer cannot be judged: the case is labelled ``unscored``).
-
-Under ``error`` any mismatch stops the audit with exit code 2 and the ids.
-
-Some mismatches leave figures that mean nothing (:func:`meaningless`): past these
-thresholds the result leads every report with the reason, and under ``fail`` (the
-default) the audit's own gate verdict fails, as on a leak or a stale calibration;
-``warn`` lists them in the headline and lets the gate pass.
-
-* more than half (``UNKNOWN_SHARE``) of the distinct ids the traced golden cases
-  retrieved are not in the corpus: stage 1 cannot find a relevant chunk, every case reads
-  as a retrieval failure (re-indexed chunks with new ids, another corpus);
-* fewer than half (``TRACED_SHARE``) of the golden cases have a trace: most cases are
-  ``unscored`` and the rates rest on the few left (query ids spelt otherwise);
-* any expected id that the corpus lacks (``EXPECTED_MISSING``): its case can never find
-  it and reads as a retrieval failure (a typo in the golden set; ``golden check``).
+Chunks passed to the generator whose text neither the trace nor the corpus holds leave
+the answer unjudgeable: the case is ``unscored``. :func:`meaningless` names the mismatches
+past which the figures mean nothing (docs/ci-gate.md, "Mismatched files"): most retrieved
+ids unknown (``UNKNOWN_SHARE``: every case reads as a retrieval failure), most golden
+cases untraced (``TRACED_SHARE``: the rates rest on the few left), any expected id
+missing (``EXPECTED_MISSING``: that case can never find it).
 """
 
 from __future__ import annotations
