@@ -219,9 +219,7 @@ async def _audit(
     config: AuditConfig, tick: Tick | None, records: CalibrationRecords
 ) -> tuple[AuditResult, CalibrationRecord | None]:
     """The audit's result and the calibration record that decided for its first judge;
-    every record is read through ``records``, once. The steps: the inputs and judges
-    checked, the traces read or the system run, the engine (``flows/engine.py``), the
-    audit's own rows (clusters, diagnostics)."""
+    every record is read through ``records``, once."""
     started = time.perf_counter()
     if config.calibration is not None:
         # read (or refused: a traces file, a results.json... named as what it is) before
@@ -524,8 +522,7 @@ def escalation_deciders(
 
 
 def _check_system(config: AuditConfig) -> None:
-    """A retriever or generator ``module:function`` that cannot be imported is refused
-    before anything runs (it printed ``generate: 0/16`` first)."""
+    """A retriever or generator ``module:function`` that cannot be imported is refused."""
     if config.traces is not None:
         return
     if config.retriever != "bm25":

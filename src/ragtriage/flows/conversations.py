@@ -184,10 +184,8 @@ class TurnOrder:
     """A conversation's judging order: every traced turn judged with its admissible
     history, one turn index at a time (all first turns, then all second turns...): a
     turn's history needs the decisions on the turns before it. Each turn is judged on its
-    passages first, and again with its admissible history when that does not make it
-    faithful (``judge.history.ajudge_with_history``, which calibrate's graded turns go
-    through too). Keeps each turn's prior turns as judged, and the turns whose decision
-    rests on the history, for the turns' rows."""
+    passages, and again with its history when that does not make it faithful
+    (``judge.history.ajudge_with_history``, as calibrate's graded turns are)."""
 
     golden: ConversationGolden
     traced: dict[str, TracedTurn]

@@ -1,14 +1,9 @@
 """The one run engine of ``ragtriage audit`` and ``ragtriage conversations``.
 
-A run is: its inputs read (:class:`Loaded`: the golden set, its evaluated slice and the
-traces; each command reads its own shapes) -> file mismatches -> stage 1 on the retrieved
-lists -> stage 2 judging every judgeable answer in an *order* (an audit judges all at
-once; a conversation turn by turn with history) -> decisions by the calibration, with the
-``--escalate-to`` cascade for the unsure -> triage rows -> the header every result starts
-with (``results/run.py``: ``RunHeader``). Everything between reading and the command's
-own rows (an audit's clusters, a conversation's roll-up) is here, once: the settings both
-commands take (:class:`RunConfig`), their judges (:func:`plan_judges`), the response
-store, and the run from a command's entry to its written files (:func:`run_command`).
+The steps of a run are docs/architecture.md's "Data flow". Each command reads its own
+inputs (:class:`Loaded`) and judges in its own *order* (an audit all at once, a
+conversation turn by turn with history); everything between reading and the command's own
+rows (an audit's clusters, a conversation's roll-up) is here, once.
 """
 
 from __future__ import annotations
@@ -303,7 +298,7 @@ async def _run(
     )
     judged = await order(given)
     timings["judge_s"] = time.perf_counter() - started
-    # an answer a person graded in the calibration is decided by the grade (issue 53)
+    # an answer a person graded in the calibration is decided by the grade
     escalated = decided_by_grades(judged.decider, loaded.traces, judged.results)
     rows = _rows(given, judged, escalated)
     # the first judge's figures and fit, before the cascade decides its unsure answers
@@ -539,8 +534,8 @@ def model_free(
     judge: Judge, path: Path | None, records: CalibrationRecords
 ) -> tuple[Judge, Decider | None]:
     """A judge whose calibration's rule (in ``path``, or shipped) reads no model signal
-    judges without calling its model, and that rule decides (``None``: the judge as is):
-    ``--escalate-to embedded`` made 11 model calls (716 s) its shipped rule ignores."""
+    judges without calling its model (calls its rule would ignore), and that rule decides
+    (``None``: the judge as is)."""
     free = records.model_free(path, judge.fingerprint)
     return (judge, None) if free is None else (judge.model_free(), free)
 

@@ -68,14 +68,9 @@ def write_reports(
     extra_pngs: Iterable[ExtraPng] = (),
     extra_files: Mapping[str, str | bytes] | None = None,
 ) -> dict[str, Path]:
-    """Write ``report.md`` (for a pull-request comment) and ``report.html`` (self-contained)
-    into ``out_dir`` as one set, all or nothing; returns ``{"markdown": path, "html": path}``.
-
-    ``extra_pngs`` are PNG paths or ``(caption, bytes)`` pairs shown in the HTML report's
-    calibration section, e.g. the confusion matrix from ``render.calibration_plots.write_plots``.
-    ``extra_files`` (name -> content, e.g. ``results.json``) join the same set, so a failure
-    never leaves new reports beside an old result or the other way round.
-    """
+    """``report.md`` and ``report.html`` written into ``out_dir`` as one all-or-nothing set
+    with ``extra_files`` (name -> content, e.g. ``results.json``), so a failure never leaves
+    new reports beside an old result; ``extra_pngs``: see :func:`render_html`."""
     out = Path(out_dir)
     html = render_html(result, extra_pngs)  # render everything before writing anything
     markdown = render_markdown(result)

@@ -150,8 +150,7 @@ def _stale(result: RunHeader, path: str | Path) -> None:
 
 
 def _escalations(result: RunHeader, path: str | Path) -> None:
-    """Each ``--escalate-to`` step: what it decided or left unscored is part of what it was
-    sent ("16 of 16 decided" read on 16 unscored answers, issue 52 item 5b)."""
+    """Each ``--escalate-to`` step: what it decided or left unscored is within what it got."""
     for i, step in enumerate(result.escalations):
         field = f"escalations[{i}]"
         if min(step.sent, step.decided, step.unscored) < 0:

@@ -23,19 +23,16 @@ __all__ = ["json_bytes", "write_atomic", "write_json"]
 
 
 def write_json(path: str | Path, payload: BaseModel | dict[str, Any]) -> Path:
-    """Pretty JSON, written atomically (see :func:`json_bytes`)."""
     return write_atomic(path, json_bytes(payload))
 
 
 def json_bytes(payload: BaseModel | dict[str, Any]) -> bytes:
     """Pretty JSON as UTF-8; NaN and infinity are refused, as ``json.dumps(allow_nan=False)``.
 
-    DataFrame fields (a report's per-query table: a million rows at scale) are written as
-    ``{index: {column: value}}`` by orjson or arrow, a hundred times faster than
-    ``json.dumps`` over dicts. The object is composed member by member, each value
-    serialised on its own: no text is ever searched and replaced, so no id or query, whatever
-    it holds, can move a table or corrupt the file. Text that UTF-8 cannot encode (a lone
-    surrogate) is written as a JSON ``\\u`` escape instead of failing.
+    DataFrame fields (a million rows at scale) are written as ``{index: {column: value}}``
+    by orjson or arrow, far faster than ``json.dumps`` over dicts. Each member is serialised
+    on its own: no text is searched and replaced, so no id or query can move a table or
+    corrupt the file. A lone surrogate is written as a JSON ``\\u`` escape, not refused.
     """
     if not isinstance(payload, BaseModel):
         return _encode(lambda ascii: (_dumps(payload, ascii) + "\n").encode("utf-8"))

@@ -192,9 +192,7 @@ NOISY_RATES = ("pass_rate", "faithful_rate.naive")
 
 def noise_bounds(result: Result, name: str) -> tuple[float, float, int] | None:
     """``(low, high, flaky)`` of a rate of an audit judged with ``--samples``: the interval
-    judge noise leaves open on it (``judge.noise.noise_interval``: each case counts by
-    its samples' majority, and a case may yet settle the other way with the probability
-    its votes leave under a prior the run's own votes estimate), and the cases whose
+    judge noise leaves open on it (``judge.noise.noise_interval``) and the cases whose
     samples disagreed; ``None`` for other metrics, other results, or an audit without
     samples. ``faithful_rate`` is the naive rate's when the audit has no corrected rate."""
     if not isinstance(result, RunHeader):

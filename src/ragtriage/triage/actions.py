@@ -72,8 +72,7 @@ def next_action(
 def _generation_action(members: list[CaseResult]) -> str:
     """The advice for most of a generation cluster's cases: an answerable query whose
     answer abstained is over-abstention, not a hallucination; an unanswerable one answered
-    is. One unanswerable case used to turn a cluster of 8 abstentions into "hallucinated".
-    An answerable case with a cause (triage/causes.py) gets that cause's action."""
+    is. An answerable case with a cause (triage/causes.py) gets that cause's action."""
 
     def kind(case: CaseResult) -> str:
         if not case.answerable:

@@ -167,9 +167,7 @@ def naive_rate(decisions: list[bool], level: float = 0.95) -> Estimate | None:
 class CalibrationRecords:
     """The calibration records one run decides by, each file read once: the one given
     (``--calibration``, ``--escalate-calibration``) or the shipped ones searched by
-    fingerprint. The record objects travel from here to the deciders and to the plots
-    (an audit read the same file up to four times: refused early, planned, decided, drawn).
-    """
+    fingerprint. The record objects travel from here to the deciders and to the plots."""
 
     def __init__(self) -> None:
         self._read: dict[Path, CalibrationRecord] = {}
@@ -190,12 +188,10 @@ class CalibrationRecords:
 
     def model_free(self, path: Path | None, fingerprint: JudgeFingerprint) -> Decider | None:
         """The decider of the judge about to run when its calibration's rule reads no model
-        signal (``calibration.decision.uses_model``): the audit then computes those signals
-        without the model (strategy ``lexical``, the same code every judge runs for them) and
-        does not pay for model calls its rule would ignore; ``calibrate`` still computes every
-        signal, so a user's own grades can pick a rule that uses the model. ``None`` (call the
-        model) for a judge without a model, an uncalibrated or stale one, or a rule that uses
-        the model."""
+        signal (``calibration.decision.uses_model``): the audit then computes the signals
+        without the model (strategy ``lexical``, the same code) and pays for no call the rule
+        would ignore; ``calibrate`` still computes every signal, so a user's grades can pick a
+        rule that uses the model. ``None`` (call the model) otherwise."""
         if fingerprint.model == "none":
             return None
         return _model_free(self.decider(path, fingerprint), fingerprint)
@@ -225,7 +221,6 @@ class CalibrationRecords:
 
 
 def _shipped() -> list[Path]:
-    """The shipped calibration records, in name order."""
     return sorted(SHIPPED.glob("*.json")) if SHIPPED.is_dir() else []
 
 
@@ -250,7 +245,6 @@ def _decider(
         return Decider(None, status)
     stale = is_stale(record, fingerprint)
     # the scope the rule was chosen on: pooled with several datasets, else the one dataset
-    # (only "pooled" was read, and a record from one grades file had no kappa)
     first = record.scopes.get("pooled") or next(iter(record.scopes.values()), None)
     kappa = None
     if first is not None:  # the applied rule's kappa: the nested-CV one when it was chosen so

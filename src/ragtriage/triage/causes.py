@@ -236,11 +236,10 @@ def _conflict_note(fits: Sequence[_Fit]) -> str:
 
 def _scope_conflict(sentence: str, query: str, chunk: str) -> tuple[str, str]:
     """Why the sentence applies what the chunk says of other models or codes, and the clause
-    that scopes it, or ``("", "")`` (module
-    doc): its best clause names codes (a letter and a digit: ``N4-300``, ``E1042``), none of
-    them the ones the sentence or the question is about, and another clause of the chunk
-    names one of those. Codes only: a capitalised word (``LED``, ``Degraded``) is too often
-    no thing a procedure is scoped to."""
+    that scopes it, or ``("", "")``: its best clause names codes (a letter and a digit:
+    ``N4-300``, ``E1042``), none of them the ones the sentence or the question is about, and
+    another clause of the chunk names one of those. Codes only: a capitalised word
+    (``LED``, ``Degraded``) is too often no thing a procedure is scoped to."""
     none = ("", "")
     clauses = [c for s in split_sentences(chunk) for c in _CLAUSE.split(s) if c.strip()]
     if len(clauses) < 2:
@@ -368,12 +367,10 @@ _ELLIPTIC = re.compile(rf"^\s*{_PREP}", re.IGNORECASE)
 
 
 def question_asks(query: str) -> list[str]:
-    """The parts of a question that each ask for something: "How long is the warranty on
-    the N8-900 and can it be extended?" asks two things. A part that opens with no
-    question word ("I forgot the admin login, how do I...") is context, not an ask, unless
-    it asks the last question again of another thing ("... on the frame and on the
-    battery?"); a query without any question word ("minimum number of disks for RAID 5")
-    is one ask."""
+    """The parts of a question that each ask for something ("... the N8-900 and can it be
+    extended?" asks two). A part that opens with no question word ("I forgot the admin
+    login, how do I...") is context, unless it asks the last question again of another
+    thing (:data:`_ELLIPTIC`); a query without any question word is one ask."""
     parts = [p.strip(" ,.") for p in _ASK_SPLIT.split(query) if p and p.strip(" ,.")]
     asks: list[str] = []
     for part in parts:

@@ -49,8 +49,7 @@ class TurnLabel(StrEnum):
     RANKING = "ranking"
     GENERATION = "generation"
     UNSCORED = "unscored"
-    # the calibration's band left the turn's answer undecided (the shipped records carry a
-    # band since issue 54): neither a pass nor a failure, counted on its own
+    # the calibration's band left the turn's answer undecided: neither pass nor failure
     UNSURE = "unsure"
 
 
@@ -268,7 +267,6 @@ def history_rows(sources: Sequence[SentenceSource]) -> list[HistorySentence]:
 
 
 def roll_up(turns: Sequence[TurnResult], order: Sequence[str]) -> list[ConversationSummary]:
-    """One summary per conversation in ``order``."""
     by_conv: dict[str, list[TurnResult]] = {}
     for turn in turns:
         by_conv.setdefault(turn.conversation_id, []).append(turn)

@@ -49,8 +49,7 @@ def run(config: CheckConfig) -> CheckReport:
 def _standalone_duplicates(threads: ConversationGolden) -> list[DuplicatePair]:
     """Duplicates among the turns that stand on their own (every first turn, so a whole
     conversation repeated is caught by its opening). A follow-up ("And the older one?")
-    means something else in every conversation and repeats across them by nature: it
-    failed ``golden check`` on two conversations sharing one (issue 52 item 8)."""
+    means something else in every conversation and repeats across them by nature."""
     alone = [t.case for t in threads.turns if t.standalone or t.turn == 1]
     return duplicate_queries(GoldenSet(cases=alone))
 
