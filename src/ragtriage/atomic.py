@@ -101,8 +101,7 @@ def _blake3() -> Any:
 
 
 # what names our temporary files (``.<name>.<8 chars>.ragtriage-tmp``) apart from a user's
-# own files that merely look like them (``.golden.jsonl.20261204``): a sweep after a kill
-# removes only names with it (issue 52 item 7)
+# own files that merely look like them (``.golden.jsonl.20261204``)
 TEMP_SUFFIX = ".ragtriage-tmp"
 
 

@@ -1,8 +1,8 @@
 """Pieces every subcommand shares: the console, list options, option ranges, output checks.
 
 Every numeric option has a range checked when the command line is parsed, before any file
-is read (typer ``min``/``max`` or a callback here): a negative depth or a zero cutoff used
-to be accepted and silently change what was measured.
+is read (typer ``min``/``max`` or a callback here): a negative depth or a zero cutoff would
+silently change what is measured.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """``ragtriage audit``: both stages on one golden set, and one label per case.
 
-Flow: golden set -> traces (file, callables, or embedded BM25 + local model) -> the run
-engine (``flows/engine.py``: stage 1, stage 2 judging every answer at once, cached so an
-interrupted audit resumes for free, calibrated decisions and the cascade, triage) ->
-clusters -> :class:`AuditResult` -> with ``out``, its files written by the writer it is
-given (``run``/``arun``). Every
-calibration record is read once (``triage.calibrated.CalibrationRecords``), and the object
-that decided is the one the plots are drawn from.
+Golden set -> traces (file, callables, or embedded BM25 + local model) -> the run engine
+(``flows/engine.py``), judging every answer at once -> clusters -> :class:`AuditResult`.
+Every calibration record is read once (``triage.calibrated.CalibrationRecords``), and the
+object that decided is the one the plots are drawn from.
 """
 
 from __future__ import annotations

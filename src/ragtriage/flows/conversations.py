@@ -1,13 +1,10 @@
 """``ragtriage conversations``: audit a multi-turn RAG system turn by turn.
 
 The audit's engine (``flows/engine.py``) with a conversation's inputs and judging order:
-conversational golden set + conversation traces (ours, DeepEval, ragas, OpenInference
-sessions) flattened into turns (ids ``conversation#turn``: stage 1 is trec_eval's figures
-on them) -> stage 2 judges each turn with its admissible history (judge/history.py), turn
-1 of every conversation first, then turn 2, ... (an earlier answer is evidence only once
-it was found faithful) -> the single-turn triage rules per turn (the engine's rows), plus
-``rewrite`` (triage/conversations.py) -> the roll-up: retrieval by turn slice, the first
-failing turn per conversation -> :class:`ConversationsResult`.
+the turns flattened into cases ``conversation#turn``, judged with their admissible history
+one turn index at a time (:class:`TurnOrder`: an earlier answer is evidence only once it
+was found faithful), plus ``rewrite`` (triage/conversations.py) and the roll-up per turn
+slice and conversation.
 """
 
 from __future__ import annotations

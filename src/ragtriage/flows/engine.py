@@ -182,10 +182,8 @@ class Loaded:
 
 @dataclass(frozen=True)
 class Judges:
-    """The run's judges, built once and refused before anything runs (:func:`plan_judges`):
-    the judge that runs (without its model when a model-free rule decides), that rule,
-    the calibration records, the one embedded model object of the run, the cascade, the
-    sampling vote and what was noticed planning them."""
+    """The run's judges, built once and refused before anything runs (:func:`plan_judges`);
+    ``planned``: the model-free rule that decides when the judge runs without its model."""
 
     judge: Judge
     planned: Decider | None
@@ -198,9 +196,8 @@ class Judges:
 
 @dataclass
 class Judging:
-    """What a judging order is given: the inputs, every judgeable answer (golden order),
-    the judges, the store their calls go through, and the calibration to decide by; with
-    stage 1's report, what the rows are built from."""
+    """What a judging order is given: every judgeable answer (golden order) and what the
+    judges and the rows need."""
 
     loaded: Loaded
     items: list[JudgeItem]
@@ -488,8 +485,7 @@ async def run_command(
 ) -> R:
     """A command's run (``made``: its result and the calibration record that decided, every
     record read through the records it is given, once); with ``out``, ``write`` writes its
-    files there (what the command line and ``ragtriage.audit(out=...)`` pass:
-    ``render.writer``)."""
+    files there (``render.writer``)."""
     if out is not None and write is None:
         raise TypeError("out= needs write= (e.g. ragtriage.render.writer.write_audit)")
     result, record = await made(CalibrationRecords())

@@ -1,9 +1,7 @@
 """``ragtriage retrieval``: stage 1 on its own, as a config and one ``run``.
 
-Reads the target (a golden set, or TREC qrels read beside the run on a thread), gets the
-run (a file, or a retriever run ``repeat`` times), scores it with one
-:class:`RetrievalEvaluator` and logs a hold-out reveal. Nothing is printed here: the
-command line draws the report through ``render/``.
+TREC qrels are read beside the run on a thread; every ``--repeat`` draw is scored by one
+:class:`RetrievalEvaluator`, and a hold-out reveal is logged.
 """
 
 from __future__ import annotations

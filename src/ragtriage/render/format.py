@@ -1,7 +1,5 @@
-"""The one number formatter of every report: terminal, Markdown and HTML.
-
-A missing or non-finite value is ``-`` everywhere (the terminal used to print ``nan``).
-"""
+"""The one number formatter of every report: terminal, Markdown and HTML; a missing or
+non-finite value is ``-`` everywhere."""
 
 from __future__ import annotations
 

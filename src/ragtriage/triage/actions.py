@@ -1,9 +1,5 @@
-"""Group failures by stage and tag, and say what to fix first.
-
-The suggestions encode practitioners' experience: misses on exact codes mean lexical
-matching is missing, misses on multi-section answers mean the chunking splits answers,
-ranking failures mean the right chunk is there but cut off, generation failures with
-good context point at the prompt or the model.
+"""Group failures by stage and tag, and say what to fix first: the patterns and their
+next actions are docs/audit-your-system.md's ("Clusters and next actions").
 """
 
 from __future__ import annotations

@@ -105,8 +105,7 @@ GRADED_BY = "a person's grade (the calibration's grades)"
 @dataclass
 class GradedDecider(Decider):
     """A person's grade of one answer in the rule's place: it decides that answer, and is
-    never unsure of it. Calibrating on ten grades once turned an answer graded unfaithful
-    into "unsure, grade it" when the band decided nothing (issue 53)."""
+    never unsure of it (a graded answer is never sent back to be graded)."""
 
     faithful: bool = False
 
