@@ -141,9 +141,8 @@ async def _conversations(
 
 
 def _load(config: ConversationsConfig) -> tuple[ConversationGolden, Loaded, dict[str, TracedTurn]]:
-    """The evaluated slice of the conversations (held-back ones are not even judged),
-    their turns flattened, and the traced turns of that slice (the other slice's set
-    aside and counted)."""
+    """The evaluated slice of the conversations (held-back ones are not even judged), their
+    turns flattened, and that slice's traced turns (the other slice's set aside)."""
     whole = load_conversation_golden(config.golden)
     golden = whole
     if whole.has_holdout() or config.holdout:

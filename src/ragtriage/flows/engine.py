@@ -102,10 +102,9 @@ Escalated = dict[str, tuple[JudgeResult, Decider, str]]
 
 @dataclass(kw_only=True)
 class RunConfig:
-    """The settings audits and conversations share, declared once: ``AuditConfig`` and
-    ``ConversationsConfig`` add their own, and declare ``golden``, ``traces``,
-    ``context_k`` and ``holdout`` again with their own help (typed here for the engine).
-    A config's fields are in the order of the settings it records (:func:`ordered_as`)."""
+    """The settings audits and conversations share, declared once; each command's config
+    declares ``golden``, ``traces``, ``context_k`` and ``holdout`` again with its own help
+    (typed here for the engine), its fields in the order it records (:func:`ordered_as`)."""
 
     golden: Path | Given
     traces: Path | Given | None  # no default here: a conversation's traces are required
@@ -221,9 +220,8 @@ class Judging:
 
 @dataclass
 class Judged:
-    """Stage 2's outcome: the run (fingerprint; usage and cache over every call), the
-    results by case, the decider of the judge's calibration, and each answer judged
-    against its reference answer (claims judges)."""
+    """Stage 2's outcome; the run's usage and cache are over every call, the reference
+    check's (``reference``, claims judges) too."""
 
     run: JudgeRun
     results: dict[str, JudgeResult]
@@ -385,9 +383,8 @@ def _rows(given: Judging, judged: Judged, escalated: Escalated) -> list[CaseResu
 async def escalate(
     given: Judging, judged: Judged, rows: list[CaseResult], escalated: Escalated
 ) -> tuple[list[CaseResult], list[Escalation]]:
-    """Each ``--escalate-to`` judge in turn judges the answers left unsure before it; its
-    calibration decides them, its results added to ``escalated`` (the graded answers
-    there are kept). The rows again, and what each step was sent and decided."""
+    """Each ``--escalate-to`` judge in turn judges, and its calibration decides, the answers
+    left unsure before it; the rows again, and what each step was sent and decided."""
     escalations: list[Escalation] = []
     for spec, judge, decider in given.judges.cascade:
         unsure = {r.case_id for r in rows if r.label == Label.UNSURE}
@@ -501,9 +498,8 @@ def plan_judges(
     writes: Callable[[], bool] = lambda: False,
     escalate: Callable[[ChatModel | None], Cascade] = lambda _: [],
 ) -> Judges:
-    """The judges of a run, each built once; an escalation judge without its own
-    calibration (``escalate``: the cascade, given the run's embedded model), or an
-    embedded model without llama.cpp, is refused here. ``generates``: the embedded
+    """The judges of a run, each built once; an escalation judge without its own calibration,
+    or an embedded model without llama.cpp, is refused here. ``generates``: the embedded
     generator runs; ``writes``: it writes answers (none are read from a recording)."""
     asked = build_judge(config)  # the one judge object (and embedded model) of the run
     shared_model = _shared_model(config, asked, generates)
@@ -559,8 +555,7 @@ def sample_vote(decider: Decider) -> Callable[[JudgeResult], str]:
 
 def build_judge(config: Any) -> Judge:
     """The run's judge, built once: its spec (``None``: the default), or a
-    :class:`ChatModel` with the config's ``strategy`` (if it has one); with the config's
-    judge options."""
+    :class:`ChatModel` with the config's ``strategy`` (if it has one)."""
     options = JudgeOptions.of_config(config)
     strategy = getattr(config, "strategy", None)
     if config.judge is not None and not isinstance(config.judge, str | JudgeSpec):

@@ -39,11 +39,9 @@ CAPTIONS = {
 
 
 def _finalize(value: object) -> object:
-    """Every ``{{ value }}`` passes here before autoescaping: strip control characters.
-
-    Filters such as ``join`` return already-escaped ``Markup``; removing characters from it
-    cannot create a tag, so it is cleaned too and stays ``Markup``.
-    """
+    """Every ``{{ value }}`` passes here before autoescaping: strip control characters. An
+    already-escaped ``Markup`` (from ``join``) is cleaned too and stays ``Markup``: removing
+    characters cannot create a tag."""
     if isinstance(value, Markup):
         return Markup(strip_controls(str(value), keep_newlines=True))
     if isinstance(value, str):

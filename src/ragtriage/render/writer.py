@@ -1,7 +1,5 @@
-"""A run's files: ``results.json`` with the human-readable reports beside it, and for an
-audit the plots of the calibration it was decided by (:func:`write_audit`, what
-``ragtriage audit`` and ``ragtriage.audit(..., out=...)`` write; :func:`write_conversations`,
-what ``ragtriage conversations`` and ``ragtriage.conversations(..., out=...)`` write)."""
+"""A run's files, as the command line and ``out=`` from Python write them: ``results.json``
+with the reports beside it, and for an audit the plots of the calibration it was decided by."""
 
 from __future__ import annotations
 
@@ -46,8 +44,7 @@ def write_audit(
     result: AuditResult, record: CalibrationRecord | None, out: Path
 ) -> dict[str, Path]:
     """``results.json``, ``report.md`` and ``report.html`` as one all-or-nothing set; the
-    plots of ``record`` (the calibration the audit decided by, written first into
-    ``out/calibration``) go into the HTML."""
+    plots of ``record``, written first into ``out/calibration``, go into the HTML."""
     pngs: list[Path] = []
     if record is not None:
         try:

@@ -23,6 +23,7 @@ __all__ = ["json_bytes", "write_atomic", "write_json"]
 
 
 def write_json(path: str | Path, payload: BaseModel | dict[str, Any]) -> Path:
+    """Pretty JSON, written atomically (see :func:`json_bytes`)."""
     return write_atomic(path, json_bytes(payload))
 
 
@@ -82,13 +83,9 @@ def _finite(frame: pd.DataFrame) -> bool:
 
 
 def _frame_json(frame: pd.DataFrame) -> bytes:
-    """``{index: {column: value}}`` as compact JSON (UTF-8), built by arrow column-wise.
-
-    Arrow writes each float as its shortest round-trip text (as ``repr`` does), so the
-    values read back bit for bit; ids that would need JSON escaping take orjson instead.
-    The text stays bytes: a per-query table of a million rows is never decoded to ``str``
-    and encoded back.
-    """
+    """``{index: {column: value}}`` as compact JSON (UTF-8), built by arrow column-wise,
+    never decoded to ``str``: each float its shortest round-trip text (as ``repr``), so the
+    values read back bit for bit; ids that would need JSON escaping take orjson instead."""
     ids = _index_strings(frame.index)
     if len(ids) == 0:
         return b"{}"

@@ -299,10 +299,9 @@ def check_bars(
     baseline_source: str = "baseline",
     strict: bool = False,
 ) -> list[BarCheck]:
-    """Every bar checked; all values are resolved first, so bad input fails before any verdict.
-    No bars is no checks: the gate's own policy (:func:`policy`) still applies. A ``min``
-    or ``max`` bar on a rate of an audit judged with ``--samples`` is held to the rate's
-    judge-noise interval (:func:`noise_bounds`), or with ``strict`` to its point value."""
+    """Every bar checked; all values are resolved first, so bad input fails before any verdict
+    (the gate's own :func:`policy` applies without bars). A bar on a ``--samples`` audit's
+    rate is held to its judge-noise interval (:func:`noise_bounds`) unless ``strict``."""
     checks = []
     for bar in bars:
         value = metric_value(result, bar.metric, source)
@@ -335,10 +334,8 @@ BARS_HELP = (
 
 @dataclass(frozen=True)
 class Policy:
-    """What the gate decides with no bar at all: it fails on a leak (always), on a stale
-    calibration (unless ``--allow-stale``) and on files mismatched past the thresholds
-    (unless the audit ran with ``--on-mismatch warn``); an uncalibrated judge is a warning.
-    The reports lead with this, so "no failures" can never sit beside a failing gate."""
+    """What the gate decides with no bar at all (docs/ci-gate.md); the reports lead with
+    it, so "no failures" can never sit beside a failing gate."""
 
     leaks: tuple[Leak, ...]
     leaking_cases: tuple[str, ...]  # case ids, in the order of the leaks

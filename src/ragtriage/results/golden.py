@@ -62,8 +62,7 @@ def record(
     original: GoldenCase | None = None,
 ) -> dict:
     """The golden record of an audited case; ``original``: the case in the audit's own
-    golden set, whose grades, reference answer and access-control fields are kept (a
-    case added without its ``forbidden`` list lost its leak check without a word)."""
+    golden set, whose grades, reference answer and access-control fields are kept."""
     rec: dict[str, Any] = {
         "id": case.case_id,
         "query": case.query,

@@ -82,10 +82,9 @@ def _generation_action(members: list[CaseResult]) -> str:
 
 
 def clusters(cases: list[CaseResult], lexical_retriever: bool = False) -> list[Cluster]:
-    """Failures per (stage, tag), largest first; an untagged failure gets ``(untagged)``;
-    ``unsure`` cases are clustered the same way, after the failures of the same size. A
-    case with several tags is in several clusters: their counts add up to more than the
-    failures."""
+    """Failures per (stage, tag), largest first, ``unsure`` cases after the failures of the
+    same size; a case with several tags is in several clusters, so the counts add up to more
+    than the failures."""
     groups: dict[tuple[Label, str, Cause | None], list[CaseResult]] = defaultdict(list)
     for case in cases:
         if case.label not in CLUSTERED:

@@ -81,9 +81,8 @@ class Decider:
         return self.record.undecided_by_band(result)
 
     def corrected_rate(self, results: list[JudgeResult]) -> tuple[Estimate | None, str]:
-        """The prediction-powered rate, or None and why (module doc). None without a record
-        or with fewer than two scored answers (PPI estimates a variance from them:
-        ``--limit 1`` is a valid audit)."""
+        """The prediction-powered rate, or None and why (module doc): also None without a
+        record or with fewer than two scored answers (PPI estimates a variance from them)."""
         if self.record is None or len(results) < 2:
             return None, ""
         if self.shipped:
@@ -120,9 +119,8 @@ class GradedDecider(Decider):
 
 
 def graded_answers(decider: Decider, answers: dict[str, str]) -> dict[str, GradedDecider]:
-    """Case id -> the grade that decides it: for each answer of ``answers`` (case id ->
-    text) that the decider's record holds a majority grade of, under the same id and with
-    the same text (its SHA-256). Another answer to the same question is not graded."""
+    """Case id -> the grade that decides it, for each answer (case id -> text) the decider's
+    record holds a majority grade of under the same id and text (its SHA-256)."""
     record = decider.record
     if record is None or decider.status.stale:
         return {}
@@ -139,9 +137,8 @@ def graded_answers(decider: Decider, answers: dict[str, str]) -> dict[str, Grade
 def decided_by_grades(
     decider: Decider, traces: dict[str, Trace], judged: dict[str, JudgeResult]
 ) -> dict[str, tuple[JudgeResult, Decider, str]]:
-    """The answers a person graded in the calibration an audit decides by, each decided by
-    its grade, in the shape of ``triage.cases.build``'s ``escalated`` (the grade is the
-    strongest judge); the audit and the conversations audit alike."""
+    """The answers a person graded in the calibration a run decides by, each decided by its
+    grade, as ``triage.cases.build``'s ``escalated`` (the grade is the strongest judge)."""
     answers = {q: t.answer for q, t in traces.items() if q in judged}
     graded = graded_answers(decider, answers)
     return {q: (judged[q], grade, GRADED_BY) for q, grade in graded.items()}
@@ -196,9 +193,8 @@ class CalibrationRecords:
         return _model_free(self.decider(path, fingerprint), fingerprint)
 
     def _on_shipped_grades(self, record: CalibrationRecord | None) -> bool:
-        """Whether the record rests on the shipped grades alone (by their SHA-256): one of
-        ours, found or named with ``--calibration``, or one a user fitted on them; its
-        corrected rate would not be a rate of anyone's answers (``SHIPPED_GRADES``)."""
+        """Whether the record rests on the shipped grades alone (by their SHA-256), whoever
+        fitted it: its corrected rate would be no rate of anyone's answers."""
         if record is None or not record.grades:
             return False
         ours = {d for path in _shipped() for d in self.record(path).grades.values()}

@@ -96,11 +96,10 @@ def find_causes(
     reference_contradicted: Sequence[str] | None = None,
     answer_check: bool = False,
 ) -> list[CauseEvidence]:
-    """Every cause that holds on one judged answer, primary first (module doc). Empty for an
-    answer with none, and for one the judge did not score or decide. ``answer_check``: the
-    calibration's answer check backs every missing reference fact (:func:`_coverage`);
-    without it, a missing fact the question does not ask for is a note
-    (:func:`ragtriage.triage.cause_types.is_note`), listed after the causes."""
+    """Every cause that holds on one judged answer, primary first; empty for one the judge
+    did not score or decide. ``answer_check``: the calibration's answer check backs every
+    missing reference fact (:func:`_coverage`); without it, a missing fact the question
+    does not ask for is a note (:func:`~ragtriage.triage.cause_types.is_note`), listed last."""
     if judge is None or judge.outcome == Outcome.UNSCORED:
         return []
     golden = set(expected)

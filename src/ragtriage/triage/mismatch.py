@@ -137,9 +137,8 @@ def meaningless(
 
 
 def nothing_retrieved(golden: GoldenSet, traces: dict[str, Trace]) -> dict[str, str]:
-    """A headline reason when no traced case of the golden set retrieved anything: the
-    file held no retrieval its reader could read (a ragas file without contexts), and
-    every answerable case would read as a retrieval failure ("retrieval 17")."""
+    """A headline reason when no traced case retrieved anything (a ragas file without
+    contexts): every answerable case would read as a retrieval failure."""
     known = {c.id for c in golden.cases}
     traced = [t for q, t in traces.items() if q in known]
     if not traced or any(t.retrieved for t in traced):
@@ -166,9 +165,8 @@ def _rises(trace: Trace) -> bool:
 
 def rising_scores(traces: dict[str, Trace], known: set[str]) -> dict[str, str]:
     """``{"scores_rising": sentence}`` when some traced golden cases list their retrieved
-    chunks with scores rising down the list: stage 1 ranks them as listed (what reached
-    the generator), so a list written worst first gets every rank metric wrong, and
-    distances (lower is closer) read backwards in the score sections. Empty otherwise."""
+    chunks with scores rising down the list: stage 1 ranks them as listed, so a list
+    written worst first (or distances) gets every rank metric wrong. Empty otherwise."""
     scored = [t for q, t in traces.items() if q in known and len(t.retrieved) > 1]
     rising = [t.query_id for t in scored if _rises(t)]
     if not rising:

@@ -31,8 +31,7 @@ class CheckConfig:
 
 def run(config: CheckConfig) -> CheckReport:
     """The set against its corpus (``corpus``, or the one beside it); a conversational
-    golden file is checked turn by turn (each turn a case ``conv#turn``), after its own
-    checks (turns 1..n, each conversation in one slice) passed on reading."""
+    golden file turn by turn (each turn a case ``conv#turn``)."""
     if is_conversation_file(config.golden):
         threads = load_conversation_golden(config.golden)
         report = check_golden(threads.flat(), _corpus(config))
