@@ -1,15 +1,11 @@
 """Atomic file writes (a crash or a kill never leaves a half-written file) and file hashes.
 
-Every output ragtriage writes (reports, calibration records, golden sets it rewrites, the
-reveal log) goes through :func:`write_atomic`, or :func:`write_atomic_set` for outputs
-that belong together (an audit's ``results.json``, ``report.md`` and ``report.html``);
-it lives at the package's root because every stage writes files and none should import
-another stage to do it. A path that cannot be written is an :class:`InputError` (exit 2)
-naming it, not a traceback. :func:`file_sha256` is the one way a file's content is hashed
-(traces, grade files, model weights), but for run files: :func:`file_blake3` (a run can
-be gigabytes, and BLAKE3 takes a fraction of SHA-256's time; ``b3sum`` prints the same
-digest). :func:`output_file` and :func:`output_dir` refuse, before any work, an output
-that cannot be written (the command line and ``ragtriage.audit(out=...)`` alike).
+Every output ragtriage writes goes through :func:`write_atomic`, or :func:`write_atomic_set`
+for outputs that belong together; it lives at the package's root because every stage
+writes files and none should import another stage to do it. An unwritable path is an
+:class:`InputError` naming it. :func:`file_sha256` is the one file hash, but for run files:
+:func:`file_blake3` (a run can be gigabytes, BLAKE3 takes a fraction of SHA-256's time,
+and ``b3sum`` prints the same digest).
 """
 
 from __future__ import annotations
@@ -45,13 +41,9 @@ def write_atomic(path: str | Path, text: str | bytes) -> Path:
 
 def write_atomic_set(files: Mapping[Path, str | bytes]) -> list[Path]:
     """Write several files all or none: each to a temporary file beside its target first,
-    then, once every one is on disk, rename them all into place.
-
-    A failure while writing (a full disk, a target that is a directory) leaves every
-    existing file as it was, so a set is never half old and half new. The renames
-    themselves are not one transaction, but each is atomic and they run only after every
-    target was checked.
-    """
+    then, once every one is on disk, rename them all into place, so a failure while writing
+    leaves every existing file as it was. The renames are not one transaction, but each is
+    atomic and they run only after every target was checked."""
     staged: list[tuple[str, Path]] = []
     try:
         for path, text in files.items():
@@ -109,8 +101,7 @@ def _blake3() -> Any:
 
 
 # what names our temporary files (``.<name>.<8 chars>.ragtriage-tmp``) apart from a user's
-# own files that merely look like them (``.golden.jsonl.20261204``): a sweep after a kill
-# removes only names with it (issue 52 item 7)
+# own files that merely look like them (``.golden.jsonl.20261204``)
 TEMP_SUFFIX = ".ragtriage-tmp"
 
 

@@ -1,8 +1,7 @@
 """Errors a user can act on.
 
-Every problem with user input becomes one :class:`InputError` that names the file, the
-line and the field, so the command line can print one clear message and exit with
-code 2 instead of a traceback. Exit codes: 0 ok, 1 a gate/bar was missed, 2 unusable input.
+Every problem with user input becomes one :class:`InputError` naming the file, the line
+and the field, so the command line prints one message and exits 2, not a traceback.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """Keep freed memory in the process, so a large run does not pay for its pages twice.
 
-Ranking a million queries allocates and frees tens of thousands of temporary arrays of a
-few megabytes. glibc hands each one over 128 KiB (adaptively up to 32 MiB) back to the
-kernel when it is freed, and the next one faults its pages in again. On a virtual
-machine that first touch is what costs, so every allocation under 32 MiB is served from
-the heap and the heap is never trimmed (the timings are in the README, "Performance").
-
-Arrow allocates through its own mimalloc, which by default hands pages freed for 10 ms
-back to the kernel: a run read block by block then faults (and the kernel zeroes) the
-same few hundred megabytes again for every block. :func:`keep_arrow_memory` asks it to
-keep them (measured on the 300k-query benchmark run: 599 huge-page faults, 1.2 GB
-zeroed, became 449, and 4 KB faults 175k became 129k).
+Ranking a million queries allocates and frees tens of thousands of arrays of a few
+megabytes; glibc returns each over 128 KiB to the kernel, and on a virtual machine the
+next first touch is what costs, so allocations under 32 MiB stay on an untrimmed heap.
+Arrow's mimalloc likewise returns pages freed for 10 ms, so a run read block by block
+faults (and zeroes) the same pages for every block: :func:`keep_arrow_memory` keeps them
+(measurably fewer page faults on the 300k-query run; docs/performance.md, "Memory reused").
 
 Only the command line calls these (``cli/__init__.py``, ``cli/main.py``): a library must
 not change its host process's allocator.

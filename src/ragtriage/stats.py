@@ -84,11 +84,8 @@ def bootstrap_mean(
     seed: int = DEFAULT_SEED,
 ) -> Interval:
     """Percentile bootstrap interval of the mean of ``values`` (NaN for an empty input).
-
-    Above ``NORMAL_ABOVE`` values the bootstrap distribution of a mean is normal to well
-    within its own Monte-Carlo error, so the normal interval is returned instead: the same
-    figure at a thousandth of the cost for million-query runs.
-    """
+    Above ``NORMAL_ABOVE`` values the bootstrap distribution of a mean is normal within its
+    own Monte-Carlo error, so the far cheaper normal interval is returned instead."""
     values = np.asarray(values, dtype=np.float64)
     n = len(values)
     if n == 0:
@@ -114,11 +111,9 @@ def bootstrap_statistic(
     level: float = 0.95,
     seed: int = DEFAULT_SEED,
 ) -> tuple[float, float]:
-    """Percentile interval of ``statistic(indices)`` over bootstrap resamples of ``range(n)``.
-
-    For statistics that are not means (Cohen's kappa, AUC): ``statistic`` receives an index
-    array and returns a float; NaN replicates (e.g. a resample with one class) are dropped.
-    """
+    """Percentile interval of ``statistic(indices)`` over bootstrap resamples of ``range(n)``,
+    for statistics that are not means (kappa, AUC); NaN replicates (a resample with one
+    class) are dropped."""
     rng = np.random.default_rng(seed)
     stats = np.array([statistic(rng.integers(0, n, size=n)) for _ in range(resamples)])
     stats = stats[np.isfinite(stats)]
@@ -149,13 +144,10 @@ def paired_bootstrap_diff(
 def randomization_test(
     base: np.ndarray, candidate: np.ndarray, *, permutations: int = 10000, seed: int = DEFAULT_SEED
 ) -> float:
-    """Two-sided paired randomization (sign-flip) test p-value for mean(candidate - base).
-
-    Under the null the two systems are exchangeable per query, so each difference's sign
-    is flipped at random; p = share of flips at least as extreme as observed (with +1
-    smoothing so p is never 0). NaN pairs are the caller's to drop (``compare.paired``
-    does): a NaN difference would make every flip less extreme and p spuriously tiny.
-    """
+    """Two-sided paired randomization (sign-flip) test p-value for mean(candidate - base):
+    the share of random sign flips at least as extreme as observed, +1 smoothed so p is
+    never 0. NaN pairs are the caller's to drop: a NaN difference would make every flip
+    less extreme and p spuriously tiny."""
     diff = np.asarray(candidate, np.float64) - np.asarray(base, np.float64)
     if np.isnan(diff).any():
         raise ValueError("randomization_test: drop pairs with a missing value first")
@@ -172,12 +164,9 @@ def randomization_test(
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values: a family of tests (every metric, tag and rate of
-    one comparison) keeps its chance of any false "real difference" at the nominal level.
-
-    The i-th smallest p is multiplied by ``m - i + 1`` (i from 1), made monotone by a
-    running maximum and capped at 1 (Holm 1979); the result is in the input order.
-    """
+    """Holm-Bonferroni adjusted p-values (Holm 1979), in the input order: a family of tests
+    (every metric, tag and rate of one comparison) keeps its chance of any false "real
+    difference" at the nominal level."""
     p = np.asarray(p_values, np.float64)
     m = len(p)
     if m == 0:

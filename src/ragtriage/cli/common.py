@@ -1,8 +1,8 @@
 """Pieces every subcommand shares: the console, list options, option ranges, output checks.
 
 Every numeric option has a range checked when the command line is parsed, before any file
-is read (typer ``min``/``max`` or a callback here): a negative depth or a zero cutoff used
-to be accepted and silently change what was measured.
+is read (typer ``min``/``max`` or a callback here): a negative depth or a zero cutoff would
+silently change what is measured.
 """
 
 from __future__ import annotations
@@ -121,11 +121,9 @@ def one_line(text: str) -> str:
 
 
 def usage_error(exc: Exception) -> int:
-    """Print a bad option or argument as one line on stderr; return its exit code (2).
-
-    Typer would draw a framed box over several lines; a CI log and a test want the one line
-    naming the option. Asked-for help (a bare ``ragtriage golden``) is printed whole.
-    """
+    """Print a bad option or argument as one line on stderr, not typer's framed box (a CI
+    log wants the line naming the option); return its exit code (2). Asked-for help (a
+    bare ``ragtriage golden``) is printed whole."""
     if _NO_ARGS_HELP and isinstance(exc, _NO_ARGS_HELP):
         exc.show()
         return exc.exit_code  # type: ignore[attr-defined]
@@ -138,8 +136,7 @@ def usage_error(exc: Exception) -> int:
 
 class FullHelpGroup(TyperGroup):
     """A group whose command list gives each command's first sentence whole, wrapped to
-    the terminal: click cut it at the width left ("Score a retriever against a golden
-    set: metrics per...")."""
+    the terminal (click cut it at the width left)."""
 
     def format_commands(self, ctx, formatter) -> None:  # type: ignore[no-untyped-def]
         rows = []

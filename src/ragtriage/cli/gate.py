@@ -1,10 +1,7 @@
 """``ragtriage gate``: exit 1 when a result misses a bar, for CI.
 
-Exit codes: 0 every bar holds; 1 a bar is missed, a forbidden chunk leaked into a top k
-(``leaks``, always checked when the result has the section), or the audit's judge
-calibration is stale (without ``--allow-stale``); 2 unusable input (missing file, bad
-JSON, an unknown metric, a malformed ``--min`` spec). Metric names are documented in
-:mod:`ragtriage.results.gate`.
+Exit codes and metric names: docs/ci-gate.md ("``ragtriage gate``"); the bars and
+policy are :mod:`ragtriage.results.gate`.
 """
 
 from __future__ import annotations

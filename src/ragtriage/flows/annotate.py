@@ -1,10 +1,8 @@
 """``ragtriage annotate``: label a golden set, or grade answers, in a local page.
 
-Two configs, one per page; :func:`prepare` (read the inputs, start or resume the session,
-return the task a page works on: :mod:`ragtriage.annotate.prepare_golden` and
-:mod:`~ragtriage.annotate.prepare_grades`; how a session is resumed and extended:
-:mod:`~ragtriage.annotate.session`) and :func:`run` (prepare, then serve until interrupted).
-The machinery is in :mod:`ragtriage.annotate`.
+Two configs, one per page; :func:`prepare` (read the inputs, start or resume the session)
+and :func:`run` (prepare, then serve until interrupted). The machinery is in
+:mod:`ragtriage.annotate`.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """``ragtriage audit``: both stages on one golden set, and one label per case.
 
-Flow: golden set -> traces (file, callables, or embedded BM25 + local model) -> the run
-engine (``flows/engine.py``: stage 1, stage 2 judging every answer at once, cached so an
-interrupted audit resumes for free, calibrated decisions and the cascade, triage) ->
-clusters -> :class:`AuditResult` -> with ``out``, its files written by the writer it is
-given (``run``/``arun``). Every
-calibration record is read once (``triage.calibrated.CalibrationRecords``), and the object
-that decided is the one the plots are drawn from.
+Golden set -> traces (file, callables, or embedded BM25 + local model) -> the run engine
+(``flows/engine.py``), judging every answer at once -> clusters -> :class:`AuditResult`.
+Every calibration record is read once (``triage.calibrated.CalibrationRecords``), and the
+object that decided is the one the plots are drawn from.
 """
 
 from __future__ import annotations
@@ -199,9 +196,8 @@ async def arun(
     write: AuditWriter | None = None,
 ) -> AuditResult:
     """Run the whole audit; ``tick(stage, total)`` returns a per-item progress callback.
-    With ``out``, ``write`` writes the audit's files there (``results.json``, the reports,
-    the calibration's plots: ``render.writer.write_audit``, what ``ragtriage audit``
-    passes) from the calibration record the audit read once and decided by."""
+    With ``out``, ``write`` (``render.writer.write_audit``) writes the audit's files there
+    from the calibration record the audit read once and decided by."""
     return await run_command(lambda records: _audit(config, tick, records), out, write)
 
 
@@ -219,9 +215,7 @@ async def _audit(
     config: AuditConfig, tick: Tick | None, records: CalibrationRecords
 ) -> tuple[AuditResult, CalibrationRecord | None]:
     """The audit's result and the calibration record that decided for its first judge;
-    every record is read through ``records``, once. The steps: the inputs and judges
-    checked, the traces read or the system run, the engine (``flows/engine.py``), the
-    audit's own rows (clusters, diagnostics)."""
+    every record is read through ``records``, once."""
     started = time.perf_counter()
     if config.calibration is not None:
         # read (or refused: a traces file, a results.json... named as what it is) before
@@ -319,9 +313,8 @@ def _result(config: AuditConfig, ran: Ran, started: float) -> AuditResult:
 
 
 def _recording(config: AuditConfig) -> Recording | None:
-    """The answers the embedded model wrote for this golden set, shipped beside it
-    (``None`` with ``--live``, or when none ship): the demo then needs no model to write
-    them, and the report says where they came from."""
+    """The answers the embedded model wrote for this golden set, shipped beside it, so the
+    demo needs no model (``None`` with ``--live``, or when none ship)."""
     if config.live or not isinstance(config.golden, Path):  # rows given in Python: no folder
         return None
     path = find_recording(resolve_golden(config.golden))  # "handbook": the shipped set
@@ -339,10 +332,9 @@ def _recorded_info(recording: Recording | None, generator: Any) -> dict[str, Any
 
 
 async def _traces(config, golden, store, shared_model, tick, full):
-    """``(every trace read, what to record of them)``: what did not match shows. Traces of
-    the other slice's cases (``full`` minus ``golden``: a trace file answers every query,
-    held-out ones too) are set aside and only counted: their ids listed as "traced not in
-    golden" leaked the held-out slice."""
+    """``(every trace read, what to record of them)``. Traces of the other slice's cases (a
+    trace file answers held-out queries too) are set aside and only counted: listing their
+    ids as "traced not in golden" would leak the held-out slice."""
     if config.traces is not None:
         read = read_traces(config.traces, config.context_k, full, config.columns)
         other = {c.id for c in full.cases} - {c.id for c in golden.cases}
@@ -375,12 +367,9 @@ async def _traces(config, golden, store, shared_model, tick, full):
 
 
 async def _reference_check(given: Judging) -> tuple[dict[str, Any], JudgeRun | None]:
-    """Judge each answer against its golden reference answer, to catch contradictions;
-    the results by case, and the run (its calls count in the audit's usage; its cache
-    figures, from the same store, include the main run's).
-
-    Only claims judges give a ``contradicted`` verdict, so only they run this check.
-    """
+    """Judge each answer against its golden reference answer, to catch contradictions (a
+    claims judge's ``contradicted``); the results by case, and the run (its calls count in
+    the audit's usage; its cache figures, from the same store, include the main run's)."""
     traces = given.loaded.traces
     items = [
         JudgeItem(
@@ -485,11 +474,10 @@ def escalation_deciders(
     embedded: ChatModel | None = None,
     records: CalibrationRecords | None = None,
 ) -> list[tuple[JudgeSpec, Judge, Decider]]:
-    """Each ``--escalate-to`` judge, built once (``embedded``: the embedded model object
-    the audit already holds, for a judge that names it), with the calibration that decides
-    for it; a judge without a record matching its fingerprint is refused here, before
-    anything runs: it would decide by an uncalibrated 0.5 on its score, or by another
-    judge's rule."""
+    """Each ``--escalate-to`` judge, built once (``embedded``: the audit's embedded model),
+    with the calibration that decides for it; a judge without a record matching its
+    fingerprint is refused before anything runs (it would decide by an uncalibrated 0.5
+    or by another judge's rule)."""
     paths = list(config.escalate_calibration)
     if len(paths) > len(config.escalate_to):
         raise InputError(
@@ -524,8 +512,7 @@ def escalation_deciders(
 
 
 def _check_system(config: AuditConfig) -> None:
-    """A retriever or generator ``module:function`` that cannot be imported is refused
-    before anything runs (it printed ``generate: 0/16`` first)."""
+    """A retriever or generator ``module:function`` that cannot be imported is refused."""
     if config.traces is not None:
         return
     if config.retriever != "bm25":

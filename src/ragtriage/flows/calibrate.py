@@ -234,8 +234,7 @@ def calibrate(
     judge beside its record (``render.card``, with ``out``)."""
     from ragtriage.calibration.foreign import ForeignJudge, read_verdicts
 
-    # Long on purpose (96 lines, 23 of them the public ragtriage.calibrate's keywords): one
-    # loop over the judges; split into steps it measured +25 lines for the same work.
+    # long on purpose: one loop over the judges (split into steps it was longer)
     items = items if items is not None else load_grades(grades, columns)
     digest = digest_files(grades)
     audit_results, audit_verdicts = _audit_results(audit)

@@ -73,8 +73,7 @@ class Setting:
 
 def paths_from_text(config: Any) -> None:
     """Each path setting of the dataclass ``config`` given as text from Python
-    (``cache="x.sqlite"``) made a :class:`~pathlib.Path`, as the command line makes it:
-    the flows call Path methods on it (a str was an AttributeError deep in the run)."""
+    (``cache="x.sqlite"``) made a :class:`~pathlib.Path`, as the command line makes it."""
     hints = typing.get_type_hints(type(config))
     for item in dataclasses.fields(config):
         kinds = _kinds(hints[item.name])

@@ -1,13 +1,10 @@
 """``ragtriage conversations``: audit a multi-turn RAG system turn by turn.
 
 The audit's engine (``flows/engine.py``) with a conversation's inputs and judging order:
-conversational golden set + conversation traces (ours, DeepEval, ragas, OpenInference
-sessions) flattened into turns (ids ``conversation#turn``: stage 1 is trec_eval's figures
-on them) -> stage 2 judges each turn with its admissible history (judge/history.py), turn
-1 of every conversation first, then turn 2, ... (an earlier answer is evidence only once
-it was found faithful) -> the single-turn triage rules per turn (the engine's rows), plus
-``rewrite`` (triage/conversations.py) -> the roll-up: retrieval by turn slice, the first
-failing turn per conversation -> :class:`ConversationsResult`.
+the turns flattened into cases ``conversation#turn``, judged with their admissible history
+one turn index at a time (:class:`TurnOrder`: an earlier answer is evidence only once it
+was found faithful), plus ``rewrite`` (triage/conversations.py) and the roll-up per turn
+slice and conversation.
 """
 
 from __future__ import annotations
@@ -144,9 +141,8 @@ async def _conversations(
 
 
 def _load(config: ConversationsConfig) -> tuple[ConversationGolden, Loaded, dict[str, TracedTurn]]:
-    """The evaluated slice of the conversations (held-back ones are not even judged),
-    their turns flattened, and the traced turns of that slice (the other slice's set
-    aside and counted)."""
+    """The evaluated slice of the conversations (held-back ones are not even judged), their
+    turns flattened, and that slice's traced turns (the other slice's set aside)."""
     whole = load_conversation_golden(config.golden)
     golden = whole
     if whole.has_holdout() or config.holdout:
@@ -184,10 +180,8 @@ class TurnOrder:
     """A conversation's judging order: every traced turn judged with its admissible
     history, one turn index at a time (all first turns, then all second turns...): a
     turn's history needs the decisions on the turns before it. Each turn is judged on its
-    passages first, and again with its admissible history when that does not make it
-    faithful (``judge.history.ajudge_with_history``, which calibrate's graded turns go
-    through too). Keeps each turn's prior turns as judged, and the turns whose decision
-    rests on the history, for the turns' rows."""
+    passages, and again with its history when that does not make it faithful
+    (``judge.history.ajudge_with_history``, as calibrate's graded turns are)."""
 
     golden: ConversationGolden
     traced: dict[str, TracedTurn]

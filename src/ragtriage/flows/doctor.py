@@ -1,8 +1,7 @@
 """``ragtriage doctor``: check what a newcomer's install needs, and say what to fix.
 
-Each check returns a :class:`Check`; a failure carries its fix. The model is exercised
-only in a child process (:class:`~ragtriage.llm.worker.WorkerProcess`): a
-llama.cpp build that segfaults on this CPU is reported, not fatal to the doctor.
+Each check returns a :class:`Check`; a failure carries its fix. The model runs only in a
+child process, so a llama.cpp build that segfaults on this CPU is reported, not fatal.
 """
 
 from __future__ import annotations
@@ -167,8 +166,7 @@ def chromium() -> Check:
 
 def without_model() -> Check:
     """The install ``bash scripts/setup.sh`` makes: no llama.cpp, no model, which the demo
-    does not need (it audits the answers the model wrote that ship with it); optional, so
-    the doctor the setup names passes on it."""
+    does not need; optional, so the doctor the setup names passes on it."""
     return Check(
         "embedded model",
         "optional",

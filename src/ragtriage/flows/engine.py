@@ -1,14 +1,9 @@
 """The one run engine of ``ragtriage audit`` and ``ragtriage conversations``.
 
-A run is: its inputs read (:class:`Loaded`: the golden set, its evaluated slice and the
-traces; each command reads its own shapes) -> file mismatches -> stage 1 on the retrieved
-lists -> stage 2 judging every judgeable answer in an *order* (an audit judges all at
-once; a conversation turn by turn with history) -> decisions by the calibration, with the
-``--escalate-to`` cascade for the unsure -> triage rows -> the header every result starts
-with (``results/run.py``: ``RunHeader``). Everything between reading and the command's
-own rows (an audit's clusters, a conversation's roll-up) is here, once: the settings both
-commands take (:class:`RunConfig`), their judges (:func:`plan_judges`), the response
-store, and the run from a command's entry to its written files (:func:`run_command`).
+The steps of a run are docs/architecture.md's "Data flow". Each command reads its own
+inputs (:class:`Loaded`) and judges in its own *order* (an audit all at once, a
+conversation turn by turn with history); everything between reading and the command's own
+rows (an audit's clusters, a conversation's roll-up) is here, once.
 """
 
 from __future__ import annotations
@@ -107,10 +102,9 @@ Escalated = dict[str, tuple[JudgeResult, Decider, str]]
 
 @dataclass(kw_only=True)
 class RunConfig:
-    """The settings audits and conversations share, declared once: ``AuditConfig`` and
-    ``ConversationsConfig`` add their own, and declare ``golden``, ``traces``,
-    ``context_k`` and ``holdout`` again with their own help (typed here for the engine).
-    A config's fields are in the order of the settings it records (:func:`ordered_as`)."""
+    """The settings audits and conversations share, declared once; each command's config
+    declares ``golden``, ``traces``, ``context_k`` and ``holdout`` again with its own help
+    (typed here for the engine), its fields in the order it records (:func:`ordered_as`)."""
 
     golden: Path | Given
     traces: Path | Given | None  # no default here: a conversation's traces are required
@@ -187,10 +181,8 @@ class Loaded:
 
 @dataclass(frozen=True)
 class Judges:
-    """The run's judges, built once and refused before anything runs (:func:`plan_judges`):
-    the judge that runs (without its model when a model-free rule decides), that rule,
-    the calibration records, the one embedded model object of the run, the cascade, the
-    sampling vote and what was noticed planning them."""
+    """The run's judges, built once and refused before anything runs (:func:`plan_judges`);
+    ``planned``: the model-free rule that decides when the judge runs without its model."""
 
     judge: Judge
     planned: Decider | None
@@ -203,9 +195,8 @@ class Judges:
 
 @dataclass
 class Judging:
-    """What a judging order is given: the inputs, every judgeable answer (golden order),
-    the judges, the store their calls go through, and the calibration to decide by; with
-    stage 1's report, what the rows are built from."""
+    """What a judging order is given: every judgeable answer (golden order) and what the
+    judges and the rows need."""
 
     loaded: Loaded
     items: list[JudgeItem]
@@ -229,9 +220,8 @@ class Judging:
 
 @dataclass
 class Judged:
-    """Stage 2's outcome: the run (fingerprint; usage and cache over every call), the
-    results by case, the decider of the judge's calibration, and each answer judged
-    against its reference answer (claims judges)."""
+    """Stage 2's outcome; the run's usage and cache are over every call, the reference
+    check's (``reference``, claims judges) too."""
 
     run: JudgeRun
     results: dict[str, JudgeResult]
@@ -303,7 +293,7 @@ async def _run(
     )
     judged = await order(given)
     timings["judge_s"] = time.perf_counter() - started
-    # an answer a person graded in the calibration is decided by the grade (issue 53)
+    # an answer a person graded in the calibration is decided by the grade
     escalated = decided_by_grades(judged.decider, loaded.traces, judged.results)
     rows = _rows(given, judged, escalated)
     # the first judge's figures and fit, before the cascade decides its unsure answers
@@ -393,9 +383,8 @@ def _rows(given: Judging, judged: Judged, escalated: Escalated) -> list[CaseResu
 async def escalate(
     given: Judging, judged: Judged, rows: list[CaseResult], escalated: Escalated
 ) -> tuple[list[CaseResult], list[Escalation]]:
-    """Each ``--escalate-to`` judge in turn judges the answers left unsure before it; its
-    calibration decides them, its results added to ``escalated`` (the graded answers
-    there are kept). The rows again, and what each step was sent and decided."""
+    """Each ``--escalate-to`` judge in turn judges, and its calibration decides, the answers
+    left unsure before it; the rows again, and what each step was sent and decided."""
     escalations: list[Escalation] = []
     for spec, judge, decider in given.judges.cascade:
         unsure = {r.case_id for r in rows if r.label == Label.UNSURE}
@@ -493,8 +482,7 @@ async def run_command(
 ) -> R:
     """A command's run (``made``: its result and the calibration record that decided, every
     record read through the records it is given, once); with ``out``, ``write`` writes its
-    files there (what the command line and ``ragtriage.audit(out=...)`` pass:
-    ``render.writer``)."""
+    files there (``render.writer``)."""
     if out is not None and write is None:
         raise TypeError("out= needs write= (e.g. ragtriage.render.writer.write_audit)")
     result, record = await made(CalibrationRecords())
@@ -510,9 +498,8 @@ def plan_judges(
     writes: Callable[[], bool] = lambda: False,
     escalate: Callable[[ChatModel | None], Cascade] = lambda _: [],
 ) -> Judges:
-    """The judges of a run, each built once; an escalation judge without its own
-    calibration (``escalate``: the cascade, given the run's embedded model), or an
-    embedded model without llama.cpp, is refused here. ``generates``: the embedded
+    """The judges of a run, each built once; an escalation judge without its own calibration,
+    or an embedded model without llama.cpp, is refused here. ``generates``: the embedded
     generator runs; ``writes``: it writes answers (none are read from a recording)."""
     asked = build_judge(config)  # the one judge object (and embedded model) of the run
     shared_model = _shared_model(config, asked, generates)
@@ -539,8 +526,8 @@ def model_free(
     judge: Judge, path: Path | None, records: CalibrationRecords
 ) -> tuple[Judge, Decider | None]:
     """A judge whose calibration's rule (in ``path``, or shipped) reads no model signal
-    judges without calling its model, and that rule decides (``None``: the judge as is):
-    ``--escalate-to embedded`` made 11 model calls (716 s) its shipped rule ignores."""
+    judges without calling its model (calls its rule would ignore), and that rule decides
+    (``None``: the judge as is)."""
     free = records.model_free(path, judge.fingerprint)
     return (judge, None) if free is None else (judge.model_free(), free)
 
@@ -568,8 +555,7 @@ def sample_vote(decider: Decider) -> Callable[[JudgeResult], str]:
 
 def build_judge(config: Any) -> Judge:
     """The run's judge, built once: its spec (``None``: the default), or a
-    :class:`ChatModel` with the config's ``strategy`` (if it has one); with the config's
-    judge options."""
+    :class:`ChatModel` with the config's ``strategy`` (if it has one)."""
     options = JudgeOptions.of_config(config)
     strategy = getattr(config, "strategy", None)
     if config.judge is not None and not isinstance(config.judge, str | JudgeSpec):

@@ -1,11 +1,9 @@
-"""``ragtriage export``: an audit's verdicts back onto the traces it read (issue 51 item 3).
+"""``ragtriage export``: an audit's verdicts back onto the traces it read.
 
-The audit's ``results.json`` and the span export it audited (``--traces``): each case is
-linked to its trace, by the ``trace:<id>`` case id an unmatched trace gets, else by its
-query text (``data/formats/links.py``); then written as OTLP/JSON ``gen_ai.evaluation.
-result`` events (``--otlp-out``), as the body of Phoenix's span-annotation request
-(``--phoenix-out``), and sent to a Phoenix server (``--phoenix-url``, e.g.
-``http://127.0.0.1:6006``). The files are built in ``results/otlp.py``.
+Each case of ``results.json`` is linked to its trace in the span export (``--traces``) by
+the ``trace:<id>`` case id an unmatched trace gets, else by its query text
+(``data/formats/links.py``); the files are built in ``results/otlp.py``, the outputs are
+docs/verdicts-in-tracing.md's.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
 """``ragtriage judge``: stage 2 on its own, as a config, ``run`` (or ``estimate``) and
-the results file.
-
-The judge spec arrives parsed (:class:`JudgeSpec`); the cache is a path or, with
-``no_cache``, an in-memory store. Nothing is printed here.
+the results file; with ``no_cache`` the cache is an in-memory store.
 """
 
 from __future__ import annotations
@@ -111,12 +108,9 @@ class JudgeConfig:
 
 @dataclass(frozen=True)
 class Plan:
-    """Which judge runs and which signals it computes: the asked judge with every signal,
-    or, when the calibrated rule of the asked judge reads only model-free signals (and
-    ``all_signals`` is off), strategy ``lexical`` without the model, as ``audit`` does
-    (``triage.calibrated.CalibrationRecords.model_free``): the rule's decisions are the same and no
-    model call is paid for. ``note`` says which, in words, for the summary. ``judge``:
-    the judge object, built once, its options carrying the samples to draw."""
+    """Which judge runs: the asked one with every signal, or without its model when its
+    calibrated rule reads none of the model's (``CalibrationRecords.model_free``, as
+    ``audit`` does; unless ``all_signals``); ``note`` says which, for the summary."""
 
     judge: Judge
     model_free: bool

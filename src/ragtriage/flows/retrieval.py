@@ -1,9 +1,7 @@
 """``ragtriage retrieval``: stage 1 on its own, as a config and one ``run``.
 
-Reads the target (a golden set, or TREC qrels read beside the run on a thread), gets the
-run (a file, or a retriever run ``repeat`` times), scores it with one
-:class:`RetrievalEvaluator` and logs a hold-out reveal. Nothing is printed here: the
-command line draws the report through ``render/``.
+TREC qrels are read beside the run on a thread; every ``--repeat`` draw is scored by one
+:class:`RetrievalEvaluator`, and a hold-out reveal is logged.
 """
 
 from __future__ import annotations
@@ -191,11 +189,8 @@ def _target(config: RetrievalConfig, reading: Reading) -> tuple[GoldenSet | Qrel
 
 
 def read_together(qrels: Path, run: Path, columns: ColumnMap | None = None) -> tuple[Qrels, Run]:
-    """The qrels on a thread while the run streams in.
-
-    Reading a 4 GB run keeps about 1.7 of 2 cores busy (parse, encode, hash); three
-    million qrels lines fit in the rest, so they cost almost no time.
-    """
+    """The qrels on a thread while the run streams in: reading a large run leaves part of a
+    core idle, where the qrels cost almost no time."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(read_trec_qrels, qrels)
         try:

@@ -1,6 +1,5 @@
-"""The answer-or-abstain matrix and the reference-answer counts, as one line each: every
-audit and conversations report prints them (terminal, Markdown) beside the judge's
-``unsure``."""
+"""The answer-or-abstain matrix and the reference-answer counts, one line each, as every
+audit and conversations report prints them beside the judge's ``unsure``."""
 
 from __future__ import annotations
 

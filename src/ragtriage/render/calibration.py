@@ -22,7 +22,6 @@ def _ci(a) -> str:
 
 
 def print_run(run: JudgeCalibration, console: Console) -> None:
-    """The whole summary of one judge's calibration, section by section."""
     rec = run.record
     _print_header(run, console)
     console.print(_agreement_table(rec))

@@ -18,8 +18,7 @@ __all__ = ["write_plots"]
 
 
 def _suptitle(fig, text: str) -> None:
-    """The figure's title wrapped to its width (about 15 characters an inch at 9 pt): on
-    one panel a rule's description ran off both edges."""
+    """The figure's title wrapped to its width (about 15 characters an inch at 9 pt)."""
     import textwrap
 
     width = int(fig.get_size_inches()[0] * 15)
@@ -123,7 +122,6 @@ def _not_applied(record: CalibrationRecord) -> str:
 
 
 def _label(ax, xlabel: str, ylabel: str, title: str) -> None:
-    """One panel's axes, title and legend, alike in every calibration figure."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(label(title), fontsize=9)
@@ -131,7 +129,6 @@ def _label(ax, xlabel: str, ylabel: str, title: str) -> None:
 
 
 def _save(fig: Figure, title: str, path: Path) -> Path:
-    """The figure titled, laid out and written as a PNG."""
     _suptitle(fig, title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

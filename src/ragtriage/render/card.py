@@ -1,12 +1,6 @@
-"""The validity card (``calibrate --card``, issue 51 item 2): one page per judge a team can
-attach to a release review, as Markdown (``card.md``) and self-contained HTML
-(``card.html``: no script, no outside file, every text escaped).
-
-What was graded and by whom; the judge and its fingerprint; agreement with the human
-grades with intervals (kappa, TPR = faithful answers the judge passes, TNR = unfaithful
-answers it fails, Wilson intervals), the confusion; the decision rule and its band; the
-human ceiling where items have two or more grades (``calibration.ceiling``) with the
-judge's agreement on the same items; the rate correction; when the card goes stale.
+"""The validity card (``calibrate --card``): one page per judge a team can attach to a
+release review, as Markdown (``card.md``) and self-contained HTML (``card.html``: no
+script, no outside file, every text escaped). What it holds: docs/judge-against-people.md.
 """
 
 from __future__ import annotations

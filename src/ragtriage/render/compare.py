@@ -111,7 +111,6 @@ def _table(title: str, diffs: list[Diff], tagged: bool = False) -> Table:
 
 
 def print_comparison(result: Comparison, out: Console) -> None:
-    """Metrics, rates, per-tag differences (key metrics), flipped labels and warnings."""
     for line, style in notice_lines(result.warnings):
         out.print(Text(line, style=style))
     out.print(

@@ -44,9 +44,8 @@ __all__ = [
 
 class _Inert:
     """A renderable drawn as ``inner`` is, with control and invisible characters removed
-    from its text: ESC sequences (clear screen, OSC-8 links), bidi overrides and
-    zero-width characters in a query or an id must not drive or disguise the terminal.
-    rich's own styling is added after this, and its control segments pass untouched."""
+    from its text (ESC sequences, bidi overrides and zero-width characters must not drive
+    or disguise the terminal); rich's own styling and control segments pass untouched."""
 
     def __init__(self, inner: RenderableType) -> None:
         self.inner = inner
@@ -75,12 +74,10 @@ PIPE_WIDTH = 140
 
 
 def console(quiet: bool = False) -> Console:
-    """Stdout console; rich drops colour and progress when stdout is not a terminal.
-
-    Every console here prints data, so markup is off (a path or tag such as
-    ``x[/bold]`` is text, not a style, and cannot crash a command) and every rendered
-    segment is stripped of control characters (:class:`_Inert`); styles are given as
-    :class:`rich.text.Text` (:func:`print_line`)."""
+    """Stdout console; rich drops colour and progress when stdout is not a terminal. Every
+    console here prints data, so markup is off (a tag such as ``x[/bold]`` is text and
+    cannot crash a command), every rendered segment is stripped of control characters
+    (:class:`_Inert`), and styles are given as :class:`rich.text.Text`."""
     out = Console(quiet=quiet, highlight=False, soft_wrap=False, file=sys.stdout, markup=False)
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.width = PIPE_WIDTH
@@ -99,10 +96,9 @@ def print_line(out: Console, text: str, style: str = "", soft_wrap: bool | None 
 
 @contextmanager
 def stage_progress(term: Console, quiet: bool) -> Iterator[Callable[[str, int], Callable]]:
-    """Transient progress bars, one per stage; yields ``tick(stage, total)``, which adds
-    a bar and returns the function that advances it. Without a terminal (a CI log) a line
-    on stderr at each quarter of a stage instead: the embedded judge can take minutes,
-    and a silent job looks hung. Nothing with --quiet."""
+    """Transient progress bars, one per stage (``tick(stage, total)`` returns what advances
+    one); without a terminal a line on stderr at each quarter of a stage instead, as a
+    silent CI job looks hung. Nothing with --quiet."""
     if not quiet and not term.is_terminal:
         yield _logged_ticks(Console(stderr=True, markup=False, highlight=False))
         return

@@ -85,7 +85,6 @@ def _turn(result: ConversationsResult, conv: str, number: int) -> TurnResult:
 
 
 def _threads(result: ConversationsResult) -> list[tuple[ConversationSummary, list[TurnResult]]]:
-    """Each conversation with its turns, in the result's order."""
     turns: dict[str, list[TurnResult]] = {}
     for turn in result.turns:
         turns.setdefault(turn.conversation_id, []).append(turn)

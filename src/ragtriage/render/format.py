@@ -1,7 +1,5 @@
-"""The one number formatter of every report: terminal, Markdown and HTML.
-
-A missing or non-finite value is ``-`` everywhere (the terminal used to print ``nan``).
-"""
+"""The one number formatter of every report: terminal, Markdown and HTML; a missing or
+non-finite value is ``-`` everywhere."""
 
 from __future__ import annotations
 
@@ -27,8 +25,7 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
 
 
 def fmt_estimate(estimate: Estimate | None, digits: int = 4) -> str:
-    """``0.8120 [0.7500, 0.8700]``, or ``-`` when there is no estimate: 4 decimals, as
-    every other figure in the reports (Stage 2 and kappa had 3, Stage 1 4)."""
+    """``0.8120 [0.7500, 0.8700]``, or ``-`` when there is no estimate."""
     if estimate is None:
         return "-"
     low, high = fmt(estimate.low, digits), fmt(estimate.high, digits)

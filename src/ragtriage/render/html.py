@@ -39,11 +39,9 @@ CAPTIONS = {
 
 
 def _finalize(value: object) -> object:
-    """Every ``{{ value }}`` passes here before autoescaping: strip control characters.
-
-    Filters such as ``join`` return already-escaped ``Markup``; removing characters from it
-    cannot create a tag, so it is cleaned too and stays ``Markup``.
-    """
+    """Every ``{{ value }}`` passes here before autoescaping: strip control characters. An
+    already-escaped ``Markup`` (from ``join``) is cleaned too and stays ``Markup``: removing
+    characters cannot create a tag."""
     if isinstance(value, Markup):
         return Markup(strip_controls(str(value), keep_newlines=True))
     if isinstance(value, str):
@@ -142,9 +140,8 @@ def _marked(answer: str, sentences: list[str]) -> list[tuple[str, bool]]:
 
 
 def render_html(result: AuditResult, extra_pngs: Iterable[ExtraPng] = ()) -> str:
-    """The whole report as one HTML string; ``extra_pngs`` (e.g. the calibration confusion
-    matrix from :func:`ragtriage.render.calibration_plots.write_plots`) go in the calibration
-    section."""
+    """The whole report as one HTML string; ``extra_pngs`` (PNG paths or ``(caption, bytes)``,
+    e.g. the calibration's confusion matrix) go in the calibration section."""
     counts = views.ordered_counts(result)
     extras = [
         {"caption": c, "uri": data_uri(png), "wide": _png_width(png) > SINGLE_PANEL_PX}

@@ -276,10 +276,8 @@ def _diff_rows(diffs, tagged: bool = False) -> list[list[str]]:
 
 
 def render_comparison_markdown(comparison: Comparison, max_flips: int = 30) -> str:
-    """``ragtriage compare`` as markdown for the same comment. An interval is bold when it
-    excludes 0 and the Holm-adjusted p < 0.05: with few queries the percentile bootstrap is
-    too narrow, so the interval alone would overstate a difference, and with many metrics
-    some raw p-values fall below 0.05 by chance."""
+    """``ragtriage compare`` as markdown for the same comment; an interval is bold when the
+    difference is real (``Diff.real``: why both tests, results/compare.py)."""
     header = ["metric", "n", "base", "candidate", "diff", "95% CI", "p", "p (Holm)"]
     parts = [f"### Compared with the baseline ({comparison.n_common} queries in common)"]
     # our own sentences, whole: cut at 200 characters they ended mid-name

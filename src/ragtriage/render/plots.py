@@ -79,11 +79,8 @@ def metric_bars(report: RetrievalReport) -> bytes | None:
 
 
 def score_distributions(threshold: ThresholdAnalysis | None) -> bytes | None:
-    """Relevant vs non-relevant retrieval scores with the best cut-off.
-
-    Histograms when the report carries ``score_samples``; otherwise the p10-p90 range,
-    median and mean of each group, which is all a summary-only report holds.
-    """
+    """Relevant vs non-relevant retrieval scores with the best cut-off: histograms when the
+    report carries ``score_samples``, else each group's p10-p90 range, median and mean."""
     if threshold is None or not (threshold.relevant.n or threshold.non_relevant.n):
         return None
     fig = _figure(6.0, 3.0)

@@ -29,7 +29,6 @@ def render_split(report: RetrievalReport, console: Console) -> None:
 
 
 def render_leaks(report: RetrievalReport, console: Console) -> None:
-    """Print the leak count and every leak (called after the retrieval summary)."""
     section = report.leaks
     if section is None:
         return

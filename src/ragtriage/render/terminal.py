@@ -59,9 +59,9 @@ def _table(title: str, *left: str, right: tuple[str, ...] = ()) -> Table:
 def _title(report: RetrievalReport) -> str:
     """How many queries the means are over."""
     n_none = report.n_unanswerable
-    skipped = _n_skipped(report)
     # the means are over the per-query rows: with --skip-missing, fewer than the golden set
     # holds (the query the run lacks is neither scored nor missed, but skipped)
+    skipped = len(report.missing_queries) if report.config.missing == "skip" else 0
     note = f"; {skipped} not in the run, skipped (--skip-missing)" if skipped else ""
     if report.config.nothing_relevant == "zero":
         n = len(report.per_query) if skipped else report.n_answerable + n_none
@@ -70,11 +70,6 @@ def _title(report: RetrievalReport) -> str:
     n = len(report.per_query) if skipped else report.n_answerable
     title = f"Retrieval: {n} answerable queries"
     return title + (f" (+{n_none} unanswerable, reported separately)" if n_none else "") + note
-
-
-def _n_skipped(report: RetrievalReport) -> int:
-    """Queries ``--skip-missing`` left out of the means (absent from the run)."""
-    return len(report.missing_queries) if report.config.missing == "skip" else 0
 
 
 def _reading(report: RetrievalReport) -> Text:

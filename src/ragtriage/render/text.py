@@ -18,12 +18,9 @@ _LINE_BREAKS = re.compile(r"[\t\r\n\u2028\u2029]+")
 
 
 def strip_controls(text: object, *, keep_newlines: bool = False) -> str:
-    """``text`` as a string without control or invisible formatting characters.
-
-    Tabs and line breaks become one space unless ``keep_newlines`` (then ``\\r\\n`` and
-    ``\\r`` become ``\\n`` and tabs stay): a table cell or a one-line summary must not be
-    split by the data it shows.
-    """
+    """``text`` as a string without control or invisible formatting characters. Tabs and
+    line breaks become one space (a table cell must not be split by the data it shows)
+    unless ``keep_newlines``: then every line break becomes ``\\n`` and tabs stay."""
     value = "" if text is None else str(text)
     if keep_newlines:
         value = value.replace("\r\n", "\n").replace("\r", "\n")

@@ -170,9 +170,8 @@ def caveats(result: AuditResult) -> dict[str, list[str]]:
 
 
 def judge_words(result: AuditResult) -> str:
-    """The judge as the report's header names it. A judge whose calibrated rule reads only
-    model-free signals ran without its model (triage.calibrated.CalibrationRecords.model_free): the
-    fingerprint then reads ``lexical (none)``, which is what ran, not what was asked for."""
+    """The judge as the report's header names it: one whose calibrated rule reads only
+    model-free signals ran without its model, and its fingerprint reads ``lexical (none)``."""
     fp = result.judge_fingerprint
     asked = result.config.judge
     if not result.calibration.model_consulted and asked:
@@ -256,8 +255,7 @@ def gate_line(result: AuditResult) -> str:
 
 def lead_messages(result: AuditResult) -> list[str]:
     """What the first screen says before any figure, since every decision rests on it: a
-    record fitted on answers unlike these, and each lead notice of the run (an inert band
-    keeping verdicts its grades do not back)."""
+    record fitted on answers unlike these, and each lead notice of the run."""
     misfit = result.calibration.misfit
     leads = [w.text for w in result.warnings if w.severity == Severity.LEAD]
     return ([". ".join(misfit) + "."] if misfit else []) + leads

@@ -1,7 +1,5 @@
-"""A run's files: ``results.json`` with the human-readable reports beside it, and for an
-audit the plots of the calibration it was decided by (:func:`write_audit`, what
-``ragtriage audit`` and ``ragtriage.audit(..., out=...)`` write; :func:`write_conversations`,
-what ``ragtriage conversations`` and ``ragtriage.conversations(..., out=...)`` write)."""
+"""A run's files, as the command line and ``out=`` from Python write them: ``results.json``
+with the reports beside it, and for an audit the plots of the calibration it was decided by."""
 
 from __future__ import annotations
 
@@ -46,8 +44,7 @@ def write_audit(
     result: AuditResult, record: CalibrationRecord | None, out: Path
 ) -> dict[str, Path]:
     """``results.json``, ``report.md`` and ``report.html`` as one all-or-nothing set; the
-    plots of ``record`` (the calibration the audit decided by, written first into
-    ``out/calibration``) go into the HTML."""
+    plots of ``record``, written first into ``out/calibration``, go into the HTML."""
     pngs: list[Path] = []
     if record is not None:
         try:
@@ -68,14 +65,9 @@ def write_reports(
     extra_pngs: Iterable[ExtraPng] = (),
     extra_files: Mapping[str, str | bytes] | None = None,
 ) -> dict[str, Path]:
-    """Write ``report.md`` (for a pull-request comment) and ``report.html`` (self-contained)
-    into ``out_dir`` as one set, all or nothing; returns ``{"markdown": path, "html": path}``.
-
-    ``extra_pngs`` are PNG paths or ``(caption, bytes)`` pairs shown in the HTML report's
-    calibration section, e.g. the confusion matrix from ``render.calibration_plots.write_plots``.
-    ``extra_files`` (name -> content, e.g. ``results.json``) join the same set, so a failure
-    never leaves new reports beside an old result or the other way round.
-    """
+    """``report.md`` and ``report.html`` written into ``out_dir`` as one all-or-nothing set
+    with ``extra_files`` (name -> content, e.g. ``results.json``), so a failure never leaves
+    new reports beside an old result; ``extra_pngs``: see :func:`render_html`."""
     out = Path(out_dir)
     html = render_html(result, extra_pngs)  # render everything before writing anything
     markdown = render_markdown(result)

@@ -1,11 +1,7 @@
-"""Results as data: the root types of what the commands produce (a run's ``results.json``:
-:class:`AuditResult`, :class:`ConversationsResult`, one ``RunHeader`` heading both, in
-``run.py``; a retrieval report, judgments, ``calibration.json``, a comparison and a gate
-verdict re-exported); reading them back (``load.py``), atomic JSON (``files.py``), the
-paired statistics of a comparison (``compare.py``) and the gate's bars and policy
-(``gate.py``). The commands that run them are ``ragtriage.flows``.
-
-No output formatting lives here; everything a person reads is drawn by ``ragtriage.render``.
+"""Results as data: the root types of what the commands produce, reading them back
+(``load.py``), the paired statistics of a comparison (``compare.py``) and the gate's bars
+and policy (``gate.py``). The commands that run them are ``ragtriage.flows``; no output
+formatting lives here, everything a person reads is drawn by ``ragtriage.render``.
 """
 
 from __future__ import annotations

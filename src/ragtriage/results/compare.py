@@ -1,12 +1,11 @@
 """Two results side by side: which differences are real, and which cases changed label.
 
-Differences are paired over the queries both results scored, because per-query metrics
-vary far more between queries than between systems: pairing removes that variance, so a
-real improvement shows with a few dozen queries. Each difference comes with a paired
-bootstrap 95% interval and a paired randomization-test p-value, and that p-value adjusted
-by Holm's method within its table (metrics, rates, tag slices): with many metrics and tags,
-about one in twenty raw p-values falls below 0.05 by chance. A difference is called real
-(bold, coloured) only when its interval excludes 0 and its Holm-adjusted p is below 0.05.
+Differences are paired over the queries both results scored: per-query metrics vary far
+more between queries than between systems, so pairing shows a real improvement with a few
+dozen queries. A difference is real (bold, coloured) only when its paired bootstrap 95%
+interval excludes 0 (with few queries the interval alone is too narrow) and its paired
+randomization-test p, Holm-adjusted within its table (with many metrics and tags, one raw
+p in twenty falls below 0.05 by chance), is below 0.05.
 """
 
 from __future__ import annotations
@@ -269,8 +268,7 @@ def _warnings(
     runs: bool,
 ) -> list[Notice]:
     """The settings that differ, what the results were measured on, then what could not be
-    compared: metrics or queries in one result only, a retrieval report (or a run of the
-    other kind) beside a run."""
+    compared (metrics or queries in one result only, runs of different kinds)."""
     changed = settings_diff(base, candidate)
     first = []
     if changed:

@@ -1,12 +1,10 @@
 """A results file's summary checked against its own rows, and every figure against its range.
 
-``gate`` and ``compare`` read the summary fields of a file (``counts``, the faithful
-rates, the retrieval means); a file edited by hand or by a tool passed with ``counts.
-unsure`` 0 beside 16 unsure cases, a faithful rate of 1.5, a recall mean of 7.0, a stale
-calibration with ``stale`` emptied or a case id twice (issue 52 item 4). Whatever can be
-recomputed from the rows is recomputed here and compared; a disagreement or a value out
-of range is one :class:`InputError` naming the file and the field. Called by
-``results.load.load_result``, so every reader of a result benefits.
+``gate`` and ``compare`` read the summary fields of a file, which a hand or a tool may
+have edited (``counts.unsure`` 0 beside 16 unsure cases, a faithful rate of 1.5, a case
+id twice). Whatever can be recomputed from the rows is recomputed here and compared; a
+disagreement or a value out of range is one :class:`InputError` naming the file and the
+field. Called by ``results.load.load_result``, so every reader of a result benefits.
 """
 
 from __future__ import annotations
@@ -152,8 +150,7 @@ def _stale(result: RunHeader, path: str | Path) -> None:
 
 
 def _escalations(result: RunHeader, path: str | Path) -> None:
-    """Each ``--escalate-to`` step: what it decided or left unscored is part of what it was
-    sent ("16 of 16 decided" read on 16 unscored answers, issue 52 item 5b)."""
+    """Each ``--escalate-to`` step: what it decided or left unscored is within what it got."""
     for i, step in enumerate(result.escalations):
         field = f"escalations[{i}]"
         if min(step.sent, step.decided, step.unscored) < 0:

@@ -30,12 +30,10 @@ def write_json(path: str | Path, payload: BaseModel | dict[str, Any]) -> Path:
 def json_bytes(payload: BaseModel | dict[str, Any]) -> bytes:
     """Pretty JSON as UTF-8; NaN and infinity are refused, as ``json.dumps(allow_nan=False)``.
 
-    DataFrame fields (a report's per-query table: a million rows at scale) are written as
-    ``{index: {column: value}}`` by orjson or arrow, a hundred times faster than
-    ``json.dumps`` over dicts. The object is composed member by member, each value
-    serialised on its own: no text is ever searched and replaced, so no id or query, whatever
-    it holds, can move a table or corrupt the file. Text that UTF-8 cannot encode (a lone
-    surrogate) is written as a JSON ``\\u`` escape instead of failing.
+    DataFrame fields (a million rows at scale) are written as ``{index: {column: value}}``
+    by orjson or arrow, far faster than ``json.dumps`` over dicts. Each member is serialised
+    on its own: no text is searched and replaced, so no id or query can move a table or
+    corrupt the file. A lone surrogate is written as a JSON ``\\u`` escape, not refused.
     """
     if not isinstance(payload, BaseModel):
         return _encode(lambda ascii: (_dumps(payload, ascii) + "\n").encode("utf-8"))
@@ -85,13 +83,9 @@ def _finite(frame: pd.DataFrame) -> bool:
 
 
 def _frame_json(frame: pd.DataFrame) -> bytes:
-    """``{index: {column: value}}`` as compact JSON (UTF-8), built by arrow column-wise.
-
-    Arrow writes each float as its shortest round-trip text (as ``repr`` does), so the
-    values read back bit for bit; ids that would need JSON escaping take orjson instead.
-    The text stays bytes: a per-query table of a million rows is never decoded to ``str``
-    and encoded back.
-    """
+    """``{index: {column: value}}`` as compact JSON (UTF-8), built by arrow column-wise,
+    never decoded to ``str``: each float its shortest round-trip text (as ``repr``), so the
+    values read back bit for bit; ids that would need JSON escaping take orjson instead."""
     ids = _index_strings(frame.index)
     if len(ids) == 0:
         return b"{}"

@@ -1,37 +1,10 @@
 """Bars a result must clear in CI: ``--min``, ``--max`` and ``--max-drop`` against a baseline.
 
-Metric names are the retrieval aggregates a result holds (``recall@5``, ``mrr``,
-``ndcg@10``...: the mean over answerable queries) plus these audit-level ones:
-
-* ``pass_rate``: passing cases / cases the judge scored (``unscored`` is excluded from
-  the denominator, never counted as pass or fail; ``unsure`` stays in it: never a pass);
-* ``unsure_rate``: ``unsure`` cases (the judge could not decide the answer at the
-  calibrated agreement) / the same denominator, lower is better;
-* ``faithful_rate``: the corrected (prediction-powered) faithful rate when the audit has
-  one, else the naive rate; ``faithful_rate.naive`` and ``faithful_rate.corrected`` pick one;
-* ``failures`` (all failing cases), ``failures.retrieval``, ``failures.ranking``,
-  ``failures.generation``, ``unscored`` and ``unsure``: case counts, where lower is
-  better;
-* on a conversations result the same metrics are over its turns (``failures`` counts
-  ``rewrite`` turns too), plus ``failures.rewrite`` (turns whose rewrite lost the chunk),
-  ``conversation_pass_rate`` (conversations without a failing turn / conversations) and
-  ``failures.conversations`` (conversations with one);
-* ``leaks``: cases with a forbidden chunk in their top k (any result whose golden set
-  carries access-control fields; see ``retrieval/leaks.py``). The gate fails on any leak
-  without being asked to.
-
-With an audit judged with ``--samples``, a ``--min``/``--max`` bar on ``pass_rate`` or
-``faithful_rate`` (naive) fails only when the rate's judge-noise interval misses it (the
-bar is failed with 97.5 % confidence; the flaky cases are counted in the line), and
-``--strict`` holds it to the point value.
-
-An audit whose files mismatch past the thresholds of ``triage/mismatch.py`` (most
-retrieved ids unknown to the corpus, fewer than half of the golden cases traced, an
-expected id the corpus lacks: ``AuditResult.meaningless``) fails the gate too, unless it
-ran with ``--on-mismatch warn``.
-
+The metric names, what each counts, the judge-noise interval a ``--samples`` audit is held
+to, and when a leak or mismatched files fail the gate whatever the bars are the user's
+manual (docs/ci-gate.md, "``ragtriage gate``"; conversations: docs/conversations.md).
 ``--max-drop m=d`` fails when ``m`` is worse than in the baseline by more than ``d``;
-"worse" means lower, except for the counts above, where it means higher.
+"worse" means lower, except for the counts in :data:`LOWER_IS_BETTER`, where it means higher.
 """
 
 from __future__ import annotations
@@ -219,9 +192,7 @@ NOISY_RATES = ("pass_rate", "faithful_rate.naive")
 
 def noise_bounds(result: Result, name: str) -> tuple[float, float, int] | None:
     """``(low, high, flaky)`` of a rate of an audit judged with ``--samples``: the interval
-    judge noise leaves open on it (``judge.noise.noise_interval``: each case counts by
-    its samples' majority, and a case may yet settle the other way with the probability
-    its votes leave under a prior the run's own votes estimate), and the cases whose
+    judge noise leaves open on it (``judge.noise.noise_interval``) and the cases whose
     samples disagreed; ``None`` for other metrics, other results, or an audit without
     samples. ``faithful_rate`` is the naive rate's when the audit has no corrected rate."""
     if not isinstance(result, RunHeader):
@@ -328,10 +299,9 @@ def check_bars(
     baseline_source: str = "baseline",
     strict: bool = False,
 ) -> list[BarCheck]:
-    """Every bar checked; all values are resolved first, so bad input fails before any verdict.
-    No bars is no checks: the gate's own policy (:func:`policy`) still applies. A ``min``
-    or ``max`` bar on a rate of an audit judged with ``--samples`` is held to the rate's
-    judge-noise interval (:func:`noise_bounds`), or with ``strict`` to its point value."""
+    """Every bar checked; all values are resolved first, so bad input fails before any verdict
+    (the gate's own :func:`policy` applies without bars). A bar on a ``--samples`` audit's
+    rate is held to its judge-noise interval (:func:`noise_bounds`) unless ``strict``."""
     checks = []
     for bar in bars:
         value = metric_value(result, bar.metric, source)
@@ -364,10 +334,8 @@ BARS_HELP = (
 
 @dataclass(frozen=True)
 class Policy:
-    """What the gate decides with no bar at all: it fails on a leak (always), on a stale
-    calibration (unless ``--allow-stale``) and on files mismatched past the thresholds
-    (unless the audit ran with ``--on-mismatch warn``); an uncalibrated judge is a warning.
-    The reports lead with this, so "no failures" can never sit beside a failing gate."""
+    """What the gate decides with no bar at all (docs/ci-gate.md); the reports lead with
+    it, so "no failures" can never sit beside a failing gate."""
 
     leaks: tuple[Leak, ...]
     leaking_cases: tuple[str, ...]  # case ids, in the order of the leaks

@@ -2,11 +2,9 @@
 cases ``golden add`` plans to append (:class:`GrowPlan`, with its :class:`Refusal` s,
 planned in :mod:`ragtriage.data.grow`); and the golden records an audit's cases become.
 
-The failures an audit finds are the queries a golden set most needs: they are real, they
-are hard, and after a fix they guard against regressions. A chosen case of a
-``results.json`` becomes a golden record that keeps the query, the ids the user marks as
-expected (by default the ones the audit judged against), the tags, and a ``source`` note
-saying which audit, case and label it came from (:func:`candidates`).
+The failures an audit finds are the queries a golden set most needs: real, hard, and after
+a fix a guard against regressions. A chosen case becomes a golden record with a ``source``
+note saying which audit, case and label it came from (:func:`candidates`).
 """
 
 from __future__ import annotations
@@ -64,8 +62,7 @@ def record(
     original: GoldenCase | None = None,
 ) -> dict:
     """The golden record of an audited case; ``original``: the case in the audit's own
-    golden set, whose grades, reference answer and access-control fields are kept (a
-    case added without its ``forbidden`` list lost its leak check without a word)."""
+    golden set, whose grades, reference answer and access-control fields are kept."""
     rec: dict[str, Any] = {
         "id": case.case_id,
         "query": case.query,

@@ -1,10 +1,9 @@
 """Reading a result back: a run (an audit's or a conversations run's ``results.json``) or
 a ``ragtriage retrieval`` output.
 
-``compare`` and ``gate`` accept any of them; the ``schema_version`` says which one a file
-is (:data:`MODELS`), and every problem (missing file, bad JSON, unknown schema, invalid
-field) is one :class:`~ragtriage.errors.InputError` (exit 2). Audits and conversations
-share one header (``results/run.py``: ``RunHeader``), which is what the readers here ask.
+The ``schema_version`` says which one a file is (:data:`MODELS`); every problem (missing
+file, bad JSON, unknown schema, invalid field) is one :class:`~ragtriage.errors.InputError`.
+The readers ask the header audits and conversations share (``RunHeader``).
 """
 
 from __future__ import annotations

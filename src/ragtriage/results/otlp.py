@@ -1,21 +1,11 @@
-"""An audit's verdicts where people look at traces (issue 51 item 3): each audited case's
-verdict as an OpenTelemetry ``gen_ai.evaluation.result`` event (OTLP/JSON logs, linked to
-the trace and span the answer came from) and as Phoenix span annotations.
+"""An audit's verdicts where people look at traces: each audited case's verdict as an
+OpenTelemetry ``gen_ai.evaluation.result`` event (OTLP/JSON logs, linked to the trace and
+span the answer came from) and as Phoenix span annotations; the attributes and labels are
+docs/verdicts-in-tracing.md's tables.
 
-The event follows the GenAI semantic conventions: ``gen_ai.evaluation.name``
-(``faithfulness``), ``gen_ai.evaluation.score.value`` (the judge's score, when scored),
-``gen_ai.evaluation.score.label`` (``faithful``, ``unfaithful``, or why there is no
-verdict: ``unsure``, ``unstable``, ``abstained``, ``no_claims``, ``unscored``,
-``not_judged``) and
-``gen_ai.evaluation.explanation`` (the triage reason), with ragtriage's own
-``ragtriage.triage.label`` (pass, retrieval, ranking, generation...) and
-``ragtriage.case_id``. OTLP/JSON writes ids as hex and 64-bit integers as strings (the
-OTLP specification's JSON encoding, not protobuf's default JSON mapping).
-
-Phoenix annotations are the body ``POST /v1/span_annotations`` takes: per case a
-``ragtriage.faithfulness`` annotation (label, score, explanation) and a
-``ragtriage.triage`` one (the triage label), ``annotator_kind`` ``LLM`` and ``CODE``.
-Texts stay data: nothing here renders them.
+OTLP/JSON writes ids as hex and 64-bit integers as strings (the OTLP specification's
+JSON encoding, not protobuf's default JSON mapping). Texts stay data: nothing here
+renders them.
 """
 
 from __future__ import annotations

@@ -43,19 +43,14 @@ MIN_OVERLAP = 0.4
 
 
 class GenerationFailed(Exception):
-    """No answer could be generated (the model call failed for good). The case is then
-    ``unscored`` with this reason: an error message is not an answer to judge.
-
-    Internal control flow, not a :class:`~ragtriage.errors.RagtriageError`:
-    ``system.run`` catches it for every case, so it never reaches the user."""
+    """No answer could be generated (the model call failed for good): the case is
+    ``unscored`` with this reason, as an error message is not an answer to judge. Internal
+    control flow: ``system.run`` catches it for every case, so it never reaches the user."""
 
 
 def extractive_answer(query: str, chunks: Sequence[Hit]) -> str:
-    """The context sentence sharing most content words with the query, or an abstention.
-
-    A deterministic, model-free generator: a floor for comparison and a fast way to
-    exercise the whole audit.
-    """
+    """The context sentence sharing most content words with the query, or an abstention: a
+    deterministic, model-free floor for comparison and a fast way to exercise the audit."""
     wanted = set(content_words(query))
     best, best_share = "", 0.0
     for chunk in chunks:
@@ -68,9 +63,8 @@ def extractive_answer(query: str, chunks: Sequence[Hit]) -> str:
 
 
 class LocalGenerator:
-    """Greedy answers from a chat model through the cached, retrying caller; with a
-    recording, the answers the embedded model wrote for exactly these requests come from
-    it (``served`` counts them) and only the others reach the model."""
+    """Greedy answers from a chat model through the cached, retrying caller; a recording
+    serves those it holds for exactly these requests (``served`` counts them)."""
 
     def __init__(self, caller: Caller, recorded: Recording | None = None) -> None:
         self.caller = caller

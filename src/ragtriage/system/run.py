@@ -1,7 +1,6 @@
-"""Get the system's behaviour as traces by running it: a retriever and a generator (the
-embedded BM25 + local model by default, or user callables), the top ``context_k`` chunks
-passed on. A trace file is read by ``data/traces.py`` instead, which also holds what
-either kind of trace converts into (``run_from_traces``, ``chunk_texts``)."""
+"""Get the system's behaviour as traces by running it, the top ``context_k`` chunks passed
+on; a trace file is read by ``data/traces.py`` instead, which also holds what either kind
+of trace converts into (``run_from_traces``, ``chunk_texts``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Group failures by stage and tag, and say what to fix first.
-
-The suggestions encode practitioners' experience: misses on exact codes mean lexical
-matching is missing, misses on multi-section answers mean the chunking splits answers,
-ranking failures mean the right chunk is there but cut off, generation failures with
-good context point at the prompt or the model.
+"""Group failures by stage and tag, and say what to fix first: the patterns and their
+next actions are docs/audit-your-system.md's ("Clusters and next actions").
 """
 
 from __future__ import annotations
@@ -72,8 +68,7 @@ def next_action(
 def _generation_action(members: list[CaseResult]) -> str:
     """The advice for most of a generation cluster's cases: an answerable query whose
     answer abstained is over-abstention, not a hallucination; an unanswerable one answered
-    is. One unanswerable case used to turn a cluster of 8 abstentions into "hallucinated".
-    An answerable case with a cause (triage/causes.py) gets that cause's action."""
+    is. An answerable case with a cause (triage/causes.py) gets that cause's action."""
 
     def kind(case: CaseResult) -> str:
         if not case.answerable:
@@ -87,10 +82,9 @@ def _generation_action(members: list[CaseResult]) -> str:
 
 
 def clusters(cases: list[CaseResult], lexical_retriever: bool = False) -> list[Cluster]:
-    """Failures per (stage, tag), largest first; an untagged failure gets ``(untagged)``;
-    ``unsure`` cases are clustered the same way, after the failures of the same size. A
-    case with several tags is in several clusters: their counts add up to more than the
-    failures."""
+    """Failures per (stage, tag), largest first, ``unsure`` cases after the failures of the
+    same size; a case with several tags is in several clusters, so the counts add up to more
+    than the failures."""
     groups: dict[tuple[Label, str, Cause | None], list[CaseResult]] = defaultdict(list)
     for case in cases:
         if case.label not in CLUSTERED:

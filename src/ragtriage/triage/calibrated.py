@@ -5,13 +5,11 @@ one given with ``--calibration``, else a matching record among the shipped ones 
 ``calibrations/``. A record that does not match is still used but flagged stale, and an
 uncalibrated judge falls back to a 0.5 threshold on its score with a prominent note.
 
-The bias-corrected (PPI) rate adds the judge's average error on the graded answers to its
-rate on the audited ones, which is valid only when the graded answers are drawn like the
+The bias-corrected (PPI) rate is valid only when the graded answers are drawn like the
 audited ones. The shipped grades (ExpertQA, BEGIN) are not a sample of anyone's answers,
-so with a shipped calibration the corrected rate is not computed, and the audit says why:
-on ClapNQ it had added the +0.137 of those grades to the lexical judge's 0.987 rate
-(1.124) and printed 1.000 [1.000, 1.000]. A correction that lands outside [0, 1] is
-withheld for the same reason: the grades' errors do not fit these answers.
+so with a shipped calibration it is not computed, and a correction outside [0, 1] is
+withheld: the grades' errors do not fit these answers (docs/calibration.md, "The
+bias-corrected rate"; benchmarks/results/corrected_rate_check.txt).
 """
 
 from __future__ import annotations
@@ -83,9 +81,8 @@ class Decider:
         return self.record.undecided_by_band(result)
 
     def corrected_rate(self, results: list[JudgeResult]) -> tuple[Estimate | None, str]:
-        """The prediction-powered rate, or None and why (module doc). None without a record
-        or with fewer than two scored answers (PPI estimates a variance from them:
-        ``--limit 1`` is a valid audit)."""
+        """The prediction-powered rate, or None and why (module doc): also None without a
+        record or with fewer than two scored answers (PPI estimates a variance from them)."""
         if self.record is None or len(results) < 2:
             return None, ""
         if self.shipped:
@@ -107,8 +104,7 @@ GRADED_BY = "a person's grade (the calibration's grades)"
 @dataclass
 class GradedDecider(Decider):
     """A person's grade of one answer in the rule's place: it decides that answer, and is
-    never unsure of it. Calibrating on ten grades once turned an answer graded unfaithful
-    into "unsure, grade it" when the band decided nothing (issue 53)."""
+    never unsure of it (a graded answer is never sent back to be graded)."""
 
     faithful: bool = False
 
@@ -123,9 +119,8 @@ class GradedDecider(Decider):
 
 
 def graded_answers(decider: Decider, answers: dict[str, str]) -> dict[str, GradedDecider]:
-    """Case id -> the grade that decides it: for each answer of ``answers`` (case id ->
-    text) that the decider's record holds a majority grade of, under the same id and with
-    the same text (its SHA-256). Another answer to the same question is not graded."""
+    """Case id -> the grade that decides it, for each answer (case id -> text) the decider's
+    record holds a majority grade of under the same id and text (its SHA-256)."""
     record = decider.record
     if record is None or decider.status.stale:
         return {}
@@ -142,9 +137,8 @@ def graded_answers(decider: Decider, answers: dict[str, str]) -> dict[str, Grade
 def decided_by_grades(
     decider: Decider, traces: dict[str, Trace], judged: dict[str, JudgeResult]
 ) -> dict[str, tuple[JudgeResult, Decider, str]]:
-    """The answers a person graded in the calibration an audit decides by, each decided by
-    its grade, in the shape of ``triage.cases.build``'s ``escalated`` (the grade is the
-    strongest judge); the audit and the conversations audit alike."""
+    """The answers a person graded in the calibration a run decides by, each decided by its
+    grade, as ``triage.cases.build``'s ``escalated`` (the grade is the strongest judge)."""
     answers = {q: t.answer for q, t in traces.items() if q in judged}
     graded = graded_answers(decider, answers)
     return {q: (judged[q], grade, GRADED_BY) for q, grade in graded.items()}
@@ -169,9 +163,7 @@ def naive_rate(decisions: list[bool], level: float = 0.95) -> Estimate | None:
 class CalibrationRecords:
     """The calibration records one run decides by, each file read once: the one given
     (``--calibration``, ``--escalate-calibration``) or the shipped ones searched by
-    fingerprint. The record objects travel from here to the deciders and to the plots
-    (an audit read the same file up to four times: refused early, planned, decided, drawn).
-    """
+    fingerprint. The record objects travel from here to the deciders and to the plots."""
 
     def __init__(self) -> None:
         self._read: dict[Path, CalibrationRecord] = {}
@@ -192,20 +184,17 @@ class CalibrationRecords:
 
     def model_free(self, path: Path | None, fingerprint: JudgeFingerprint) -> Decider | None:
         """The decider of the judge about to run when its calibration's rule reads no model
-        signal (``calibration.decision.uses_model``): the audit then computes those signals
-        without the model (strategy ``lexical``, the same code every judge runs for them) and
-        does not pay for model calls its rule would ignore; ``calibrate`` still computes every
-        signal, so a user's own grades can pick a rule that uses the model. ``None`` (call the
-        model) for a judge without a model, an uncalibrated or stale one, or a rule that uses
-        the model."""
+        signal (``calibration.decision.uses_model``): the audit then computes the signals
+        without the model (strategy ``lexical``, the same code) and pays for no call the rule
+        would ignore; ``calibrate`` still computes every signal, so a user's grades can pick a
+        rule that uses the model. ``None`` (call the model) otherwise."""
         if fingerprint.model == "none":
             return None
         return _model_free(self.decider(path, fingerprint), fingerprint)
 
     def _on_shipped_grades(self, record: CalibrationRecord | None) -> bool:
-        """Whether the record rests on the shipped grades alone (by their SHA-256): one of
-        ours, found or named with ``--calibration``, or one a user fitted on them; its
-        corrected rate would not be a rate of anyone's answers (``SHIPPED_GRADES``)."""
+        """Whether the record rests on the shipped grades alone (by their SHA-256), whoever
+        fitted it: its corrected rate would be no rate of anyone's answers."""
         if record is None or not record.grades:
             return False
         ours = {d for path in _shipped() for d in self.record(path).grades.values()}
@@ -227,7 +216,6 @@ class CalibrationRecords:
 
 
 def _shipped() -> list[Path]:
-    """The shipped calibration records, in name order."""
     return sorted(SHIPPED.glob("*.json")) if SHIPPED.is_dir() else []
 
 
@@ -252,7 +240,6 @@ def _decider(
         return Decider(None, status)
     stale = is_stale(record, fingerprint)
     # the scope the rule was chosen on: pooled with several datasets, else the one dataset
-    # (only "pooled" was read, and a record from one grades file had no kappa)
     first = record.scopes.get("pooled") or next(iter(record.scopes.values()), None)
     kappa = None
     if first is not None:  # the applied rule's kappa: the nested-CV one when it was chosen so

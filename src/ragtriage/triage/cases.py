@@ -55,12 +55,10 @@ UNBACKED = (
 
 @dataclass(frozen=True)
 class Judgments:
-    """What stage 2 left for the rows: the first judge's results by case and the decider
-    of its calibration; ``reference``: each answer judged against the reference answer
-    (claims judges); ``escalated``: case -> the result, decider and name of the
-    ``--escalate-to`` judge that judged it again (the first judge, named ``judge_name``,
-    was unsure of it), which then decides it; ``unjudged``: why a traced answer was not
-    judged (:func:`unjudgeable`)."""
+    """What stage 2 left for the rows: the first judge's (``judge_name``) results by case
+    and the decider of its calibration; ``escalated``: case -> the result, decider and name
+    of the judge that decides it in the first judge's place; ``unjudged``: why a traced
+    answer was not judged (:func:`unjudgeable`)."""
 
     results: dict[str, JudgeResult]
     decider: Decider
@@ -205,9 +203,8 @@ def _case_warnings(
     stage1: _Stage1,
     judgments: Judgments,
 ) -> list[str]:
-    """Why an answer was not judged when an earlier stage decided the label, a verdict
-    the calibration's inert band does not back, an unanswerable query retrieved
-    confidently, a leak."""
+    """The row's warnings: why an answer was not judged when an earlier stage decided the
+    label, an unbacked verdict, a confident retrieval of an unanswerable query, a leak."""
     warnings = []
     if case.id in judgments.unjudged and not (result is None and label == Label.UNSCORED):
         warnings.append(judgments.unjudged[case.id])

@@ -1,10 +1,7 @@
 """Why a generation failed: the causes, their evidence rows, their order and next actions.
 
-A ``generation`` label says which stage to fix, not how: an answer that ignored the right
-passage, one that followed a distractor beside it, one that added facts no chunk holds,
-one that contradicted the passage and one that answered half the question each call for a
-different fix. :mod:`ragtriage.triage.causes` names them per case from the judge's
-sentence-to-chunk alignment; this module holds the vocabulary every report shares.
+Each cause calls for a different fix (docs/triage-causes.md); :mod:`ragtriage.triage.causes`
+names them per case, and this module holds the vocabulary every report shares.
 """
 
 from __future__ import annotations
@@ -37,18 +34,13 @@ class Cause(StrEnum):
     CITATION_NOT_GOLDEN = "citation_not_golden"  # cites a distractor, gold cited elsewhere
 
 
-# The primary cause is the first that holds, in this order: a stated falsehood is worse
-# than a borrowed one, a borrowed one than an invented one; an answer that says something
-# wrong is a worse failure than one that says too little; a wrong citation on an otherwise
-# right answer is the mildest.
+# the primary cause is the first that holds, in this order (why: docs/triage-causes.md)
 CAUSE_ORDER = tuple(Cause)
 
-# The causes that turn an answer the judge found faithful into a failure: it says the
-# opposite of the golden chunk, answers from a distractor, does not answer (all or part) or
-# cites what is not there. ``unsupported`` does so only when the claims judge itself found
-# the claim in no chunk (source ``judge``): the word-overlap test is no better than the
-# calibrated rule that already decided the answer faithful. A distractor cited beside a
-# golden passage (``citation_not_golden``) never does.
+# The causes that turn an answer the judge found faithful into a failure. ``unsupported``
+# does so only when the claims judge itself found the claim in no chunk (source ``judge``):
+# the word-overlap test is no better than the calibrated rule that already decided the
+# answer faithful. A distractor cited beside a golden passage never does.
 NOT_ANSWERED = frozenset(Cause) - {Cause.UNSUPPORTED, Cause.CITATION_NOT_GOLDEN}
 
 CAUSE_ACTIONS = {

@@ -1,43 +1,17 @@
 """Why a generation failed, per case, without a model: the answer's sentences against each
 context chunk, the golden ids deciding which chunks are the right ones.
 
-Per answer sentence (:func:`ragtriage.judge.lexical.claim_sentences`), against every chunk
-in context on its own (:func:`ragtriage.judge.alignment.align_sentence`: the share of the
-sentence's content words in the chunk's best window, and the fact check of
-:mod:`ragtriage.judge.facts` there):
-
-* **golden**: a golden chunk holds at least :data:`SUPPORT` of its words and its facts;
-* **distractor**: else a non-golden chunk does (the VX250's speed stated beside the
-  VX500's is borrowed, not a swap of the golden fact);
-* **contradicted**: else a golden chunk that holds at least
-  :data:`ABOUT` of its words fails the fact check (a number, a name or a date the chunk
-  states otherwise, an antonym, a flipped negation); or it restates a clause the golden
-  chunk scopes to *other* named things while the chunk has a clause on the one the
-  question or the sentence names (hb-05: "hot-swap while running" is for the N4-300 and
-  N8-900; "on the N2-100, shut down first");
-* **none**: no chunk holds :data:`SUPPORT` of its words.
-
-A claims judge's verdicts replace the sentence test where it gave them: ``contradicted``,
-``not_in_context`` (none), ``supported`` citing only non-golden chunks (distractor).
-
-Causes of the case (module :mod:`ragtriage.triage.cause_types`):
-
-* the answer abstained or asserted nothing with a golden chunk in context -> ``ignored``;
-* contradicted sentences -> ``contradicted``; distractor sentences -> ``misled`` when the
-  judge failed the answer or no sentence is golden (an answer built on the right passage
-  may add a line from its neighbour); sentences on no chunk -> ``unsupported`` when the
-  judge failed the answer (the calibrated judge, not this test, decides faithfulness) or
-  when the claims judge itself found the claim in no chunk;
-* with a reference answer: its facts (clauses, less the question's words) the answer does
-  not state -> none of them: ``ignored``; some: ``incomplete`` only when backed, by the
-  question (the fact answers a part of the question the answer leaves unanswered) or by a
-  calibrated answer check; any other missing fact is a note on the case (an aside of a
-  long reference answer is no failure);
-* citation markers: to a passage past the last (``citation_missing``), to passages none of
-  which holds the sentence (``citation_unsupported``), to a distractor while a golden chunk
-  is cited elsewhere (``citation_not_golden``).
-
-The primary cause is the first in :data:`ragtriage.triage.cause_types.CAUSE_ORDER`.
+Each answer sentence (:func:`ragtriage.judge.lexical.claim_sentences`) is aligned with
+every chunk in context on its own (:func:`ragtriage.judge.alignment.align_sentence`) and
+classed, first match wins: **golden** (a golden chunk holds :data:`SUPPORT` of its words
+and its facts), **distractor** (a non-golden chunk does: the VX250's speed stated beside
+the VX500's is borrowed, not a swap of the golden fact, so this comes before the next),
+**contradicted** (a golden chunk holding :data:`ABOUT` of its words fails the fact check,
+or scopes the restated clause to other named things), **none**. A claims judge's
+verdicts replace the sentence test where it gave them. How sentences, reference facts
+and citations make the causes, and their order, is docs/triage-causes.md ("The causes",
+"Pass means answered and faithful"); the order itself is
+:data:`ragtriage.triage.cause_types.CAUSE_ORDER`.
 """
 
 from __future__ import annotations
@@ -122,11 +96,10 @@ def find_causes(
     reference_contradicted: Sequence[str] | None = None,
     answer_check: bool = False,
 ) -> list[CauseEvidence]:
-    """Every cause that holds on one judged answer, primary first (module doc). Empty for an
-    answer with none, and for one the judge did not score or decide. ``answer_check``: the
-    calibration's answer check backs every missing reference fact (:func:`_coverage`);
-    without it, a missing fact the question does not ask for is a note
-    (:func:`ragtriage.triage.cause_types.is_note`), listed after the causes."""
+    """Every cause that holds on one judged answer, primary first; empty for one the judge
+    did not score or decide. ``answer_check``: the calibration's answer check backs every
+    missing reference fact (:func:`_coverage`); without it, a missing fact the question
+    does not ask for is a note (:func:`~ragtriage.triage.cause_types.is_note`), listed last."""
     if judge is None or judge.outcome == Outcome.UNSCORED:
         return []
     golden = set(expected)
@@ -262,11 +235,10 @@ def _conflict_note(fits: Sequence[_Fit]) -> str:
 
 def _scope_conflict(sentence: str, query: str, chunk: str) -> tuple[str, str]:
     """Why the sentence applies what the chunk says of other models or codes, and the clause
-    that scopes it, or ``("", "")`` (module
-    doc): its best clause names codes (a letter and a digit: ``N4-300``, ``E1042``), none of
-    them the ones the sentence or the question is about, and another clause of the chunk
-    names one of those. Codes only: a capitalised word (``LED``, ``Degraded``) is too often
-    no thing a procedure is scoped to."""
+    that scopes it, or ``("", "")``: its best clause names codes (a letter and a digit:
+    ``N4-300``, ``E1042``), none of them the ones the sentence or the question is about, and
+    another clause of the chunk names one of those. Codes only: a capitalised word
+    (``LED``, ``Degraded``) is too often no thing a procedure is scoped to."""
     none = ("", "")
     clauses = [c for s in split_sentences(chunk) for c in _CLAUSE.split(s) if c.strip()]
     if len(clauses) < 2:
@@ -394,12 +366,10 @@ _ELLIPTIC = re.compile(rf"^\s*{_PREP}", re.IGNORECASE)
 
 
 def question_asks(query: str) -> list[str]:
-    """The parts of a question that each ask for something: "How long is the warranty on
-    the N8-900 and can it be extended?" asks two things. A part that opens with no
-    question word ("I forgot the admin login, how do I...") is context, not an ask, unless
-    it asks the last question again of another thing ("... on the frame and on the
-    battery?"); a query without any question word ("minimum number of disks for RAID 5")
-    is one ask."""
+    """The parts of a question that each ask for something ("... the N8-900 and can it be
+    extended?" asks two). A part that opens with no question word ("I forgot the admin
+    login, how do I...") is context, unless it asks the last question again of another
+    thing (:data:`_ELLIPTIC`); a query without any question word is one ask."""
     parts = [p.strip(" ,.") for p in _ASK_SPLIT.split(query) if p and p.strip(" ,.")]
     asks: list[str] = []
     for part in parts:

@@ -1,30 +1,11 @@
 """Triage of conversations: one label per turn, the first failing turn per conversation.
 
-Each turn gets the single-turn labels (triage/rules.py: ``retrieval``, ``ranking``,
-``generation``, ``pass``, ``unscored``), judged with its admissible history
-(judge/history.py), plus one label of its own:
-
-``rewrite``: the system logged a rewritten query, the golden chunk did not reach the
-generator (the turn reads ``retrieval`` or ``ranking``), and the rewrite is what lost it.
-The test (:func:`probe_rewrites`), run with a probe retriever that is the same for both
-queries, so the difference is the query's and not the retriever's: the embedded BM25
-over the golden corpus, top ``k`` (``--probe-k``, default 10) with a score above 0.
-
-* the **turn with its history**: the user's messages of this turn and of the
-  ``HISTORY_TURNS`` before it (the history it is judged with), joined, must find a
-  golden chunk of the turn in the top ``k``;
-* the **rewritten query** must find none in the top ``k``.
-
-Both: the rewrite dropped what the turn needed (typically the entity named turns ago:
-"and the older one?" -> "RAM of the model"). If the turn with its history finds nothing
-either, the chunk is hard to find whatever the query, and the label stays ``retrieval``;
-if the rewrite finds it too, the rewrite was fine and the system's retriever lost it.
-A rewrite identical to the user's message (normalised) is no rewrite. Without a corpus
-the test cannot run; the result says so in its warnings.
-
-A conversation's **first failing turn** is its earliest turn labelled ``retrieval``,
-``ranking``, ``generation`` or ``rewrite``; later turns often fail because of it (a wrong
-answer repeated), so it is the one to read first.
+Each turn gets the single-turn labels (triage/rules.py), judged with its admissible
+history (judge/history.py), plus ``rewrite`` when the logged rewritten query is what lost
+the golden chunk (:func:`probe_rewrites`). The probe retriever is the same for both
+queries, so the difference is the query's and not the retriever's; the test, its
+outcomes and the first failing turn are the user's manual (docs/conversations.md, the
+paragraphs on ``rewrite``).
 """
 
 from __future__ import annotations
@@ -68,8 +49,7 @@ class TurnLabel(StrEnum):
     RANKING = "ranking"
     GENERATION = "generation"
     UNSCORED = "unscored"
-    # the calibration's band left the turn's answer undecided (the shipped records carry a
-    # band since issue 54): neither a pass nor a failure, counted on its own
+    # the calibration's band left the turn's answer undecided: neither pass nor failure
     UNSURE = "unsure"
 
 
@@ -287,7 +267,6 @@ def history_rows(sources: Sequence[SentenceSource]) -> list[HistorySentence]:
 
 
 def roll_up(turns: Sequence[TurnResult], order: Sequence[str]) -> list[ConversationSummary]:
-    """One summary per conversation in ``order``."""
     by_conv: dict[str, list[TurnResult]] = {}
     for turn in turns:
         by_conv.setdefault(turn.conversation_id, []).append(turn)

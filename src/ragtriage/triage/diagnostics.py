@@ -1,24 +1,13 @@
 """RAGChecker's run-level diagnostics on an audit: the entailment labels of each case, and
 their means per run and per tag with 95% bootstrap intervals.
 
-The figures are RAGChecker's (:mod:`ragtriage.judge.diagnostics`, equal to its own on its
-example); what differs is where the labels come from:
-
-* **claims**: the answer's claims are its claim sentences cut at semicolons, or the claims
-  judge's claims when it is the judge in use; the reference's claims likewise
-  (:func:`reference_claims`). RAGChecker's are (subject, relation, object) triplets from
-  a model, finer than a sentence: an answer sentence that says more than the reference is
-  one wrong claim here where RAGChecker may count one right and one wrong;
-* **entailment**: model-free by default, the sentence test of :mod:`ragtriage.triage.causes`
-  (:func:`ragtriage.triage.causes.entails`: a window holds 60 % of the claim's content words
-  and its facts); with the claims judge, an answer claim against the chunks is the judge's
-  verdict (``supported`` in the chunks it cites, or in all it was shown when it cites none;
-  any other verdict: in none), the rest stays model-free. :data:`ENTAILMENT` names which;
-* **relevant chunks** are the golden ones (RAGChecker: a chunk entailing a reference claim),
-  which moves context precision and the noise split only.
-
-A case counts when it has a trace, a judged answer (scored, abstained or asserting nothing)
-and a reference answer; unanswerable cases have no reference and do not count.
+The figures are RAGChecker's (:mod:`ragtriage.judge.diagnostics`); where the claims, the
+entailment and the relevant chunks differ from its, and why, is docs/triage-causes.md
+("RAGChecker's diagnostics"). Entailment is :func:`ragtriage.triage.causes.entails`, or
+with the claims judge an answer claim's verdict: ``supported`` in the chunks it cites (in
+all it was shown when it cites none), any other verdict in none; :data:`ENTAILMENT`
+names which. A case counts with a trace, a judged answer (scored, abstained or asserting
+nothing) and a reference answer.
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
 """Mismatches between the golden set, the corpus and the traces: counted, listed, and
-handled by a documented policy (``--on-mismatch fail|warn|error``).
+handled by a documented policy (``--on-mismatch fail|warn|error``; docs/audit-your-system.md,
+"When the files disagree").
 
-* traced queries that are not in the golden set (ignored under ``warn``);
-* golden queries without a trace (labelled ``unscored`` under ``warn``);
-* chunk ids in the traces, or expected ids in the golden set, that the corpus does not
-  have (only checked when the golden set comes with a corpus);
-* chunks passed to the generator whose text is known neither from the trace nor from
-  the corpus (the answer cannot be judged: the case is labelled ``unscored``).
-
-Under ``error`` any mismatch stops the audit with exit code 2 and the ids.
-
-Some mismatches leave figures that mean nothing (:func:`meaningless`): past these
-thresholds the result leads every report with the reason, and under ``fail`` (the
-default) the audit's own gate verdict fails, as on a leak or a stale calibration;
-``warn`` lists them in the headline and lets the gate pass.
-
-* more than half (``UNKNOWN_SHARE``) of the distinct ids the traced golden cases
-  retrieved are not in the corpus: stage 1 cannot find a relevant chunk, every case reads
-  as a retrieval failure (re-indexed chunks with new ids, another corpus);
-* fewer than half (``TRACED_SHARE``) of the golden cases have a trace: most cases are
-  ``unscored`` and the rates rest on the few left (query ids spelt otherwise);
-* any expected id that the corpus lacks (``EXPECTED_MISSING``): its case can never find
-  it and reads as a retrieval failure (a typo in the golden set; ``golden check``).
+Chunks passed to the generator whose text neither the trace nor the corpus holds leave
+the answer unjudgeable: the case is ``unscored``. :func:`meaningless` names the mismatches
+past which the figures mean nothing (docs/ci-gate.md, "Mismatched files"): most retrieved
+ids unknown (``UNKNOWN_SHARE``: every case reads as a retrieval failure), most golden
+cases untraced (``TRACED_SHARE``: the rates rest on the few left), any expected id
+missing (``EXPECTED_MISSING``: that case can never find it).
 """
 
 from __future__ import annotations
@@ -151,9 +137,8 @@ def meaningless(
 
 
 def nothing_retrieved(golden: GoldenSet, traces: dict[str, Trace]) -> dict[str, str]:
-    """A headline reason when no traced case of the golden set retrieved anything: the
-    file held no retrieval its reader could read (a ragas file without contexts), and
-    every answerable case would read as a retrieval failure ("retrieval 17")."""
+    """A headline reason when no traced case retrieved anything (a ragas file without
+    contexts): every answerable case would read as a retrieval failure."""
     known = {c.id for c in golden.cases}
     traced = [t for q, t in traces.items() if q in known]
     if not traced or any(t.retrieved for t in traced):
@@ -180,9 +165,8 @@ def _rises(trace: Trace) -> bool:
 
 def rising_scores(traces: dict[str, Trace], known: set[str]) -> dict[str, str]:
     """``{"scores_rising": sentence}`` when some traced golden cases list their retrieved
-    chunks with scores rising down the list: stage 1 ranks them as listed (what reached
-    the generator), so a list written worst first gets every rank metric wrong, and
-    distances (lower is closer) read backwards in the score sections. Empty otherwise."""
+    chunks with scores rising down the list: stage 1 ranks them as listed, so a list
+    written worst first (or distances) gets every rank metric wrong. Empty otherwise."""
     scored = [t for q, t in traces.items() if q in known and len(t.retrieved) > 1]
     rising = [t.query_id for t in scored if _rises(t)]
     if not rising:

@@ -1,20 +1,11 @@
 """The triage rules: exactly one label per case, with the reason in words.
 
-* answerable, no relevant chunk anywhere in the retrieved list -> ``retrieval``
-* a relevant chunk retrieved but not passed to the generator -> ``ranking``
-* a relevant chunk reached the generator, and the judge could not score the answer ->
-  ``unscored``; its answer scored but inside the calibration's band (``calibration.band``:
-  the judge cannot decide it at the agreement asked) -> ``unsure``, never a pass, never a
-  generation failure; the answer abstained, asserted nothing, was judged unfaithful, or
-  contradicts the golden reference answer (claims judges only) -> ``generation``; a
-  faithful answer that does not answer (``pass`` means answered and faithful: its causes,
-  triage/causes.py, name it contradicted, misled, ignored, incomplete or wrongly cited)
-  -> ``generation``; otherwise ``pass``. A missing reference fact fails the answer only
-  when backed (the question asks for it, or a calibrated answer check says so), and the
-  reason names it; an unbacked one is a note on the pass
-* unanswerable: the system abstained (or asserted nothing) -> ``pass``; it answered and the
-  judge found the answer unsupported by its context -> ``generation`` (hallucinated);
-  judge failure -> ``unscored``. A confident retrieval on it is a warning, not a label.
+The table of rules is docs/audit-your-system.md ("Triage rules"). Its order matters:
+stage 1 (``retrieval``, ``ranking``) before the judge, so a generation failure always had
+its golden chunk in context; ``unsure`` (inside the calibration's band) is never a pass
+and never a generation failure; ``pass`` means answered and faithful, so a faithful
+answer with a cause (triage/causes.py) is ``generation``; on an unanswerable query an
+abstention passes and a confident retrieval is a warning, not a label.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""``ragtriage golden``: a golden set's life, one module per subcommand, each its config
-and ``run``: :mod:`.split` (a seeded held-out slice), :mod:`.check` (ids gone from the
-corpus, duplicates) and :mod:`.add` (growing the set from audited failures; planned in
-:mod:`ragtriage.data.grow`)."""
+"""``ragtriage golden``: a golden set's life, one module per subcommand (:mod:`.split`,
+:mod:`.check`, :mod:`.add`), each its config and ``run``."""
 
 from __future__ import annotations
 

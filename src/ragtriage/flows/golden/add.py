@@ -1,8 +1,6 @@
-"""``ragtriage golden add``: grow a golden set from an audit's cases (by default the ones
-it judged failing). The records are made in :mod:`ragtriage.results.golden` and planned
-against the target in :mod:`ragtriage.data.grow`: a case whose id or query (exact or near
-duplicate, as in ``golden check``) is already in the target set is refused, so the set
-never weighs one question twice."""
+"""``ragtriage golden add``: grow a golden set from an audit's cases (records:
+:mod:`ragtriage.results.golden`; plan: :mod:`ragtriage.data.grow`, which refuses a case
+already in the target set, so the set never weighs one question twice)."""
 
 from __future__ import annotations
 

@@ -31,8 +31,7 @@ class CheckConfig:
 
 def run(config: CheckConfig) -> CheckReport:
     """The set against its corpus (``corpus``, or the one beside it); a conversational
-    golden file is checked turn by turn (each turn a case ``conv#turn``), after its own
-    checks (turns 1..n, each conversation in one slice) passed on reading."""
+    golden file turn by turn (each turn a case ``conv#turn``)."""
     if is_conversation_file(config.golden):
         threads = load_conversation_golden(config.golden)
         report = check_golden(threads.flat(), _corpus(config))
@@ -49,8 +48,7 @@ def run(config: CheckConfig) -> CheckReport:
 def _standalone_duplicates(threads: ConversationGolden) -> list[DuplicatePair]:
     """Duplicates among the turns that stand on their own (every first turn, so a whole
     conversation repeated is caught by its opening). A follow-up ("And the older one?")
-    means something else in every conversation and repeats across them by nature: it
-    failed ``golden check`` on two conversations sharing one (issue 52 item 8)."""
+    means something else in every conversation and repeats across them by nature."""
     alone = [t.case for t in threads.turns if t.standalone or t.turn == 1]
     return duplicate_queries(GoldenSet(cases=alone))
 
