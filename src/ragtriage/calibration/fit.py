@@ -85,12 +85,9 @@ from ragtriage.stats import (
 
 __all__ = ["VETO_CANDIDATES", "Fit", "beats_baseline", "fit_record", "scope_candidates"]
 
-# Every candidate, the smooth rule included, carries the swap veto (``decision.FACT_VETO``:
-# a restated sentence failing the fact check), so the rule is chosen and measured as the
-# audit applies it. The whole fact check is no veto (issue 54): it fired on 20 of the 43
-# faithful answers that paraphrase their evidence most (ExpertQA 18 of 37) and on 121 of
-# 316 faithful conversational answers measured from outside; it stays a weighted input of
-# the smooth rule and a candidate threshold of its own (benchmarks/results/rule_candidates.txt).
+# Every candidate, the smooth rule included, carries the swap veto (``decision.FACT_VETO``,
+# whose comment says why not the whole fact check), so the rule is chosen and measured as
+# the audit applies it.
 VETO_CANDIDATES = True
 
 
