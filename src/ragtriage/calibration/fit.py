@@ -177,9 +177,8 @@ class _Scope:
         return MethodResult(name=name, cv=cv, in_sample_kappa=in_kappa, rule=rule), rules
 
     def selected(self, cands: list[Candidate]) -> tuple[Selection, MethodResult, list[AnyRule]]:
-        """The nested-cross-validated choice among ``cands`` (the signals and the small
-        combinations, :mod:`ragtriage.calibration.select`): its outer-fold agreement is the
-        figure for the whole procedure, choice included."""
+        """The nested-cross-validated choice among ``cands`` (``calibration.select``): its
+        outer-fold agreement is the figure for the whole procedure, choice included."""
         selection, oof, rules, rule = nested_select(
             cands, self.table, self.y, self.folds, self.seed, self.datasets
         )
@@ -692,11 +691,8 @@ def _scope_report(
 
 
 def scope_candidates(table: Table, derived: set[str], is_lexical_judge: bool) -> list[Candidate]:
-    """The candidate rules nested cross-validation chooses among on a scope's answers: the
-    smooth rule over every model-free signal the judge reports (first: the rule the others
-    must beat), the signals the judge reports itself (not ``derived`` ones), the
-    combinations, the shape rules when both shapes are there, each with the fact-check veto
-    when it is reported."""
+    """The candidate rules (:func:`~ragtriage.calibration.select.candidates`) on a scope's
+    answers, from the signals the judge reports itself (not ``derived`` ones)."""
     reported = sorted(k for k in table if k not in derived)
     choosable = distinct_columns(table, ["score", *usable_features(table, reported)])
     free = None if is_lexical_judge else MODEL_FREE_SIGNALS

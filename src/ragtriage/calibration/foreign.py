@@ -3,19 +3,14 @@
 Each metric of a verdicts file (``data/formats/verdicts.py``, read by
 ``detect.verdict_rows``) becomes a judge: its records become :class:`JudgeResult` s with a
 :class:`JudgeFingerprint`, and ``calibrate`` measures them by the very code that measures
-our own judge (``calibration.fit.fit_record``). Nothing here computes an agreement figure.
-
-* **Score.** The metric's score (lower-is-better metrics turned round: ``1 - score``); a
-  label-only verdict scores 1 or 0. A file's own pass/fail beside a score becomes the
-  signal ``tool_pass``, a candidate rule, so the tool's cut-off is measured, not assumed.
-* **Join.** By id (``id``/``item_id``/``case_id``, a DeepEval test case name, a span or
-  trace id), else by the normalised question and answer, else by the question alone when
-  it names one graded item. Unjoined verdicts are the unlabelled rest: their PPI-corrected
-  rate is reported, never mixed into the agreement figures.
-* **Fingerprint.** ``judge`` = ``TOOL:METRIC``, ``model`` = the file's model (else
-  ``unknown``), ``params`` = tool, version, metric, threshold, scorer digest (MLflow),
-  direction; a record is stale for verdicts of another version, model or threshold
-  (:func:`stale`).
+our own judge (``calibration.fit.fit_record``; docs/judge-against-people.md). Nothing here
+computes an agreement figure. Lower-is-better scores are turned round (``1 - score``), a
+label-only verdict scores 1 or 0, and a file's own pass/fail becomes the signal
+``tool_pass``, so the tool's cut-off is measured, not assumed. A verdict joins a grade by
+id, else by the normalised question and answer, else by the question alone when it names
+one graded item; unjoined verdicts are the unlabelled rest, never in the agreement
+figures. A record is stale for verdicts of another tool version, model or threshold
+(:func:`stale`).
 """
 
 from __future__ import annotations

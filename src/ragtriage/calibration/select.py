@@ -139,14 +139,11 @@ def candidates(
     shape: bool = False,
     smooth: list[str] | None = None,
 ) -> list[Candidate]:
-    """Every usable single signal, then every combination whose signals are all usable,
-    then, with ``shape``, the shape-aware rules (``calibration.shape``: both shapes among
-    the answers); with ``veto`` every candidate carries the swap veto (:class:`VetoRule`),
-    so the rule is chosen and measured as the audit will apply it. ``model_free``: the
-    signals that need no model, for a judge that has one (``None``: every signal is
-    model-free). ``model_fact_check`` is never a veto (see below) nor a candidate of its
-    own. ``smooth``: the model-free signals of the smooth rule (:data:`SMOOTH`), which
-    then comes first."""
+    """The smooth rule over ``smooth`` first (when given), every usable single signal,
+    every combination whose signals are all usable, and with ``shape`` the shape-aware
+    rules; with ``veto`` each carries the swap veto (:class:`VetoRule`), as the audit will
+    apply it (``model_fact_check`` is neither a veto nor a candidate). ``model_free``: the
+    signals that need no model (``None``: all of them)."""
     head = [smooth_candidate(smooth, veto)] if smooth else []
 
     def free(features: tuple[str, ...]) -> bool:
@@ -230,9 +227,8 @@ def _lead(scores: Scores, name: str, smooth: str) -> float:
 
 
 def _beats_smooth(scores: Scores, name: str, smooth: str) -> bool:
-    """The transfer criterion (module doc): a candidate replaces the smooth rule only when
-    it beats it by more than one standard error of their paired per-fold kappa difference
-    both within the shapes (inner kappa) and across them (transfer kappa)."""
+    """The transfer criterion (module doc): a lead (:func:`_lead`) over the smooth rule of
+    more than one standard error of their paired per-fold kappa difference."""
     lead = _lead(scores, name, smooth)
     return lead > _paired_error(scores.oof[name], scores.oof[smooth], scores.y, scores.folds)
 
@@ -379,12 +375,9 @@ def nested_band(
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
     delta: float = DEFAULT_DELTA,
 ) -> tuple[np.ndarray, list[Band], Band]:
-    """The selective band fitted inside the nested cross-validation (``calibration.band``):
-    in each outer fold, on the training folds only, the candidate that fold chose is
-    cross-fitted over inner folds and the band fitted on those out-of-fold margins; the
-    held-out fold's answers are then decided or left unsure by the training rule and that
-    band. Returns the outer-fold "decided" mask, the fold bands and the band of the rule
-    chosen on all items (fitted the same way on all of them)."""
+    """The band fitted inside each outer fold on the inner out-of-fold margins of the
+    candidate that fold chose (``calibration.band``): the outer-fold "decided" mask, the
+    fold bands and the band of the rule chosen on all items (fitted the same way)."""
     by_name = {c.name: c for c in cands}
 
     def band_of(cand: Candidate, part: Table, labels: np.ndarray, fold_seed: int) -> Band:

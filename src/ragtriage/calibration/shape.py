@@ -129,15 +129,10 @@ def fit_per_shape(table: Table, y: np.ndarray, pooled_uncited: bool = False) -> 
     )
 
 
-def interaction_features(table: Table) -> list[str]:
-    """The logistic model's inputs present here: signals, ``cites`` and the interactions."""
-    signals = [s for s in INTERACTION_SIGNALS if s in table]
-    return [*signals, SPLIT, *(f"{SPLIT}*{s}" for s in signals)]
-
-
 def fit_interactions(table: Table, y: np.ndarray) -> LogisticRule | ConstantRule:
-    """Logistic regression with shape interactions (module doc)."""
-    return fit_logistic(table, y, interaction_features(table))
+    """Logistic regression over the signals present, ``cites`` and their interactions."""
+    signals = [s for s in INTERACTION_SIGNALS if s in table]
+    return fit_logistic(table, y, [*signals, SPLIT, *(f"{SPLIT}*{s}" for s in signals)])
 
 
 def fit_tree(table: Table, y: np.ndarray) -> TreeRule | ConstantRule:

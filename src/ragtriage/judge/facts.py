@@ -3,10 +3,8 @@
 A generator that changes one fact (a year, an amount, a person, a place) or flips a
 statement leaves nearly every word of the answer in the context, so overall word overlap
 barely moves. What moves is the *fact*: the changed token is absent from the evidence of
-the sentence that states it. Per answer sentence (:mod:`ragtriage.judge.alignment`), against
-its **sources**: the passages it cites, else the passages of its best windows that score at
-least half the best one (a year that only a neighbouring search result on the same topic
-mentions does not support a sentence restating another passage):
+the sentence that states it. Per answer sentence, against its **sources** (its cited
+passages, else those of its best windows: :func:`ragtriage.judge.alignment.align_sentence`):
 
 * **numbers** the sources lack, compared as numbers (:func:`novel_numbers`); "one" is
   never a number here: it is mostly a pronoun;

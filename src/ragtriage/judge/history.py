@@ -126,9 +126,8 @@ def _again(
 def _kept(
     first: dict[str, JudgeResult], again: Sequence[JudgeResult], decide: Decide
 ) -> tuple[dict[str, JudgeResult], set[str]]:
-    """The history only adds support: a result with it replaces the passages' one only
-    when it is decided faithful (never the other way round: an earlier answer's wording
-    must not veto a sentence its passages support)."""
+    """The history only adds support (module doc): a result with it replaces the
+    passages' one only when it is decided faithful."""
     kept = {r.item_id for r in again if decide(r) is True}
     return {**first, **{r.item_id: r for r in again if r.item_id in kept}}, kept
 
