@@ -3,9 +3,8 @@
 An answer's **margin** is how far its signal lies from the cut-off of the part of the rule
 that decides it (:func:`margins`), in that part's units, so answers are put in **groups**
 by that part (a shape branch, the vetoed answers, a tree leaf): a distance in word overlap
-and one in failed citations are not comparable. A pooled band divides each group's
-margins by the group's median (:func:`group_scales`) and has one cut-off; otherwise each
-group has its own, at confidence ``1 - delta / G`` (Bonferroni over ``G`` groups).
+and one in failed citations are not comparable. A pooled band puts them in each group's
+unit (:func:`group_scales`) under one cut-off; otherwise each group has its own.
 
 The cut-off is chosen by **fixed-sequence testing** (learn-then-test: docs/calibration.md,
 'Unsure: the band the judge cannot decide'): candidate cut-offs from the largest margin

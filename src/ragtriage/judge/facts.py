@@ -16,13 +16,10 @@ passages, else those of its best windows: :func:`ragtriage.judge.alignment.align
   second window is often about another entity (the other hemisphere), and checking it
   failed many more correct answers.
 
-Signals (per answer, :func:`fact_signals`): ``novel_numbers``, ``novel_names``,
-``novel_facts`` (their sum), ``contradictions``, ``unstated_negations``, ``fact_check``
-(numbers + names + contradictions + unstated negations), ``swapped_facts`` (sentences that
-restate their best window, alignment at least :data:`RESTATED`, and fail the fact check:
-what the calibrated decisions veto on, ``calibration.decision.VetoRule``),
-``negation_mismatch`` and ``uncited_sentences`` (share of sentences without a citation
-marker when the answer cites anything, else 0: then citations are not in use).
+Per answer (:func:`fact_signals`), ``swapped_facts`` counts the sentences that restate
+their best window (:data:`RESTATED`) and fail the fact check: what the calibrated
+decisions veto on (``calibration.decision.VetoRule``). ``uncited_sentences`` is 0 when the
+answer cites nothing: then citations are not in use.
 """
 
 from __future__ import annotations

@@ -5,11 +5,10 @@ few votes is itself wrong with a probability that grows with the case's flip rat
 the gate bounds is the *settled* rate: each case counted by the majority of endless samples.
 
 **The model**: each case has a vote probability ``p`` (the chance one sample votes *for*
-the rate), drawn from one distribution over the cases of this judge on this golden set;
-its settled verdict is *for* when ``p > 0.5``. The distribution lives on :data:`GRID` and
-is estimated from the run's votes (empirical Bayes: the maximum-likelihood mixture of
-binomials). The sequential stop depends only on votes already drawn, so a case's
-likelihood is ``p**for * (1-p)**against`` however many were drawn.
+the rate), drawn from one distribution over this judge's cases on this golden set, on
+:data:`GRID`, estimated from the run's votes (empirical Bayes: the maximum-likelihood
+mixture of binomials); its settled verdict is *for* when ``p > 0.5``. The sequential stop
+depends only on votes already drawn, so it leaves the likelihood unchanged.
 
 **Why not that estimate alone**: a flaky judge's votes barely tell a case at 0.35 from one
 at 0.65, and the single best estimate put cases on the wrong side of 0.5 often enough that
