@@ -1,11 +1,10 @@
 """Does the record fit these answers? The shape of the graded answers against the audit's.
 
 A rule fitted on short chat turns decides long cited reports by thresholds it never saw
-them at (measured from outside, the shipped rule called a third as many long
-conversational answers faithful as people did). So the record keeps the shape of its
-graded answers (:func:`grade_shape`) and the audit compares its own with it
-(:func:`misfit`; thresholds and warning: docs/calibration.md, 'Does the record fit your
-answers?').
+them at (measured from outside, the shipped rule called far fewer long conversational
+answers faithful than people did). So the record keeps the shape of its graded answers
+(:func:`grade_shape`) and the audit compares its own with it (:func:`misfit`; thresholds
+and warning: docs/calibration.md, 'Does the record fit your answers?').
 """
 
 from __future__ import annotations
