@@ -1,24 +1,19 @@
 """Judging a turn of a conversation with its history as evidence.
 
-A chat assistant answers from its passages *and* the conversation so far: "Your N4-300 has
-four bays" is faithful when the user said they own an N4-300, though no passage says
-whose NAS it is. So a turn whose passages do not make a scored answer faithful is judged
-again with the **admissible history** (earlier user messages, and earlier answers the same
-judge and rule found faithful: *grounded*), and that result is kept when it does
-(docs/conversations.md, 'Judging with the history'). An ungrounded earlier answer is not
-evidence: a turn that repeats it repeats an unsupported claim. Turns are judged in order,
-so "grounded" is itself decided with the history the earlier turn had. Passages first, not
-together: an earlier answer's wording could veto a sentence its passages support (the
-fact checks read "the N4-300 supports snapshots" as contradicting "the N2-100 does not").
+A chat assistant answers from its passages *and* the conversation so far ("Your N4-300 has
+four bays" after the user said they own one). So a turn whose passages do not make a
+scored answer faithful is judged again with the **admissible history**: earlier user
+messages, and earlier answers the same judge and rule found faithful (*grounded*), turn by
+turn in order (docs/conversations.md, 'Judging with the history'). An ungrounded answer is
+no evidence: a turn that repeats it repeats an unsupported claim. Passages first, not
+together: an earlier answer's wording could veto a sentence its passages support.
 
 The history is the last :data:`HISTORY_TURNS` turns (issue 52 item 6): the whole history
 made each turn's work grow with the conversation, quadratic in all
-(``benchmarks/results/conversation_scale.txt``).
-
-History enters the judge as context chunks ``history:user:T`` and ``history:answer:T`` (T
-the earlier turn's number) after the turn's own passages, so every strategy judges against
-it unchanged. :func:`attribute` then marks each sentence ``history-supported``,
-``context`` or ``ungrounded-history``.
+(``benchmarks/results/conversation_scale.txt``). It enters the judge as context chunks
+``history:user:T`` and ``history:answer:T`` (T the earlier turn's number) after the turn's
+own passages, so every strategy judges against it unchanged; :func:`attribute` marks each
+sentence ``history-supported``, ``context`` or ``ungrounded-history``.
 """
 
 from __future__ import annotations
