@@ -1,26 +1,18 @@
 """Grade where it counts: an active sampling design and its inverse-probability estimator.
 
-Uniform grading spends most grades on answers the judge gets right anyway. Active
-statistical inference (Zrnic and Candès, "Active Statistical Inference", ICML 2024) draws
-each of the audit's ``N`` answers into the graded sample independently with its own
-probability ``pi_i``, larger where the judge is unsure, and corrects the judge's rate with
-the inverse-probability-weighted residuals:
+Active statistical inference (Zrnic and Candès, ICML 2024; docs/calibration.md, 'How many
+grades, and which') draws each of the audit's ``N`` answers into the graded sample with
+its own probability ``pi_i`` and corrects the judge's rate by the weighted residuals:
 
     theta = (1 / N) * sum_i [ f_i + xi_i * (y_i - f_i) / pi_i ]
 
-(``f_i`` the judge's decision, ``y_i`` the human grade, ``xi_i`` 1 when answer ``i`` was
-drawn). ``theta`` is unbiased for the human faithful rate whatever ``pi`` is, as long as
-every ``pi_i > 0``, which the **uniform floor** guarantees: ``pi`` mixes probabilities
-proportional to the answer's uncertainty with a uniform share of the same budget
-(:func:`inclusion_probabilities`). Its variance is that of the terms ``z_i = f_i + xi_i
-(y_i - f_i) / pi_i`` over ``N`` (:func:`ipw_rate`, a normal interval): small where the
-grades went to the answers whose residual ``y - f`` varies most. The variance-optimal
-``pi`` is proportional to the residual's standard deviation; the judge's uncertainty
-stands in for it, so the design is never worse than uniform by more than the floor
-costs and better where the uncertainty points at the errors.
-
-:func:`grades_for_half_width` turns the residual variance of the grades so far into the
-number of grades an interval of a given half-width needs (``calibrate --plan``).
+(``f_i`` the judge's decision, ``y_i`` the human grade, ``xi_i`` 1 when drawn), unbiased
+whatever ``pi`` is as long as every ``pi_i > 0``: the **uniform floor** of
+:func:`inclusion_probabilities` guarantees it. The variance-optimal ``pi`` is proportional
+to the residual's standard deviation; the judge's uncertainty stands in for it, so the
+design is never worse than uniform by more than the floor costs.
+:func:`grades_for_half_width` gives the grades an interval of a given half-width needs
+(``calibrate --plan``).
 """
 
 from __future__ import annotations

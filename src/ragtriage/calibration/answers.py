@@ -1,13 +1,10 @@
 """The audit's answer check against the graders' "answers the question" marks.
 
-The audit calls a faithful answer ``ignored`` (it states none of the reference answer's
-facts) or ``incomplete`` (only some): a model-free check (``triage.causes``) that, like the
-judge, is only as good as its agreement with people. The grading page asks each grader
-whether the answer answers the question; on the graded items that carry that mark and a
-reference answer, this module measures the check against the marks as the judge is
-measured against the faithful labels: Cohen's kappa with its bootstrap interval, the
-confusion counts and n. The check has no threshold fitted on the grades, so there is no
-cross-validation to do: the figure is held-out by construction.
+The audit's ``ignored``/``incomplete`` check (``triage.causes``) is model-free and, like
+the judge, only as good as its agreement with people (docs/calibration.md, 'The answer
+check's agreement'): measured as the judge is, by Cohen's kappa with its bootstrap
+interval, the confusion counts and n. It fits no threshold on the grades, so the figure
+is held out by construction.
 """
 
 from __future__ import annotations

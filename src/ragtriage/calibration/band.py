@@ -1,36 +1,23 @@
 """Selective decisions: the band of answers a rule leaves ``unsure``.
 
-A rule decides every answer, but an answer whose signal sits at the rule's cut-off is a
-coin toss. The **margin** of an answer is how far its signal lies from the cut-off of the
-part of the rule that decides it (:func:`margins`), in that part's units; the answers are
-put in **groups** by that part (each branch of a shape split, the answers the fact check
-vetoes, each leaf of a tree), since a distance in word overlap and one in failed
-citations are not comparable. Within a group, answers at least ``min_distance`` from the
-cut-off are decided; the rest are ``unsure``. An answer the rule's veto makes unfaithful
-(a sentence restating its evidence with one fact changed) is decided by the veto whenever
-the band decides anything; the test below runs on the other answers, so the guarantee is
-theirs, and the veto's own agreement is measured apart (``benchmarks/selective_band.py``
-counts every decided answer).
+An answer's **margin** is how far its signal lies from the cut-off of the part of the rule
+that decides it (:func:`margins`), in that part's units, so answers are put in **groups**
+by that part (a shape branch, the vetoed answers, a tree leaf): a distance in word overlap
+and one in failed citations are not comparable. A pooled band puts them in each group's
+unit (:func:`group_scales`) under one cut-off; otherwise each group has its own.
 
-``min_distance`` is chosen by **fixed-sequence testing** (Jung, Brahman and Choi, "Trust
-or Escalate: LLM Judges with Provable Guarantees for Human Agreement", 2024; Angelopoulos
-et al., "Learn then Test", 2021): the candidate cut-offs are the group's distinct margins
-from the largest down (fixed before any label is looked at; those deciding too few
-answers for any test to pass are skipped, which depends on the margins alone). At each,
-the null hypothesis "the decided answers disagree with the humans more often than
-``1 - min_agreement``" is rejected when the exact binomial (Clopper-Pearson) upper bound
-on the disagreement of the decided calibration answers, at confidence ``1 - delta / G``
-(``G`` groups: Bonferroni), is at most ``1 - min_agreement``; the sequence stops at the
-first hypothesis not rejected and the last rejected cut-off is kept. Testing in a fixed
-order needs no correction for the number of cut-offs tried, so with probability at
-least ``1 - delta`` every group's decided answers (and so all decided answers together)
-agree with the humans at ``min_agreement`` or better, for answers drawn like the
-calibration answers. A group whose first test fails decides nothing.
+The cut-off is chosen by **fixed-sequence testing** (learn-then-test: docs/calibration.md,
+'Unsure: the band the judge cannot decide'): candidate cut-offs from the largest margin
+down, an exact binomial bound on the decided answers' disagreement at each, stopping at
+the first not rejected. The order depends on margins alone, never labels (those deciding
+too few answers for any test to pass are skipped), which is what lets a fixed sequence
+need no correction for the number of cut-offs tried. Vetoed answers are decided by the
+veto whenever the band decides anything and the test runs on the others, so the guarantee
+is theirs; the veto's agreement is measured apart (``benchmarks/selective_band.py``).
 
-The margins the band is fitted on are out of fold (:func:`oof_margins`: each answer's
-margin from a rule fitted without it), as the audit's answers will be; the nested
-cross-validation fits the band inside each outer fold, so the reported coverage and
-decided agreement are figures for the whole procedure on answers it never saw.
+The margins are out of fold (:func:`oof_margins`), as the audit's answers will be, and the
+nested cross-validation fits the band inside each outer fold, so its coverage and decided
+agreement are figures for the whole procedure on answers it never saw.
 """
 
 from __future__ import annotations
@@ -196,8 +183,6 @@ def _signed(rule: AnyRule, table: Table) -> tuple[np.ndarray, np.ndarray]:
         return groups, signed
     flag = (np.asarray(table[rule.veto], dtype=float) > 0) & np.isfinite(signed)
     vetoed = np.array([f"{VETO_GROUP}/{g}" for g in groups], dtype=object)
-    # a vetoed answer (a restated sentence with a changed fact) is beyond any margin: the
-    # band decides it whenever it decides anything (``fit_band`` tests the others)
     return np.where(flag, vetoed, groups), np.where(flag, VETO_FIRST, signed)
 
 
@@ -331,12 +316,8 @@ def fit_band(
         scales = group_scales(groups, distance)
         one, scaled = pooled_margins(scales, groups, distance)
         # the sequence starts where the band would no longer be inert: testing smaller
-        # cut-offs first only lets two early errors among the surest few stop it
-        # a vetoed answer is decided by the veto whenever the band decides anything
-        # (:data:`VETO_FIRST`), so the test runs on the others: the guarantee is for the
-        # answers decided by their margin, the veto's agreement is measured apart (it is 4
-        # answers in 300 that the target would otherwise have to absorb at the head of the
-        # sequence; on the shipped grades they cost 15 points of coverage)
+        # cut-offs first only lets two early errors among the surest few stop it; vetoed
+        # answers are left out of the test (module doc: at its head they cost coverage)
         tested = np.isfinite(scaled) & ~np.char.startswith(groups.astype(str), f"{VETO_GROUP}/")
         first = math.ceil(MIN_BAND_SHARE * int(tested.sum()))
         alpha = 1.0 - min_agreement

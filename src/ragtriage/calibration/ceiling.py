@@ -2,12 +2,11 @@
 more grades, with intervals, and the judge's agreement on the same items beside it (the
 validity card, issue 51 item 2).
 
-Inter-grader agreement is nominal Krippendorff's alpha (``intergrader.py``) over every
-multi-graded item, and Cohen's kappa between each item's first two grades (the graders
-need not be the same people from item to item); the judge's is Cohen's kappa of its
-out-of-fold decisions against the graders' majority on those items. Each has a
-percentile-bootstrap 95 % interval over items. A judge at the graders' own agreement is
-as good as another grader: asking for more is asking it to fit one grader's noise.
+Graders: nominal Krippendorff's alpha (``intergrader.py``) over every multi-graded item,
+and Cohen's kappa between each item's first two grades; the judge: Cohen's kappa of its
+out-of-fold decisions against the graders' majority on those items. A judge at the
+graders' own agreement is as good as another grader: asking for more is asking it to fit
+one grader's noise.
 """
 
 from __future__ import annotations

@@ -237,15 +237,11 @@ class ShapeRule(BaseModel):
 
 BaseRule = Annotated[_LEAVES | ShapeRule, _KIND]
 
-# The veto: a sentence that restates its best evidence window (most of its words are
-# there) yet states a number or a name the evidence lacks, contradicts it or denies what it
-# does not deny: one fact changed in a copied statement, which overlap cannot see (a year,
-# an amount, a person, a place, "fell" for "rose", an added "not"). Restricted to restated
-# sentences (``judge.facts.RESTATED``, signal ``swapped_facts``) since issue 54: the
-# whole fact check (``fact_check``, still a weighted signal) fired on 36 of the 88 faithful
-# shipped grades, mostly paraphrases, and on 121 of 316 faithful conversational answers
-# measured from outside; the restated part fires on 4 of 88 faithful and 12 of 212
-# unfaithful grades and on every constructed swap (tests/judge/test_swaps_decided.py).
+# The veto: a sentence that restates its best evidence window (``judge.facts.RESTATED``,
+# signal ``swapped_facts``) yet fails the fact check: one fact changed in a copied
+# statement, which overlap cannot see. Not the whole fact check (``fact_check``, still a
+# weighted signal), which fires on faithful paraphrases (issue 54; docs/calibration.md,
+# 'The swap veto, not the whole fact check'; benchmarks/results/rule_candidates.txt).
 FACT_VETO = "swapped_facts"
 
 

@@ -85,12 +85,9 @@ from ragtriage.stats import (
 
 __all__ = ["VETO_CANDIDATES", "Fit", "beats_baseline", "fit_record", "scope_candidates"]
 
-# Every candidate, the smooth rule included, carries the swap veto (``decision.FACT_VETO``:
-# a restated sentence failing the fact check), so the rule is chosen and measured as the
-# audit applies it. The whole fact check is no veto (issue 54): it fired on 20 of the 43
-# faithful answers that paraphrase their evidence most (ExpertQA 18 of 37) and on 121 of
-# 316 faithful conversational answers measured from outside; it stays a weighted input of
-# the smooth rule and a candidate threshold of its own (benchmarks/results/rule_candidates.txt).
+# Every candidate, the smooth rule included, carries the swap veto (``decision.FACT_VETO``,
+# whose comment says why not the whole fact check), so the rule is chosen and measured as
+# the audit applies it.
 VETO_CANDIDATES = True
 
 
@@ -180,9 +177,8 @@ class _Scope:
         return MethodResult(name=name, cv=cv, in_sample_kappa=in_kappa, rule=rule), rules
 
     def selected(self, cands: list[Candidate]) -> tuple[Selection, MethodResult, list[AnyRule]]:
-        """The nested-cross-validated choice among ``cands`` (the signals and the small
-        combinations, :mod:`ragtriage.calibration.select`): its outer-fold agreement is the
-        figure for the whole procedure, choice included."""
+        """The nested-cross-validated choice among ``cands`` (``calibration.select``): its
+        outer-fold agreement is the figure for the whole procedure, choice included."""
         selection, oof, rules, rule = nested_select(
             cands, self.table, self.y, self.folds, self.seed, self.datasets
         )
@@ -695,11 +691,8 @@ def _scope_report(
 
 
 def scope_candidates(table: Table, derived: set[str], is_lexical_judge: bool) -> list[Candidate]:
-    """The candidate rules nested cross-validation chooses among on a scope's answers: the
-    smooth rule over every model-free signal the judge reports (first: the rule the others
-    must beat), the signals the judge reports itself (not ``derived`` ones), the
-    combinations, the shape rules when both shapes are there, each with the fact-check veto
-    when it is reported."""
+    """The candidate rules (:func:`~ragtriage.calibration.select.candidates`) on a scope's
+    answers, from the signals the judge reports itself (not ``derived`` ones)."""
     reported = sorted(k for k in table if k not in derived)
     choosable = distinct_columns(table, ["score", *usable_features(table, reported)])
     free = None if is_lexical_judge else MODEL_FREE_SIGNALS

@@ -1,13 +1,10 @@
 """Does the record fit these answers? The shape of the graded answers against the audit's.
 
 A rule fitted on short chat turns decides long cited reports by thresholds it never saw
-them at: measured from outside, the shipped rule called 22 % of long conversational
-answers faithful where humans called 67 %. So the record keeps the shape of its graded
-answers (:func:`grade_shape`: answer length in words and sentences, the share that cite,
-the paraphrase share, the context length, each as its 5-95 % range and median) and the
-audit compares its own answers with it (:func:`misfit`): an audited median outside the
-graded 5-95 % range, or a share of citing answers 25 points from the graded one, is
-said on the first screen of every report, with what to do.
+them at (measured from outside, the shipped rule called far fewer long conversational
+answers faithful than people did). So the record keeps the shape of its graded answers
+(:func:`grade_shape`) and the audit compares its own with it (:func:`misfit`; thresholds
+and warning: docs/calibration.md, 'Does the record fit your answers?').
 """
 
 from __future__ import annotations

@@ -1,29 +1,16 @@
 """Another evaluator's verdicts as a judge: ragas, DeepEval, Phoenix, MLflow (issue 51).
 
-A verdicts file (``data/formats/verdicts.py``, read by ``detect.verdict_rows``) holds one
-record per answer and metric. Each metric (with the tool, its version and model where the
-file names them) becomes a judge: its records become :class:`JudgeResult` s with a
-:class:`JudgeFingerprint`, and ``calibrate`` fits and measures them by the very code that
-measures our own judge (``calibration.fit.fit_record``: kappa with its interval, TPR/TNR,
-the threshold chosen inside the cross-validation, the ``unsure`` band, the PPI check).
-Nothing here computes an agreement figure.
-
-* **Score.** The metric's continuous score is the judge's score (DeepEval's
-  ``Hallucination`` and other lower-is-better metrics turned round: ``1 - score``); a
-  verdict with a label only (Phoenix ``factual``/``hallucinated``, MLflow ``yes``/``no``)
-  scores 1 or 0. When a file gives both a score and its own pass/fail, the pass/fail is
-  the signal ``tool_pass``, a candidate rule beside the score's threshold: the tool's own
-  cut-off is then measured against people too, not assumed.
-* **Join.** A verdict is joined to a graded answer by id (its ``id``/``item_id``/
-  ``case_id``, a DeepEval test case name, a span or trace id equal to a grade's id), else
-  by the normalised question and answer texts, else by the question alone when it names
-  one graded item. Verdicts joined to no grade are the unlabelled rest: their PPI-corrected
-  faithful rate is reported (``calibrate``), never mixed into the agreement figures.
-* **Fingerprint.** ``judge`` = ``TOOL:METRIC``, ``model`` = the model the file names (else
-  ``unknown``), ``params`` = tool, tool version, metric, the tool's threshold, the digest
-  of its scorer (MLflow), direction.
-  A record of these verdicts is stale for verdicts of another version, model or threshold
-  (:func:`stale`).
+Each metric of a verdicts file (``data/formats/verdicts.py``, read by
+``detect.verdict_rows``) becomes a judge: its records become :class:`JudgeResult` s with a
+:class:`JudgeFingerprint`, and ``calibrate`` measures them by the very code that measures
+our own judge (``calibration.fit.fit_record``; docs/judge-against-people.md). Nothing here
+computes an agreement figure. Lower-is-better scores are turned round (``1 - score``), a
+label-only verdict scores 1 or 0, and a file's own pass/fail becomes the signal
+``tool_pass``, so the tool's cut-off is measured, not assumed. A verdict joins a grade by
+id, else by the normalised question and answer, else by the question alone when it names
+one graded item; unjoined verdicts are the unlabelled rest, never in the agreement
+figures. A record is stale for verdicts of another tool version, model or threshold
+(:func:`stale`).
 """
 
 from __future__ import annotations

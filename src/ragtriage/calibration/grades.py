@@ -1,16 +1,11 @@
 """Human grades: validate the grade records of CSV/JSON/JSONL/Parquet files and fold
 several graders into one item.
 
-A grade row names the graded answer (``id`` or ``case_id``), says whether a person found
-it faithful (``label``) and optionally carries an ordinal ``grade``, the ``grader`` and
-``notes``, and may say whether the answer answers the question (``answers_question``:
-true, false or absent; a JSON string is refused, a CSV cell may be ``true``, ``false`` or
-empty, as every CSV cell is text) with the ``reference_answer`` the audit's answer check
-reads. Files are read through the format registry (``data.formats.detect.grade_rows``,
-which recognises a grades table by content, as every command does); this module turns
-its records into :class:`HumanGrade` rows. Rows with the same id are several graders of
-one item: the item's label is their majority, and a tie is reported (never silently
-resolved or dropped).
+The fields are docs/calibration.md's, 'The grades file'. Files are read through the format
+registry (``data.formats.detect.grade_rows``, which recognises a grades table by content,
+as every command does); this module turns its records into :class:`HumanGrade` rows. Rows
+with the same id are several graders of one item: the label is their majority, and a tie
+is reported (never silently resolved or dropped).
 """
 
 from __future__ import annotations

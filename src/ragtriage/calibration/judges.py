@@ -1,20 +1,16 @@
 """Judge results for calibration: run a judge on the graded items, or read recorded ones.
 
 Every judge goes through the normal judge path (:func:`ragtriage.judge.api.
-judge_faithfulness`, so its response cache is used); a strategy that needs no model
-(``lexical``) runs without one. A spec is the ``--judge`` syntax of every command
-(:class:`ragtriage.judge.spec.JudgeSpec`: ``embedded``, ``lexical``, a model id,
-``STRATEGY@MODEL``, ...). Before running a model, recorded results of the *same fingerprint*
-(``<grades>/_judged/*.jsonl``) are used if they cover the graded items, so the default
-``ragtriage calibrate`` is offline and fast on a fresh checkout; a changed prompt, model
-or parameter changes the fingerprint and the recording is ignored.
+judge_faithfulness`, so its response cache is used), spec in the ``--judge`` syntax
+(:class:`ragtriage.judge.spec.JudgeSpec`). Recorded results of the *same fingerprint*
+(``<grades>/_judged/*.jsonl``) that cover the graded items are used instead of a model, so
+the default ``ragtriage calibrate`` is offline and fast; a changed prompt, model or
+parameter changes the fingerprint and the recording is ignored.
 
-A graded conversation turn (its contexts end with ``history:...`` chunks, as ``annotate
-grades`` writes them) is judged as ``ragtriage conversations`` judges it: on its passages,
-and again with its history only when they do not make it faithful
-(:func:`ragtriage.judge.history.judge_with_history`), by the rule the caller gives
-(``calibrate``: the one ``conversations`` applies before a calibration is given). Such
-grades are always judged afresh: a recording does not say which pass each result is.
+A graded conversation turn (contexts ending with ``history:...`` chunks) is judged as
+``ragtriage conversations`` judges it (:func:`ragtriage.judge.history.judge_with_history`,
+by the caller's rule), and always afresh: a recording does not say which pass each
+result is.
 """
 
 from __future__ import annotations

@@ -1,27 +1,18 @@
 """Prediction-powered inference (PPI) for the faithfulness rate of a whole audit.
 
-The judge's faithful rate on the audit's (unlabelled) answers is biased by whatever the
-judge systematically gets wrong. PPI (Angelopoulos et al., Science 2023) corrects it with
-the human-graded items:
+The judge's faithful rate on the audit's answers is biased by whatever the judge gets
+wrong; PPI (Angelopoulos et al., Science 2023) corrects it with the human-graded items:
 
     theta = lam * mean(f(X_unlabelled)) + mean(Y - lam * f(X_labelled))
-
-The second term, the "rectifier", is the judge's average error measured where people
-graded; theta is unbiased for the human rate for any judge f (fixed independently of the
-labelled items, or cross-fitted). Its variance is
-
     Var = lam^2 * Var(f_u) / N + Var(Y - lam * f_l) / n
 
-so the 95 % interval is theta +/- z_{0.975} sqrt(Var). lam = 1 is classical PPI; power
-tuning picks lam = Cov(Y, f_l) / ((1 + n/N) Var(f)) (PPI++, Angelopoulos et al. 2023),
-which is never worse than the human-only mean asymptotically. The interval is clipped to
-[0, 1], the range of a rate.
+unbiased for the human rate for any judge f fixed independently of the labelled items (or
+cross-fitted). lam = 1 is classical PPI; power tuning (PPI++) picks
+lam = Cov(Y, f_l) / ((1 + n/N) Var(f)). The interval is clipped to [0, 1].
 
-The audit's decisions are faithful or not, so their variance is taken as at least that
-of the add-one proportion (Agresti-Coull: one success and one failure added, ``p(1 - p)``
-with ``p = (sum + 1) / (N + 2)``). Their sample variance alone is 0 when 12 of 12 are
-judged faithful, and near 0 when the fold rules' votes average 0.8 to 1.0, which claimed
-that a dozen answers pin the rate down exactly: the audit reported [1.00, 1.00].
+The audit's decisions are 0/1, so their variance is taken as at least that of the add-one
+proportion (``p = (sum + 1) / (N + 2)``): their sample variance alone is 0 when 12 of 12
+are judged faithful, which claimed that a dozen answers pin the rate down exactly.
 """
 
 from __future__ import annotations

@@ -251,7 +251,6 @@ class ScopeReport(BaseModel):
     """Agreement of the score threshold fitted and measured on all items (optimistic)."""
     signals: list[MethodResult]  # each signal alone and the combination
     """Each usable signal's threshold alone, then the combination."""
-    # the rule chosen by nested cross-validation (the record's rule on the first scope)
     selection: Selection | None = None
     """What nested cross-validation chose among the candidate rules."""
     selected: MethodResult | None = None
@@ -265,7 +264,6 @@ class ScopeReport(BaseModel):
     beats_lexical: bool | None
     """True when the paired 95% interval of the selected rule's kappa minus the lexical
     baseline's is above 0; null for the lexical judge or without the baseline."""
-    # kappa(decision rule) - kappa(lexical), cross-validated, with its paired bootstrap CI
     vs_lexical: tuple[NanFloat, NanFloat, NanFloat] | None = None
     """[difference, low, high]: cross-validated kappa of the selected rule minus the
     lexical baseline's, with its paired bootstrap 95% interval; null as ``beats_lexical``."""
@@ -285,8 +283,7 @@ class ScopeReport(BaseModel):
     @property
     def applied(self) -> Agreement:
         """The agreement of the rule the record applies (chosen by nested cross-validation),
-        else of the plain score threshold: the report once showed kappa 0.32 beside a rule
-        of 0.38."""
+        else of the plain score threshold, so a report shows the kappa of the rule it names."""
         return self.selected.cv if self.selected is not None else self.cv
 
 
@@ -320,7 +317,6 @@ class LabelledItem(BaseModel):
     unsure_cv: bool | None = None
     """True when the band left the item ``unsure`` out of fold (its fold's rule and band);
     null when not measured or the record has no band."""
-    # an audit holding this very answer (same id, same text) decides it by this grade
     answer_sha256: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """SHA-256 of the graded answer's text: an audit holding the same answer under the same
     id decides it by the person's grade, not the rule; absent in records written before."""

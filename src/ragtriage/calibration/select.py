@@ -1,55 +1,22 @@
 """Choosing the decision rule honestly: nested cross-validation over candidate rules.
 
-With ~300 grades, picking the best of ten signals by its cross-validated kappa is itself
-a noisy estimate: the winner's figure is biased up by the choice (two samples of the same
-sources ranked the signals differently). So the choice is part of what is validated:
+With a few hundred grades, the best candidate's cross-validated kappa is biased up by the
+choice, so the choice is part of what is validated: in each outer fold the candidates are
+compared by an inner cross-validation on the other folds only, the best (ties: the
+earlier, simpler candidate) is refitted there and decides the held-out fold; the shipped
+rule is what the same procedure picks on all items.
 
-* **outer folds** (the calibration's stratified folds): for each, the candidates are
-  compared by an **inner** cross-validation on the other folds only, the best one (ties:
-  the earlier, simpler candidate) is refitted on those folds and decides the held-out
-  fold. The outer-fold kappa is the figure for *the procedure*, choice included; how often
-  each candidate won across the outer folds shows how stable the choice is.
-* the **shipped rule** is what the same procedure picks on all items (inner CV on all of
-  them, then refitted on all).
-
-**The smooth rule first, transfer weighed** (issue 54). The first candidate is the smooth
-rule (:data:`SMOOTH`: a class-balanced L2 logistic model over every model-free signal,
-``combine.fit_signal_logistic``). Another candidate replaces it only when it beats it by
-more than one standard error of their paired per-fold kappa difference both *within* the
-shapes (inner cross-validated kappa) and *across* them (leave-one-dataset-out kappa:
-fitted on one dataset, scored on the other, the worse of the two directions, since an
-answer of a new shape may be either) (:func:`choose`): a shape rule or a veto that
-fits the grades' two shapes better wins only if it also moves between shapes better,
-which is what answers of a shape no grade holds need. (A rule's gain within the shapes
-less its extra loss across them is exactly its transfer gain, so the criterion is the
-smaller of the two gains.) With one dataset there is no transfer score and this is the
-one-standard-error rule toward the smooth rule (``benchmarks/results/rule_candidates.txt``).
-
-Candidates are single signals (a kappa-maximising threshold, direction learnt) and a few
-small logistic combinations fixed in advance (:data:`COMBINATIONS`), each used when every
-signal it names is reported on at least 90 % of the items, and, when the answers come in
-both shapes (some cite passages, some do not), the shape-aware rules of
-:mod:`ragtriage.calibration.shape` (a threshold of its own for answers that cite, per-shape
-thresholds, a logistic model with ``cites``
-interactions, a depth-2 tree). When the judge reports the swap check (``swapped_facts``),
-every candidate carries it as a veto (``decision.VetoRule``); the broad
-``model_fact_check`` (the fact check with the model's confident rejections) vetoes none.
-
-On the 300 shipped grades one pooled threshold on word overlap called 6 of 200 ExpertQA
-answers faithful (51 are) in the outer folds; a shape rule won all 5 outer folds
-(``cited-shape`` 4, ``per-shape`` 1) and decides ExpertQA at kappa 0.33 with BEGIN at 0.73
-(``benchmarks/shipped_rule_by_scope.py``).
-
-**A model-based rule must clearly win.** Of a judge with a model, a candidate that uses
-the model's output (its score or probabilities) is chosen over the best model-free one
-(word overlap, alignment, fact signals) only when its inner kappa is higher by more than
-one standard error of their paired per-fold difference: the one-standard-error rule, with
-the model-free candidates as the simpler tier. A rule resting on the model's probability
-is fitted to the grades' domains and moves with them: on the 300 shipped grades
-``alignment+model`` won by an inner kappa of 0.397 against 0.388 for
-``min_sentence_lexical``, a tie within noise, and on ClapNQ it then failed 5 to 8 of 40
-correct reference answers where ``min_sentence_lexical`` fails 0 to 2
-(``benchmarks/triage_swaps.py``).
+The smooth rule (:data:`SMOOTH`) comes first. Another candidate replaces it only when it
+beats it by more than one standard error of their paired per-fold kappa difference both
+within the shapes (inner kappa) and across them (leave-one-dataset-out kappa, the worse
+direction) (:func:`choose`): a rule that fits the grades' shapes better but moves between
+them no better does not serve answers of a shape no grade holds. With one dataset this is
+the one-standard-error rule toward the smooth rule. A candidate that uses the model's
+output must in addition beat the best model-free one by one standard error: a rule resting
+on the model's probability is fitted to the grades' domains, and one that won within noise
+failed 5 to 8 of 40 correct ClapNQ answers (``benchmarks/results/triage_swaps.txt``).
+Candidates, criterion and figures: docs/calibration.md, 'How the decision rule is chosen',
+and ``benchmarks/results/rule_candidates.txt``.
 """
 
 from __future__ import annotations
@@ -172,14 +139,11 @@ def candidates(
     shape: bool = False,
     smooth: list[str] | None = None,
 ) -> list[Candidate]:
-    """Every usable single signal, then every combination whose signals are all usable,
-    then, with ``shape``, the shape-aware rules (``calibration.shape``: both shapes among
-    the answers); with ``veto`` every candidate carries the swap veto (:class:`VetoRule`),
-    so the rule is chosen and measured as the audit will apply it. ``model_free``: the
-    signals that need no model, for a judge that has one (``None``: every signal is
-    model-free). ``model_fact_check`` is never a veto (see below) nor a candidate of its
-    own. ``smooth``: the model-free signals of the smooth rule (:data:`SMOOTH`), which
-    then comes first."""
+    """The smooth rule over ``smooth`` first (when given), every usable single signal,
+    every combination whose signals are all usable, and with ``shape`` the shape-aware
+    rules; with ``veto`` each carries the swap veto (:class:`VetoRule`), as the audit will
+    apply it (``model_fact_check`` is neither a veto nor a candidate). ``model_free``: the
+    signals that need no model (``None``: all of them)."""
     head = [smooth_candidate(smooth, veto)] if smooth else []
 
     def free(features: tuple[str, ...]) -> bool:
@@ -263,9 +227,8 @@ def _lead(scores: Scores, name: str, smooth: str) -> float:
 
 
 def _beats_smooth(scores: Scores, name: str, smooth: str) -> bool:
-    """The transfer criterion (module doc): a candidate replaces the smooth rule only when
-    it beats it by more than one standard error of their paired per-fold kappa difference
-    both within the shapes (inner kappa) and across them (transfer kappa)."""
+    """The transfer criterion (module doc): a lead (:func:`_lead`) over the smooth rule of
+    more than one standard error of their paired per-fold kappa difference."""
     lead = _lead(scores, name, smooth)
     return lead > _paired_error(scores.oof[name], scores.oof[smooth], scores.y, scores.folds)
 
@@ -412,12 +375,9 @@ def nested_band(
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
     delta: float = DEFAULT_DELTA,
 ) -> tuple[np.ndarray, list[Band], Band]:
-    """The selective band fitted inside the nested cross-validation (``calibration.band``):
-    in each outer fold, on the training folds only, the candidate that fold chose is
-    cross-fitted over inner folds and the band fitted on those out-of-fold margins; the
-    held-out fold's answers are then decided or left unsure by the training rule and that
-    band. Returns the outer-fold "decided" mask, the fold bands and the band of the rule
-    chosen on all items (fitted the same way on all of them)."""
+    """The band fitted inside each outer fold on the inner out-of-fold margins of the
+    candidate that fold chose (``calibration.band``): the outer-fold "decided" mask, the
+    fold bands and the band of the rule chosen on all items (fitted the same way)."""
     by_name = {c.name: c for c in cands}
 
     def band_of(cand: Candidate, part: Table, labels: np.ndarray, fold_seed: int) -> Band:

@@ -1,18 +1,12 @@
 """Decision rules that see the answer's shape (``judge.shape``), fixed before any fold.
 
-Four forms, each a candidate of the nested selection (``calibration.select``), so it is
-chosen only where it wins the inner cross-validation and measured in the outer folds like
-every other candidate:
-
-* **cited-shape** (:func:`fit_cited_shape`): answers that cite get their own threshold
-  as below, the others keep the pooled one;
-* **per-shape thresholds** (:func:`fit_per_shape`): answers that cite get one threshold,
-  the others another, each on the signal of a short fixed list that maximises kappa on the
-  training answers of that shape (the citation-level check first for answers that cite);
-* **logistic with interactions** (:func:`fit_interactions`): the pooled signals, the shape
-  and each signal times ``cites``, so the weight of word overlap may differ between cited
-  reports and chat turns;
-* **a depth-2 tree** (:func:`fit_tree`) over the shape and the main signals.
+Four forms, each a candidate of the nested selection (``calibration.select``), so chosen
+only where it wins and measured in the outer folds like every other candidate:
+:func:`fit_cited_shape` (answers that cite get their own threshold, the others keep the
+pooled one), :func:`fit_per_shape` (a threshold per shape, each on the signal of a short
+fixed list that maximises kappa on that shape's training answers), :func:`fit_interactions`
+(logistic over the signals, the shape and each signal times ``cites``) and
+:func:`fit_tree` (depth 2, over the shape and the main signals).
 
 A shape with too few training answers (or one label only) gets the pooled threshold on
 its list's first signal, so a grade set of one shape still gets a rule.
@@ -135,15 +129,10 @@ def fit_per_shape(table: Table, y: np.ndarray, pooled_uncited: bool = False) -> 
     )
 
 
-def interaction_features(table: Table) -> list[str]:
-    """The logistic model's inputs present here: signals, ``cites`` and the interactions."""
-    signals = [s for s in INTERACTION_SIGNALS if s in table]
-    return [*signals, SPLIT, *(f"{SPLIT}*{s}" for s in signals)]
-
-
 def fit_interactions(table: Table, y: np.ndarray) -> LogisticRule | ConstantRule:
-    """Logistic regression with shape interactions (module doc)."""
-    return fit_logistic(table, y, interaction_features(table))
+    """Logistic regression over the signals present, ``cites`` and their interactions."""
+    signals = [s for s in INTERACTION_SIGNALS if s in table]
+    return fit_logistic(table, y, [*signals, SPLIT, *(f"{SPLIT}*{s}" for s in signals)])
 
 
 def fit_tree(table: Table, y: np.ndarray) -> TreeRule | ConstantRule:

@@ -1,21 +1,11 @@
 """Agreement that includes the judge's own noise (``calibrate --samples K``).
 
-With repeated samples of each graded answer, every sample is decided again by the rule
-the calibration chose (fitted on each answer's representative sample), and:
-
-* **self-agreement**: the judge against itself, the same answer judged twice: Cohen's
-  kappa and raw agreement between two distinct samples of each answer, a bootstrap over
-  items that draws a new pair of samples for each item in each resample;
-* **agreement with people over samples**: the rule's kappa and agreement against the
-  human grades when each answer's decision is any one of its samples, a bootstrap over
-  items and samples alike (in-sample: the rule was fitted on these items, so it reads
-  higher than the nested-CV kappa the record reports, which it sits beside);
-* each answer's **flip rate**: the share of its decided samples that differ from their
-  majority.
-
-When the judge agrees with itself less than with the graders (self kappa below the
-record's kappa with people) the record says so in its warnings: its verdicts are then
-as much the dice as the answer.
+Every sample of each graded answer is decided again by the rule the calibration chose
+(fitted on each answer's representative sample), giving self-agreement, agreement with
+people over samples (in-sample, beside the record's nested-CV kappa) and each answer's
+flip rate: docs/calibration.md, 'The judge against itself'. A judge that agrees with itself
+less than with the graders gets a warning in the record: its verdicts are then as much the
+dice as the answer.
 """
 
 from __future__ import annotations

@@ -1,28 +1,16 @@
 """Does an answer abstain? Recognised clause by clause, as people and models write it.
 
-An answer abstains when it says the sources lack the answer ("The handbook does not say
-whether home internet costs are reimbursed, so I don't know."), that the writer could
-not find or does not know it ("I couldn't find anything on that"), or refuses, and
-asserts nothing else. One that says so *and* answers part of the question ("The context
-does not give night-shift risks. However, it mentions misplacement into the lungs") is a
-hedged partial answer: it is judged claim by claim like any other. An answer that
-contains "not" but answers ("No, the N2-100 does not support ZFS.") is no abstention: a
-denial is a claim unless its subject is where the answer would come from (the context,
-the documents, the handbook, "I").
+An answer abstains when it says the sources lack the answer, that the writer could not
+find or does not know it, or refuses, and asserts nothing else. One that says so *and*
+answers part of the question is a hedged partial answer, judged claim by claim like any
+other. "No, the N2-100 does not support ZFS." is no abstention: a denial is a claim unless
+its subject is where the answer would come from (the context, the documents, "I").
 
-Each clause (sentences, cut at ``so``, ``but``, ``however``, semicolons, ``which``) is one
-of:
-
-* **gap**: a source that does not say (``the documents do not mention``, ``is not
-  specified in the passages``, ``there is no information about``, ``cannot be determined
-  from``), or the writer who does not know or could not find (``I don't know``, ``I
-  couldn't find``, ``I'm not sure``, ``I cannot answer that``);
-* **filler**: what an abstention wraps itself in: apologies, a referral (``please contact
-  HR``), a description of what the sources are about instead (``the passages discuss
-  Susan Heffley``), a restated question;
-* **claim**: anything else with content words.
-
-Abstained: at least one gap and no claim. The outcome (judge/outcomes.py) is
+Each clause (sentences cut at ``so``, ``but``, ``however``, semicolons, ``which``) is a
+**gap** (a source that does not say, or a writer who does not know or could not find:
+:data:`_GAP`), **filler** (apologies, a referral, what the sources are about instead, a
+restated question: :data:`_FILLER`) or a **claim** (anything else with content words).
+Abstained: at least one gap and no claim; the outcome (judge/outcomes.py) is
 ``abstained`` when a gap names the sources or the information, else ``no_claims`` (a
 bare refusal). Measured on a labelled set of real answers:
 ``benchmarks/abstention_detector.py``.

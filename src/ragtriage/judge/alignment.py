@@ -1,21 +1,15 @@
 """Sentence-level alignment: each answer sentence against its best evidence, model-free.
 
-SummaC and AlignScore score an answer by aligning every answer sentence with its best
-supporting context sentence and taking the weakest answer sentence: one unsupported
-sentence makes an answer unfaithful, however well the rest matches. We do the same with
-word overlap instead of an NLI model, so it runs on every result for free:
-
-* the **evidence pool** of a sentence is the passages it cites (``[2]`` means the second
-  context passage, the convention of ExpertQA, Perplexity-style answers and most RAG
-  prompts) when it cites any that exist, else the whole context;
-* the pool is cut into **windows** (one sentence, and two adjacent sentences, so a fact
-  spread over a sentence boundary is still found) and ranked by BM25 against the answer
-  sentence; the best window is the sentence's **evidence**;
-* **alignment** is the share of the sentence's content words (light-stemmed) found in
-  its evidence; the answer's ``min_sentence_alignment`` is its weakest sentence's.
-
-The same evidence feeds the fact checks in :mod:`ragtriage.judge.facts` and the windows
-the embedded model is shown (:func:`evidence_for`).
+As SummaC and AlignScore do, every answer sentence is aligned with its best supporting
+context and the answer is as good as its weakest sentence (one unsupported sentence makes
+it unfaithful), with word overlap instead of an NLI model, so it runs on every result
+for free. A sentence's **evidence pool** is the passages it cites (``[2]``: the second
+passage, the convention of ExpertQA, Perplexity-style answers and most RAG prompts) when
+it cites any that exist, else the whole context; the pool is cut into **windows** (one
+sentence and two adjacent ones, so a fact spread over a boundary is still found) ranked by
+BM25; its **alignment** is the share of its content words (light-stemmed) in the best
+window. The same evidence feeds :mod:`ragtriage.judge.facts` and the windows the embedded
+model is shown (:func:`evidence_for`).
 """
 
 from __future__ import annotations

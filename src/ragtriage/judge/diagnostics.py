@@ -1,30 +1,26 @@
 """RAGChecker's diagnostics of one answer, from claim-level entailment labels.
 
-RAGChecker (amazon-science/RAGChecker, Apache-2.0; ``ragchecker/computation.py``) splits
-the answer (the *response*) and the reference answer (the *ground truth*) into claims and
-checks four entailments; from those labels it computes, per answer:
+RAGChecker (amazon-science/RAGChecker, Apache-2.0; ``ragchecker/computation.py``) checks
+four entailments between the answer's claims, the reference answer's claims and the
+context chunks; per answer:
 
-* ``precision``: the share of answer claims the reference entails; ``recall``: the share
-  of reference claims the answer entails; ``f1`` of the two (0 when either is 0);
-* ``claim_recall``: reference claims some context chunk entails; ``context_precision``:
-  chunks that entail some reference claim (RAGChecker's *relevant* chunks);
-* ``context_utilization``: of the reference claims the chunks entail, those the answer
+* ``precision``/``recall``: answer claims the reference entails / reference claims the
+  answer entails; ``f1`` of the two (0 when either is 0);
+* ``claim_recall``: reference claims some chunk entails; ``context_precision``: chunks
+  that entail some reference claim (RAGChecker's *relevant* chunks);
+  ``context_utilization``: of the reference claims the chunks entail, those the answer
   entails too;
-* ``noise_sensitivity_in_relevant`` / ``_in_irrelevant``: answer claims that are wrong
-  (the reference does not entail them) yet entailed by a relevant / only by an irrelevant
-  chunk, over all answer claims;
+* ``noise_sensitivity_in_relevant`` / ``_in_irrelevant``: wrong answer claims (not
+  entailed by the reference) entailed by a relevant / only by an irrelevant chunk;
 * ``hallucination``: wrong answer claims no chunk entails; ``self_knowledge``: right ones
   no chunk entails; ``faithfulness``: answer claims some chunk entails.
 
-Every empty case is 0, as there (an answer without claims has precision 0). A run's figure
-is the mean over answers (RAGChecker prints it x 100, rounded to 0.1).
-
-**Where we differ, on purpose**, and only when ``relevant`` is given: ragtriage knows the
-golden chunk ids, so a chunk is relevant when it is golden, not when it happens to entail a
-reference claim. That changes ``context_precision`` (the share of golden chunks in context)
-and the two noise sensitivities; with ``relevant=None`` every figure is RAGChecker's own
-(the conformance test, ``tests/judge/test_diagnostics.py``, holds them equal on
-RAGChecker's example).
+Every empty case is 0, as there; a run's figure is the mean over answers (RAGChecker
+prints it x 100). **Where we differ, on purpose**, only when ``relevant`` is given: a
+chunk is relevant when it is golden, not when it happens to entail a reference claim,
+which changes ``context_precision`` and the noise sensitivities; with ``relevant=None``
+every figure is RAGChecker's own (``tests/judge/test_diagnostics.py`` holds them equal
+on RAGChecker's example).
 """
 
 from __future__ import annotations

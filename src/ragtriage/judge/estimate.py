@@ -1,13 +1,10 @@
-"""``--dry-run``: calls, tokens and cost before spending anything.
+"""``--dry-run``: calls, tokens and cost before spending anything (docs/judges.md, 'Cost
+and dry runs').
 
 Asks the strategy for exactly the requests a real run would send (so cached ones are
-known and not counted as to pay) and for the completion size it expects, counts prompt
-tokens with litellm's tokenizer for the model (falling back to characters / 4), and prices
-with litellm's local cost map (zero for local models; unknown models are reported as such).
-With ``--samples K`` the cost is calls x K x tokens x price at most (every answer drawn K
-times) and ``cost_fewest_usd`` at least (the first ``floor(K/2) + 1`` samples agree). A
-router (``router:FILE``) is priced at its dearest deployment: an upper bound, since it may
-send every call there.
+known and not counted as to pay) and the completion size it expects; prompt tokens by
+litellm's tokenizer for the model (else characters / 4), prices from litellm's local cost
+map (zero for local models; unknown models are reported as such).
 """
 
 from __future__ import annotations

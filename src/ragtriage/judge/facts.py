@@ -3,52 +3,23 @@
 A generator that changes one fact (a year, an amount, a person, a place) or flips a
 statement leaves nearly every word of the answer in the context, so overall word overlap
 barely moves. What moves is the *fact*: the changed token is absent from the evidence of
-the sentence that states it. Per answer sentence (:mod:`ragtriage.judge.alignment`), against
-its **sources**: the passages it cites, else the passages of its best windows that score at
-least half the best one (a year that only a neighbouring search result on the same topic
-mentions does not support a sentence restating another passage):
+the sentence that states it. Per answer sentence, against its **sources** (its cited
+passages, else those of its best windows: :func:`ragtriage.judge.alignment.align_sentence`):
 
-* **numbers** (``1998``, ``3.5``, ``72``, ``40%``, ``five``) the sources do not contain,
-  compared as numbers (``1,000`` = ``1000``; a spelt cardinal from two to ninety-nine
-  is its digits, so ``ten yards`` in the sources states ``10 yards``). A spelt number in
-  the answer counts where its sources count the same thing with another number ("every
-  three hours" against "every two hours"), not as a plain word ("two or more", "the two
-  meridians"); "one" is never a number here: it is mostly a pronoun;
-* **names**: capitalised words (``Berlin``, ``Curie``) the sources do not contain,
-  case-insensitively, part by part and without a possessive (``Dawson's`` = ``Dawson``;
-  ``Marie-Claude`` = a tokenised ``Marie - Claude``; two adjacent words joined, ``South
-  East`` = ``Southeast``; accents ignored, ``Makedonia`` = ``Makedonía``). The first word
-  of a sentence counts only when it reads as a name: it starts a run of capitalised words
-  ("Manchester Bridge is") or is the subject of a singular verb ("Scotland does not"),
-  and is not an opener ("Additionally");
-* **negation mismatch**: the sentence negates (``not``, ``never``, ``no``, ``n't``...) and
-  its best evidence window does not, or the other way round: "X is not Y" against "X is Y";
-* **unstated negations** (:func:`unstated_negation`): the sentence denies something ("X
-  is not Y") and its evidence (its best windows) negates nothing: a negative claim the
-  evidence does not state;
-* **contradictions**, against the best window, *locally* (:func:`contradicts`): a negator
-  whose neighbouring content words stand close together, un-negated, in the window (or
-  the other way round; a negator inside a quoted title is a plain word), or an antonym
-  of a sentence word where the window shares its neighbours and does not state the word
-  itself in the same place (``shortest running character`` against ``longest running
-  character``; a fixed list of common English pairs, every form listed). Not a flip: a
-  hedge ("may or may not"), a double negation ("does n't mean they are n't used"), a
-  sentence that states the window's phrase too ("the West Branch ..., and the East Branch
-  ..."). Parenthetical asides are skipped, so "The Mach Five ( マッハ 号 ) is the car"
-  still restates "The Mach Five is not the car". Only the best window: the second is
-  often about another entity (the other hemisphere), and checking it failed twice as
-  many correct answers.
+* **numbers** the sources lack, compared as numbers (:func:`novel_numbers`); "one" is
+  never a number here: it is mostly a pronoun;
+* **names** the sources lack (:func:`names`, :func:`_absent_names`);
+* **negation mismatch**: the sentence negates and its best window does not, or the other
+  way round (a weak signal);
+* **unstated negations** (:func:`unstated_negation`);
+* **contradictions**, *locally*, against the best window only (:func:`contradicts`): the
+  second window is often about another entity (the other hemisphere), and checking it
+  failed many more correct answers.
 
-Signals (per answer): ``novel_numbers``, ``novel_names``, ``novel_facts`` (their sum),
-``contradictions``, ``unstated_negations``, ``fact_check`` (numbers + names +
-contradictions + unstated negations), ``swapped_facts`` (sentences that restate their
-best window, alignment at least :data:`RESTATED`, and fail the fact check: what the
-calibrated decisions veto on, ``calibration.decision.VetoRule``), ``negation_mismatch``
-(any polarity difference against the best window, restated or not: a weak signal), and
-``uncited_sentences`` (share of sentences without a citation marker, when
-the answer cites anything; 0 when it cites nothing, since then citations are not in use):
-a sentence with no cited evidence is unsupported by construction in citation-style
-answers.
+Per answer (:func:`fact_signals`), ``swapped_facts`` counts the sentences that restate
+their best window (:data:`RESTATED`) and fail the fact check: what the calibrated
+decisions veto on (``calibration.decision.VetoRule``). ``uncited_sentences`` is 0 when the
+answer cites nothing: then citations are not in use.
 """
 
 from __future__ import annotations
@@ -86,10 +57,9 @@ VERSION = (
 
 # A sentence restates its best window when at least this share of its content words is
 # there (its alignment). A restated sentence that fails the fact check is a swap: one fact
-# changed in an otherwise copied statement. On the 300 shipped grades a sentence like that
-# occurs in 4 of 88 faithful answers and 12 of 212 unfaithful ones, where the whole fact
-# check fires on 36 faithful ones (most are paraphrases: their sentences match no window
-# closely, so a name the expert added is a name no window states); the constructed swaps
+# changed in an otherwise copied statement. The whole fact check also fires on faithful
+# paraphrases (their sentences match no window closely, so a name the writer added is a
+# name no window states): benchmarks/results/rule_candidates.txt. The constructed swaps
 # of tests/judge/test_facts.py restate at 0.71 to 1.0.
 RESTATED = 0.7
 

@@ -1,39 +1,19 @@
 """Judging a turn of a conversation with its history as evidence.
 
-A chat assistant answers from the passages it retrieved *and* from the conversation so
-far: "Your N4-300 has four bays" is faithful when the user said two turns ago that they
-own an N4-300, though no passage says whose NAS it is. Judged against the passages
-alone that sentence is unsupported, and a faithful assistant reads as a hallucinating
-one. So each turn is judged against its passages plus the **admissible history**:
+A chat assistant answers from its passages *and* the conversation so far ("Your N4-300 has
+four bays" after the user said they own one). So a turn whose passages do not make a
+scored answer faithful is judged again with the **admissible history**: earlier user
+messages, and earlier answers the same judge and rule found faithful (*grounded*), turn by
+turn in order (docs/conversations.md, 'Judging with the history'). An ungrounded answer is
+no evidence: a turn that repeats it repeats an unsupported claim. Passages first, not
+together: an earlier answer's wording could veto a sentence its passages support.
 
-* every earlier **user message** (what the user said is theirs to say), and
-* every earlier **grounded answer**: an earlier turn's answer that the same judge and
-  decision rule found faithful to *its* evidence.
-
-An earlier answer that was not found faithful (unfaithful, unscored, abstained) is not
-evidence: a later turn that repeats it repeats an unsupported claim, and it is judged
-so. This is applied turn by turn in order, so "grounded" is itself decided with the
-history the earlier turn had.
-
-The history only adds support. A turn is judged on its passages first; when that does
-not make a scored answer faithful, it is judged again with the admissible history, and
-that result is kept when it does. Judged together from the start, an earlier answer's
-wording could veto a sentence its passages support (the fact checks read "the N4-300
-supports snapshots" in turn 1 as contradicting "the N2-100 does not" in turn 2).
-
-The history is the last :data:`HISTORY_TURNS` turns before the judged one (issue 52
-item 6): every earlier turn made each turn's evidence, attribution and output grow with
-the conversation, and a 10,000-turn conversation took quadratic time (killed at 600 s).
-A user's fact stated further back is not evidence for a turn.
-
-History enters the judge as context chunks with the ids ``history:user:T`` and
-``history:answer:T`` (T the earlier turn's number), after the turn's own passages, so
-every strategy (model-free or model) judges against it unchanged. Each sentence of the
-answer is then attributed (:func:`attribute`): ``history-supported`` when its best
-evidence (the alignment of judge/alignment.py) lies in an admissible history chunk and
-matches more of its words than the passages do; ``context`` otherwise. A sentence
-whose words are found only in an earlier *ungrounded* answer is reported as
-``ungrounded-history``: that is why its turn failed.
+The history is the last :data:`HISTORY_TURNS` turns (issue 52 item 6): the whole history
+made each turn's work grow with the conversation, quadratic in all
+(``benchmarks/results/conversation_scale.txt``). It enters the judge as context chunks
+``history:user:T`` and ``history:answer:T`` (T the earlier turn's number) after the turn's
+own passages, so every strategy judges against it unchanged; :func:`attribute` marks each
+sentence ``history-supported``, ``context`` or ``ungrounded-history``.
 """
 
 from __future__ import annotations
@@ -141,9 +121,8 @@ def _again(
 def _kept(
     first: dict[str, JudgeResult], again: Sequence[JudgeResult], decide: Decide
 ) -> tuple[dict[str, JudgeResult], set[str]]:
-    """The history only adds support: a result with it replaces the passages' one only
-    when it is decided faithful (never the other way round: an earlier answer's wording
-    must not veto a sentence its passages support)."""
+    """The history only adds support (module doc): a result with it replaces the
+    passages' one only when it is decided faithful."""
     kept = {r.item_id for r in again if decide(r) is True}
     return {**first, **{r.item_id: r for r in again if r.item_id in kept}}, kept
 

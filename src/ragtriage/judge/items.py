@@ -1,8 +1,6 @@
-"""Load answers to judge, and fence their contexts as data for a prompt.
-
-The answers file is JSON or JSONL with ``id``, ``question``, ``contexts`` (strings, given
-ids ``c0, c1, ...``, or ``{id, text}`` objects) and ``answer``; extra fields (e.g. a
-human label) are ignored. Every problem is an InputError naming file, line and field.
+"""Load answers to judge (the answers file of docs/judges.md; extra fields, e.g. a human
+label, are ignored), and fence their contexts as data for a prompt. Every problem is an
+InputError naming file, line and field.
 """
 
 from __future__ import annotations

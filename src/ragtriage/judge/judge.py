@@ -1,11 +1,9 @@
 """The judge a command runs, built once: its strategy, the model it calls, its options.
 
-A command used to carry a ``(strategy, model)`` pair, a name or a model object, and turn
-it into a strategy and a model wherever it needed one (the plan, the sampling vote, the
-run, the cascade): one audit built the embedded model object several times. A
-:class:`Judge` is built once per run, from a spec (:class:`ragtriage.judge.spec.JudgeSpec`)
-or a model object, and passed down; its :attr:`Judge.fingerprint` is what every result it
-gives records (``judge.api.ajudge``).
+A :class:`Judge` is built once per run, from a spec (:class:`ragtriage.judge.spec.JudgeSpec`)
+or a model object, and passed down (one audit once built the embedded model several
+times); its :attr:`Judge.fingerprint` is what every result it gives records
+(``judge.api.ajudge``).
 """
 
 from __future__ import annotations

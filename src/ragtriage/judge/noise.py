@@ -1,33 +1,28 @@
 """The interval judge noise leaves open on a rate (``gate`` with ``--samples``).
 
-A case judged with ``--samples K`` counts by its samples' majority, but a majority of 3
-or 5 votes is itself wrong with a probability that grows with the case's flip rate (flip
-rate 0.4, 5 votes: 0.32). What the gate bounds is the *settled* rate: each case counted
-by the majority of endless samples.
+A case judged with ``--samples K`` counts by its samples' majority, but a majority of a
+few votes is itself wrong with a probability that grows with the case's flip rate. What
+the gate bounds is the *settled* rate: each case counted by the majority of endless samples.
 
 **The model**: each case has a vote probability ``p`` (the chance one sample votes *for*
-the rate), drawn from one distribution over the cases of this judge on this golden set;
-its settled verdict is *for* when ``p > 0.5``. The distribution lives on :data:`GRID`
-and is estimated from the run's own votes (empirical Bayes: the maximum-likelihood
-mixture of binomials). The sequential stop does not enter: it depends only on votes
-already drawn, so a case's likelihood is ``p**for * (1-p)**against`` however many were
-drawn (the likelihood principle).
+the rate), drawn from one distribution over this judge's cases on this golden set, on
+:data:`GRID`, estimated from the run's votes (empirical Bayes: the maximum-likelihood
+mixture of binomials); its settled verdict is *for* when ``p > 0.5``. The sequential stop
+depends only on votes already drawn, so it leaves the likelihood unchanged.
 
-**Why not that estimate alone**: the votes of a flaky judge barely tell a case at 0.35
-from one at 0.65, so how many cases sit on each side of 0.5 is weakly identified; the
-single best estimate put them on the wrong side often enough that the gate's false alarms
-reached 0.175 where 0.025 was stated (benchmarks/results/gate_noise_sim.txt at 556d519).
-So the upper end takes, of every distribution the votes do not reject (log-likelihood
-within ``chi2(1).ppf(level) / 2`` of the best: a profile-likelihood bound), the one under
-which most cases whose majority is *against* settle *for*, and adds the
-``1 - (1 - level) / 2`` quantile of how many of them do (exact, Poisson-binomial); the
-lower end the same the other way round. Cases that settle against the side an end moves
-to are left out, which makes each end conservative; the interval always holds the
-majorities' own rate.
+**Why not that estimate alone**: a flaky judge's votes barely tell a case at 0.35 from one
+at 0.65, and the single best estimate put cases on the wrong side of 0.5 often enough that
+the gate's false alarms far exceeded the stated rate
+(``benchmarks/results/gate_noise_sim.txt``, the 556d519 row). So the upper end takes, of
+every distribution the votes do not reject (a profile-likelihood bound: log-likelihood
+within ``chi2(1).ppf(level) / 2`` of the best), the one under which most cases whose
+majority is *against* settle *for*, and adds the ``1 - (1 - level) / 2`` quantile of how
+many of them do (exact, Poisson-binomial); the lower end the same the other way round.
+Leaving out the cases that settle against an end's side makes each end conservative; the
+interval always holds the majorities' own rate.
 
 **Valid when** the cases' vote probabilities come from one population and a case's
-samples are independent given its probability. Measured on simulated judges of known flip
-rates, held-out mixes included: benchmarks/gate_noise_sim.py."""
+samples are independent given its probability (``benchmarks/gate_noise_sim.py``)."""
 
 from __future__ import annotations
 

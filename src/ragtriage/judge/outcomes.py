@@ -3,9 +3,7 @@
 Peers turn refusals into NaN (ragas) or a perfect 1.0 (DeepEval). We name them: an
 answer that says the context lacks the answer is ``abstained`` (the right outcome for an
 unanswerable query), one that asserts nothing checkable (a bare refusal, "I don't
-know") is ``no_claims``. An answer is read clause by clause (judge/abstention.py): one
-that says the context lacks the answer and also answers part of it is judged claim by
-claim.
+know") is ``no_claims``; the reading, clause by clause, is judge/abstention.py's.
 """
 
 from __future__ import annotations

@@ -2,28 +2,14 @@
 sequential stop.
 
 A judge through a provider is not deterministic, even at temperature 0, and the embedded
-model samples at a temperature above 0. With ``K`` samples an answer is judged again and
-again, one sample after another, each sample its own call and cache entry (the sample
-index is in the request, so a re-run costs nothing and a larger ``K`` pays only for the
-samples not drawn before).
-
-**The verdict** is what more than half of the ``K`` samples voted. A sample votes the
-decision rule's ``faithful``/``unfaithful`` (``verdict``: the caller's rule; by default
-score >= 0.5), or its outcome when it was not scored (``no_claims``, ``abstained``); a
-failed sample (``unscored``) casts no vote, so failures can keep an answer from a
-majority. An answer with no verdict of more than half of ``K`` is ``unstable``: neither
-pass nor fail.
-
-**The sequential stop**: after each sample, stop as soon as the outcome of all ``K`` is
-decided whatever the remaining samples say: the leading verdict already has more than
-``K/2`` votes (the verdict cannot change), or no verdict can reach more than ``K/2`` any
-more (``unstable`` cannot change). Never before: a sample that could still change the
-outcome is always drawn. A judge that agrees with itself costs ``floor(K/2) + 1`` samples
-an answer, not ``K``.
-
-**The flip rate** is the share of the voting samples that differ from the leading verdict
-(0.5 at a tie), with its 95 % Wilson interval: of the samples drawn, not of ``K`` (after
-an early stop, 2 of 2 agreeing samples read 0 [0, 0.66]).
+model samples at a temperature above 0. Each sample is its own call and cache entry (the
+sample index is in the request), so a re-run costs nothing and a larger ``K`` pays only
+for the samples not drawn before. The verdict, ``unstable``, the sequential stop and the
+flip rate are docs/judges.md's, 'Repeated samples: ``--samples K``'. Two choices behind
+them: a failed sample (``unscored``) casts no vote, so failures can keep an answer from a
+majority; and sampling never stops while a sample could still change the outcome, so the
+stop saves samples without changing any verdict. The flip rate is of the samples drawn,
+not of ``K`` (after an early stop, 2 of 2 agreeing samples read 0 [0, 0.66]).
 """
 
 from __future__ import annotations

@@ -1,29 +1,19 @@
 """What an answer looks like, and the citation-level check of an answer that cites.
 
 One threshold on word overlap cannot serve a one-line chat reply and a 200-word report
-whose every sentence paraphrases a cited web page: on held-out ExpertQA answers the
-pooled rule called 5 of 131 faithful where graders found 33. A decision rule may depend on
-the answer's **shape**, computed from the answer and its context only (never from which
-dataset it came from), so the same rule applies to a user's answers:
-
-* ``cites``: 1 when any sentence cites an existing passage (``[2]``), else 0;
-* ``answer_sentences``: how many claim sentences it has;
-* ``context_share``: its content words over its context's (a summary is short against
-  its context, a chat turn about as long as its snippet);
-* ``paraphrase_share``: the share of its claim sentences not restated near-verbatim
-  (best-window alignment below :data:`VERBATIM`).
+whose every sentence paraphrases a cited web page: the pooled rule called few held-out
+ExpertQA answers faithful where graders found many. So a decision rule may depend on the
+answer's **shape**, computed from the answer and its context only (never from which
+dataset it came from), so the same rule applies to a user's answers: ``cites``,
+``answer_sentences``, ``context_share`` (its content words over its context's) and
+``paraphrase_share`` (claim sentences below :data:`VERBATIM` alignment).
 
 For an answer that cites, the **citation-level check** is what ExpertQA's graders judged:
-every claim supported by the passages it cites. Per sentence, against the passages it
-cites (:mod:`ragtriage.judge.alignment` already restricts a citing sentence's evidence to
-them, and :mod:`ragtriage.judge.facts` checks its facts there):
-
-* ``cited_min_alignment``: the weakest sentence's alignment with its cited passages, a
-  sentence citing nothing counting 0 (nothing it cites supports it);
-* ``citation_failures``: the share of sentences that cite nothing or fail the fact check
-  against what they cite.
-
-Both are absent for an answer that cites nothing: there is no citation to check.
+every claim supported by the passages it cites (:mod:`ragtriage.judge.alignment` already
+restricts a citing sentence's evidence to them): ``cited_min_alignment`` (a sentence citing
+nothing counts 0) and ``citation_failures`` (the share of sentences that cite nothing or
+fail the fact check against what they cite). Both are absent for an answer that cites
+nothing: there is no citation to check.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The judge spec: one syntax for ``--judge`` on ``judge``, ``audit`` and ``calibrate``.
 
-=====================================  ============================================
-``embedded`` (the default)             the embedded local model, strategy ``sentences``
-``lexical``                            word overlap, no model
-``openai/gpt-4o-mini``                 a litellm model id, strategy ``claims``
-``replay:PATH``                        a recorded model (its default strategy)
-``router:FILE[#GROUP]``                a litellm Router over the group's deployments
-                                       in FILE (YAML/JSON ``model_list``), ``claims``
-``STRATEGY@MODEL``                     e.g. ``claims@openai/gpt-4o-mini``,
-                                       ``sentences@embedded``, ``sentences@replay:PATH``
-``STRATEGY``                           a strategy on the embedded model (``claims``)
-=====================================  ============================================
+The forms (docs/judges.md, 'Choosing a judge'): ``embedded`` (the default: the embedded
+local model, strategy ``sentences``), ``lexical``, a litellm model id (strategy
+``claims``), ``replay:PATH``, ``router:FILE[#GROUP]``, ``STRATEGY@MODEL`` and ``STRATEGY``
+alone (on the embedded model, or on none for a strategy that needs no model).
 
 The default model is spelled ``embedded`` here only: the model *name* a fingerprint
 records for it (``local/qwen2.5-...``) is unchanged, so shipped calibrations still match.

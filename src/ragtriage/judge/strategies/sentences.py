@@ -1,32 +1,21 @@
 """Strategy ``sentences``: P(supported) per sentence against its own evidence, for small
-local models.
+local models (docs/judges.md, 'Strategies').
 
-The answer is split into sentences deterministically (no model call, no claim-extraction
-errors). Each sentence gets its own evidence (:mod:`ragtriage.judge.alignment`): the
-windows of the passages it cites (or of the whole context) that match it best by BM25,
-within ``context_chars`` characters, so a long web page is read where the sentence's
-facts are, not from its start. The model scores each sentence against that evidence: the
-probability of ``true`` after ``{"supported":``. Sentences are taken weakest-aligned first
-until the answer's prompt budget ``budget_chars`` (evidence + sentence, summed) is used,
-at least one, at most ``max_sentences`` (0 = no limit); the instructions and examples are
-a fixed prefix the model keeps cached, so each call reads only its evidence and sentence.
-All three are in the fingerprint, so a calibration knows what it was fitted on.
+Sentences are split deterministically (no model call, no claim-extraction errors) and
+each is scored against its own best windows (:mod:`ragtriage.judge.alignment`), so a long
+web page is read where the sentence's facts are: the probability of ``true`` after
+``{"supported":``, weakest-aligned sentences first within ``budget_chars``, at most
+``max_sentences`` (0 = no limit). The instructions and examples are a fixed prefix the
+model keeps cached. ``context_chars``, ``budget_chars`` and ``max_sentences`` are in the
+fingerprint, so a calibration knows what it was fitted on.
 
-Every result carries the model-free signals too (``strategies.common.lexical_signals``:
-word overlap, per-sentence alignment, fact checks); ``score`` is the documented
-``(min_sentence_prob + min_sentence_alignment) / 2`` and the calibration's decision rule,
-chosen by nested cross-validation among the signals, decides.
-
-The model also vetoes: a sentence it is at least 90 % sure is unsupported
-(``P(supported) < 0.1``, counted in ``rejected_sentences``) adds to the model-free
-``fact_check`` in ``model_fact_check``, which a rule that uses the model vetoes on
-(``calibration.decision.VetoRule``), like a number its evidence lacks. ``fact_check``
-itself stays model-free, so a model-free rule is the same rule on any judge's results and
-an audit whose rule uses no model signal need not call the model
-(``calibration.decision.uses_model``). A confident rejection is what a small model is
-good at: on one-fact swaps whose every word is in the context ("is not a ballad", "the
-shortest running character") it rejects where word overlap cannot; on the 300 shipped
-grades it flags 17 answers, 88 % of them graded unfaithful (base rate 71 %).
+``score`` is ``(min_sentence_prob + min_sentence_alignment) / 2`` beside the model-free
+signals; the calibration's rule decides. A confident rejection (``P(supported) < 0.1``,
+``rejected_sentences``) is what a small model is good at (a one-fact swap whose every
+word is in the context, "is not a ballad"); it adds to ``fact_check`` in
+``model_fact_check`` only, so ``fact_check`` stays model-free: a model-free rule is the
+same rule on any judge's results, and an audit whose rule uses no model signal need not
+call the model (``calibration.decision.uses_model``).
 """
 
 from __future__ import annotations
