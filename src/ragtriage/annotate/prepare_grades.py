@@ -3,20 +3,10 @@ session (:class:`~ragtriage.annotate.session.GradesSession`), return the task th
 works on; the golden-set page's is :mod:`ragtriage.annotate.prepare_golden`, the
 command's configs and ``run`` are in :mod:`ragtriage.flows.annotate`.
 
-The answers graded are an audit's (``--audit``: those its judge scored, so that the
-calibration corrects its rate) or a traces file's (``--answers``: any format
-``audit --traces`` reads, with the question and the passages' texts in it), graded
-before any audit; the rows are the same, naming the audit or the file they came from.
-
-Resuming: the session beside the output (``<output>.session.json``, typed in
-:mod:`ragtriage.annotate.session`) records what it was made from (the files' sha256, the
-seed, the sample size). The same command resumes it.
-A session is extended, its marks kept, when the input grew (more queries in the log, more
-answers in the traces file, a newer audit) or ``--sample`` is larger: the items drawn
-stay, and the rest of the sample is drawn, with the same seed, from what was not drawn
-yet. Only a true conflict is refused, naming the input and the item that changed (a
-sampled query whose text is not the same, an answer gone or rewritten, another
-``--seed``, a smaller ``--sample``), rather than mixing two samples in one file.
+The answers graded are an audit's (``--audit``: those its judge scored) or a traces
+file's (``--answers``), with the same rows. Resuming and extending a session are in
+:mod:`ragtriage.annotate.session`; only a true conflict is refused, rather than mixing
+two samples in one file (docs/calibration.md, 'Grade in the browser').
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """How llama.cpp is built for the embedded model, and how to tell a build that will crash.
 
-The default llama-cpp-python build is ``GGML_NATIVE=ON``: it compiles for the CPU it is
-built on. On Intel Xeons with AVX-512 and AMX such a build segfaulted in ``decode``
-(issue 12), while the same version built for a fixed AVX2 set answered. ragtriage
-therefore installs llama-cpp-python with :data:`PORTABLE_CMAKE_ARGS` (``scripts/setup.sh``
-builds it once per flag set into its own wheel folder, so pip's cache can never hand back
-a differently configured build). The choice, and what it costs, is measured by
-``benchmarks/llama_build.py``.
+The default llama-cpp-python build (``GGML_NATIVE=ON``) compiles for the CPU it is built
+on, and segfaulted in ``decode`` on Xeons with AVX-512 and AMX (issue 12) where a fixed
+AVX2 build answered. So ragtriage installs it with :data:`PORTABLE_CMAKE_ARGS`
+(``scripts/setup.sh`` builds one wheel folder per flag set, so pip's cache never hands
+back a differently configured build); ``benchmarks/llama_build.py`` measures the cost.
 """
 
 from __future__ import annotations
