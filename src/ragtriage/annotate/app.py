@@ -1,23 +1,15 @@
 """The local web app both pages run in (Starlette, served by uvicorn on 127.0.0.1).
 
-The page shows other people's text and writes the user's files; what the user is told is
-in docs/golden-sets.md ('Label in the browser'). How, and why:
-
-* **A token on every request** (``secrets.token_urlsafe(32)``, as Jupyter does), set by
-  the first request as an ``HttpOnly``, ``SameSite=Strict`` cookie so the static files
-  load; a write also needs the ``X-Ragtriage-Token`` header, which a form another site
-  posts cannot carry. Anything else is 403, before any route runs. A valid ``?token=``
-  wins over the cookie (a restart's URL opens in a browser holding the last cookie); the
-  cookie's name carries the port, as cookies are not kept apart by port.
-* **Host and Origin allowlisted** (defence in depth against DNS rebinding); a redirect is
-  sent as a path, so it never leaves the host the browser asked.
-* **Bodies bounded and checked** (``MAX_BODY``, JSON depth, ``annotate.fields``): a
-  refused save is a 400 naming the field, a failed write a 503; neither changes the
-  session.
-* **A strict Content-Security-Policy**: no inline script or style, no ``eval``, no other
-  origin, frames, forms or plugins, so a passage carrying ``<script>`` could not run even
-  if it reached the DOM as HTML; the page inserts untrusted text with ``textContent``.
-* No caching of API answers, ``nosniff``, no referrer (the token is in the first URL).
+The page shows other people's text and writes the user's files (what the user is told:
+docs/golden-sets.md, 'Label in the browser'). Every request passes :class:`_Guard`: a
+random token (as Jupyter's), set as an ``HttpOnly``, ``SameSite=Strict`` cookie by the
+page and sent by every API call in the ``X-Ragtriage-Token`` header, which a write needs
+(a form another site posts carries no header); Host and Origin allowlisted (defence in
+depth against DNS rebinding, which the token already blocks). Bodies are bounded and
+checked (``MAX_BODY``, ``annotate.fields``), and a refused save changes nothing. A strict
+Content-Security-Policy (this server's own static files only: no inline script or style,
+no ``eval``, no frames or forms) means a passage carrying ``<script>`` could not run even
+if it reached the DOM as HTML; the page inserts untrusted text with ``textContent``.
 """
 
 from __future__ import annotations

@@ -90,8 +90,7 @@ def make_item(
     context_ids: list[str] | None = None,
     reference: str | None = None,
 ) -> AnswerItem:
-    """The item for one audited case; ``texts`` has every one of its context chunks;
-    ``reference`` is the golden case's reference answer, if any."""
+    """The item for one audited case (as :func:`answer_item`)."""
     judge = case.judge
     gold_in_context = bool(set(case.expected) & set(case.context_ids))
     item = answer_item(
@@ -164,7 +163,8 @@ def _evidence(sentence: str, chunks: list[ContextChunk]) -> tuple[int, int, int]
 
 
 def overall(record: dict[str, Any], n_sentences: int) -> bool | None:
-    """The answer's label: the override, else what its sentences say (module doc)."""
+    """The answer's label: the override, else what its sentences say (any unsupported:
+    unfaithful; every one supported: faithful); None when only the override can say."""
     if record.get("label") is not None:
         return bool(record["label"])
     verdicts = list(record.get("sentences") or [])
@@ -176,11 +176,10 @@ def overall(record: dict[str, Any], n_sentences: int) -> bool | None:
 
 
 def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, Any]) -> dict:
-    label = overall(record, len(item["sentences"]))
     verdicts = list(record.get("sentences") or [None] * len(item["sentences"]))
-    row: dict[str, Any] = {
+    return {
         "id": item["id"],
-        "label": label,
+        "label": overall(record, len(item["sentences"])),
         "grader": record.get("grader", session["options"].get("grader")),
         "notes": record.get("note", ""),
         "question": item["question"],
@@ -203,7 +202,6 @@ def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, A
         "sample_size": len(session["items"]),
         "sample_population": session["sample"]["population"],
     }
-    return row
 
 
 def _origin(session: dict[str, Any]) -> dict[str, Any]:

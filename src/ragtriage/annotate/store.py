@@ -4,15 +4,12 @@ The session (``<output>.session.json``) holds the sample, its seed and every mar
 output is rendered from it. Each save writes both with ``atomic.write_atomic_set``, so a
 killed server leaves the previous save or this one, never half of either. Two tabs on one
 server: saves are serialised by a lock and carry the version of the item the tab last
-read, and a save on an older version is refused rather than overwrite the other tab's
+read, so a save on an older version is refused rather than overwrite the other tab's
 marks. Two servers on one output: the first holds an exclusive ``flock`` on
-``<output>.lock`` for its life, and a second is refused at start.
-
-A save is atomic in memory too: the new session is built beside the current one, checked
-(every text encodable, every number finite), written, and only then made current, so a
-save that cannot be written (a lone surrogate, a full disk) changes nothing and the next
-save, on the same version, works. Temporaries a killed server left are removed at start,
-under the lock (only its holder writes them).
+``<output>.lock`` for its life, and a second is refused at start; temporaries a killed
+server left are swept under that lock (only its holder writes them). A save is atomic in
+memory too: the new session becomes current only once written, so a save that cannot be
+written (a lone surrogate, a full disk) changes nothing and the next one still works.
 """
 
 from __future__ import annotations

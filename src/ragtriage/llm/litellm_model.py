@@ -2,16 +2,15 @@
 
 Keys come from the provider's usual environment variables and are never passed through
 our objects, so they cannot reach logs, the cache or results. litellm's own retries are
-off: one policy (:mod:`ragtriage.llm.calls`) retries everything.
+off: one policy (:mod:`ragtriage.llm.calls`) retries everything. Servers disagree on how
+JSON output is requested (a llama.cpp server rejects OpenAI's ``json_schema`` but accepts
+``{"type": "json_object", "schema": ...}``), so the mode is found per endpoint
+(docs/judges.md, 'JSON mode is found per endpoint') and kept in ``params``, hence in every
+cache key and the fingerprint.
 
-Servers disagree on how JSON output is requested (OpenAI wants ``json_schema``; a
-llama.cpp server rejects it but accepts ``{"type": "json_object", "schema": ...}``), so
-unless given, the mode is found per endpoint: the strongest first, the next weaker one of
-:data:`JSON_MODES` when the endpoint refuses the ``response_format``, kept for the run.
-The mode in use is in ``params``, hence in every cache key and the fingerprint.
-
-Errors are classified once: a refused request shape, a 4xx, a validation or configuration
-error is permanent; 429, 5xx and connection errors are transient; a timeout is a
+Errors are classified once: a refused request shape (a 4xx, or llama-cpp-python's 500
+"Input should be 'text' or 'json_object'"), a 4xx, a validation or configuration error
+is permanent; 429, 5xx and connection errors are transient; a timeout is a
 :class:`ModelTimeoutError`. A local endpoint gets a long default timeout
 (:data:`LOCAL_TIMEOUT_S`): a one-slot server queues requests, and a client that gives up
 on a queued one throws away work the server will still do. A response's rate-limit

@@ -108,12 +108,8 @@ def _finite(value: float | None) -> float | None:
 
 
 def log_reveal(report: RetrievalReport, golden_source: str | Path) -> RetrievalReport:
-    """Record a reveal of the held-out figures; the report says where and which one it was.
-
-    The one writer of the reveal log: scoring (:class:`RetrievalEvaluator`,
-    ``evaluate_retrieval``) never writes it; the CLI's ``retrieval --holdout`` and the
-    audit call this once per command.
-    """
+    """Record a reveal of the held-out figures (see the module for who calls it); the
+    report says where and which one it was."""
     log = reveal_log_path(golden_source)
     count = record_reveal(report, log)
     info = report.split or SplitInfo(evaluated="holdout", n_dev=0, n_holdout=0)
