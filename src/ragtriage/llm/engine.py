@@ -1,18 +1,15 @@
 """The embedded model's engine: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through llama.cpp.
 
-Runs inside the model worker process (:mod:`.worker`), never in the user's process by
-default: a native crash in llama.cpp must not take the run down with it. Two modes:
-
-* ``choice``: one forward pass, then the choices' next-token probabilities read from the
-  logits. A small model's *probability* separates faithful from unfaithful sentences far
-  better than its sampled verdict (nearly always "supported"), and nothing is sampled.
-* ``json``: generation constrained by a GBNF grammar compiled from the JSON schema.
-
-Above temperature 0 (``--samples``) the seed comes from the request (its sample index
-included), so a sample is the same on every run and each index a different draw. The KV
-cache's longest common prefix with the previous prompt is reused, so each further
-sentence of an answer costs only its own tokens. A model is not thread-safe: a lock
-serialises calls.
+Runs inside the model worker process (:mod:`.worker`) by default: a native crash in
+llama.cpp must not take the run down with it. A ``choice`` request is one forward pass,
+then the choices' next-token probabilities read from the logits: a small model's
+*probability* separates faithful from unfaithful sentences far better than its sampled
+verdict (nearly always "supported"). A ``json`` request is generated under a GBNF grammar
+compiled from the schema. Above temperature 0 (``--samples``) the seed comes from the
+request (its sample index included), so a sample is the same on every run and each index
+a different draw. The KV cache's longest common prefix with the previous prompt is
+reused, so each further sentence of an answer costs only its own tokens. A model is not
+thread-safe: a lock serialises calls.
 """
 
 from __future__ import annotations
@@ -129,8 +126,8 @@ class LlamaEngine:
             raise PermanentModelError(f"prompt of {len(tokens)} tokens exceeds n_ctx={self.n_ctx}")
         return tokens
 
-    def _eval_reusing_prefix(self, tokens: list[int]) -> int:
-        """Evaluate ``tokens`` reusing the cached common prefix; returns tokens evaluated."""
+    def _eval_reusing_prefix(self, tokens: list[int]) -> None:
+        """Evaluate ``tokens`` reusing the cached common prefix."""
         llm = self._llm
         common = 0
         for a, b in zip(llm._input_ids.tolist(), tokens, strict=False):
@@ -140,7 +137,6 @@ class LlamaEngine:
         common = min(common, len(tokens) - 1)  # always decode one token for fresh logits
         llm.n_tokens = common
         llm.eval(tokens[common:])
-        return len(tokens) - common
 
     def _choice_ids(self, choice: str) -> list[int]:
         """Single-token spellings of a choice (``true``, `` true``, ``True``...)."""

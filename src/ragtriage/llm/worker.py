@@ -71,7 +71,6 @@ class WorkerProcess:
         return self._call({"op": "hello"}, "start")
 
     def load(self) -> None:
-        """Start the child and load the weights there."""
         self._call({"op": "load"}, "load")
 
     def complete(self, request: ModelRequest) -> ModelResponse:
