@@ -1,12 +1,8 @@
-"""Preparing the grading page (``annotate grades``): read the inputs, start or resume the
-session (:class:`~ragtriage.annotate.session.GradesSession`), return the task the page
-works on; the golden-set page's is :mod:`ragtriage.annotate.prepare_golden`, the
-command's configs and ``run`` are in :mod:`ragtriage.flows.annotate`.
-
-The answers graded are an audit's (``--audit``: those its judge scored) or a traces
-file's (``--answers``), with the same rows. Resuming and extending a session are in
-:mod:`ragtriage.annotate.session`; only a true conflict is refused, rather than mixing
-two samples in one file (docs/calibration.md, 'Grade in the browser').
+"""Preparing the grading page (``annotate grades``): read the inputs (an audit's scored
+answers, ``--audit``, or a traces file's, ``--answers``), start or resume the session
+(:class:`~ragtriage.annotate.session.GradesSession`), return the task the page works on;
+the golden-set page's is :mod:`ragtriage.annotate.prepare_golden`, the command's configs
+and ``run`` are in :mod:`ragtriage.flows.annotate`.
 """
 
 from __future__ import annotations

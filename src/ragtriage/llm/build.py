@@ -1,10 +1,8 @@
 """How llama.cpp is built for the embedded model, and how to tell a build that will crash.
 
-The default llama-cpp-python build (``GGML_NATIVE=ON``) compiles for the CPU it is built
-on, and segfaulted in ``decode`` on Xeons with AVX-512 and AMX (issue 12) where a fixed
-AVX2 build answered. So ragtriage installs it with :data:`PORTABLE_CMAKE_ARGS`
-(``scripts/setup.sh`` builds one wheel folder per flag set, so pip's cache never hands
-back a differently configured build); ``benchmarks/llama_build.py`` measures the cost.
+ragtriage installs llama-cpp-python with :data:`PORTABLE_CMAKE_ARGS`, not the default
+``GGML_NATIVE=ON`` build, which segfaulted on Xeons with AVX-512 and AMX (issue 12; why,
+and what it costs: docs/install-local-model.md, 'Which build').
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """The embedded model in a child process, so a native crash cannot take the run with it.
 
-llama.cpp is C++: a build that does not suit the CPU dies of SIGSEGV or SIGILL, and an
-out-of-memory kill is SIGKILL; in-process, either ends the run with exit 139 and no
-message. Here the model lives in one long-lived child (the weights load once and the
-KV-cache prefix reuse still works), one JSON line per request and per reply. If the child
-dies, :class:`ModelCrashed` names the signal, the build and the rebuild command (exit 2);
-every response received is already in the cache, so a re-run resumes. The child replies
-on a duplicate of its original stdout and points fd 1 at stderr, so native prints cannot
-corrupt the protocol; its stderr's tail is quoted in the crash message.
+What the user sees is in docs/install-local-model.md ('A crash is an error, not exit
+139'). One long-lived child serves every call (the weights load once and the KV-cache
+prefix reuse still works), one JSON line per request and per reply. The child replies on
+a duplicate of its original stdout and points fd 1 at stderr, so native prints cannot
+corrupt the protocol; its stderr's tail is quoted in :class:`ModelCrashed`'s message.
 ``$RAGTRIAGE_WORKER_ENGINE=module:factory`` substitutes the engine (tests only).
 """
 

@@ -209,10 +209,9 @@ def unanswerable(
     """Top-1 confidence on unanswerable vs answerable queries.
 
     A retriever that is as sure of itself on questions the corpus cannot answer as on the
-    ones it can gives the generator no signal to abstain. ``confident`` marks unanswerable
-    queries whose top-1 score reaches the answerable queries' median top-1 score. At most
-    ``MAX_MISSED`` queries are listed (the most confidently retrieved, in golden-set
-    order); ``n`` counts them all.
+    ones it can gives the generator no signal to abstain (``confident``: see
+    :class:`QueryFacts`). At most ``MAX_MISSED`` queries are listed (the most confidently
+    retrieved, in golden-set order); ``n`` counts them all.
     """
     if answerable.all():
         return None

@@ -1,12 +1,10 @@
 """Scoring one slice of a golden set, and the log of every look at the held-out one.
 
 ``select_split`` restricts golden set and qrels, ``filter_run`` each run, before anything
-is computed (see ``data/holdout.py`` for the slices themselves). Scoring has no side
-effects; :func:`log_reveal` is the one writer of ``holdout_reveals.jsonl`` beside the
-golden set (UTC time, git commit, golden sha256, metric means), called by the two
-application entry points that reveal the held-out slice: ``ragtriage retrieval
---holdout`` (once per command, however many ``--repeat`` draws) and the audit. A team
-can see how often it looked.
+is computed (the slices: ``data/holdout.py``). Scoring has no side effects:
+:func:`log_reveal` is the one writer of ``holdout_reveals.jsonl`` beside the golden set,
+called once per command by ``ragtriage retrieval --holdout`` (however many ``--repeat``
+draws) and by the audit, so a team can see how often it looked.
 """
 
 from __future__ import annotations
