@@ -227,15 +227,12 @@ class Caller:
 
     async def settle(self, request: ModelRequest) -> None:
         """Fix the request shape of a :class:`ShapeNegotiating` model before a run, so the
-        run's fingerprint names the shape and an unchanged re-run makes no call.
-
-        From the cache when an earlier run stored ``request`` under one of the shapes
-        still open (strongest first); else by sending ``request`` (falling back on
-        refusals, one attempt per shape): its response is kept and counted for the item
-        that asks for it. If that call fails otherwise (a 429, a timeout), the shape found
-        so far stands and the run goes on: the item tries again with its own retry budget,
-        and a refusal during the run still falls back (the run's fingerprint is then
-        taken again at its end)."""
+        run's fingerprint names the shape and an unchanged re-run makes no call: from the
+        cache when an earlier run stored ``request`` under a shape still open (strongest
+        first), else by sending it (one attempt per shape; the response is kept for its
+        item). If that call fails otherwise (a 429, a timeout), the shape found so far
+        stands: the item retries with its own budget, and a refusal during the run still
+        falls back (the run's fingerprint is then taken again at its end)."""
         model = self.model
         if not isinstance(model, ShapeNegotiating) or len(shapes := model.shapes()) < 2:
             return
