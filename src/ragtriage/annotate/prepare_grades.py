@@ -262,12 +262,9 @@ def _answer_item(
 def _read_answers(
     config: GradesSettings, path: Path
 ) -> tuple[TraceFile, dict[str, str], dict[str, str]]:
-    """The traces of ``--answers``, the corpus's texts by chunk id and the reference
-    answers by trace: with ``--golden`` a trace's query comes from its golden case and a
-    passage's text from the corpus, so the documented trace row (``query_id``,
-    ``retrieved`` ids, ``context_ids``, ``answer``) can be graded as it stands; and its
-    case's reference answer goes into the grade row when a golden chunk is in the
-    trace's context (as the audit runs its answer check)."""
+    """The traces of ``--answers``, the corpus's texts by chunk id (with ``--golden`` the
+    documented trace row, ids only, is graded as it stands) and the reference answers by
+    trace, where a golden chunk is in its context (as the audit runs its answer check)."""
     golden = load_golden(config.golden) if config.golden is not None else None
     read = read_traces(path, DEFAULT_CONTEXT_K, golden)
     corpus = golden.corpus if golden is not None and golden.corpus else {}

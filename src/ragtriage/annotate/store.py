@@ -215,10 +215,9 @@ def _storable(value: Any, field: str, depth: int = 0) -> None:
 
 
 def _sweep(*paths: Path) -> int:
-    """Remove the temporary files ``atomic.write_atomic_set`` names
-    ``.<name>.<8 chars>.ragtriage-tmp`` beside each of ``paths`` (a kill -9 between
-    writing and renaming leaves them); the count removed. Only names with the marker: a
-    user's ``.golden.jsonl.20261204`` looked like one and was deleted."""
+    """Remove the temporaries ``atomic.write_atomic_set`` names
+    ``.<name>.<8 chars>.ragtriage-tmp`` beside each of ``paths`` (a kill -9 before the
+    rename leaves them), only those (docs/reliability.md's table); the count removed."""
     removed = 0
     for path in paths:
         marker = re.escape(TEMP_SUFFIX)

@@ -315,10 +315,8 @@ class RouterModel(LiteLLMModel):
         return {**super().negotiated(), "deployments_answered": dict(self.answered)}
 
     def token_prices(self) -> tuple[float, float] | None:
-        """Input and output price per token of the dearest deployment: the deployment's
-        own ``input_cost_per_token``/``output_cost_per_token``, else litellm's cost map
-        (what the run's usage will report), else nothing for a server on this machine;
-        ``None`` when a deployment has no price at all."""
+        """Input and output price per token of the dearest deployment (which price:
+        docs/judges.md, 'Cost and dry runs'); ``None`` when a deployment has none."""
         found = [_deployment_prices(params) for params in self.config.deployments]
         if any(p is None for p in found):
             return None

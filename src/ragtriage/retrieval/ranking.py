@@ -266,7 +266,7 @@ def rank(
 
 def _positions(values: np.ndarray, universe: np.ndarray) -> np.ndarray:
     """Each value's index in ``universe`` (unique ids), ``-1`` if absent; arrow's hash
-    join, twice as fast as pandas' ``get_indexer`` on a million ids."""
+    join, faster than pandas' ``get_indexer`` on a million ids."""
     try:
         strings, ids = pa.array(values, pa.string()), pa.array(universe, pa.string())
     except (pa.ArrowTypeError, pa.ArrowInvalid):  # ids that are not all str
