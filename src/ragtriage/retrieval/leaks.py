@@ -38,11 +38,9 @@ def chunk_tenants(corpus: dict[str, Chunk] | None) -> dict[str, str]:
 def find_leaks(
     batches: list[RankedBatch], qrels: Qrels, golden: GoldenSet | None, k: int
 ) -> LeakSection | None:
-    """Leaks in the top ``k`` of every checked case; None when no case is checked.
-
-    Only the top k of each checked case is looked at (k lookups per case), so a corpus of
-    millions of tenant-tagged chunks costs nothing more than a small one.
-    """
+    """Leaks in the top ``k`` of every checked case; None when no case is checked. Only
+    those k are looked up, so a corpus of millions of tenant-tagged chunks costs nothing
+    more than a small one."""
     if golden is None:
         return None
     checked = [c for c in golden.cases if is_checked(c)]

@@ -145,13 +145,9 @@ def missed_queries(
     k: int,
     facts: QueryFacts,
 ) -> tuple[list[MissedQuery], int]:
-    """Answerable queries with nothing relevant in the top ``k``, in golden-set order, and
-    how many there are.
-
-    Found with one vectorised pass per batch; at most ``MAX_MISSED`` are listed (the first
-    in golden-set order), since a list of a million misses is read by nobody and costs a
-    pydantic object each: the count is of them all.
-    """
+    """Answerable queries with nothing relevant in the top ``k``, and how many there are:
+    at most ``MAX_MISSED`` listed (the first in golden-set order), since a list of a
+    million misses is read by nobody and costs a pydantic object each."""
     missed = np.zeros(len(answerable), bool)
     for batch in batches:
         hit = (batch.labels[:, :k] >= batch.level).any(axis=1)

@@ -45,11 +45,9 @@ def select_split(
     golden: GoldenSet | None, qrels: Qrels, split: Split | None
 ) -> tuple[GoldenSet | None, Qrels, set[str] | None, SplitInfo | None]:
     """Golden set and qrels restricted to one slice, the query ids a run keeps (``None``:
-    all) and the split section.
-
-    ``split=None`` means ``dev`` when the set holds held-out cases, else everything
-    (and no split section: a set without a holdout reports as it always did).
-    """
+    all) and the split section. ``split=None`` means ``dev`` when the set holds held-out
+    cases, else everything (and no split section: a set without a holdout reports as it
+    always did)."""
     if golden is None or (split is None and not has_holdout(golden)):
         if split == "holdout":
             raise InputError("--holdout needs a golden set (not bare qrels)", field="split")
