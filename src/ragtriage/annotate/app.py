@@ -9,7 +9,8 @@ depth against DNS rebinding, which the token already blocks). Bodies are bounded
 checked (``MAX_BODY``, ``annotate.fields``), and a refused save changes nothing. A strict
 Content-Security-Policy (this server's own static files only: no inline script or style,
 no ``eval``, no frames or forms) means a passage carrying ``<script>`` could not run even
-if it reached the DOM as HTML; the page inserts untrusted text with ``textContent``.
+if it reached the DOM as HTML; the page inserts untrusted text with ``textContent``. No
+referrer is sent: the token is in the first URL.
 """
 
 from __future__ import annotations

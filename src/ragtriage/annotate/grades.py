@@ -4,11 +4,14 @@ The sample is uniform over the audit's scored answers, drawn with a recorded see
 because PPI corrects the audit's rate only for answers drawn like the graded ones. Each
 item shows the answer split into the sentences the judge checks
 (:func:`ragtriage.judge.lexical.claim_sentences`), each with the passage window the
-judge aligned it to (:func:`ragtriage.judge.alignment.align_sentence`). What a mark
-means, and the rows written (the format ``ragtriage calibrate`` reads), are in
-docs/calibration.md ('Grade in the browser'); a row carries ``answers_question`` and,
-when a golden chunk was in context, the case's ``reference_answer``, on which
-``calibrate`` measures the audit's answer check.
+judge aligned it to (:func:`ragtriage.judge.alignment.align_sentence`). A record per
+answer: ``sentences`` (one of :data:`VERDICTS` or None per sentence), ``label`` (an
+override of the overall label, or None), ``answers`` (does it answer the question:
+True/False/None), ``note``, ``grader`` and ``seconds``. What a mark means, and the rows
+written (the format ``ragtriage calibrate`` reads), are in docs/calibration.md ('Grade in
+the browser'); a row carries ``answers_question`` and, when a golden chunk was in
+context, the case's ``reference_answer``, on which ``calibrate`` measures the audit's
+answer check.
 """
 
 from __future__ import annotations

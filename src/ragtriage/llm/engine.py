@@ -8,8 +8,9 @@ verdict (nearly always "supported"). A ``json`` request is generated under a GBN
 compiled from the schema. Above temperature 0 (``--samples``) the seed comes from the
 request (its sample index included), so a sample is the same on every run and each index
 a different draw. The KV cache's longest common prefix with the previous prompt is
-reused, so each further sentence of an answer costs only its own tokens. A model is not
-thread-safe: a lock serialises calls.
+reused, so with instructions first and the context before the sentence each further
+sentence of an answer costs only its own tokens. A model is not thread-safe: a lock
+serialises calls.
 """
 
 from __future__ import annotations

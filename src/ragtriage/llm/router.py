@@ -3,11 +3,12 @@
 ``--judge router:FILE[#GROUP]`` sends the judge's calls to the deployments of one model
 group in ``FILE`` (litellm's own ``model_list`` format); the file, its fields and what the
 user sees are in docs/judges.md ('Several endpoints: a router file'). The judge's identity
-is the group's name and its deployments' model ids, not their addresses, so adding a
-server keeps the cache. The router's own retries are off (one policy retries
-everything); a deployment's 429 is left to the router's cooldown, so its ``Retry-After``
-does not hold the calls the others can serve, while "no deployments available" holds
-every call as a 429 would (:func:`_scoped`).
+is the group's name and its deployments' model ids, not their addresses (nor keys:
+``api_key: os.environ/NAME`` reads the environment), so adding a server keeps the cache.
+The router's own retries are off (one policy retries everything); a deployment's 429 is
+left to the router's cooldown, so its ``Retry-After`` does not hold the calls the others
+can serve, while "no deployments available" holds every call as a 429 would
+(:func:`_scoped`).
 """
 
 from __future__ import annotations
