@@ -1,28 +1,16 @@
 """The local web app both pages run in (Starlette, served by uvicorn on 127.0.0.1).
 
-Security, because the page shows other people's text and writes the user's files:
-
-* **A token on every request.** The URL printed at start carries a random token
-  (``secrets.token_urlsafe(32)``, as Jupyter does). The page's first request sets it as
-  an ``HttpOnly``, ``SameSite=Strict`` cookie, so the static files load; every API call
-  also sends it in the ``X-Ragtriage-Token`` header, and a write needs the header (a form
-  another site posts carries no header). Anything else is 403, before any route runs.
-  A valid ``?token=`` wins over the cookie, so the URL a restart prints opens in a
-  browser that still holds the last run's cookie; the cookie's name carries the port
-  (cookies are not kept apart by port), so two servers never overwrite each other's.
-* **Host and Origin allowlisted** (defence in depth against DNS rebinding, which the
-  token already blocks): the loopback names and the ``--host`` given, on this port; an
-  ``Origin`` must be one of those. A redirect (``/static`` to ``/static/``) is sent as a
-  path, so it never leaves the host the browser asked.
-* **Bodies bounded and checked**: at most ``MAX_BODY`` bytes, JSON (too deep a nesting is
-  a 400, not a crash), every field checked by ``annotate.fields``; a save is refused with
-  a 400 naming the field, a failed write with a 503, and neither changes the session.
-* **A strict Content-Security-Policy.** Scripts and styles only from this server's own
-  static files (no inline script or style, no ``eval``), no other origin contacted, no
-  frames, no forms, no plugins, so a passage carrying ``<script>`` or
-  ``<img onerror>`` could not run even if it reached the DOM as HTML; the page inserts
-  every untrusted text with ``textContent`` anyway.
-* No caching of API answers, ``nosniff``, no referrer (the token is in the first URL).
+The page shows other people's text and writes the user's files (what the user is told:
+docs/golden-sets.md, 'Label in the browser'). Every request passes :class:`_Guard`: a
+random token (as Jupyter's), set as an ``HttpOnly``, ``SameSite=Strict`` cookie by the
+page and sent by every API call in the ``X-Ragtriage-Token`` header, which a write needs
+(a form another site posts carries no header); Host and Origin allowlisted (defence in
+depth against DNS rebinding, which the token already blocks). Bodies are bounded and
+checked (``MAX_BODY``, ``annotate.fields``), and a refused save changes nothing. A strict
+Content-Security-Policy (this server's own static files only: no inline script or style,
+no ``eval``, no frames or forms) means a passage carrying ``<script>`` could not run even
+if it reached the DOM as HTML; the page inserts untrusted text with ``textContent``. No
+referrer is sent: the token is in the first URL.
 """
 
 from __future__ import annotations

@@ -3,12 +3,9 @@
 A record per query: ``relevance`` (chunk id -> grade; binary marks are 1, graded 0-3),
 ``unanswerable`` (nothing in the corpus answers it: ``expected: []``), ``tags``,
 ``skipped``, ``note``, ``reference_answer``, ``added`` (chunks the person pulled in from
-the keyword search, so they stay in the pool on return) and ``seconds`` spent on it.
-
-The output holds the labelled cases only, in sample order, in the golden-set format
-every ragtriage command reads (``expected``, ``relevance_grades`` when graded, ``tags``,
-``reference_answer``, ``source``); a case is labelled when it has a relevant chunk or is
-marked unanswerable, and is not skipped.
+the keyword search, so they stay in the pool on return) and ``seconds`` spent on it. The
+output holds the labelled cases only (:func:`is_labelled`), in sample order, in the
+golden-set format (docs/golden-sets.md, 'Label in the browser').
 """
 
 from __future__ import annotations
@@ -67,12 +64,10 @@ def golden_row(query: dict[str, Any], record: dict[str, Any], graded: bool, sour
     return row
 
 
-def conversation_rows(session: dict[str, Any]) -> list[dict[str, Any]]:
+def conversation_rows(session: dict[str, Any], graded: bool, source: str) -> list[dict[str, Any]]:
     """A conversation session's file (``conversations.jsonl``): each conversation's turns
     up to its first turn not labelled (skipped or open); a later turn is left out
     because without that one its history has a gap, which the golden set refuses."""
-    graded = bool(session["options"].get("graded"))
-    source = f"annotate:{session['queries']['source']}"
     rows: list[dict[str, Any]] = []
     stopped: set[str] = set()
     for query in session["sample"]:
@@ -91,10 +86,10 @@ def conversation_rows(session: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def render_golden(session: dict[str, Any]) -> str:
-    if session["options"].get("conversational"):
-        return jsonl(conversation_rows(session))
     graded = bool(session["options"].get("graded"))
     source = f"annotate:{session['queries']['source']}"
+    if session["options"].get("conversational"):
+        return jsonl(conversation_rows(session, graded, source))
     return jsonl(
         golden_row(query, session["records"][query["id"]], graded, source)
         for query in session["sample"]

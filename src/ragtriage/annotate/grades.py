@@ -1,24 +1,17 @@
 """Answer grading: the items of an audit a person grades, what a mark means, the file.
 
-The sample is uniform over the audit's scored answers (the answers its faithfulness rate
-is computed on), drawn with a recorded seed, so that a calibration made on these grades
-corrects that rate (PPI is valid only for answers drawn like the graded ones). Each item
-shows the answer split into the sentences the judge checks
-(:func:`ragtriage.judge.lexical.claim_sentences`) and, per sentence, the passage window
-the judge aligned it to (:func:`ragtriage.judge.alignment.align_sentence`).
-
-A record per answer: ``grader`` (``--grader`` of the session that saved it),
-``sentences`` (one of ``supported``, ``unsupported``, ``unsure`` or
-None per sentence), ``label`` (an override of the overall label, or None), ``answers``
-(does it answer the question: True/False/None), ``note`` and ``seconds``. A row carries
-the mark as ``answers_question`` and, when a golden chunk was in context, the golden
-case's ``reference_answer``: what ``calibrate`` measures the audit's answer check on. The overall
-label follows the sentences (every one supported: faithful; any unsupported: not) unless
-overridden; with a can't-tell sentence and no unsupported one it needs the override. The
-output holds a row per answer with a label, in the format ``ragtriage calibrate`` reads
-(``calibration.grades``), with the audit's id (``audit``, ``audit_sha256``), or with
-``--answers`` the traces file's (``answers_file``, ``answers_sha256``), and the sample's
-seed in every row.
+The sample is uniform over the audit's scored answers, drawn with a recorded seed,
+because PPI corrects the audit's rate only for answers drawn like the graded ones. Each
+item shows the answer split into the sentences the judge checks
+(:func:`ragtriage.judge.lexical.claim_sentences`), each with the passage window the
+judge aligned it to (:func:`ragtriage.judge.alignment.align_sentence`). A record per
+answer: ``sentences`` (one of :data:`VERDICTS` or None per sentence), ``label`` (an
+override of the overall label, or None), ``answers`` (does it answer the question:
+True/False/None), ``note``, ``grader`` and ``seconds``. What a mark means, and the rows
+written (the format ``ragtriage calibrate`` reads), are in docs/calibration.md ('Grade in
+the browser'); a row carries ``answers_question`` and, when a golden chunk was in
+context, the case's ``reference_answer``, on which ``calibrate`` measures the audit's
+answer check.
 """
 
 from __future__ import annotations
@@ -100,8 +93,7 @@ def make_item(
     context_ids: list[str] | None = None,
     reference: str | None = None,
 ) -> AnswerItem:
-    """The item for one audited case; ``texts`` has every one of its context chunks;
-    ``reference`` is the golden case's reference answer, if any."""
+    """The item for one audited case (as :func:`answer_item`)."""
     judge = case.judge
     gold_in_context = bool(set(case.expected) & set(case.context_ids))
     item = answer_item(
@@ -174,7 +166,8 @@ def _evidence(sentence: str, chunks: list[ContextChunk]) -> tuple[int, int, int]
 
 
 def overall(record: dict[str, Any], n_sentences: int) -> bool | None:
-    """The answer's label: the override, else what its sentences say (module doc)."""
+    """The answer's label: the override, else what its sentences say (any unsupported:
+    unfaithful; every one supported: faithful); None when only the override can say."""
     if record.get("label") is not None:
         return bool(record["label"])
     verdicts = list(record.get("sentences") or [])
@@ -186,11 +179,10 @@ def overall(record: dict[str, Any], n_sentences: int) -> bool | None:
 
 
 def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, Any]) -> dict:
-    label = overall(record, len(item["sentences"]))
     verdicts = list(record.get("sentences") or [None] * len(item["sentences"]))
-    row: dict[str, Any] = {
+    return {
         "id": item["id"],
-        "label": label,
+        "label": overall(record, len(item["sentences"])),
         "grader": record.get("grader", session["options"].get("grader")),
         "notes": record.get("note", ""),
         "question": item["question"],
@@ -213,7 +205,6 @@ def grade_row(item: dict[str, Any], record: dict[str, Any], session: dict[str, A
         "sample_size": len(session["items"]),
         "sample_population": session["sample"]["population"],
     }
-    return row
 
 
 def _origin(session: dict[str, Any]) -> dict[str, Any]:

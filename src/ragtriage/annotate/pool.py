@@ -1,17 +1,11 @@
 """Candidate chunks for a query, pooled as TREC pools them, and a keyword search.
 
 Labels judged only on the system under test's own results are biased toward it: a chunk
-it never retrieves can never become relevant. So a query's candidates are the union of
-the embedded BM25's top ``depth`` over the whole corpus (``retrieval.retrievers``, the
-same bm25s settings as the demo retriever), the user's run's top ``depth`` when one is
-given, and whatever the person finds with the free keyword search. The lists are
-interleaved (first of each, then second of each, ...) without saying which system found
-what, so the person judges the chunk, not the system.
-
-The keyword search matches every term as whole words, case-folded (a quoted phrase is one
-term; ``bay*`` a prefix) over the whole corpus: an exact product code or error number
-that BM25's tokenizer splits or drops as a stopword is still found
-(``annotate/search.py``). Matches are ranked by how often the terms occur in them.
+it never retrieves can never become relevant. So the candidates are the union of the
+embedded BM25's top ``depth`` over the whole corpus (the demo retriever's settings), the
+user's run's top ``depth`` when given, and what the person finds with the keyword search
+(:mod:`.search`), interleaved without saying which system found what, so the person
+judges the chunk, not the system.
 """
 
 from __future__ import annotations

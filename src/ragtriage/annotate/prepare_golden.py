@@ -1,9 +1,6 @@
 """Preparing the golden-set page (``annotate golden``): read the query log and the
 corpus, start or resume the session (:class:`~ragtriage.annotate.session.GoldenSession`),
-return the task the page works on. A log of conversation turns is sampled by whole
-conversations; a log of queries is folded (exact and near duplicates) and sampled; a
-session grows with the log or a larger ``--sample``, its marks kept
-(:mod:`ragtriage.annotate.session`). The command's config and ``run`` are in
+return the task the page works on; the command's config and ``run`` are in
 :mod:`ragtriage.flows.annotate`.
 """
 

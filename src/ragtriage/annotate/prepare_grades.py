@@ -1,22 +1,8 @@
-"""Preparing the grading page (``annotate grades``): read the inputs, start or resume the
-session (:class:`~ragtriage.annotate.session.GradesSession`), return the task the page
-works on; the golden-set page's is :mod:`ragtriage.annotate.prepare_golden`, the
-command's configs and ``run`` are in :mod:`ragtriage.flows.annotate`.
-
-The answers graded are an audit's (``--audit``: those its judge scored, so that the
-calibration corrects its rate) or a traces file's (``--answers``: any format
-``audit --traces`` reads, with the question and the passages' texts in it), graded
-before any audit; the rows are the same, naming the audit or the file they came from.
-
-Resuming: the session beside the output (``<output>.session.json``, typed in
-:mod:`ragtriage.annotate.session`) records what it was made from (the files' sha256, the
-seed, the sample size). The same command resumes it.
-A session is extended, its marks kept, when the input grew (more queries in the log, more
-answers in the traces file, a newer audit) or ``--sample`` is larger: the items drawn
-stay, and the rest of the sample is drawn, with the same seed, from what was not drawn
-yet. Only a true conflict is refused, naming the input and the item that changed (a
-sampled query whose text is not the same, an answer gone or rewritten, another
-``--seed``, a smaller ``--sample``), rather than mixing two samples in one file.
+"""Preparing the grading page (``annotate grades``): read the inputs (an audit's scored
+answers, ``--audit``, or a traces file's, ``--answers``), start or resume the session
+(:class:`~ragtriage.annotate.session.GradesSession`), return the task the page works on;
+the golden-set page's is :mod:`ragtriage.annotate.prepare_golden`, the command's configs
+and ``run`` are in :mod:`ragtriage.flows.annotate`.
 """
 
 from __future__ import annotations
@@ -276,12 +262,9 @@ def _answer_item(
 def _read_answers(
     config: GradesSettings, path: Path
 ) -> tuple[TraceFile, dict[str, str], dict[str, str]]:
-    """The traces of ``--answers``, the corpus's texts by chunk id and the reference
-    answers by trace: with ``--golden`` a trace's query comes from its golden case and a
-    passage's text from the corpus, so the documented trace row (``query_id``,
-    ``retrieved`` ids, ``context_ids``, ``answer``) can be graded as it stands; and its
-    case's reference answer goes into the grade row when a golden chunk is in the
-    trace's context (as the audit runs its answer check)."""
+    """The traces of ``--answers``, the corpus's texts by chunk id (with ``--golden`` the
+    documented trace row, ids only, is graded as it stands) and the reference answers by
+    trace, where a golden chunk is in its context (as the audit runs its answer check)."""
     golden = load_golden(config.golden) if config.golden is not None else None
     read = read_traces(path, DEFAULT_CONTEXT_K, golden)
     corpus = golden.corpus if golden is not None and golden.corpus else {}

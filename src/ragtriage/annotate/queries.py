@@ -1,12 +1,11 @@
 """The queries a person labels: read from what users have, folded, sampled with a seed.
 
-A query log is a text file (one query a line), a CSV file (a ``query``, ``question`` or
-``text`` column, optional ``id``), JSONL (the same keys; a golden set to extend is JSONL
-with ``query``); a log of a million lines reads in seconds. Exact and near-duplicate
-queries are folded with ``golden check``'s test (:func:`ragtriage.data.check.duplicate_of`):
-the first of each group stays and the others are counted. ``sample`` then draws
-uniformly from what is left (numpy's PCG64 with the recorded seed), so the labelled set
-is a random sample of distinct real queries, not the log's first page.
+The log formats are in docs/golden-sets.md ('Label in the browser'). Exact and
+near-duplicate queries are folded with ``golden check``'s test
+(:func:`ragtriage.data.check.duplicate_of`): the first of each group stays and the others
+are counted. ``sample`` then draws uniformly from what is left (numpy's PCG64 with the
+recorded seed), so the labelled set is a random sample of distinct real queries, not the
+log's first page.
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
 """A labelling session as typed data, and how it is resumed and extended.
 
-The session file beside the output (``<output>.session.json``, written by
-``store.SessionStore``) records what the sample was made from (the files' sha256, the
-seed, the sample size: ``wanted``) and what was drawn; the store adds the person's marks
-(``records``). :class:`GoldenSession` is the golden-set page's, :class:`GradesSession` the
-grading page's. A session file written by an earlier version loads as it is: fields it
-lacks take their defaults, fields this version does not know are kept and written back.
-
-Resuming and extending are the same for both pages (:func:`opened`, :func:`growable`,
-:func:`kept`, :func:`drawn`, :meth:`Session.extend`): the items drawn stay, the rest of a
-larger sample is drawn with the same seed from what was not drawn yet, and only a true
-conflict is refused, naming the input and the item that changed.
+The session file (``<output>.session.json``, written by ``store.SessionStore``) records
+what the sample was made from (``wanted``: the files' sha256, the seed, the sample size)
+and what was drawn; the store adds the marks (``records``). A file written by an earlier
+version loads as it is: fields it lacks take their defaults, fields this version does not
+know are kept and written back. Resuming and extending are the same for both pages: the
+items drawn stay, the rest of a larger sample is drawn with the same seed from what was
+not drawn yet, and only a true conflict is refused, naming the input and the item.
 """
 
 from __future__ import annotations

@@ -1,24 +1,15 @@
 """One writer per output file: every action saved at once, nothing lost, nothing mixed.
 
-The session (the sample and its seed, what was read, every item's marks) lives in a
-file beside the output, ``<output>.session.json``; the output (the golden set, the
-grades) is rendered from it. Each save writes both with ``atomic.write_atomic_set``
-(temporary files, fsync, rename), so a killed server leaves the previous save or this
-one, never half of either, and restarting on the same output resumes where the person
-stopped.
-
-Two tabs on one server share this store: saves are serialised by a lock, and each
-carries the version of the item the tab last read; a save on an older version is
-refused (the tab reloads the item) instead of overwriting marks made in the other tab.
-Two servers on one output cannot both write: the first holds an exclusive ``flock`` on
-``<output>.lock`` for its life, and a second is refused at start.
-
-A save is atomic in memory as on disk: the new session is built beside the current one,
-checked (every text encodable, every number finite), written, and only then taken as the
-current one. A save that cannot be written (a lone surrogate, a full disk) changes
-nothing, so the page can say "not saved" and the next save, on the same version, works.
-Temporary files a killed server left beside the output are removed at start, under the
-lock (only the holder of the lock writes them).
+The session (``<output>.session.json``) holds the sample, its seed and every mark; the
+output is rendered from it. Each save writes both with ``atomic.write_atomic_set``, so a
+killed server leaves the previous save or this one, never half of either. Two tabs on one
+server: saves are serialised by a lock and carry the version of the item the tab last
+read, so a save on an older version is refused rather than overwrite the other tab's
+marks. Two servers on one output: the first holds an exclusive ``flock`` on
+``<output>.lock`` for its life, and a second is refused at start; temporaries a killed
+server left are swept under that lock (only its holder writes them). A save is atomic in
+memory too: the new session becomes current only once written, so a save that cannot be
+written (a lone surrogate, a full disk) changes nothing and the next one still works.
 """
 
 from __future__ import annotations
@@ -224,10 +215,9 @@ def _storable(value: Any, field: str, depth: int = 0) -> None:
 
 
 def _sweep(*paths: Path) -> int:
-    """Remove the temporary files ``atomic.write_atomic_set`` names
-    ``.<name>.<8 chars>.ragtriage-tmp`` beside each of ``paths`` (a kill -9 between
-    writing and renaming leaves them); the count removed. Only names with the marker: a
-    user's ``.golden.jsonl.20261204`` looked like one and was deleted."""
+    """Remove the temporaries ``atomic.write_atomic_set`` names
+    ``.<name>.<8 chars>.ragtriage-tmp`` beside each of ``paths`` (a kill -9 before the
+    rename leaves them), only those (docs/reliability.md's table); the count removed."""
     removed = 0
     for path in paths:
         marker = re.escape(TEMP_SUFFIX)

@@ -1,12 +1,8 @@
 """How llama.cpp is built for the embedded model, and how to tell a build that will crash.
 
-The default llama-cpp-python build is ``GGML_NATIVE=ON``: it compiles for the CPU it is
-built on. On Intel Xeons with AVX-512 and AMX such a build segfaulted in ``decode``
-(issue 12), while the same version built for a fixed AVX2 set answered. ragtriage
-therefore installs llama-cpp-python with :data:`PORTABLE_CMAKE_ARGS` (``scripts/setup.sh``
-builds it once per flag set into its own wheel folder, so pip's cache can never hand back
-a differently configured build). The choice, and what it costs, is measured by
-``benchmarks/llama_build.py``.
+ragtriage installs llama-cpp-python with :data:`PORTABLE_CMAKE_ARGS`, not the default
+``GGML_NATIVE=ON`` build, which segfaulted on Xeons with AVX-512 and AMX (issue 12; why,
+and what it costs: docs/install-local-model.md, 'Which build').
 """
 
 from __future__ import annotations

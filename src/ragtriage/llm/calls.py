@@ -1,32 +1,14 @@
 """Every model call goes through here: cache, bounded concurrency, retries, one repair.
 
-* Cache first (content-addressed): a hit costs nothing and is counted as ``cached_calls``.
-* At most ``concurrency`` calls in flight, and never more than a server says it serves
-  at once (llama.cpp's ``/props`` slots, asked once before the first call that reaches
-  it); within that, adapted to what the endpoint serves (:class:`InFlightLimit`, AIMD): a
-  timeout halves the limit (once per round of calls), and it grows back by one after as
-  many successes in a row as the limit, up to ``concurrency``. A call holds its slot only
-  while it is sent: a retry waits for a free slot under the lowered limit, so retries
-  never pile onto a saturated server.
-* A slow call is not a dead one: past :data:`SLOW_FRACTION` of the model's ``timeout`` it
-  lowers the limit as a timeout would, but it is still awaited (``slow_calls``), so a
-  request the server is computing (or has queued) is not thrown away and sent again. Only
-  the model's own timeout abandons it, and then it is retried.
-* The provider's rate-limit headers bound the calls too (:mod:`ragtriage.llm.ratelimit`):
-  never more in flight than the requests (or tokens) left in its window, and when a
-  response says nothing is left, or a 429 (or 503) says ``Retry-After``, every call waits
-  until then, not just the one that was refused (``rate_limit_pauses``).
-* Transient errors (429, timeouts, connection errors, 5xx) are retried by one tenacity
-  policy: exponential backoff with full jitter, honouring ``Retry-After``. Permanent ones
-  (4xx, validation errors) are not retried. A call whose retries run out is not lost: it
-  raises :class:`Unscorable`, and its item (or its sample, with ``--samples``) is kept as
-  ``unscored`` with the reason, never dropped and never counted as a pass or a fail.
-* A model that negotiates its request shape (:class:`~ragtriage.llm.base.ShapeNegotiating`:
-  litellm's JSON mode) is settled once before a run (:meth:`Caller.settle`); a refused
-  shape makes it fall back, and the call is sent again as the new shape, keyed by it.
-* An output that does not validate gets one repair call that shows the model its
-  validation error. If that fails too, :class:`Unscorable` carries the reason and the item
-  ends ``unscored`` -- never a silent NaN, 0 or 1.
+What the user sees is in docs/judges.md ('A server with few slots', 'Rate limits'). Calls
+in flight adapt (:class:`InFlightLimit`, AIMD), never above the server's slots; a call
+holds its slot only while sent, so retries never pile onto a saturated server. A slow call
+lowers the limit but is still awaited (:meth:`Caller._patiently`). Rate-limit pauses hold
+every call (:mod:`ragtriage.llm.ratelimit`). Transient errors are retried by one tenacity
+policy, and a refused request shape is settled once before a run (:meth:`Caller.settle`).
+An output that does not validate gets one repair call. Whatever fails raises
+:class:`Unscorable`: the item (or sample) is kept ``unscored`` with the reason, never
+dropped nor counted as a pass or a fail -- never a silent NaN, 0 or 1.
 """
 
 from __future__ import annotations
@@ -245,15 +227,12 @@ class Caller:
 
     async def settle(self, request: ModelRequest) -> None:
         """Fix the request shape of a :class:`ShapeNegotiating` model before a run, so the
-        run's fingerprint names the shape and an unchanged re-run makes no call.
-
-        From the cache when an earlier run stored ``request`` under one of the shapes
-        still open (strongest first); else by sending ``request`` (falling back on
-        refusals, one attempt per shape): its response is kept and counted for the item
-        that asks for it. If that call fails otherwise (a 429, a timeout), the shape found
-        so far stands and the run goes on: the item tries again with its own retry budget,
-        and a refusal during the run still falls back (the run's fingerprint is then
-        taken again at its end)."""
+        run's fingerprint names the shape and an unchanged re-run makes no call: from the
+        cache when an earlier run stored ``request`` under a shape still open (strongest
+        first), else by sending it (one attempt per shape; the response is kept for its
+        item). If that call fails otherwise (a 429, a timeout), the shape found so far
+        stands: the item retries with its own budget, and a refusal during the run still
+        falls back (the run's fingerprint is then taken again at its end)."""
         model = self.model
         if not isinstance(model, ShapeNegotiating) or len(shapes := model.shapes()) < 2:
             return

@@ -1,27 +1,16 @@
 """The embedded model's engine: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through llama.cpp.
 
-This module runs inside the model worker process (:mod:`.worker`), never in the user's
-process by default: a native crash in llama.cpp must not take the run down with it.
-Fully offline. Two request modes matter:
-
-* ``choice``: one forward pass, then the next-token probabilities of the choices (e.g.
-  ``true``/``false`` after ``{"supported":``) read straight from the logits. A small
-  model's *probability* separates faithful from unfaithful sentences far better than its
-  sampled verdict (which is nearly always "supported"; README, stage 2), and nothing is
-  sampled.
-* ``json``: generation constrained by a GBNF grammar compiled from the JSON schema.
-
-At a temperature above 0 (``--samples`` with ``--temperature``) the engine samples, with
-a seed taken from the request itself (its sample index included), so a sample is the
-same on every run and each sample index a different draw: ``choice`` draws one choice
-from the choices' probabilities at that temperature and answers with it alone (a sampled
-verdict, as a provider's judge gives: no probability), ``json`` samples its tokens
-(top-k 40) instead of taking the most likely one.
-
-llama.cpp keeps the KV cache of the previous prompt; we reuse its longest common prefix,
-so with instructions first and the context before the sentence each further sentence of
-an answer costs only its own tokens. One model instance is not thread-safe: calls are
-serialised by a lock.
+Runs inside the model worker process (:mod:`.worker`) by default: a native crash in
+llama.cpp must not take the run down with it. A ``choice`` request is one forward pass,
+then the choices' next-token probabilities read from the logits: a small model's
+*probability* separates faithful from unfaithful sentences far better than its sampled
+verdict (nearly always "supported"). A ``json`` request is generated under a GBNF grammar
+compiled from the schema. Above temperature 0 (``--samples``) the seed comes from the
+request (its sample index included), so a sample is the same on every run and each index
+a different draw. The KV cache's longest common prefix with the previous prompt is
+reused, so with instructions first and the context before the sentence each further
+sentence of an answer costs only its own tokens. A model is not thread-safe: a lock
+serialises calls.
 """
 
 from __future__ import annotations
@@ -138,8 +127,8 @@ class LlamaEngine:
             raise PermanentModelError(f"prompt of {len(tokens)} tokens exceeds n_ctx={self.n_ctx}")
         return tokens
 
-    def _eval_reusing_prefix(self, tokens: list[int]) -> int:
-        """Evaluate ``tokens`` reusing the cached common prefix; returns tokens evaluated."""
+    def _eval_reusing_prefix(self, tokens: list[int]) -> None:
+        """Evaluate ``tokens`` reusing the cached common prefix."""
         llm = self._llm
         common = 0
         for a, b in zip(llm._input_ids.tolist(), tokens, strict=False):
@@ -149,7 +138,6 @@ class LlamaEngine:
         common = min(common, len(tokens) - 1)  # always decode one token for fresh logits
         llm.n_tokens = common
         llm.eval(tokens[common:])
-        return len(tokens) - common
 
     def _choice_ids(self, choice: str) -> list[int]:
         """Single-token spellings of a choice (``true``, `` true``, ``True``...)."""

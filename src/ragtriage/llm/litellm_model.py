@@ -2,31 +2,20 @@
 
 Keys come from the provider's usual environment variables and are never passed through
 our objects, so they cannot reach logs, the cache or results. litellm's own retries are
-switched off: one policy (tenacity, in :mod:`ragtriage.llm.calls`) retries everything.
-``json_mode`` is per endpoint because servers disagree on how JSON output is requested:
-OpenAI wants ``json_schema``; a llama.cpp server rejects that but accepts
-``{"type": "json_object", "schema": ...}``.
+off: one policy (:mod:`ragtriage.llm.calls`) retries everything. Servers disagree on how
+JSON output is requested (a llama.cpp server rejects OpenAI's ``json_schema`` but accepts
+``{"type": "json_object", "schema": ...}``), so the mode is found per endpoint
+(docs/judges.md, 'JSON mode is found per endpoint') and kept in ``params``, hence in every
+cache key and the fingerprint.
 
-Unless a mode is given, it is found per endpoint (this model object: one ``api_base`` and
-model id): the strongest mode first (:func:`default_json_mode`), and when the endpoint
-refuses the ``response_format`` (a 4xx, or llama-cpp-python's 500 "Input should be 'text'
-or 'json_object'") the next weaker one of :data:`JSON_MODES`, remembered for the rest of
-the run. The mode in use is in ``params``, hence in every cache key and the fingerprint.
-
-Errors are classified once: a refused request shape, a 4xx, a validation error or a
-configuration error is permanent (never retried); 429, 5xx, connection errors are
-transient; a timeout is a :class:`ModelTimeoutError` (transient, and the caller lowers its
-calls in flight). A local endpoint (``localhost``, ``127.0.0.1``) gets a long default
-timeout (:data:`LOCAL_TIMEOUT_S`): a server with one slot queues requests, and a client
-that gives up on a queued request throws away work the server will still do. (Long before
-that, the caller lowers its calls in flight while still awaiting the slow call; see
-:mod:`ragtriage.llm.calls`.)
-
-Each response's rate-limit headers (litellm's ``_hidden_params["additional_headers"]``)
-travel with it to the caller, which follows them (:mod:`ragtriage.llm.ratelimit`); an
-error's ``Retry-After`` (or ``retry-after-ms``, or the reset of a window with nothing
-left) becomes its ``retry_after``. ``rate_limits`` is this endpoint's window, shared by
-every caller of the model.
+Errors are classified once: a refused request shape (a 4xx, or llama-cpp-python's 500
+"Input should be 'text' or 'json_object'"), a 4xx, a validation or configuration error
+is permanent; 429, 5xx and connection errors are transient; a timeout is a
+:class:`ModelTimeoutError`. A local endpoint gets a long default timeout
+(:data:`LOCAL_TIMEOUT_S`): a one-slot server queues requests, and a client that gives up
+on a queued one throws away work the server will still do. A response's rate-limit
+headers, and an error's ``Retry-After``, travel to the caller
+(:mod:`ragtriage.llm.ratelimit`); ``rate_limits`` is this endpoint's window.
 """
 
 from __future__ import annotations

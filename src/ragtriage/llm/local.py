@@ -1,11 +1,9 @@
 """The embedded model: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) via llama.cpp, fully offline.
 
-By default the model runs in a child process (:mod:`.worker`): a native crash or an
-out-of-memory kill becomes a clear :class:`~.worker.ModelCrashed` error instead of a
-silent exit 139, and the answers cached before it are kept. ``isolated=False`` (or
-``$RAGTRIAGE_LOCAL_INPROCESS=1``) runs it in this process instead, as before; the two give
-the same answers and the same cache keys (``benchmarks/worker_overhead.py`` compares
-them). How the engine reads a judge's probability is in :mod:`.engine`.
+By default it runs in a child process (:mod:`.worker`, for why); ``isolated=False`` (or
+``$RAGTRIAGE_LOCAL_INPROCESS=1``) runs it in this process, with the same answers and cache
+keys (``benchmarks/worker_overhead.py`` compares them). How the engine reads a judge's
+probability is in :mod:`.engine`.
 """
 
 from __future__ import annotations

@@ -1,23 +1,13 @@
 """A provider's rate limits, as its response headers say them, shared by every call.
 
-Hosted providers say after each response how much of the current window is left:
-``x-ratelimit-remaining-requests`` and ``x-ratelimit-remaining-tokens`` (OpenAI; litellm
-maps Anthropic's ``anthropic-ratelimit-*-remaining`` onto the same names) and when the
-window resets (``x-ratelimit-reset-requests``: ``"6m0s"``, ``"20ms"`` or seconds;
-``anthropic-ratelimit-requests-reset``: a timestamp). litellm hands them over in the
-response's ``_hidden_params["additional_headers"]`` (the reset ones prefixed
-``llm_provider-``); an error carries the raw headers.
-
-:class:`RateLimits` turns them into two things the caller obeys before each call:
-
-* **a ceiling on the calls in flight**: no more than the requests left in the window,
-  nor than the tokens left divided by the tokens of the last call; it lifts when the
-  window resets (or when a later response says more is left);
-* **a pause for every call**: when nothing is left (remaining 0), until the window
-  resets; after a 429 or 503 with ``Retry-After``, for that long. One call's 429 holds
-  them all: sending the others into the same wall only earns more 429s.
-
-The clock is injectable (``now``) so the rules are tested without sleeping.
+The headers and what the judge does with them are in docs/judges.md ('Rate limits').
+litellm hands them over in the response's ``_hidden_params["additional_headers"]`` (the
+reset ones prefixed ``llm_provider-``); an error carries the raw headers.
+:class:`RateLimits` sets a ceiling on the calls in flight (the requests left, or the
+tokens left over the last call's tokens, until the window resets) and a pause for every
+call when nothing is left or a 429 says ``Retry-After``: one call's 429 holds them all,
+as sending the others into the same wall only earns more 429s. The clock is injectable
+(``now``) so the rules are tested without sleeping.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Answers the embedded model wrote, shipped beside a golden set with their provenance.
 
-The handbook demo's answers took the embedded model 94 s to write, after an 8-minute
-llama.cpp build, while the shipped judging rule reads no model signal: the model was on
-the way to the first report only to write them (issue 53). So the answers it wrote ship
-beside the golden set as a recording (``llm/replay.py``'s format: a header, then one
-``{"key", "query_id", "response"}`` per call, keyed exactly like the response cache),
-whose header says which model, weights, prompt and command wrote them and when. A request
-whose key is recorded is answered from the file; any other needs the live model.
+The shipped judging rule reads no model signal, so the embedded model was on the way to
+the handbook demo's first report only to write its answers (issue 53; timings in
+benchmarks/results/demo_audit.txt). They ship as a recording in ``llm/replay.py``'s
+format, keyed exactly like the response cache, whose header says which model, weights,
+prompt and command wrote them and when. A recorded request is answered from the file;
+any other needs the live model.
 """
 
 from __future__ import annotations

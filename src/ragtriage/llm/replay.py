@@ -1,11 +1,10 @@
 """The replay double: serves recorded responses keyed exactly like the cache.
 
-A recording is JSONL: a header line ``{"model", "params", "note"}`` naming the real
-model run it came from, then one ``{"key", "response"}`` per call. The double takes the
-recorded model's name and params, so :func:`cache_key` of a request equals the key the
-real run stored, and tests and CI replay a judge without a model or a network. A request
-that was never recorded is a permanent error (the item ends ``unscored`` with the reason),
-never a made-up answer.
+A recording is JSONL: a header ``{"model", "params", "note"}`` naming the real model run
+it came from, then one ``{"key", "response"}`` per call. Taking the recorded model's name
+and params, the double computes the keys the real run stored, so tests and CI replay a
+judge without a model or a network. An unrecorded request is a permanent error (the item
+ends ``unscored``), never a made-up answer.
 """
 
 from __future__ import annotations

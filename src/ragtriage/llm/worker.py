@@ -1,19 +1,10 @@
 """The embedded model in a child process, so a native crash cannot take the run with it.
 
-llama.cpp is C++: a build that does not suit the CPU dies of SIGSEGV or SIGILL, and an
-out-of-memory kill is SIGKILL. In-process, either ends the user's run with exit 139 and
-no message. Here the model lives in one long-lived child (started on the first call,
-reused for every later one, so the weights load once and llama.cpp's KV-cache prefix
-reuse still works); the parent sends one JSON line per request on the child's stdin and
-reads one JSON line back. If the child dies, the parent raises :class:`ModelCrashed`
-naming the signal, the llama.cpp build and the rebuild command (exit 2). Every response
-already received was committed to the cache by the caller, so a re-run resumes.
-
-The child writes its replies to a duplicate of its original stdout and points fd 1 at
-stderr, so anything native code prints cannot corrupt the protocol. Its stderr goes to a
-temporary file whose tail is quoted in the crash message.
-
-Run as ``python -m ragtriage.llm.worker --threads N --ctx N``.
+What the user sees is in docs/install-local-model.md ('A crash is an error, not exit
+139'). One long-lived child serves every call (the weights load once and the KV-cache
+prefix reuse still works), one JSON line per request and per reply. The child replies on
+a duplicate of its original stdout and points fd 1 at stderr, so native prints cannot
+corrupt the protocol; its stderr's tail is quoted in :class:`ModelCrashed`'s message.
 ``$RAGTRIAGE_WORKER_ENGINE=module:factory`` substitutes the engine (tests only).
 """
 
@@ -77,7 +68,6 @@ class WorkerProcess:
         return self._call({"op": "hello"}, "start")
 
     def load(self) -> None:
-        """Start the child and load the weights there."""
         self._call({"op": "load"}, "load")
 
     def complete(self, request: ModelRequest) -> ModelResponse:

@@ -344,7 +344,6 @@ def _scored_rows(frame: pd.DataFrame, qrels, scored: np.ndarray, skip: set[str])
 
 
 def _run_record(run: RunLike, given, run_table) -> dict[str, Any]:
-    """What the report records of the run: source, size, order, digest, format."""
     return {
         "source": given.source,
         "rows": len(run_table),

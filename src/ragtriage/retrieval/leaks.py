@@ -1,17 +1,10 @@
 """Access-control and tenant-isolation checks: forbidden chunks in the top k.
 
-A retriever that ranks well can still hand one customer another customer's data, or an
-admin-only page to anyone: a relevance metric never sees it, because those chunks are
-simply "not relevant". A golden case therefore may name chunks that must *never* appear
-in its top k:
-
-* ``forbidden``: explicit chunk ids (an unreleased draft, a support-staff runbook);
-* ``tenant`` / ``acl``: the tenants whose chunks the user may read; every chunk of the
-  corpus whose ``tenant`` is set and not among them is forbidden (untagged chunks are
-  public).
-
-A **leak** is a checked case with any forbidden id in its top k; every leak is listed with
-the rank it reached, and the gate fails on ``leaks.n_leaking > 0``.
+A retriever that ranks well can still hand one customer another customer's data: a
+relevance metric never sees it, because those chunks are simply "not relevant". So a
+golden case may name chunks that must never appear in its top k (``forbidden``, or
+``tenant``/``acl``); a leak is a checked case with any of them in its top k. The fields
+and the output are in docs/golden-sets.md ('Access control: leaks').
 """
 
 from __future__ import annotations
@@ -45,11 +38,9 @@ def chunk_tenants(corpus: dict[str, Chunk] | None) -> dict[str, str]:
 def find_leaks(
     batches: list[RankedBatch], qrels: Qrels, golden: GoldenSet | None, k: int
 ) -> LeakSection | None:
-    """Leaks in the top ``k`` of every checked case; None when no case is checked.
-
-    Only the top k of each checked case is looked at (k lookups per case), so a corpus of
-    millions of tenant-tagged chunks costs nothing more than a small one.
-    """
+    """Leaks in the top ``k`` of every checked case; None when no case is checked. Only
+    those k are looked up, so a corpus of millions of tenant-tagged chunks costs nothing
+    more than a small one."""
     if golden is None:
         return None
     checked = [c for c in golden.cases if is_checked(c)]

@@ -2,12 +2,8 @@
 its title, formula, typed parameters and the trec_eval measure it equals (``_declare``).
 
 Each takes the batch and an optional cutoff ``k`` and returns one float64 value per
-query. Formulas follow trec_eval 9.0.8 (``m_*.c``) and agree with it per query to 1e-9.
-In the formulas ``rel_i`` is 1 when the result at rank i has label >= the relevance
-level, ``R`` is the number of judged relevant documents, ``g_i`` the result's gain.
-The parser reads ``ndcg@10`` and trec_eval's spellings (``P_5``, ``ndcg_cut.10``,
-``-m P.5,10``); ``docs/reference/metrics.md`` is generated from the declarations
-(``python scripts/make_reference.py``).
+query. Formulas follow trec_eval 9.0.8 (``m_*.c``) and agree with it per query to 1e-9;
+their notation is docs/reference/metrics.md's.
 """
 
 from __future__ import annotations

@@ -63,8 +63,7 @@ class RetrievalConfig(_Documented):
     missing: Literal["zero", "skip"] = "zero"
     """A golden query absent from the run: scored 0 and averaged in (``zero``, trec_eval
     ``-c``) or left out (``skip``)."""
-    # queries with nothing judged relevant: scored 0 and averaged in ("zero", trec_eval's
-    # reading) or reported on their own ("unanswerable"; what files without it did)
+    # the default is the reading of results files written before this field
     nothing_relevant: Literal["zero", "unanswerable"] = "unanswerable"
     """Queries with nothing relevant: scored 0 and averaged in (``zero``, trec_eval) or left
     out of the means and reported in ``unanswerable``."""
@@ -332,8 +331,6 @@ class RetrievalReport(_Documented):
     """Queries of the golden set (or qrels) in the evaluated slice (count)."""
     n_answerable: int  # queries with a document judged relevant at the relevance level
     """Queries with a document graded at least ``relevance_level`` (count)."""
-    # queries with none: in per_query and the means (scored 0) when
-    # config.nothing_relevant is "zero", else reported in ``unanswerable``
     n_unanswerable: int
     """Queries with nothing relevant (count): averaged in as 0 when
     ``config.nothing_relevant`` is ``zero``, else reported in ``unanswerable``."""

@@ -1,15 +1,12 @@
 """overlap@k of an approximate-nearest-neighbour run against an exact-search run.
 
-Tuning an ANN index (HNSW ``efSearch``, IVF ``nprobe``) trades speed for how many of the
-true nearest neighbours come back. The standard measure is overlap@k (often called
-"recall@k" in ANN benchmarks, a different thing from the golden-set recall): for each
-query, the share of the exact search's top k that the ANN run also returned in its top k,
+For each query, the share of the exact search's top k that the ANN run also returned in
+its top k ("recall@k" in ANN benchmarks, not the golden-set recall):
 
     overlap@k = |ANN_k ∩ Exact_k| / |Exact_k|     (|Exact_k| = k unless the list is shorter)
 
-It needs no relevance judgements, so it sits next to the golden-set metrics: a drop in
-recall@10 with overlap@10 near 1.0 is the embedding's fault, not the index's.
-Both runs are ranked with the same trec_eval order (score desc, doc id desc) first.
+It needs no relevance judgements (why it helps: docs/retrieval.md, 'ANN against exact
+search'). Both runs are ranked with the same trec_eval order (score desc, doc id desc).
 """
 
 from __future__ import annotations

@@ -1,18 +1,15 @@
 """Turn a run and qrels into ranked label matrices: the one input every metric reads.
 
-trec_eval's semantics, vectorised: within each query, results are ordered by score
-descending and ties broken by doc id descending; scores compare as doubles, as trec_eval
-9.0.8 (2023) and 10.0 store them, or at float32 with ``precision="float32"``, as
-pytrec_eval and trec_eval up to 9.0.7 (git tag ``v9.0.8``, which prints 9.0.7) do. Each batch is a
-``[queries, depth]`` matrix sorted row-wise with numpy, so a hundred million rows cost
-one row-wise argsort and no Python object per row. Queries are batched by result-list
+trec_eval's semantics (docs/retrieval.md, 'Equal to trec_eval'; at ``precision="float32"``
+those of trec_eval up to 9.0.7, whose git tag ``v9.0.8`` prints 9.0.7), vectorised: each
+batch is a ``[queries, depth]`` matrix sorted row-wise with numpy, so a hundred million
+rows cost one row-wise argsort and no Python object per row; queries are batched by list
 length so that one long list does not pad every other row.
 
-A run whose rows are already in the system's rank order (``Run.order == "given"``: a
-trace, a retriever ragtriage ran) is not re-sorted: that order is what reached the
-generator, and re-sorting tied scores by doc id ranked a chunk passed to the generator
-third as fourth (recall@3 0 for a context that held it). Only a run *file* is ranked as
-trec_eval ranks it.
+A run in the system's own order (``Run.order == "given"``: a trace, a retriever ragtriage
+ran) is not re-sorted: that order is what reached the generator, and re-sorting tied
+scores by doc id ranked a chunk passed third as fourth (recall@3 0 for a context that
+held it). Only a run *file* is ranked as trec_eval ranks it.
 """
 
 from __future__ import annotations
@@ -269,7 +266,7 @@ def rank(
 
 def _positions(values: np.ndarray, universe: np.ndarray) -> np.ndarray:
     """Each value's index in ``universe`` (unique ids), ``-1`` if absent; arrow's hash
-    join, twice as fast as pandas' ``get_indexer`` on a million ids."""
+    join, faster than pandas' ``get_indexer`` on a million ids."""
     try:
         strings, ids = pa.array(values, pa.string()), pa.array(universe, pa.string())
     except (pa.ArrowTypeError, pa.ArrowInvalid):  # ids that are not all str

@@ -1,11 +1,8 @@
 """Repeated runs of a non-deterministic retriever: how much do the figures move?
 
-An ANN index built with random seeds, a retriever behind a load balancer, a reranker
-sampling at temperature > 0: the same query can come back with different results, and a
-single run's recall@10 is then one draw. ``--repeat N`` runs every query N times, scores
-each run, and reports per metric the min, max and sample standard deviation (ddof=1) of
-the N run means, plus the queries whose top k changed between runs. A metric difference
-between two systems smaller than this spread is noise.
+``--repeat N`` runs every query N times, scores each run, and reports per metric the min,
+max and sample standard deviation (ddof=1) of the N run means, plus the queries whose top
+k changed between runs (docs/retrieval.md, 'A non-deterministic retriever').
 """
 
 from __future__ import annotations

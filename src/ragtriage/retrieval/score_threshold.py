@@ -32,9 +32,8 @@ def summarize(values: np.ndarray) -> ScoreSummary:
 def auc(positive: np.ndarray, negative: np.ndarray, *, presorted: bool = False) -> float | None:
     """P(score of a positive > score of a negative), ties counting one half (Mann-Whitney).
 
-    Counted with two sorts and binary searches (the Mann-Whitney U, exactly: every term
-    is an integer or a half), so ten million top-k scores cost a second, not a rank
-    transform.
+    Counted with two sorts and binary searches, not a rank transform (the Mann-Whitney U,
+    exactly: every term is an integer or a half).
     """
     if not len(positive) or not len(negative):
         return None

@@ -145,13 +145,9 @@ def missed_queries(
     k: int,
     facts: QueryFacts,
 ) -> tuple[list[MissedQuery], int]:
-    """Answerable queries with nothing relevant in the top ``k``, in golden-set order, and
-    how many there are.
-
-    Found with one vectorised pass per batch; at most ``MAX_MISSED`` are listed (the first
-    in golden-set order), since a list of a million misses is read by nobody and costs a
-    pydantic object each: the count is of them all.
-    """
+    """Answerable queries with nothing relevant in the top ``k``, and how many there are:
+    at most ``MAX_MISSED`` listed (the first in golden-set order), since a list of a
+    million misses is read by nobody and costs a pydantic object each."""
     missed = np.zeros(len(answerable), bool)
     for batch in batches:
         hit = (batch.labels[:, :k] >= batch.level).any(axis=1)
@@ -209,10 +205,9 @@ def unanswerable(
     """Top-1 confidence on unanswerable vs answerable queries.
 
     A retriever that is as sure of itself on questions the corpus cannot answer as on the
-    ones it can gives the generator no signal to abstain. ``confident`` marks unanswerable
-    queries whose top-1 score reaches the answerable queries' median top-1 score. At most
-    ``MAX_MISSED`` queries are listed (the most confidently retrieved, in golden-set
-    order); ``n`` counts them all.
+    ones it can gives the generator no signal to abstain (``confident``: see
+    :class:`QueryFacts`). At most ``MAX_MISSED`` queries are listed (the most confidently
+    retrieved, in golden-set order); ``n`` counts them all.
     """
     if answerable.all():
         return None

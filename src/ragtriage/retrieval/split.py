@@ -1,12 +1,10 @@
 """Scoring one slice of a golden set, and the log of every look at the held-out one.
 
 ``select_split`` restricts golden set and qrels, ``filter_run`` each run, before anything
-is computed (see ``data/holdout.py`` for the slices themselves). Scoring has no side
-effects; :func:`log_reveal` is the one writer of ``holdout_reveals.jsonl`` beside the
-golden set (UTC time, git commit, golden sha256, metric means), called by the two
-application entry points that reveal the held-out slice: ``ragtriage retrieval
---holdout`` (once per command, however many ``--repeat`` draws) and the audit. A team
-can see how often it looked.
+is computed (the slices: ``data/holdout.py``). Scoring has no side effects:
+:func:`log_reveal` is the one writer of ``holdout_reveals.jsonl`` beside the golden set,
+called once per command by ``ragtriage retrieval --holdout`` (however many ``--repeat``
+draws) and by the audit, so a team can see how often it looked.
 """
 
 from __future__ import annotations
@@ -47,11 +45,9 @@ def select_split(
     golden: GoldenSet | None, qrels: Qrels, split: Split | None
 ) -> tuple[GoldenSet | None, Qrels, set[str] | None, SplitInfo | None]:
     """Golden set and qrels restricted to one slice, the query ids a run keeps (``None``:
-    all) and the split section.
-
-    ``split=None`` means ``dev`` when the set holds held-out cases, else everything
-    (and no split section: a set without a holdout reports as it always did).
-    """
+    all) and the split section. ``split=None`` means ``dev`` when the set holds held-out
+    cases, else everything (and no split section: a set without a holdout reports as it
+    always did)."""
     if golden is None or (split is None and not has_holdout(golden)):
         if split == "holdout":
             raise InputError("--holdout needs a golden set (not bare qrels)", field="split")
@@ -108,12 +104,8 @@ def _finite(value: float | None) -> float | None:
 
 
 def log_reveal(report: RetrievalReport, golden_source: str | Path) -> RetrievalReport:
-    """Record a reveal of the held-out figures; the report says where and which one it was.
-
-    The one writer of the reveal log: scoring (:class:`RetrievalEvaluator`,
-    ``evaluate_retrieval``) never writes it; the CLI's ``retrieval --holdout`` and the
-    audit call this once per command.
-    """
+    """Record a reveal of the held-out figures (see the module for who calls it); the
+    report says where and which one it was."""
     log = reveal_log_path(golden_source)
     count = record_reveal(report, log)
     info = report.split or SplitInfo(evaluated="holdout", n_dev=0, n_holdout=0)
