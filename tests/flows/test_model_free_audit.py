@@ -88,3 +88,18 @@ def test_a_rule_reading_a_model_signal_calls_the_model(tmp_path):
     assert CalibrationRecords().model_free(SHIPPED, planned) is not None
     # a judge without a model has nothing to skip
     assert CalibrationRecords().model_free(SHIPPED, fingerprint(strategy="lexical")) is None
+
+
+def test_audit_with_the_cache_variable_naming_a_folder(tmp_path, monkeypatch):
+    """The README's demo with ``RAGTRIAGE_CACHE`` set to a folder: it exited 2 with
+    "cannot open the response cache: unable to open database file"."""
+    from ragtriage.cli.main import main
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setenv("RAGTRIAGE_CACHE", str(folder))
+    code = main(
+        ["audit", "--golden", "handbook", "--limit", "2", "-o", str(tmp_path / "r"), "--quiet"]
+    )
+    assert code == 0 and (tmp_path / "r" / "results.json").is_file()
+    assert (folder / "cache.sqlite").is_file()

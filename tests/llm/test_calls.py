@@ -115,3 +115,18 @@ def test_local_models_judge_one_answer_at_a_time():
     model = ScriptedModel(lambda r, n: choice(0.6), local=True, delay=0.01)
     judge_faithfulness(_items(6), model=model, concurrency=8, cache=None)
     assert model.peak == 1
+
+
+def test_a_cache_folder_holds_cache_sqlite(tmp_path, monkeypatch):
+    """``--cache DIR`` and ``RAGTRIAGE_CACHE=DIR`` (how other tools' cache variables are set)
+    mean ``DIR/cache.sqlite``; SQLite given the folder itself refused to open it."""
+    from ragtriage.llm.cache import default_cache_path
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    assert ResponseCache(folder).path == folder / "cache.sqlite"
+    assert (folder / "cache.sqlite").is_file()
+    monkeypatch.setenv("RAGTRIAGE_CACHE", str(folder))
+    assert default_cache_path() == folder / "cache.sqlite"
+    monkeypatch.setenv("RAGTRIAGE_CACHE", str(tmp_path / "named.sqlite"))
+    assert default_cache_path() == tmp_path / "named.sqlite"  # a file path stays as given

@@ -146,7 +146,10 @@ TEMPERATURE = Setting(
     max=2.0,
     finite=True,
 )
-CACHE = Setting("SQLite response cache (default .ragtriage/cache.sqlite or $RAGTRIAGE_CACHE).")
+CACHE = Setting(
+    "SQLite response cache: a file, or a folder to hold cache.sqlite (default "
+    ".ragtriage/cache.sqlite or $RAGTRIAGE_CACHE)."
+)
 API_BASE = Setting("OpenAI-compatible base URL of the judge's endpoint.")
 JSON_MODE = Setting(
     "How to request JSON: auto (default: the strongest mode the endpoint accepts, found once "

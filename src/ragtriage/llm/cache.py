@@ -24,7 +24,14 @@ DEFAULT_CACHE = Path(".ragtriage") / "cache.sqlite"
 
 def default_cache_path() -> Path:
     """``$RAGTRIAGE_CACHE`` or ``.ragtriage/cache.sqlite`` under the current directory."""
-    return Path(os.environ.get("RAGTRIAGE_CACHE") or DEFAULT_CACHE)
+    return in_folder(Path(os.environ.get("RAGTRIAGE_CACHE") or DEFAULT_CACHE))
+
+
+def in_folder(path: Path) -> Path:
+    """``cache.sqlite`` inside ``path`` when it is a folder: ``*_CACHE`` variables of other
+    tools (``PIP_CACHE_DIR``, ``HF_HOME``) name folders, and a folder given to SQLite
+    failed with "unable to open database file"."""
+    return path / DEFAULT_CACHE.name if path.is_dir() else path
 
 
 @dataclass
@@ -38,7 +45,7 @@ class ResponseCache:
     """key -> response JSON. ``path=None`` keeps it in memory (tests, ``--no-cache``)."""
 
     def __init__(self, path: Path | None) -> None:
-        self.path = path
+        self.path = path = None if path is None else in_folder(path)
         try:
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
