@@ -91,3 +91,14 @@ def test_a_ragas_single_turn_file_is_refused_naming_what_it_is(name):
         "this is a ragas single-turn dataset, one answer per question, not conversations: "
         "give it to audit --traces (with the golden set of its questions)"
     )
+
+
+@pytest.mark.parametrize("name", ["deepeval_conversations.json", "ragas_multiturn.jsonl"])
+def test_every_passage_deepeval_and_ragas_give_is_the_context(name):
+    """DeepEval's retrieval_context and ragas' tool passages are what the generator read, as
+    docs/conversations.md says: with --context-k 1 the context was cut to the first, so a
+    golden passage the model read second was labelled ``ranking``."""
+    read = read_conversation_traces(HERE / name, 1, load_conversation_golden(GOLDEN))
+    assert any(len(t.trace.retrieved) > 1 for t in read.turns)
+    for t in read.turns:
+        assert t.trace.context_ids == [c.id for c in t.trace.retrieved]

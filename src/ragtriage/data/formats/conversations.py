@@ -6,8 +6,8 @@ then validated as our own turn rows (``data/conversation_traces.py``). The four 
 (ours, DeepEval ``ConversationalTestCase``, ragas ``MultiTurnSample``, OpenInference spans
 by ``session.id``) are told apart by the records' fields
 (``registry.recognise_conversations``); what each gives is in docs/conversations.md ("The
-traces"). Where a shape does not say, the ranked passages are the context (DeepEval,
-ragas) or the top ``--context-k`` are (spans); a ragas ``ai`` message's tool call is the
+traces"). Every passage DeepEval and ragas give is the context (they keep only what the
+generator read); spans give the top ``--context-k``. A ragas ``ai`` message's tool call is the
 search (the rewritten query), the ``tool`` messages after it the passages, the last
 ``ai`` message without tool calls the answer.
 """
@@ -106,7 +106,7 @@ def _deepeval(records: list[tuple[int, Record]], path: Path) -> list[Conversatio
                     path=path, line=line, field=f"turns[{i}].role",
                 )  # fmt: skip
         name = record.get("name")
-        out.append((str(name) if name not in (None, "") else None, rows, line))
+        out.append((str(name) if name not in (None, "") else None, _all_read(rows), line))
     return out
 
 
@@ -138,8 +138,18 @@ def _ragas(records: list[tuple[int, Record]], path: Path) -> list[Conversation]:
             else:
                 raise InputError(f"unknown message type {kind!r}", path=path, line=line,
                                  field=f"{field}.type")  # fmt: skip
-        out.append((None, rows, line))
+        out.append((None, _all_read(rows), line))
     return out
+
+
+def _all_read(rows: list[tuple[int, Record]]) -> list[tuple[int, Record]]:
+    """DeepEval's ``retrieval_context`` and ragas' tool passages are what the generator
+    read: all of them are the turn's context, as the single-turn readers take them. The
+    top ``--context-k`` instead labelled a golden passage the model read below k
+    ``ranking``."""
+    for _, row in rows:
+        row["context_ids"] = [passage["id"] for passage in row["retrieved"]]
+    return rows
 
 
 def _tool_query(calls: Any) -> str | None:
