@@ -5,7 +5,7 @@ megabytes; glibc returns each over 128 KiB to the kernel, and on a virtual machi
 next first touch is what costs, so allocations under 32 MiB stay on an untrimmed heap.
 Arrow's mimalloc likewise returns pages freed for 10 ms, so a run read block by block
 faults (and zeroes) the same pages for every block: :func:`keep_arrow_memory` keeps them
-(measurably fewer page faults on the 300k-query run; docs/performance.md, "Memory reused").
+(why: docs/performance.md, "Memory reused").
 
 Only the command line calls these (``cli/__init__.py``, ``cli/main.py``): a library must
 not change its host process's allocator.

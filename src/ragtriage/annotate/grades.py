@@ -93,7 +93,8 @@ def make_item(
     context_ids: list[str] | None = None,
     reference: str | None = None,
 ) -> AnswerItem:
-    """The item for one audited case (as :func:`answer_item`)."""
+    """The item for one audited case (as :func:`answer_item`); ``reference`` is kept only
+    when an expected chunk is in the case's context."""
     judge = case.judge
     gold_in_context = bool(set(case.expected) & set(case.context_ids))
     item = answer_item(

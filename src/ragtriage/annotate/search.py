@@ -1,13 +1,14 @@
 """The keyword search over the whole corpus, through a word index built once.
 
-A term matches whole words, case-folded: ``e1042`` finds "Error E1042." but not
-"E10420"; a term of several words (a code such as ``n4-300``, a quoted phrase) matches
-those words in that order; a trailing ``*`` matches a prefix (``bay*``: bay, bays).
-Scanning a large corpus for each search was too slow, so every passage's words (maximal
-runs of ``\\w``) are indexed, the vocabulary sorted so that the words with a prefix are
-one contiguous range of postings. A term's words each narrow the candidates (a mask per
-word); a term of several words is then checked in the candidates only (a regular
-expression with word boundaries). A term without a word character matches nothing.
+A term matches whole words, case-folded: ``e1042`` finds "Error E1042." but not "E10420"; a
+term of several words (a code such as ``n4-300``, a quoted phrase) matches those words in
+that order, as written (``n4-300`` does not find "N4 300"); a trailing ``*`` matches a
+prefix (``bay*``: bay, bays). Scanning a large corpus for each search was too slow, so every
+passage's words (maximal runs of ``\\w``) are indexed, the vocabulary sorted so that the
+words with a prefix are one contiguous range of postings. A term's words each narrow the
+candidates (a mask per word); a term of several words is then checked in the candidates only
+(a regular expression with word boundaries). A term without a word character matches
+nothing.
 """
 
 from __future__ import annotations

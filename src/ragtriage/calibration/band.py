@@ -317,7 +317,8 @@ def fit_band(
         one, scaled = pooled_margins(scales, groups, distance)
         # the sequence starts where the band would no longer be inert: testing smaller
         # cut-offs first only lets two early errors among the surest few stop it; vetoed
-        # answers are left out of the test (module doc: at its head they cost coverage)
+        # answers are left out of the test (at its head they cost
+        # coverage: docs/calibration.md, 'Vetoed answers')
         tested = np.isfinite(scaled) & ~np.char.startswith(groups.astype(str), f"{VETO_GROUP}/")
         first = math.ceil(MIN_BAND_SHARE * int(tested.sum()))
         alpha = 1.0 - min_agreement

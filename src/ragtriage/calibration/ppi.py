@@ -10,9 +10,10 @@ unbiased for the human rate for any judge f fixed independently of the labelled 
 cross-fitted). lam = 1 is classical PPI; power tuning (PPI++) picks
 lam = Cov(Y, f_l) / ((1 + n/N) Var(f)). The interval is clipped to [0, 1].
 
-The audit's decisions are 0/1, so their variance is taken as at least that of the add-one
-proportion (``p = (sum + 1) / (N + 2)``): their sample variance alone is 0 when 12 of 12
-are judged faithful, which claimed that a dozen answers pin the rate down exactly.
+The audit's decisions are votes (the fold rules' mean, 0 to 1), so their variance is taken
+as at least that of the add-one proportion (``p = (sum + 1) / (N + 2)``): their sample
+variance alone is 0 when 12 of 12 are judged faithful (near 0 when the votes average 0.8
+to 1), which claimed that a dozen answers pin the rate down exactly.
 """
 
 from __future__ import annotations

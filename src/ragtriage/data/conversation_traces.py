@@ -1,11 +1,11 @@
 """Conversation traces from the files users have, as :class:`TracedTurn` rows.
 
-Every shape declares itself in the one format registry (``data/formats/conversations.py``);
-its reader gives conversations of turn records in our shape, validated here into traced
-turns. Passages known only by text get their corpus id when the corpus has the same
-text. A conversation without an id of the golden set is matched to the golden
-conversation asking the same user messages (normalised text); one matching none is set
-aside and listed in a note.
+Every shape is declared in ``data/formats/conversations.py`` and recognised by the one
+registry (``registry.recognise_conversations``); its reader gives conversations of turn
+records in our shape, validated here into traced turns. Passages known only by text get
+their corpus id when the corpus has the same text. A conversation without an id of the
+golden set is matched to the golden conversation asking the same user messages (normalised
+text); one matching none is set aside and listed in a note.
 """
 
 from __future__ import annotations

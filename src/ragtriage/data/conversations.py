@@ -2,7 +2,7 @@
 
 A conversation is a thread of turns ``1, 2, ...``; each turn is a user message the system
 answered, often after rewriting it into a standalone search query. The golden file has
-one line per turn and the trace files one line (or one record) per turn: their fields are
+one line per turn and a trace file of ours one record per turn: their fields are
 in docs/conversations.md ("The golden set", "The traces"); other tools' files are read in
 ``data/formats/conversations.py`` into the same rows.
 

@@ -3,7 +3,9 @@ declares the settings they share and ``engine.py`` the one run of audits and con
 
 Each runs a command without the command line, so ``cli/`` only turns options into a
 config and a result into output (through ``render/``); which module holds which command's
-run and result is docs/architecture.md, "One home per command". The public face: the
+run is docs/architecture.md, "One home per command"; results live in ``ragtriage.results``
+but for ``RetrievalReport`` (``retrieval``), ``JudgeRun`` (``judge``) and golden check's
+``CheckReport`` (``data``). The public face: the
 names below (configs and results), imported lazily.
 """
 

@@ -1,6 +1,7 @@
 """The one run engine of ``ragtriage audit`` and ``ragtriage conversations``.
 
-The steps of a run are docs/architecture.md's "Data flow". Each command reads its own
+The steps of a run are docs/architecture.md's "Data flow" (file mismatches checked
+before stage 1). Each command reads its own
 inputs (:class:`Loaded`) and judges in its own *order* (an audit all at once, a
 conversation turn by turn with history); everything between reading and the command's own
 rows (an audit's clusters, a conversation's roll-up) is here, once.

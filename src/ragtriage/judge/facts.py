@@ -10,7 +10,7 @@ passages, else those of its best windows: :func:`ragtriage.judge.alignment.align
   never a number here: it is mostly a pronoun;
 * **names** the sources lack (:func:`names`, :func:`_absent_names`);
 * **negation mismatch**: the sentence negates and its best window does not, or the other
-  way round (a weak signal);
+  way round (a weak signal, not part of the fact check);
 * **unstated negations** (:func:`unstated_negation`);
 * **contradictions**, *locally*, against the best window only (:func:`contradicts`): the
   second window is often about another entity (the other hemisphere), and checking it

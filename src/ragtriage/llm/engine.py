@@ -1,16 +1,15 @@
 """The embedded model's engine: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through llama.cpp.
 
 Runs inside the model worker process (:mod:`.worker`) by default: a native crash in
-llama.cpp must not take the run down with it. A ``choice`` request is one forward pass,
-then the choices' next-token probabilities read from the logits: a small model's
-*probability* separates faithful from unfaithful sentences far better than its sampled
-verdict (nearly always "supported"). A ``json`` request is generated under a GBNF grammar
-compiled from the schema. Above temperature 0 (``--samples``) the seed comes from the
-request (its sample index included), so a sample is the same on every run and each index
-a different draw. The KV cache's longest common prefix with the previous prompt is
-reused, so with instructions first and the context before the sentence each further
-sentence of an answer costs only its own tokens. A model is not thread-safe: a lock
-serialises calls.
+llama.cpp must not take the run down with it. A ``choice`` request is one forward pass, then
+the choices' next-token probabilities read from the logits: a small model's *probability*
+separates faithful from unfaithful sentences far better than its sampled verdict (nearly
+always "supported"). A ``json`` request is generated under a GBNF grammar compiled from the
+schema. Above temperature 0 (``--samples`` with ``--temperature``) the seed comes from the
+request (its sample index included), so a sample is the same on every run and each index a
+different draw. The KV cache's longest common prefix with the previous prompt is reused, so
+with instructions first and the context before the sentence each further sentence of an
+answer costs only its own tokens. A model is not thread-safe: a lock serialises calls.
 """
 
 from __future__ import annotations

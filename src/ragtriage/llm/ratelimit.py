@@ -5,7 +5,7 @@ litellm hands them over in the response's ``_hidden_params["additional_headers"]
 reset ones prefixed ``llm_provider-``); an error carries the raw headers.
 :class:`RateLimits` sets a ceiling on the calls in flight (the requests left, or the
 tokens left over the last call's tokens, until the window resets) and a pause for every
-call when nothing is left or a 429 says ``Retry-After``: one call's 429 holds them all,
+call when nothing is left or a 429 (or 5xx) says ``Retry-After``: one call's 429 holds them all,
 as sending the others into the same wall only earns more 429s. The clock is injectable
 (``now``) so the rules are tested without sleeping.
 """

@@ -268,7 +268,8 @@ def _warnings(
     runs: bool,
 ) -> list[Notice]:
     """The settings that differ, what the results were measured on, then what could not be
-    compared (metrics or queries in one result only, runs of different kinds)."""
+    compared (metrics or queries in one result only, a retrieval report or a run of the
+    other kind beside a run)."""
     changed = settings_diff(base, candidate)
     first = []
     if changed:

@@ -2,9 +2,11 @@
 
 The metric names, what each counts, the judge-noise interval a ``--samples`` audit is held
 to, and when a leak or mismatched files fail the gate whatever the bars are the user's
-manual (docs/ci-gate.md, "``ragtriage gate``"; conversations: docs/conversations.md).
+manual (docs/ci-gate.md, "``ragtriage gate``" and "A judge that does not give the same
+answer twice"; conversations: docs/conversations.md).
 ``--max-drop m=d`` fails when ``m`` is worse than in the baseline by more than ``d``;
-"worse" means lower, except for the counts in :data:`LOWER_IS_BETTER`, where it means higher.
+"worse" means lower, except for the metrics in :data:`LOWER_IS_BETTER` (counts and
+``unsure_rate``), where it means higher.
 """
 
 from __future__ import annotations
@@ -300,8 +302,9 @@ def check_bars(
     strict: bool = False,
 ) -> list[BarCheck]:
     """Every bar checked; all values are resolved first, so bad input fails before any verdict
-    (the gate's own :func:`policy` applies without bars). A bar on a ``--samples`` audit's
-    rate is held to its judge-noise interval (:func:`noise_bounds`) unless ``strict``."""
+    (the gate's own :func:`policy` applies without bars). A ``--min``/``--max`` bar on a
+    ``--samples`` audit's rate is held to its judge-noise interval (:func:`noise_bounds`)
+    unless ``strict``."""
     checks = []
     for bar in bars:
         value = metric_value(result, bar.metric, source)

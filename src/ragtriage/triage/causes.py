@@ -3,11 +3,12 @@ context chunk, the golden ids deciding which chunks are the right ones.
 
 Each answer sentence (:func:`ragtriage.judge.lexical.claim_sentences`) is aligned with
 every chunk in context on its own (:func:`ragtriage.judge.alignment.align_sentence`) and
-classed, first match wins: **golden** (a golden chunk holds :data:`SUPPORT` of its words
-and its facts), **distractor** (a non-golden chunk does: the VX250's speed stated beside
+classed in this order: **golden** (a golden chunk holds :data:`SUPPORT` of its words and
+its facts; **contradicted** instead when it scopes the restated clause to other named
+things), **distractor** (a non-golden chunk does: the VX250's speed stated beside
 the VX500's is borrowed, not a swap of the golden fact, so this comes before the next),
-**contradicted** (a golden chunk holding :data:`ABOUT` of its words fails the fact check,
-or scopes the restated clause to other named things), **none**. A claims judge's
+**contradicted** (a golden chunk holding :data:`ABOUT` of its words fails the fact
+check), **none**. A claims judge's
 verdicts replace the sentence test where it gave them. How sentences, reference facts
 and citations make the causes, and their order, is docs/triage-causes.md ("The causes",
 "Pass means answered and faithful"); the order itself is

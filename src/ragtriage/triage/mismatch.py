@@ -166,7 +166,8 @@ def _rises(trace: Trace) -> bool:
 def rising_scores(traces: dict[str, Trace], known: set[str]) -> dict[str, str]:
     """``{"scores_rising": sentence}`` when some traced golden cases list their retrieved
     chunks with scores rising down the list: stage 1 ranks them as listed, so a list
-    written worst first (or distances) gets every rank metric wrong. Empty otherwise."""
+    written worst first gets every rank metric wrong, and distances (lower is closer) read
+    backwards in the score sections. Empty otherwise."""
     scored = [t for q, t in traces.items() if q in known and len(t.retrieved) > 1]
     rising = [t.query_id for t in scored if _rises(t)]
     if not rising:

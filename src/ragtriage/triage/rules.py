@@ -1,9 +1,9 @@
 """The triage rules: exactly one label per case, with the reason in words.
 
-The table of rules is docs/audit-your-system.md ("Triage rules"). Its order matters:
-stage 1 (``retrieval``, ``ranking``) before the judge, so a generation failure always had
-its golden chunk in context; ``unsure`` (inside the calibration's band) is never a pass
-and never a generation failure; ``pass`` means answered and faithful, so a faithful
+The table of rules is docs/audit-your-system.md ("Triage rules"). Its order matters: stage 1
+(``retrieval``, ``ranking``) before the judge, so an answerable query's generation failure
+always had its golden chunk in context; ``unsure`` (inside the calibration's band) is never
+a pass and never a generation failure; ``pass`` means answered and faithful, so a faithful
 answer with a cause (triage/causes.py) is ``generation``; on an unanswerable query an
 abstention passes and a confident retrieval is a warning, not a label.
 """
