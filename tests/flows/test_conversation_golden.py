@@ -85,3 +85,14 @@ def test_the_audit_leaves_held_back_conversations_out_and_reveals_them_on_reques
     held = conversations_flow.run(ConversationsConfig(**config, holdout=True))
     assert {t.case.case_id for t in held.turns} == set(done.held)
     assert held.retrieval.split is not None and held.retrieval.split.reveals == 1
+
+
+def test_the_shipped_set_by_name_as_the_audit_takes_it(tmp_path, monkeypatch):
+    """``conversations --golden handbook`` (or ``golden_sets/handbook`` outside a clone)
+    said "handbook: file not found" where ``audit --golden handbook`` reads the shipped set."""
+    from ragtriage.data.conversations import load_conversation_golden
+
+    monkeypatch.chdir(tmp_path)  # no golden_sets/ here: the name alone must find it
+    by_name = load_conversation_golden("handbook")
+    assert by_name.turns
+    assert len(load_conversation_golden("golden_sets/handbook").turns) == len(by_name.turns)

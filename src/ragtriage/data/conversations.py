@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragtriage.data.containers import iter_records
 from ragtriage.data.formats.conversations import check_turns
-from ragtriage.data.golden import load_chunks, parse_case
+from ragtriage.data.golden import load_chunks, parse_case, resolve_golden
 from ragtriage.data.holdout import held_back, rewrite
 from ragtriage.data.models import Chunk, GoldenCase, GoldenSet, Trace
 from ragtriage.data.rows import GoldenTurnRow, validated
@@ -125,9 +125,10 @@ def parse_golden_turn(record: dict[str, Any], path: str | Path, line: int) -> Go
 
 
 def load_conversation_golden(path: str | Path) -> ConversationGolden:
-    """A conversational golden set: a file, or a directory holding ``conversations.jsonl``;
+    """A conversational golden set: a file, a directory holding ``conversations.jsonl`` or
+    a shipped set's name, as :func:`~ragtriage.data.golden.load_golden` takes them;
     ``corpus.jsonl`` beside the file is read when there."""
-    path = Path(path)
+    path = resolve_golden(path)
     if path.is_dir():
         found = [path / n for n in CONVERSATION_FILES if (path / n).is_file()]
         if not found:
